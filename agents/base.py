@@ -1,0 +1,28 @@
+"""The one interface every bot implements: batched, observation-in, action-out."""
+
+import numpy as np
+
+
+class Policy:
+    """A batched policy over N games.
+
+    ``act(obs, mask)`` takes observations float32[N, D] (egocentric, the layout of
+    the variant's engine) and legal masks bool[N, A], and returns int64[N] legal
+    actions. ``reset(games)`` is called with int[M] game indices whose episode
+    just started (override it if the policy keeps per-game memory). ``name`` is
+    shown in reports. Subclasses take the variant's engine
+    (``ghost_euchre_env.GhostEuchre`` or ``ClassicEuchre``) as ``game`` and a
+    ``seed`` so that results are reproducible.
+    """
+
+    name = "policy"
+
+    def __init__(self, game, seed=None):
+        self.game = game
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, obs, mask):
+        raise NotImplementedError
+
+    def reset(self, games):
+        """Hook: games (int[M]) started a new episode. Default: nothing to forget."""

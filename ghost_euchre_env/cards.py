@@ -1,0 +1,140 @@
+"""Cards, suits and trick-taking tables shared by every Euchre variant.
+
+Card ids follow OpenSpiel's euchre layout: ``card = rank * 4 + suit`` with ranks
+9, T, J, Q, K, A = 0..5 and suits C, D, H, S = 0..3. A hand is a 24-bit mask
+(``uint32``, bit ``c`` set = card ``c`` held). Every table here is built once at
+import and indexed with arrays, so the engines never branch per game.
+"""
+
+import numpy as np
+
+NUM_CARDS = 24
+NUM_SUITS = 4
+NUM_RANKS = 6
+HAND_DTYPE = np.uint32
+
+SUIT_SYMBOLS = "♣♦♥♠"
+SUIT_LETTERS = "CDHS"
+RANK_LETTERS = "9TJQKA"
+JACK = 2
+
+CARDS = np.arange(NUM_CARDS)
+CARD_RANK = CARDS // NUM_SUITS
+CARD_SUIT = CARDS % NUM_SUITS
+CARD_BIT = (np.uint32(1) << CARDS.astype(HAND_DTYPE)).astype(HAND_DTYPE)
+ALL_CARDS = HAND_DTYPE((1 << NUM_CARDS) - 1)
+NO_CARD = -1
+NO_SUIT = -1
+
+# Same-colour partner suit: C <-> S, D <-> H.
+PARTNER_SUIT = np.array([3, 2, 1, 0])
+
+
+def _effective_suit_table():
+    """int8[5, 24]: suit a card counts as under trump t (row 4 = no trump yet).
+
+    The left bower (jack of the trump's partner suit) counts as trump.
+    """
+    table = np.tile(CARD_SUIT, (NUM_SUITS + 1, 1))
+    for trump in range(NUM_SUITS):
+        left_bower = JACK * NUM_SUITS + PARTNER_SUIT[trump]
+        table[trump, left_bower] = trump
+    return table.astype(np.int8)
+
+
+EFFECTIVE_SUIT = _effective_suit_table()
+
+
+def _strength_table():
+    """int8[4, 4, 25]: trick strength of a card given (trump, led suit).
+
+    Trumps score 21..27 (9, T, Q, K, A, left bower, right bower), cards of the led
+    suit 1..6 (9 .. A), other cards 0. Column 24 is "no card" and scores -1, so
+    ``STRENGTH[t, led, card % 25]`` handles the empty slot (-1) of a trick.
+    """
+    table = np.zeros((NUM_SUITS, NUM_SUITS, NUM_CARDS + 1), dtype=np.int8)
+    table[:, :, NUM_CARDS] = -1
+    trump_order = {0: 21, 1: 22, 3: 23, 4: 24, 5: 25}  # 9, T, Q, K, A of trump
+    for trump in range(NUM_SUITS):
+        for led in range(NUM_SUITS):
+            for card in range(NUM_CARDS):
+                rank, suit = CARD_RANK[card], CARD_SUIT[card]
+                if EFFECTIVE_SUIT[trump, card] == trump:
+                    if rank == JACK:
+                        table[trump, led, card] = 27 if suit == trump else 26
+                    else:
+                        table[trump, led, card] = trump_order[rank]
+                elif suit == led:
+                    table[trump, led, card] = rank + 1
+    return table
+
+
+STRENGTH = _strength_table()
+
+
+def _suit_mask_table():
+    """uint32[4, 4]: mask of the cards whose effective suit is s under trump t."""
+    table = np.zeros((NUM_SUITS, NUM_SUITS), dtype=HAND_DTYPE)
+    for trump in range(NUM_SUITS):
+        for suit in range(NUM_SUITS):
+            table[trump, suit] = CARD_BIT[EFFECTIVE_SUIT[trump] == suit].sum()
+    return table
+
+
+SUIT_MASK = _suit_mask_table()
+
+
+def playable_cards(hand, led_suit, trump):
+    """Cards a player may legally play, as a mask.
+
+    hand: uint32[M]; led_suit: int[M] (effective suit led, -1 when leading);
+    trump: int[M] (0..3). Returns uint32[M]: the cards of the led suit if the hand
+    has any, else the whole hand.
+    """
+    follow = hand & SUIT_MASK[trump, np.maximum(led_suit, 0)]
+    must_follow = (led_suit >= 0) & (follow != 0)
+    return np.where(must_follow, follow, hand)
+
+
+def trick_winner(trick, trump, led_suit):
+    """Seat index (column of ``trick``) of the card that wins each trick.
+
+    trick: int8[M, S] card per seat, -1 for a seat with no card (sitting out);
+    trump, led_suit: int[M]. Returns int64[M].
+    """
+    strength = STRENGTH[trump[:, None], led_suit[:, None], trick % (NUM_CARDS + 1)]
+    return strength.argmax(axis=1)
+
+
+def mask_to_bool(masks):
+    """uint32[...] card masks -> bool[..., 24]."""
+    masks = np.asarray(masks, dtype=HAND_DTYPE)
+    as_bytes = masks.astype("<u4").view(np.uint8).reshape(*masks.shape, 4)
+    return np.unpackbits(as_bytes, axis=-1, bitorder="little")[..., :NUM_CARDS].view(bool)
+
+
+def cards_to_mask(cards):
+    """int[..., K] card ids -> uint32[...] mask (ids must be distinct)."""
+    return CARD_BIT[np.asarray(cards)].sum(axis=-1, dtype=HAND_DTYPE)
+
+
+def mask_to_cards(mask):
+    """One uint32 mask -> sorted list of card ids."""
+    return [int(c) for c in np.flatnonzero(mask_to_bool(mask))]
+
+
+def card_name(card, unicode=True):
+    """'J♥' (or 'JH' with unicode=False) for a card id."""
+    suits = SUIT_SYMBOLS if unicode else SUIT_LETTERS
+    return RANK_LETTERS[card // NUM_SUITS] + suits[card % NUM_SUITS]
+
+
+def parse_card(text):
+    """'JH', 'J♥', 'jh' or '10H' -> card id; ValueError for anything else."""
+    cleaned = text.strip().upper().replace("10", "T")
+    if len(cleaned) == 2:
+        rank = RANK_LETTERS.find(cleaned[0])
+        suit = max(SUIT_LETTERS.find(cleaned[1]), SUIT_SYMBOLS.find(text.strip()[-1]))
+        if rank >= 0 and suit >= 0:
+            return rank * NUM_SUITS + suit
+    raise ValueError(f"not a card: {text!r}; expected rank 9,T,J,Q,K,A then suit C,D,H,S (e.g. 'JH')")

@@ -1,0 +1,79 @@
+"""Plumbing shared by the engines: batched state containers and action checks."""
+
+import dataclasses
+
+import numpy as np
+
+
+class BatchState:
+    """Base for a dataclass whose every field is an array with a leading game axis."""
+
+    @property
+    def num_games(self):
+        return len(getattr(self, dataclasses.fields(self)[0].name))
+
+    def copy(self):
+        """A deep copy (no array shared with this state)."""
+        return self.take(slice(None))
+
+    def take(self, index):
+        """A new state holding the games ``index`` (int[M], bool[N] or a slice), copied."""
+        return type(self)(**{f.name: getattr(self, f.name)[index].copy() for f in dataclasses.fields(self)})
+
+    def put(self, index, other):
+        """Overwrite games ``index`` (int[M]) with the M games of ``other``."""
+        for f in dataclasses.fields(self):
+            mine, theirs = getattr(self, f.name), getattr(other, f.name)
+            if mine.shape[1:] != theirs.shape[1:]:
+                raise ValueError(f"field {f.name}: shape {theirs.shape[1:]} does not fit {mine.shape[1:]}")
+            mine[index] = theirs
+
+
+@dataclasses.dataclass
+class StepResult:
+    """What one batched step produced.
+
+    rewards: float32[N, S] by absolute seat; terminated, truncated: bool[N] (the
+    game ended this step by the rules, or was cut at ``max_deals``); deals: the
+    variant's summary of every deal that ended this step (thrown in or scored).
+    """
+
+    rewards: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+    deals: object
+
+
+def check_actions(actions, mask):
+    """Validate a batch of actions against the legal mask; return them as int64[N].
+
+    actions: int[N]; mask: bool[N, A]. Raises ValueError naming the first bad
+    game, its action and its legal actions. Nothing is modified.
+    """
+    num_games, num_actions = mask.shape
+    array = np.asarray(actions)
+    if array.shape != (num_games,):
+        raise ValueError(f"actions must have shape ({num_games},), got {array.shape}")
+    if array.dtype.kind not in "iu":
+        raise ValueError(f"actions must be integers, got dtype {array.dtype}")
+    array = array.astype(np.int64)
+    in_range = (array >= 0) & (array < num_actions)
+    legal = np.zeros(num_games, dtype=bool)
+    legal[in_range] = mask[np.flatnonzero(in_range), array[in_range]]
+    if not legal.all():
+        game = int(np.flatnonzero(~legal)[0])
+        raise ValueError(
+            f"game {game}: action {int(array[game])} is not legal; "
+            f"legal actions are {np.flatnonzero(mask[game]).tolist()}"
+        )
+    return array
+
+
+def check_choice(name, value, choices):
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {sorted(choices)}, got {value!r}")
+
+
+def check_int(name, value, minimum):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")

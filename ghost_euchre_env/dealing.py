@@ -1,0 +1,98 @@
+"""Seeded, counter-based dealing shared by every variant.
+
+Each game owns a 64-bit stream key. The cards of deal ``d`` of episode ``e`` of a
+game are a pure function of ``(key, e, d)`` (a SplitMix64 hash), so a game's deals
+do not depend on the batch size, on the other games in the batch, or on which
+API runs it: game 0 of a vector env seeded with ``s`` deals exactly like an AEC
+env seeded with ``s``, and duplicate evaluation only needs equal keys.
+"""
+
+import numpy as np
+
+from .cards import NUM_CARDS, cards_to_mask
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MUL1 = np.uint64(0xBF58476D1CE4E5B9)
+_MUL2 = np.uint64(0x94D049BB133111EB)
+_DEALER_SALT = np.uint64(0xD1B54A32D192ED03)
+
+
+def mix64(x):
+    """SplitMix64 finaliser: uint64[...] -> uint64[...] (wrapping arithmetic)."""
+    x = np.asarray(x, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        x = (x ^ (x >> np.uint64(30))) * _MUL1
+        x = (x ^ (x >> np.uint64(27))) * _MUL2
+    return x ^ (x >> np.uint64(31))
+
+
+def stream_keys(seed, num_games):
+    """uint64[num_games] stream keys: game i of seed s gets mix(mix(s) + i).
+
+    seed: int, or a sequence of num_games ints (game i then gets the key that
+    game 0 of seed[i] would get). None draws fresh entropy from the OS.
+    """
+    if seed is None:
+        seed = int(np.random.SeedSequence().entropy % (1 << 63))
+    if np.ndim(seed) == 0:
+        _check_seed(seed)
+        base = mix64(np.uint64(int(seed) % (1 << 64)))
+        return mix64(base + np.arange(num_games, dtype=np.uint64) * _GOLDEN)
+    seeds = list(seed)
+    if len(seeds) != num_games:
+        raise ValueError(f"seed list has {len(seeds)} entries; expected one per game ({num_games})")
+    for s in seeds:
+        _check_seed(s)
+    return mix64(mix64(np.array([int(s) % (1 << 64) for s in seeds], dtype=np.uint64)))
+
+
+def _check_seed(seed):
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int or None, got {seed!r}")
+
+
+def episode_keys(keys, episodes):
+    """uint64[M]: key of each game's episode (keys uint64[M], episodes int[M])."""
+    return mix64(keys ^ mix64(np.asarray(episodes, dtype=np.uint64) + _GOLDEN))
+
+
+def random_dealers(episode_key, num_seats):
+    """int8[M]: the first dealer of each episode, uniform over the seats."""
+    return (mix64(episode_key ^ _DEALER_SALT) % np.uint64(num_seats)).astype(np.int8)
+
+
+def random_deals(episode_key, deal_numbers):
+    """int8[M, 24]: a uniform random permutation of the deck per (episode, deal).
+
+    The caller splits it into hands (consecutive blocks of the permutation).
+    """
+    deal_key = mix64(episode_key ^ mix64(np.asarray(deal_numbers, dtype=np.uint64) * _MUL2))
+    noise = mix64(deal_key[:, None] + np.arange(1, NUM_CARDS + 1, dtype=np.uint64) * _GOLDEN)
+    return noise.argsort(axis=1).astype(np.int8)
+
+
+def parse_deal(deal, hand_sizes, hand_names):
+    """Validate one chosen deal and return its hands as uint32 masks.
+
+    deal: lists of card ids, one per hand, in the order of ``hand_names``;
+    hand_sizes: cards each hand must hold. The hands must be disjoint, and with
+    the cards they hold, together cover all 24 cards. Raises ValueError naming the
+    first problem found.
+    """
+    masks = []
+    seen = {}
+    for cards, size, name in zip(deal, hand_sizes, hand_names):
+        cards = list(cards)
+        if len(cards) != size:
+            raise ValueError(f"{name} has {len(cards)} cards {cards}; expected {size}")
+        for card in cards:
+            if isinstance(card, bool) or not isinstance(card, (int, np.integer)) or not 0 <= card < NUM_CARDS:
+                raise ValueError(f"{name} holds {card!r}; card ids are ints 0..23")
+            if card in seen:
+                raise ValueError(f"card {card} is dealt twice: to {seen[card]} and to {name}")
+            seen[card] = name
+        masks.append(int(cards_to_mask(cards)))
+    if len(seen) != NUM_CARDS:
+        missing = sorted(set(range(NUM_CARDS)) - set(seen))
+        raise ValueError(f"deal is not a partition of the 24 cards: missing {missing}")
+    return masks

@@ -1,0 +1,611 @@
+"""Ghost Hand Euchre (3 players): the pure, batched rules engine.
+
+Every rule of the Ghost Hand section of ``shared/RULES.md`` lives here and
+nowhere else; the vector, PettingZoo and Gymnasium APIs are thin adapters. A
+batch of N games is a :class:`GhostState` of arrays with a leading game axis;
+:meth:`GhostEuchre.step` advances every game by one decision with array
+operations (no Python loop over games) and mutates the state in place.
+
+Action ids (34):
+
+====== ========================== =========
+ids    meaning                    phase
+====== ========================== =========
+0-23   play card ``id``           play
+24     PASS                       auction
+25-28  name trump C, D, H, S      trump
+29-31  bid 3, 4, 5 tricks         auction
+32     MOON (all six tricks)      auction
+33     SWAP with the ghost hand   auction
+====== ========================== =========
+
+Observation: float32[390] for one seat, egocentric (relative seat r = 0 is the
+observer, r = 1 the next seat clockwise, r = 2 the one after), with perfect
+recall of everything that seat has seen. Layout (``OBS_LAYOUT``):
+
+{layout}
+"""
+
+import dataclasses
+
+import numpy as np
+
+from . import dealing
+from .cards import (
+    CARD_BIT,
+    EFFECTIVE_SUIT,
+    HAND_DTYPE,
+    NO_CARD,
+    NO_SUIT,
+    NUM_CARDS,
+    NUM_SUITS,
+    mask_to_bool,
+    playable_cards,
+    trick_winner,
+)
+from .core import BatchState, StepResult, check_choice, check_int
+
+NUM_PLAYERS = 3
+HAND_SIZE = 6
+NUM_TRICKS = 6
+NUM_ACTIONS = 34
+
+PASS = 24
+TRUMP_CLUBS = 25  # 25..28 name trump C, D, H, S
+BID_3, BID_4, BID_5 = 29, 30, 31
+MOON = 32
+SWAP = 33
+MOON_LEVEL = 6  # a moon bid ranks as six tricks
+BID_LEVELS = (3, 4, 5, MOON_LEVEL)
+
+AUCTION, TRUMP, PLAY, OVER = 0, 1, 2, 3
+PHASE_NAMES = ("auction", "trump", "play", "over")
+NO_SEAT = -1
+
+OBS_LAYOUT = (
+    ("hand", 24, "own hand: 1 if card c is held"),
+    ("dead_hand", 24, "own old hand after swapping with the ghost hand (all 0 unless this seat swapped)"),
+    ("swapper", 3, "relative seat that took the ghost hand (all 0: nobody yet)"),
+    ("played_by", 72, "[card c, relative seat r] at c*3+r: card c was played by seat r"),
+    ("played_in_trick", 144, "[card c, trick k] at c*6+k: card c was played in trick k (0..5)"),
+    ("current_trick", 72, "[relative seat r, card c] at r*24+c: card r has put in the current trick"),
+    ("bids", 12, "[level 3,4,5,moon, relative seat r] at l*3+r: seat r made that bid"),
+    ("passes", 12, "[relative seat r, high bid when passing: none,3,4,5] at r*4+b: seat r passed then"),
+    ("declarer", 3, "relative seat of the highest bidder (all 0: no bid yet)"),
+    ("contract", 4, "highest bid so far: 3, 4, 5, moon"),
+    ("trump", 4, "trump suit C, D, H, S (all 0 until named)"),
+    ("dealer", 3, "relative seat of the dealer"),
+    ("leader", 3, "relative seat that leads the current trick (play phase only)"),
+    ("tricks_won", 3, "tricks taken this deal by relative seat, divided by 6"),
+    ("scores", 3, "game score by relative seat, divided by target_score"),
+    ("phase", 3, "auction, trump, play"),
+    ("deal_progress", 1, "deals dealt this episode (redeals included) divided by max_deals"),
+)
+OBS_OFFSETS = {}
+_offset = 0
+for _name, _size, _ in OBS_LAYOUT:
+    OBS_OFFSETS[_name] = (_offset, _offset + _size)
+    _offset += _size
+OBS_SIZE = _offset
+
+
+def layout_table(layout=OBS_LAYOUT):
+    """The observation layout as a reStructuredText table (used in the docs)."""
+    rows = [("field", "offset", "size", "meaning")]
+    offset = 0
+    for name, size, meaning in layout:
+        rows.append((name, str(offset), str(size), meaning))
+        offset += size
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    rule = " ".join("=" * w for w in widths)
+    lines = [rule, " ".join(c.ljust(w) for c, w in zip(rows[0], widths)).rstrip(), rule]
+    lines += [" ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows[1:]]
+    return "\n".join(lines + [rule])
+
+
+__doc__ = __doc__.format(layout=layout_table())
+
+EPISODES = ("game", "deal")
+REWARDS = ("points", "win")
+AUCTIONS = ("single_round", "open")
+
+
+@dataclasses.dataclass(frozen=True)
+class GhostRules:
+    """Rules options of Ghost Hand Euchre (defaults as in RULES.md).
+
+    auction: "single_round" (each seat acts once) or "open" (bidding goes round
+    until all but the high bidder have passed); allow_renege: any held card may
+    be played, and each play that breaks the follow-suit rule costs
+    ``renege_penalty`` points; moon_points / moon_set_penalty: points for a made
+    / missed moon; target_score: points that win the game; max_deals: deals
+    (redeals included) after which a game is truncated.
+    """
+
+    auction: str = "single_round"
+    allow_renege: bool = False
+    renege_penalty: int = 2
+    moon_points: int = 24
+    moon_set_penalty: int = 6
+    target_score: int = 32
+    max_deals: int = 200
+
+    def __post_init__(self):
+        check_choice("auction", self.auction, AUCTIONS)
+        if not isinstance(self.allow_renege, (bool, np.bool_)):
+            raise ValueError(f"allow_renege must be a bool, got {self.allow_renege!r}")
+        check_int("renege_penalty", self.renege_penalty, 0)
+        check_int("moon_points", self.moon_points, 0)
+        check_int("moon_set_penalty", self.moon_set_penalty, 0)
+        check_int("target_score", self.target_score, 1)
+        check_int("max_deals", self.max_deals, 1)
+
+
+@dataclasses.dataclass
+class GhostState(BatchState):
+    """N Ghost Hand games. Seats are absolute (0..2); -1 means none.
+
+    Hands are uint32 card masks (bit c set = card c held).
+    """
+
+    keys: np.ndarray  # uint64[N] dealing stream key of each game
+    episode: np.ndarray  # int64[N] episodes started with this key
+    chosen: np.ndarray  # uint32[N, K, 4] chosen deals (seat 0..2 hands, ghost)
+    num_chosen: np.ndarray  # int32[N] how many of ``chosen`` this episode uses
+    deal_number: np.ndarray  # int32[N] deals dealt this episode, redeals included
+    dealer: np.ndarray  # int8[N]
+    scores: np.ndarray  # int32[N, 3] game score by seat
+    hands: np.ndarray  # uint32[N, 3] cards held by each seat
+    ghost: np.ndarray  # uint32[N] the ghost hand; after a swap, the dead hand
+    phase: np.ndarray  # int8[N] AUCTION, TRUMP, PLAY or OVER
+    player: np.ndarray  # int8[N] seat to act (-1 when OVER)
+    swapper: np.ndarray  # int8[N] seat that took the ghost hand
+    acted: np.ndarray  # bool[N, 3] seat has bid or passed this deal
+    passed_at: np.ndarray  # int8[N, 3] -1, else the high bid index (0 none, 1..3 = 3..5) when it passed
+    bids: np.ndarray  # int8[N, 4] seat that bid 3, 4, 5, moon
+    high_bid: np.ndarray  # int8[N] 0 (none), 3, 4, 5 or 6 (moon)
+    declarer: np.ndarray  # int8[N]
+    trump: np.ndarray  # int8[N] suit 0..3, -1 before it is named
+    leader: np.ndarray  # int8[N] seat that led the current trick
+    led_suit: np.ndarray  # int8[N] effective suit led in the current trick, -1 none
+    trick: np.ndarray  # int8[N, 3] card each seat put in the current trick, -1 none
+    trick_number: np.ndarray  # int8[N] tricks completed this deal
+    played_by: np.ndarray  # int8[N, 24] seat that played card c, -1 not played
+    played_trick: np.ndarray  # int8[N, 24] trick in which card c was played, -1
+    tricks_won: np.ndarray  # int8[N, 3]
+    reneges: np.ndarray  # int8[N, 3] plays that broke the follow-suit rule this deal
+
+
+@dataclasses.dataclass
+class GhostDealSummary:
+    """Every deal that ended in one step; arrays have one row per such deal.
+
+    game: int[M] game index; thrown_in: bool[M] all passed (no play, 0 points);
+    dealer, declarer, swapper: int8[M] (-1 none); bid: int8[M] 0 none, 3..5, 6 moon;
+    trump: int8[M]; tricks, reneges: int8[M, 3] and points: int32[M, 3] by seat;
+    scores: int32[M, 3] game scores after the deal.
+    """
+
+    game: np.ndarray
+    thrown_in: np.ndarray
+    dealer: np.ndarray
+    declarer: np.ndarray
+    swapper: np.ndarray
+    bid: np.ndarray
+    trump: np.ndarray
+    tricks: np.ndarray
+    reneges: np.ndarray
+    points: np.ndarray
+    scores: np.ndarray
+
+
+def _passed_index_table():
+    """int8[7]: high bid (0, 3..6) -> index stored in ``passed_at``."""
+    table = np.zeros(MOON_LEVEL + 1, dtype=np.int8)
+    table[3:6] = [1, 2, 3]
+    return table
+
+
+_PASSED_INDEX = _passed_index_table()
+
+
+def _action_tail_table():
+    """bool[16, 10]: legal non-card actions (ids 24..33) per "tail code".
+
+    Codes 0..13 are auction states ``high_bid * 2 + can_swap`` (high_bid 0..6),
+    14 is the trump phase, 15 the play phase or a finished game.
+    """
+    table = np.zeros((16, NUM_ACTIONS - NUM_CARDS), dtype=bool)
+    for high in range(MOON_LEVEL + 1):
+        for can_swap in (0, 1):
+            row = table[high * 2 + can_swap]
+            row[PASS - NUM_CARDS] = True
+            for action, level in zip((BID_3, BID_4, BID_5, MOON), BID_LEVELS):
+                row[action - NUM_CARDS] = level > high
+            row[SWAP - NUM_CARDS] = bool(can_swap)
+    table[14, TRUMP_CLUBS - NUM_CARDS : TRUMP_CLUBS - NUM_CARDS + NUM_SUITS] = True
+    return table
+
+
+_ACTION_TAIL = _action_tail_table()
+
+# One-hot tables indexed with -1 meaning "none": the last row is all zeros.
+_ONE_HOT_3 = np.vstack([np.eye(3, dtype=np.float32), np.zeros(3, np.float32)])
+_ONE_HOT_4 = np.vstack([np.eye(4, dtype=np.float32), np.zeros(4, np.float32)])
+_ONE_HOT_6 = np.vstack([np.eye(6, dtype=np.float32), np.zeros(6, np.float32)])
+_ONE_HOT_24 = np.vstack([np.eye(24, dtype=np.float32), np.zeros(24, np.float32)])
+_CONTRACT_INDEX = np.array([-1, -1, -1, 0, 1, 2, 3], dtype=np.int8)  # high bid -> contract slot
+
+
+def _relative(seats, observer):
+    """Relative seat of absolute ``seats`` for ``observer`` (-1 stays -1)."""
+    return np.where(seats < 0, -1, (seats - observer) % NUM_PLAYERS)
+
+
+class GhostEuchre:
+    """The rules of Ghost Hand Euchre over batches of games.
+
+    episode: "game" (deals until a player wins at target_score) or "deal" (one
+    deal; an all-pass deal ends it with 0 points). reward: "points" (each seat's
+    score change, when a deal is scored) or "win" (at game end: +1 winner, -1/2
+    each other seat, 0 on truncation; needs episode="game"). Other keyword
+    arguments are :class:`GhostRules`.
+    """
+
+    num_players = NUM_PLAYERS
+    num_actions = NUM_ACTIONS
+    obs_size = OBS_SIZE
+
+    def __init__(self, episode="game", reward="points", **rules):
+        check_choice("episode", episode, EPISODES)
+        check_choice("reward", reward, REWARDS)
+        if reward == "win" and episode != "game":
+            raise ValueError("reward='win' needs episode='game' (a single deal has no winner)")
+        unknown = set(rules) - {f.name for f in dataclasses.fields(GhostRules)}
+        if unknown:
+            raise ValueError(
+                f"unknown rules option(s) {sorted(unknown)}; "
+                f"expected some of {[f.name for f in dataclasses.fields(GhostRules)]}"
+            )
+        self.episode = episode
+        self.reward = reward
+        self.rules = GhostRules(**rules)
+
+    # ----------------------------------------------------------------- episodes
+    def init(self, keys, options=None):
+        """A new batch: one game per stream key (uint64[N]), first deal dealt.
+
+        options: None, one dict for every game, or a list of N dicts (or None),
+        each with optional ``dealer`` (0..2) and ``deals`` (list of
+        ``{"hands": [[6 ids] x 3], "ghost": [6 ids]}`` used in order).
+        """
+        n = len(keys)
+        i8 = lambda *shape: np.full((n, *shape), -1, dtype=np.int8)  # noqa: E731
+        state = GhostState(
+            keys=np.asarray(keys, dtype=np.uint64).copy(),
+            episode=np.zeros(n, np.int64),
+            chosen=np.zeros((n, 0, 4), HAND_DTYPE),
+            num_chosen=np.zeros(n, np.int32),
+            deal_number=np.zeros(n, np.int32),
+            dealer=i8(),
+            scores=np.zeros((n, NUM_PLAYERS), np.int32),
+            hands=np.zeros((n, NUM_PLAYERS), HAND_DTYPE),
+            ghost=np.zeros(n, HAND_DTYPE),
+            phase=i8(),
+            player=i8(),
+            swapper=i8(),
+            acted=np.zeros((n, NUM_PLAYERS), bool),
+            passed_at=i8(NUM_PLAYERS),
+            bids=i8(len(BID_LEVELS)),
+            high_bid=np.zeros(n, np.int8),
+            declarer=i8(),
+            trump=i8(),
+            leader=i8(),
+            led_suit=i8(),
+            trick=i8(NUM_PLAYERS),
+            trick_number=np.zeros(n, np.int8),
+            played_by=i8(NUM_CARDS),
+            played_trick=i8(NUM_CARDS),
+            tricks_won=np.zeros((n, NUM_PLAYERS), np.int8),
+            reneges=np.zeros((n, NUM_PLAYERS), np.int8),
+        )
+        self.start_episodes(state, np.arange(n), options)
+        return state
+
+    def start_episodes(self, state, games, options=None):
+        """Start a new episode (scores 0, first deal dealt) in games ``games`` (int[M]).
+
+        The episode counter is not advanced here; see :meth:`next_episodes`.
+        options: as for :meth:`init`, one dict or a list of M dicts.
+        """
+        games = np.asarray(games, dtype=np.int64)
+        dealers, deals = self._parse_options(options, len(games))
+        episode_key = dealing.episode_keys(state.keys[games], state.episode[games])
+        random_dealer = dealing.random_dealers(episode_key, NUM_PLAYERS)
+        state.dealer[games] = np.where(dealers >= 0, dealers, random_dealer)
+        state.num_chosen[games] = [len(d) for d in deals] if deals else 0
+        longest = max(state.num_chosen[games], default=0)
+        if longest > state.chosen.shape[1]:
+            grown = np.zeros((state.num_games, longest, 4), HAND_DTYPE)
+            grown[:, : state.chosen.shape[1]] = state.chosen
+            state.chosen = grown
+        for row, game_deals in zip(games, deals or []):
+            if game_deals:
+                state.chosen[row, : len(game_deals)] = game_deals
+        state.scores[games] = 0
+        state.deal_number[games] = 0
+        self._start_deals(state, games)
+
+    def next_episodes(self, state, games):
+        """Advance the episode counter of ``games`` and start a random episode there."""
+        state.episode[games] += 1
+        self.start_episodes(state, games)
+
+    def _parse_options(self, options, count):
+        """-> (int8[count] dealer or -1, list of count lists of [4] uint32 deals, or None)."""
+        if options is None:
+            return np.full(count, -1, dtype=np.int8), None
+        if isinstance(options, dict):
+            options = [options] * count
+        options = list(options)
+        if len(options) != count:
+            raise ValueError(f"options list has {len(options)} entries; expected one per game ({count})")
+        dealers = np.full(count, -1, dtype=np.int8)
+        deals = []
+        for i, opt in enumerate(options):
+            opt = opt or {}
+            if not isinstance(opt, dict):
+                raise ValueError(f"options for game {i} must be a dict or None, got {type(opt).__name__}")
+            unknown = set(opt) - {"dealer", "deals"}
+            if unknown:
+                raise ValueError(f"unknown option(s) {sorted(unknown)} for game {i}; expected 'dealer', 'deals'")
+            if opt.get("dealer") is not None:
+                dealer = opt["dealer"]
+                if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < 3:
+                    raise ValueError(f"game {i}: dealer must be a seat 0..2, got {dealer!r}")
+                dealers[i] = dealer
+            deals.append([self._parse_deal(d, i, k) for k, d in enumerate(opt.get("deals") or [])])
+        return dealers, deals
+
+    @staticmethod
+    def _parse_deal(deal, game, number):
+        where = f"game {game}, deal {number}"
+        if not isinstance(deal, dict) or set(deal) != {"hands", "ghost"}:
+            raise ValueError(f"{where}: a deal is a dict with keys 'hands' and 'ghost', got {deal!r}")
+        hands = list(deal["hands"])
+        if len(hands) != NUM_PLAYERS:
+            raise ValueError(f"{where}: 'hands' must hold 3 hands, got {len(hands)}")
+        try:
+            return dealing.parse_deal(
+                hands + [deal["ghost"]], [HAND_SIZE] * 4, ["seat 0", "seat 1", "seat 2", "ghost"]
+            )
+        except ValueError as error:
+            raise ValueError(f"{where}: {error}") from None
+
+    def _start_deals(self, state, games):
+        """Deal the next deal in ``games`` and open its auction."""
+        number = state.deal_number[games]
+        use_chosen = number < state.num_chosen[games]
+        episode_key = dealing.episode_keys(state.keys[games], state.episode[games])
+        deck = dealing.random_deals(episode_key, number)
+        dealt = CARD_BIT[deck].reshape(len(games), 4, HAND_SIZE).sum(axis=2, dtype=HAND_DTYPE)
+        if use_chosen.any():
+            rows = games[use_chosen]
+            dealt[use_chosen] = state.chosen[rows, number[use_chosen]]
+        state.deal_number[games] += 1
+        state.hands[games] = dealt[:, :NUM_PLAYERS]
+        state.ghost[games] = dealt[:, NUM_PLAYERS]
+        state.phase[games] = AUCTION
+        state.player[games] = (state.dealer[games] + 1) % NUM_PLAYERS
+        state.high_bid[games] = 0
+        state.trick_number[games] = 0
+        state.acted[games] = False
+        state.tricks_won[games] = 0
+        state.reneges[games] = 0
+        for field in (state.swapper, state.passed_at, state.bids, state.declarer, state.trump, state.leader,
+                      state.led_suit, state.trick, state.played_by, state.played_trick):
+            field[games] = -1
+
+    # ---------------------------------------------------------------- decisions
+    def legal_cards(self, state):
+        """uint32[N]: cards the player to act may play (0 outside the play phase)."""
+        seat = np.maximum(state.player, 0)
+        hand = state.hands[np.arange(state.num_games), seat]
+        if not self.rules.allow_renege:
+            hand = playable_cards(hand, state.led_suit, np.maximum(state.trump, 0))
+        return np.where(state.phase == PLAY, hand, HAND_DTYPE(0))
+
+    def legal_mask(self, state):
+        """bool[N, 34]: legal actions of the player to act (all False when OVER)."""
+        n = state.num_games
+        mask = np.empty((n, NUM_ACTIONS), dtype=bool)
+        mask[:, :NUM_CARDS] = mask_to_bool(self.legal_cards(state))
+        seat = np.maximum(state.player, 0)
+        can_swap = (state.swapper < 0) & ~state.acted[np.arange(n), seat]
+        code = np.select(
+            [state.phase == AUCTION, state.phase == TRUMP],
+            [state.high_bid * 2 + can_swap, 14],
+            15,
+        )
+        mask[:, NUM_CARDS:] = _ACTION_TAIL[code]
+        return mask
+
+    def step(self, state, actions):
+        """Apply one legal action per game (int[N]), in place; returns a StepResult.
+
+        Actions are not checked here (adapters check them once, with
+        :func:`core.check_actions`); a finished game (phase OVER) must not be stepped.
+        """
+        actions = np.asarray(actions, dtype=np.int64)
+        n = state.num_games
+        phase = state.phase
+        auction = np.flatnonzero(phase == AUCTION)
+        trump = np.flatnonzero(phase == TRUMP)
+        play = np.flatnonzero(phase == PLAY)
+        thrown_in = self._apply_auction(state, auction, actions[auction])
+        self._apply_trump(state, trump, actions[trump])
+        scored = self._apply_play(state, play, actions[play])
+        return self._end_deals(state, n, thrown_in, scored)
+
+    def _apply_auction(self, state, games, actions):
+        """Swap, pass or bid; returns the games whose deal was thrown in (all passed)."""
+        seat = state.player[games]
+        swap = actions == SWAP
+        swappers, swapper_seat = games[swap], seat[swap]
+        old_hand = state.hands[swappers, swapper_seat]
+        state.hands[swappers, swapper_seat] = state.ghost[swappers]
+        state.ghost[swappers] = old_hand
+        state.swapper[swappers] = swapper_seat
+
+        games, seat, actions = games[~swap], seat[~swap], actions[~swap]
+        state.acted[games, seat] = True
+        passing = actions == PASS
+        passers = games[passing]
+        state.passed_at[passers, seat[passing]] = _PASSED_INDEX[state.high_bid[passers]]
+        bidders, bidder_seat = games[~passing], seat[~passing]
+        level = actions[~passing] - (BID_3 - 3)
+        state.high_bid[bidders] = level
+        state.declarer[bidders] = bidder_seat
+        state.bids[bidders, level - 3] = bidder_seat
+
+        out = state.acted[games] if self.rules.auction == "single_round" else state.passed_at[games] >= 0
+        may_act = ~out & (state.declarer[games, None] != np.arange(NUM_PLAYERS))
+        rows = np.arange(len(games))
+        first, second = (seat + 1) % NUM_PLAYERS, (seat + 2) % NUM_PLAYERS
+        first_may, second_may = may_act[rows, first], may_act[rows, second]
+        ended = (state.high_bid[games] == MOON_LEVEL) | ~(first_may | second_may)
+        state.player[games] = np.where(first_may, first, second)
+        won = games[ended & (state.declarer[games] >= 0)]
+        state.phase[won] = TRUMP
+        state.player[won] = state.declarer[won]
+        return games[ended & (state.declarer[games] < 0)]
+
+    @staticmethod
+    def _apply_trump(state, games, actions):
+        state.trump[games] = actions - TRUMP_CLUBS
+        state.phase[games] = PLAY
+        state.leader[games] = state.declarer[games]
+        state.player[games] = state.declarer[games]
+
+    def _apply_play(self, state, games, cards):
+        """Play a card; resolve full tricks; returns the games whose sixth trick ended."""
+        seat = state.player[games]
+        bit = CARD_BIT[cards]
+        trump = state.trump[games]
+        if self.rules.allow_renege:
+            allowed = playable_cards(state.hands[games, seat], state.led_suit[games], trump)
+            renege = (allowed & bit) == 0
+            state.reneges[games[renege], seat[renege]] += 1
+        state.hands[games, seat] &= ~bit
+        state.trick[games, seat] = cards
+        state.played_by[games, cards] = seat
+        state.played_trick[games, cards] = state.trick_number[games]
+        leading = seat == state.leader[games]
+        state.led_suit[games[leading]] = EFFECTIVE_SUIT[trump[leading], cards[leading]]
+        state.player[games] = (seat + 1) % NUM_PLAYERS
+
+        done = games[(seat + 1) % NUM_PLAYERS == state.leader[games]]
+        winner = trick_winner(state.trick[done], state.trump[done], state.led_suit[done])
+        state.tricks_won[done, winner] += 1
+        state.trick_number[done] += 1
+        state.leader[done] = winner
+        state.player[done] = winner
+        state.trick[done] = NO_CARD
+        state.led_suit[done] = NO_SUIT
+        return done[state.trick_number[done] == NUM_TRICKS]
+
+    def deal_points(self, state, games):
+        """int32[M, 3]: points each seat scores for the finished deals ``games``."""
+        rules = self.rules
+        tricks = state.tricks_won[games].astype(np.int32)
+        rows = np.arange(len(games))
+        declarer = state.declarer[games]
+        bid = state.high_bid[games].astype(np.int32)
+        taken = tricks[rows, declarer]
+        made = taken >= bid
+        moon = np.where(made, rules.moon_points, -rules.moon_set_penalty)
+        plain = np.where(made, taken, -bid)
+        points = tricks
+        points[rows, declarer] = np.where(bid == MOON_LEVEL, moon, plain)
+        return points - rules.renege_penalty * state.reneges[games].astype(np.int32)
+
+    def _end_deals(self, state, n, thrown_in, scored):
+        """Score finished deals, decide game ends, deal again where play goes on."""
+        rewards = np.zeros((n, NUM_PLAYERS), np.float32)
+        terminated = np.zeros(n, bool)
+        truncated = np.zeros(n, bool)
+        points = self.deal_points(state, scored)
+        state.scores[scored] += points
+        if self.reward == "points":
+            rewards[scored] = points
+        ended = np.concatenate([scored, thrown_in])
+        all_points = np.concatenate([points, np.zeros((len(thrown_in), NUM_PLAYERS), np.int32)])
+        summary = GhostDealSummary(
+            game=ended,
+            thrown_in=np.arange(len(ended)) >= len(scored),
+            dealer=state.dealer[ended],
+            declarer=state.declarer[ended],
+            swapper=state.swapper[ended],
+            bid=state.high_bid[ended],
+            trump=state.trump[ended],
+            tricks=state.tricks_won[ended],
+            reneges=state.reneges[ended],
+            points=all_points,
+            scores=state.scores[ended],
+        )
+        if self.episode == "deal":
+            terminated[ended] = True
+            over = ended
+        else:
+            scores = state.scores[ended]
+            top = scores.max(axis=1)
+            leaders = scores == top[:, None]
+            won = (leaders.sum(axis=1) == 1) & (top >= self.rules.target_score)
+            cut = ~won & (state.deal_number[ended] >= self.rules.max_deals)
+            terminated[ended[won]] = True
+            truncated[ended[cut]] = True
+            if self.reward == "win":
+                rewards[ended[won]] = np.where(leaders[won], 1.0, -0.5)
+            going_on = ended[~won & ~cut]
+            state.dealer[going_on] = (state.dealer[going_on] + 1) % NUM_PLAYERS
+            self._start_deals(state, going_on)
+            over = ended[won | cut]
+        state.phase[over] = OVER
+        state.player[over] = NO_SEAT
+        return StepResult(rewards, terminated, truncated, summary)
+
+    # ------------------------------------------------------------- observation
+    def observe(self, state, seats):
+        """float32[N, 390]: each game observed by seat ``seats[i]`` (int[N], 0..2)."""
+        n = state.num_games
+        seats = np.asarray(seats, dtype=np.int64)
+        if seats.shape != (n,) or seats.min(initial=0) < 0 or seats.max(initial=0) >= NUM_PLAYERS:
+            raise ValueError(f"seats must be int[{n}] with values 0..2, got {seats!r}")
+        rows = np.arange(n)
+        col = seats[:, None]
+        rel_order = (col + np.arange(NUM_PLAYERS)) % NUM_PLAYERS  # absolute seat of relative seat r
+        parts = {}
+        parts["hand"] = mask_to_bool(state.hands[rows, seats])
+        parts["dead_hand"] = mask_to_bool(np.where(state.swapper == seats, state.ghost, HAND_DTYPE(0)))
+        parts["swapper"] = _ONE_HOT_3[_relative(state.swapper, seats)]
+        parts["played_by"] = _ONE_HOT_3[_relative(state.played_by, col)]
+        parts["played_in_trick"] = _ONE_HOT_6[state.played_trick]
+        trick_rel = np.take_along_axis(state.trick, rel_order, axis=1)
+        parts["current_trick"] = _ONE_HOT_24[trick_rel]
+        parts["bids"] = _ONE_HOT_3[_relative(state.bids, col)]
+        passed_rel = np.take_along_axis(state.passed_at, rel_order, axis=1)
+        parts["passes"] = _ONE_HOT_4[passed_rel]
+        parts["declarer"] = _ONE_HOT_3[_relative(state.declarer, seats)]
+        parts["contract"] = _ONE_HOT_4[_CONTRACT_INDEX[state.high_bid]]
+        parts["trump"] = _ONE_HOT_4[state.trump]
+        parts["dealer"] = _ONE_HOT_3[_relative(state.dealer, seats)]
+        in_play = np.where(state.phase == PLAY, state.leader, NO_SEAT)
+        parts["leader"] = _ONE_HOT_3[_relative(in_play, seats)]
+        parts["tricks_won"] = np.take_along_axis(state.tricks_won, rel_order, axis=1) / np.float32(NUM_TRICKS)
+        parts["scores"] = np.take_along_axis(state.scores, rel_order, axis=1) / np.float32(self.rules.target_score)
+        parts["phase"] = _ONE_HOT_3[np.where(state.phase == OVER, -1, state.phase)]
+        parts["deal_progress"] = (state.deal_number / np.float32(self.rules.max_deals))[:, None]
+        obs = np.empty((n, OBS_SIZE), dtype=np.float32)
+        for name, (start, stop) in OBS_OFFSETS.items():
+            obs[:, start:stop] = parts[name].reshape(n, stop - start)
+        return obs

@@ -1,0 +1,87 @@
+"""Batched vector API: the fast path for trainers and evaluators.
+
+``GhostEuchreVec`` steps N games at once and resets each finished game in the
+same step (the returned observation is then the new game's first decision).
+Rewards are by absolute seat; ``player`` says who acts next in each game.
+"""
+
+import numpy as np
+
+from . import dealing
+from .core import check_actions, check_int
+from .ghost import GhostEuchre
+
+
+class VectorEnv:
+    """Shared vector adapter over an engine (``GhostEuchre`` or ``ClassicEuchre``)."""
+
+    def __init__(self, game, num_envs, seed=None):
+        check_int("num_envs", num_envs, 1)
+        self.game = game
+        self.num_envs = num_envs
+        self.num_players = game.num_players
+        self.num_actions = game.num_actions
+        self.obs_size = game.obs_size
+        self._seed = seed
+        self.state = None
+        self.mask = None
+        self.last_result = None
+        self.truncated = np.zeros(num_envs, bool)
+
+    def reset(self, seed=None, options=None):
+        """Start N new games.
+
+        seed: int (game i uses stream i of it), a list of N ints (game i deals as
+        game 0 of seed[i]), or None (the constructor's seed the first time, then
+        the next episode of every game). options: None, one dict for every game,
+        or a list of N dicts; see the engine's ``init``. Options apply to the
+        games started by this call, not to later automatic resets.
+        Returns (obs float32[N, D], mask bool[N, A], player int64[N]).
+        """
+        if seed is None and self.state is None:
+            seed = self._seed
+        if seed is None and self.state is not None:
+            state = self.state.copy()
+            state.episode += 1
+            self.game.start_episodes(state, np.arange(self.num_envs), options)
+        else:
+            state = self.game.init(dealing.stream_keys(seed, self.num_envs), options)
+        self.state = state
+        self.truncated = np.zeros(self.num_envs, bool)
+        return self._observe()
+
+    def step(self, actions):
+        """Apply one action per game (int[N]).
+
+        Returns (obs, mask, player, rewards float32[N, S] by absolute seat,
+        done bool[N]); games that ended are reset automatically. ``truncated``
+        (bool[N]) tells which of the done games were cut at ``max_deals``, and
+        ``last_result.deals`` summarises each deal that ended this step. An
+        illegal or out-of-range action raises ValueError and changes nothing.
+        """
+        if self.state is None:
+            raise RuntimeError("call reset() before step()")
+        actions = check_actions(actions, self.mask)
+        result = self.game.step(self.state, actions)
+        done = result.terminated | result.truncated
+        if done.any():
+            self.game.next_episodes(self.state, np.flatnonzero(done))
+        self.last_result = result
+        self.truncated = result.truncated
+        obs, mask, player = self._observe()
+        return obs, mask, player, result.rewards, done
+
+    def _observe(self):
+        self.mask = self.game.legal_mask(self.state)
+        player = self.state.player.astype(np.int64)
+        return self.game.observe(self.state, player), self.mask, player
+
+
+class GhostEuchreVec(VectorEnv):
+    """N Ghost Hand Euchre games; see :class:`ghost_euchre_env.ghost.GhostEuchre`.
+
+    ``GhostEuchreVec(num_envs, seed=None, episode="game", reward="points", **rules)``
+    """
+
+    def __init__(self, num_envs, seed=None, episode="game", reward="points", **rules):
+        super().__init__(GhostEuchre(episode=episode, reward=reward, **rules), num_envs, seed)
