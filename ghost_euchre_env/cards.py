@@ -102,15 +102,16 @@ def trick_winner(trick, trump, led_suit):
     trick: int8[M, S] card per seat, -1 for a seat with no card (sitting out);
     trump, led_suit: int[M]. Returns int64[M].
     """
-    strength = STRENGTH[trump[:, None], led_suit[:, None], trick % (NUM_CARDS + 1)]
+    row = (trump.astype(np.int64) * NUM_SUITS + led_suit) * (NUM_CARDS + 1)
+    strength = STRENGTH.reshape(-1).take(row[:, None] + trick % (NUM_CARDS + 1))
     return strength.argmax(axis=1)
 
 
 def mask_to_bool(masks):
-    """uint32[...] card masks -> bool[..., 24]."""
-    masks = np.asarray(masks, dtype=HAND_DTYPE)
-    as_bytes = masks.astype("<u4").view(np.uint8).reshape(*masks.shape, 4)
-    return np.unpackbits(as_bytes, axis=-1, bitorder="little")[..., :NUM_CARDS].view(bool)
+    """uint32[...] card masks -> bool[..., 24] (C-contiguous)."""
+    masks = np.ascontiguousarray(masks, dtype="<u4")
+    low_bytes = masks.view(np.uint8).reshape(*masks.shape, 4)[..., :3]
+    return np.unpackbits(low_bytes, axis=-1, bitorder="little").view(bool)
 
 
 def cards_to_mask(cards):

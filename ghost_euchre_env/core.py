@@ -6,11 +6,11 @@ import numpy as np
 
 
 class BatchState:
-    """Base for a dataclass whose every field is an array with a leading game axis."""
+    """Base for a dataclass whose every field is an array with a leading game axis (one is ``player``)."""
 
     @property
     def num_games(self):
-        return len(getattr(self, dataclasses.fields(self)[0].name))
+        return len(self.player)  # every state has a ``player`` field: int8[N]
 
     def copy(self):
         """A deep copy (no array shared with this state)."""

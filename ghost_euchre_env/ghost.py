@@ -39,6 +39,8 @@ from .cards import (
     NO_SUIT,
     NUM_CARDS,
     NUM_SUITS,
+    SUIT_SYMBOLS,
+    card_name,
     mask_to_bool,
     playable_cards,
     trick_winner,
@@ -58,6 +60,20 @@ SWAP = 33
 MOON_LEVEL = 6  # a moon bid ranks as six tricks
 BID_LEVELS = (3, 4, 5, MOON_LEVEL)
 
+
+
+def action_name(action):
+    """Readable name of an action id: 'J♥', 'pass', 'trump ♥', 'bid 4', 'moon', 'swap'."""
+    if 0 <= action < NUM_CARDS:
+        return card_name(action)
+    if TRUMP_CLUBS <= action < TRUMP_CLUBS + NUM_SUITS:
+        return "trump " + SUIT_SYMBOLS[action - TRUMP_CLUBS]
+    names = {PASS: "pass", BID_3: "bid 3", BID_4: "bid 4", BID_5: "bid 5", MOON: "moon", SWAP: "swap"}
+    if action in names:
+        return names[action]
+    raise ValueError(f"action must be an int 0..{NUM_ACTIONS - 1}, got {action!r}")
+
+
 AUCTION, TRUMP, PLAY, OVER = 0, 1, 2, 3
 PHASE_NAMES = ("auction", "trump", "play", "over")
 NO_SEAT = -1
@@ -65,20 +81,20 @@ NO_SEAT = -1
 OBS_LAYOUT = (
     ("hand", 24, "own hand: 1 if card c is held"),
     ("dead_hand", 24, "own old hand after swapping with the ghost hand (all 0 unless this seat swapped)"),
+    ("played_by", 72, "[relative seat r, card c] at r*24+c: seat r has played card c this deal"),
+    ("played_in_trick", 144, "[trick k, card c] at k*24+c: card c was played in trick k (0..5)"),
+    ("current_trick", 72, "[relative seat r, card c] at r*24+c: card seat r put in the current trick"),
     ("swapper", 3, "relative seat that took the ghost hand (all 0: nobody yet)"),
-    ("played_by", 72, "[card c, relative seat r] at c*3+r: card c was played by seat r"),
-    ("played_in_trick", 144, "[card c, trick k] at c*6+k: card c was played in trick k (0..5)"),
-    ("current_trick", 72, "[relative seat r, card c] at r*24+c: card r has put in the current trick"),
-    ("bids", 12, "[level 3,4,5,moon, relative seat r] at l*3+r: seat r made that bid"),
-    ("passes", 12, "[relative seat r, high bid when passing: none,3,4,5] at r*4+b: seat r passed then"),
     ("declarer", 3, "relative seat of the highest bidder (all 0: no bid yet)"),
+    ("dealer", 3, "relative seat of the dealer"),
+    ("leader", 3, "relative seat that leads the current trick (all 0 outside the play phase)"),
+    ("bids", 12, "[level 3,4,5,moon, relative seat r] at l*3+r: seat r made that bid"),
+    ("passes", 12, "[relative seat r, high bid when it passed: none,3,4,5] at r*4+b"),
     ("contract", 4, "highest bid so far: 3, 4, 5, moon"),
     ("trump", 4, "trump suit C, D, H, S (all 0 until named)"),
-    ("dealer", 3, "relative seat of the dealer"),
-    ("leader", 3, "relative seat that leads the current trick (play phase only)"),
+    ("phase", 3, "auction, trump, play (all 0 once the game is over)"),
     ("tricks_won", 3, "tricks taken this deal by relative seat, divided by 6"),
     ("scores", 3, "game score by relative seat, divided by target_score"),
-    ("phase", 3, "auction, trump, play"),
     ("deal_progress", 1, "deals dealt this episode (redeals included) divided by max_deals"),
 )
 OBS_OFFSETS = {}
@@ -170,8 +186,8 @@ class GhostState(BatchState):
     led_suit: np.ndarray  # int8[N] effective suit led in the current trick, -1 none
     trick: np.ndarray  # int8[N, 3] card each seat put in the current trick, -1 none
     trick_number: np.ndarray  # int8[N] tricks completed this deal
-    played_by: np.ndarray  # int8[N, 24] seat that played card c, -1 not played
-    played_trick: np.ndarray  # int8[N, 24] trick in which card c was played, -1
+    played_cards: np.ndarray  # uint32[N, 3] cards each seat has played this deal
+    trick_cards: np.ndarray  # uint32[N, 6] cards played in trick k
     tricks_won: np.ndarray  # int8[N, 3]
     reneges: np.ndarray  # int8[N, 3] plays that broke the follow-suit rule this deal
 
@@ -229,17 +245,41 @@ def _action_tail_table():
 
 _ACTION_TAIL = _action_tail_table()
 
-# One-hot tables indexed with -1 meaning "none": the last row is all zeros.
-_ONE_HOT_3 = np.vstack([np.eye(3, dtype=np.float32), np.zeros(3, np.float32)])
-_ONE_HOT_4 = np.vstack([np.eye(4, dtype=np.float32), np.zeros(4, np.float32)])
-_ONE_HOT_6 = np.vstack([np.eye(6, dtype=np.float32), np.zeros(6, np.float32)])
-_ONE_HOT_24 = np.vstack([np.eye(24, dtype=np.float32), np.zeros(24, np.float32)])
-_CONTRACT_INDEX = np.array([-1, -1, -1, 0, 1, 2, 3], dtype=np.int8)  # high bid -> contract slot
+def _one_hot_table(sizes):
+    """float32[prod(v + 1), sum(v)]: one-hot rows for mixed-radix codes.
+
+    sizes: the number of values of each digit, least significant first; digit
+    value 0 means "none" (all zeros) and value v > 0 sets slot v - 1.
+    """
+    radices = [v + 1 for v in sizes]
+    table = np.zeros((int(np.prod(radices)), sum(sizes)), dtype=np.float32)
+    for code in range(len(table)):
+        rest, offset = code, 0
+        for size, radix in zip(sizes, radices):
+            digit, rest = rest % radix, rest // radix
+            if digit:
+                table[code, offset + digit - 1] = 1.0
+            offset += size
+    return table
 
 
-def _relative(seats, observer):
-    """Relative seat of absolute ``seats`` for ``observer`` (-1 stays -1)."""
-    return np.where(seats < 0, -1, (seats - observer) % NUM_PLAYERS)
+_CARD_BLOCKS = 14  # hand, dead hand, 3 played-by, 6 tricks, 3 current-trick cards
+assert OBS_OFFSETS["current_trick"][1] == _CARD_BLOCKS * NUM_CARDS
+_CARD_BIT_OR_NONE = np.append(CARD_BIT, HAND_DTYPE(0))  # index -1 (no card) -> empty mask
+# _REL_SEAT_CODE[(seat + 1) * 3 + observer]: relative seat + 1, or 0 for no seat.
+_REL_SEAT_CODE = np.array([0, 0, 0] + [(s - o) % 3 + 1 for s in range(3) for o in range(3)], dtype=np.int64)
+_BASE_4 = 4 ** np.arange(4)
+_BASE_5 = 5 ** np.arange(3)
+_SEATS_TABLE = _one_hot_table([3, 3, 3, 3])  # swapper, declarer, dealer, leader
+_BIDS_TABLE = _one_hot_table([3, 3, 3, 3])  # bidder of 3, 4, 5, moon
+_PASSES_TABLE = _one_hot_table([4, 4, 4])  # per relative seat: high bid index when it passed
+_TABLE_TABLE = _one_hot_table([4, 4, 3])  # contract, trump, phase
+_CONTRACT_CODE = np.array([0, 0, 0, 1, 2, 3, 4], dtype=np.int64)  # high bid 0, 3..6 -> contract digit
+
+
+def _flat(field):
+    """The [N * K] view of a C-contiguous [N, K] state field (fast per-cell indexing)."""
+    return field.reshape(-1)
 
 
 class GhostEuchre:
@@ -304,8 +344,8 @@ class GhostEuchre:
             led_suit=i8(),
             trick=i8(NUM_PLAYERS),
             trick_number=np.zeros(n, np.int8),
-            played_by=i8(NUM_CARDS),
-            played_trick=i8(NUM_CARDS),
+            played_cards=np.zeros((n, NUM_PLAYERS), HAND_DTYPE),
+            trick_cards=np.zeros((n, NUM_TRICKS), HAND_DTYPE),
             tricks_won=np.zeros((n, NUM_PLAYERS), np.int8),
             reneges=np.zeros((n, NUM_PLAYERS), np.int8),
         )
@@ -402,15 +442,17 @@ class GhostEuchre:
         state.acted[games] = False
         state.tricks_won[games] = 0
         state.reneges[games] = 0
+        state.played_cards[games] = 0
+        state.trick_cards[games] = 0
         for field in (state.swapper, state.passed_at, state.bids, state.declarer, state.trump, state.leader,
-                      state.led_suit, state.trick, state.played_by, state.played_trick):
+                      state.led_suit, state.trick):
             field[games] = -1
 
     # ---------------------------------------------------------------- decisions
     def legal_cards(self, state):
         """uint32[N]: cards the player to act may play (0 outside the play phase)."""
-        seat = np.maximum(state.player, 0)
-        hand = state.hands[np.arange(state.num_games), seat]
+        cell = np.arange(state.num_games) * NUM_PLAYERS + np.maximum(state.player, 0)
+        hand = _flat(state.hands)[cell]
         if not self.rules.allow_renege:
             hand = playable_cards(hand, state.led_suit, np.maximum(state.trump, 0))
         return np.where(state.phase == PLAY, hand, HAND_DTYPE(0))
@@ -420,14 +462,10 @@ class GhostEuchre:
         n = state.num_games
         mask = np.empty((n, NUM_ACTIONS), dtype=bool)
         mask[:, :NUM_CARDS] = mask_to_bool(self.legal_cards(state))
-        seat = np.maximum(state.player, 0)
-        can_swap = (state.swapper < 0) & ~state.acted[np.arange(n), seat]
-        code = np.select(
-            [state.phase == AUCTION, state.phase == TRUMP],
-            [state.high_bid * 2 + can_swap, 14],
-            15,
-        )
-        mask[:, NUM_CARDS:] = _ACTION_TAIL[code]
+        cell = np.arange(n) * NUM_PLAYERS + np.maximum(state.player, 0)
+        can_swap = (state.swapper < 0) & ~_flat(state.acted)[cell]
+        code = np.where(state.phase == AUCTION, state.high_bid * 2 + can_swap, 14 + (state.phase != TRUMP))
+        mask[:, NUM_CARDS:] = _ACTION_TAIL.take(code, axis=0)
         return mask
 
     def step(self, state, actions):
@@ -490,23 +528,25 @@ class GhostEuchre:
     def _apply_play(self, state, games, cards):
         """Play a card; resolve full tricks; returns the games whose sixth trick ended."""
         seat = state.player[games]
+        cell = games * NUM_PLAYERS + seat  # index into the flattened [N, 3] fields
         bit = CARD_BIT[cards]
         trump = state.trump[games]
         if self.rules.allow_renege:
-            allowed = playable_cards(state.hands[games, seat], state.led_suit[games], trump)
-            renege = (allowed & bit) == 0
-            state.reneges[games[renege], seat[renege]] += 1
-        state.hands[games, seat] &= ~bit
-        state.trick[games, seat] = cards
-        state.played_by[games, cards] = seat
-        state.played_trick[games, cards] = state.trick_number[games]
-        leading = seat == state.leader[games]
+            allowed = playable_cards(_flat(state.hands)[cell], state.led_suit[games], trump)
+            _flat(state.reneges)[cell] += (allowed & bit) == 0
+        _flat(state.hands)[cell] &= ~bit
+        _flat(state.trick)[cell] = cards
+        _flat(state.played_cards)[cell] |= bit
+        _flat(state.trick_cards)[games * NUM_TRICKS + state.trick_number[games]] |= bit
+        leader = state.leader[games]
+        leading = seat == leader
         state.led_suit[games[leading]] = EFFECTIVE_SUIT[trump[leading], cards[leading]]
-        state.player[games] = (seat + 1) % NUM_PLAYERS
+        next_seat = (seat + 1) % NUM_PLAYERS
+        state.player[games] = next_seat
 
-        done = games[(seat + 1) % NUM_PLAYERS == state.leader[games]]
+        done = games[next_seat == leader]
         winner = trick_winner(state.trick[done], state.trump[done], state.led_suit[done])
-        state.tricks_won[done, winner] += 1
+        _flat(state.tricks_won)[done * NUM_PLAYERS + winner] += 1
         state.trick_number[done] += 1
         state.leader[done] = winner
         state.player[done] = winner
@@ -576,36 +616,45 @@ class GhostEuchre:
 
     # ------------------------------------------------------------- observation
     def observe(self, state, seats):
-        """float32[N, 390]: each game observed by seat ``seats[i]`` (int[N], 0..2)."""
+        """float32[N, 390]: each game observed by seat ``seats[i]`` (int[N], 0..2).
+
+        The card blocks are gathered as 14 uint32 masks per game and unpacked in
+        one call; the small categorical fields are looked up in one-hot tables.
+        """
         n = state.num_games
         seats = np.asarray(seats, dtype=np.int64)
         if seats.shape != (n,) or seats.min(initial=0) < 0 or seats.max(initial=0) >= NUM_PLAYERS:
             raise ValueError(f"seats must be int[{n}] with values 0..2, got {seats!r}")
         rows = np.arange(n)
-        col = seats[:, None]
-        rel_order = (col + np.arange(NUM_PLAYERS)) % NUM_PLAYERS  # absolute seat of relative seat r
-        parts = {}
-        parts["hand"] = mask_to_bool(state.hands[rows, seats])
-        parts["dead_hand"] = mask_to_bool(np.where(state.swapper == seats, state.ghost, HAND_DTYPE(0)))
-        parts["swapper"] = _ONE_HOT_3[_relative(state.swapper, seats)]
-        parts["played_by"] = _ONE_HOT_3[_relative(state.played_by, col)]
-        parts["played_in_trick"] = _ONE_HOT_6[state.played_trick]
-        trick_rel = np.take_along_axis(state.trick, rel_order, axis=1)
-        parts["current_trick"] = _ONE_HOT_24[trick_rel]
-        parts["bids"] = _ONE_HOT_3[_relative(state.bids, col)]
-        passed_rel = np.take_along_axis(state.passed_at, rel_order, axis=1)
-        parts["passes"] = _ONE_HOT_4[passed_rel]
-        parts["declarer"] = _ONE_HOT_3[_relative(state.declarer, seats)]
-        parts["contract"] = _ONE_HOT_4[_CONTRACT_INDEX[state.high_bid]]
-        parts["trump"] = _ONE_HOT_4[state.trump]
-        parts["dealer"] = _ONE_HOT_3[_relative(state.dealer, seats)]
-        in_play = np.where(state.phase == PLAY, state.leader, NO_SEAT)
-        parts["leader"] = _ONE_HOT_3[_relative(in_play, seats)]
-        parts["tricks_won"] = np.take_along_axis(state.tricks_won, rel_order, axis=1) / np.float32(NUM_TRICKS)
-        parts["scores"] = np.take_along_axis(state.scores, rel_order, axis=1) / np.float32(self.rules.target_score)
-        parts["phase"] = _ONE_HOT_3[np.where(state.phase == OVER, -1, state.phase)]
-        parts["deal_progress"] = (state.deal_number / np.float32(self.rules.max_deals))[:, None]
+        seat_of_rel = (seats[:, None] + np.arange(NUM_PLAYERS)) % NUM_PLAYERS  # absolute seat of relative seat r
+        blocks = np.empty((n, _CARD_BLOCKS), HAND_DTYPE)
+        blocks[:, 0] = state.hands[rows, seats]
+        blocks[:, 1] = np.where(state.swapper == seats, state.ghost, HAND_DTYPE(0))
+        blocks[:, 2:5] = np.take_along_axis(state.played_cards, seat_of_rel, axis=1)
+        blocks[:, 5:11] = state.trick_cards
+        blocks[:, 11:14] = _CARD_BIT_OR_NONE[np.take_along_axis(state.trick, seat_of_rel, axis=1)]
         obs = np.empty((n, OBS_SIZE), dtype=np.float32)
-        for name, (start, stop) in OBS_OFFSETS.items():
-            obs[:, start:stop] = parts[name].reshape(n, stop - start)
+        obs[:, : _CARD_BLOCKS * NUM_CARDS] = mask_to_bool(blocks).reshape(n, -1)
+
+        def rel(absolute):  # relative seat + 1 of absolute seats (0 = none); int[N] or int[N, K]
+            col = seats if absolute.ndim == 1 else seats[:, None]
+            return _REL_SEAT_CODE[(absolute.astype(np.int64) + 1) * NUM_PLAYERS + col]
+
+        in_play = np.where(state.phase == PLAY, state.leader, NO_SEAT)
+        seat_code = rel(state.swapper) + 4 * rel(state.declarer) + 16 * rel(state.dealer) + 64 * rel(in_play)
+        _put(obs, "swapper", "leader", _SEATS_TABLE[seat_code])
+        _put(obs, "bids", "bids", _BIDS_TABLE[rel(state.bids) @ _BASE_4])
+        passed = np.take_along_axis(state.passed_at, seat_of_rel, axis=1).astype(np.int64) + 1
+        _put(obs, "passes", "passes", _PASSES_TABLE[passed @ _BASE_5])
+        phase = np.where(state.phase == OVER, -1, state.phase).astype(np.int64) + 1
+        table_code = _CONTRACT_CODE[state.high_bid] + 5 * (state.trump.astype(np.int64) + 1) + 25 * phase
+        _put(obs, "contract", "phase", _TABLE_TABLE[table_code])
+        _put(obs, "tricks_won", "tricks_won", np.take_along_axis(state.tricks_won, seat_of_rel, axis=1) / 6.0)
+        _put(obs, "scores", "scores", np.take_along_axis(state.scores, seat_of_rel, axis=1) / self.rules.target_score)
+        _put(obs, "deal_progress", "deal_progress", state.deal_number[:, None] / self.rules.max_deals)
         return obs
+
+
+def _put(obs, first, last, values):
+    """Write values float[N, k] into the observation fields first..last (consecutive)."""
+    obs[:, OBS_OFFSETS[first][0] : OBS_OFFSETS[last][1]] = values
