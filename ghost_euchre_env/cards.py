@@ -107,11 +107,18 @@ def trick_winner(trick, trump, led_suit):
     return strength.argmax(axis=1)
 
 
+def unpack_bits(values, width):
+    """Unsigned ints [...] -> bool[..., width]: bit i of each value (C-contiguous)."""
+    values = np.asarray(values)
+    values = np.ascontiguousarray(values, dtype=values.dtype.newbyteorder("<"))
+    as_bytes = values.view(np.uint8).reshape(*values.shape, values.dtype.itemsize)
+    bits = np.unpackbits(as_bytes[..., : (width + 7) // 8], axis=-1, bitorder="little")
+    return np.ascontiguousarray(bits[..., :width]).view(bool)
+
+
 def mask_to_bool(masks):
     """uint32[...] card masks -> bool[..., 24] (C-contiguous)."""
-    masks = np.ascontiguousarray(masks, dtype="<u4")
-    low_bytes = masks.view(np.uint8).reshape(*masks.shape, 4)[..., :3]
-    return np.unpackbits(low_bytes, axis=-1, bitorder="little").view(bool)
+    return unpack_bits(np.asarray(masks, dtype=HAND_DTYPE), NUM_CARDS)
 
 
 def cards_to_mask(cards):

@@ -68,7 +68,10 @@ def random_deals(episode_key, deal_numbers):
     """
     deal_key = mix64(episode_key ^ mix64(np.asarray(deal_numbers, dtype=np.uint64) * _MUL2))
     noise = mix64(deal_key[:, None] + np.arange(1, NUM_CARDS + 1, dtype=np.uint64) * _GOLDEN)
-    return noise.argsort(axis=1).astype(np.int8)
+    # Sort random keys whose low 5 bits carry the card id: the order is the permutation.
+    keyed = (noise & ~np.uint64(31)) | np.arange(NUM_CARDS, dtype=np.uint64)
+    keyed.sort(axis=1)
+    return (keyed & np.uint64(31)).astype(np.int8)
 
 
 def parse_deal(deal, hand_sizes, hand_names):

@@ -43,6 +43,7 @@ from .cards import (
     card_name,
     mask_to_bool,
     playable_cards,
+    unpack_bits,
     trick_winner,
 )
 from .core import BatchState, StepResult, check_choice, check_int
@@ -243,7 +244,9 @@ def _action_tail_table():
     return table
 
 
-_ACTION_TAIL = _action_tail_table()
+_ACTION_TAIL_BITS = (_action_tail_table().astype(np.uint64) << np.arange(NUM_CARDS, NUM_ACTIONS, dtype=np.uint64)).sum(
+    axis=1, dtype=np.uint64
+)  # uint64[16]: the table as action bits 24..33
 
 def _one_hot_table(sizes):
     """float32[prod(v + 1), sum(v)]: one-hot rows for mixed-radix codes.
@@ -263,6 +266,7 @@ def _one_hot_table(sizes):
     return table
 
 
+_EFFECTIVE_SUIT_FLAT = EFFECTIVE_SUIT.reshape(-1)  # [trump * 24 + card]
 _CARD_BLOCKS = 14  # hand, dead hand, 3 played-by, 6 tricks, 3 current-trick cards
 assert OBS_OFFSETS["current_trick"][1] == _CARD_BLOCKS * NUM_CARDS
 _CARD_BIT_OR_NONE = np.append(CARD_BIT, HAND_DTYPE(0))  # index -1 (no card) -> empty mask
@@ -459,14 +463,11 @@ class GhostEuchre:
 
     def legal_mask(self, state):
         """bool[N, 34]: legal actions of the player to act (all False when OVER)."""
-        n = state.num_games
-        mask = np.empty((n, NUM_ACTIONS), dtype=bool)
-        mask[:, :NUM_CARDS] = mask_to_bool(self.legal_cards(state))
-        cell = np.arange(n) * NUM_PLAYERS + np.maximum(state.player, 0)
+        cell = np.arange(state.num_games) * NUM_PLAYERS + np.maximum(state.player, 0)
         can_swap = (state.swapper < 0) & ~_flat(state.acted)[cell]
         code = np.where(state.phase == AUCTION, state.high_bid * 2 + can_swap, 14 + (state.phase != TRUMP))
-        mask[:, NUM_CARDS:] = _ACTION_TAIL.take(code, axis=0)
-        return mask
+        legal = self.legal_cards(state).astype(np.uint64) | _ACTION_TAIL_BITS.take(code)
+        return unpack_bits(legal, NUM_ACTIONS)
 
     def step(self, state, actions):
         """Apply one legal action per game (int[N]), in place; returns a StepResult.
@@ -540,7 +541,7 @@ class GhostEuchre:
         _flat(state.trick_cards)[games * NUM_TRICKS + state.trick_number[games]] |= bit
         leader = state.leader[games]
         leading = seat == leader
-        state.led_suit[games[leading]] = EFFECTIVE_SUIT[trump[leading], cards[leading]]
+        state.led_suit[games[leading]] = _EFFECTIVE_SUIT_FLAT.take(trump[leading] * NUM_CARDS + cards[leading])
         next_seat = (seat + 1) % NUM_PLAYERS
         state.player[games] = next_seat
 
