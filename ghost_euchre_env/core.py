@@ -58,8 +58,8 @@ def check_actions(actions, mask):
         raise ValueError(f"actions must be integers, got dtype {array.dtype}")
     array = array.astype(np.int64)
     in_range = (array >= 0) & (array < num_actions)
-    legal = np.zeros(num_games, dtype=bool)
-    legal[in_range] = mask[np.flatnonzero(in_range), array[in_range]]
+    cell = np.arange(num_games) * num_actions + np.where(in_range, array, 0)
+    legal = in_range & mask.reshape(-1)[cell]
     if not legal.all():
         game = int(np.flatnonzero(~legal)[0])
         raise ValueError(

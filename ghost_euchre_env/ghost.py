@@ -497,27 +497,29 @@ class GhostEuchre:
         state.swapper[swappers] = swapper_seat
 
         games, seat, actions = games[~swap], seat[~swap], actions[~swap]
-        state.acted[games, seat] = True
+        cell = games * NUM_PLAYERS + seat
+        _flat(state.acted)[cell] = True
         passing = actions == PASS
-        passers = games[passing]
-        state.passed_at[passers, seat[passing]] = _PASSED_INDEX[state.high_bid[passers]]
+        _flat(state.passed_at)[cell[passing]] = _PASSED_INDEX.take(state.high_bid[games[passing]])
         bidders, bidder_seat = games[~passing], seat[~passing]
         level = actions[~passing] - (BID_3 - 3)
         state.high_bid[bidders] = level
         state.declarer[bidders] = bidder_seat
-        state.bids[bidders, level - 3] = bidder_seat
+        _flat(state.bids)[bidders * len(BID_LEVELS) + level - 3] = bidder_seat
 
         out = state.acted[games] if self.rules.auction == "single_round" else state.passed_at[games] >= 0
-        may_act = ~out & (state.declarer[games, None] != np.arange(NUM_PLAYERS))
-        rows = np.arange(len(games))
+        declarer = state.declarer[games]
+        may_act = (~out).reshape(-1)  # [M * 3]: seat may still act and is not the high bidder
+        rows = np.arange(len(games)) * NUM_PLAYERS
         first, second = (seat + 1) % NUM_PLAYERS, (seat + 2) % NUM_PLAYERS
-        first_may, second_may = may_act[rows, first], may_act[rows, second]
+        first_may = may_act[rows + first] & (first != declarer)
+        second_may = may_act[rows + second] & (second != declarer)
         ended = (state.high_bid[games] == MOON_LEVEL) | ~(first_may | second_may)
         state.player[games] = np.where(first_may, first, second)
-        won = games[ended & (state.declarer[games] >= 0)]
+        won = games[ended & (declarer >= 0)]
         state.phase[won] = TRUMP
         state.player[won] = state.declarer[won]
-        return games[ended & (state.declarer[games] < 0)]
+        return games[ended & (declarer < 0)]
 
     @staticmethod
     def _apply_trump(state, games, actions):
