@@ -216,6 +216,13 @@ class GhostDealSummary:
     scores: np.ndarray
 
 
+_NO_GAMES = np.zeros(0, dtype=np.int64)
+_NO_DEALS = GhostDealSummary(
+    **{f.name: np.zeros((0, NUM_PLAYERS) if f.name in ("tricks", "reneges", "points", "scores") else 0, np.int8)
+       for f in dataclasses.fields(GhostDealSummary)}
+)  # the summary of a step in which no deal ended (read-only by convention)
+
+
 def _passed_index_table():
     """int8[7]: high bid (0, 3..6) -> index stored in ``passed_at``."""
     table = np.zeros(MOON_LEVEL + 1, dtype=np.int8)
@@ -272,11 +279,10 @@ assert OBS_OFFSETS["current_trick"][1] == _CARD_BLOCKS * NUM_CARDS
 _CARD_BIT_OR_NONE = np.append(CARD_BIT, HAND_DTYPE(0))  # index -1 (no card) -> empty mask
 # _REL_SEAT_CODE[(seat + 1) * 3 + observer]: relative seat + 1, or 0 for no seat.
 _REL_SEAT_CODE = np.array([0, 0, 0] + [(s - o) % 3 + 1 for s in range(3) for o in range(3)], dtype=np.int64)
-_BASE_4 = 4 ** np.arange(4)
-_BASE_5 = 5 ** np.arange(3)
-_SEATS_TABLE = _one_hot_table([3, 3, 3, 3])  # swapper, declarer, dealer, leader
-_BIDS_TABLE = _one_hot_table([3, 3, 3, 3])  # bidder of 3, 4, 5, moon
-_PASSES_TABLE = _one_hot_table([4, 4, 4])  # per relative seat: high bid index when it passed
+_SEAT_OF_REL = (np.arange(NUM_PLAYERS)[:, None] + np.arange(NUM_PLAYERS)) % NUM_PLAYERS  # [observer, r] -> seat
+_ONE_HOT_REL = _one_hot_table([3])  # relative seat code (0 none, r + 1) -> 3 slots
+_ONE_HOT_PASS = _one_hot_table([4])  # passed_at + 1 (0 not passed) -> none, 3, 4, 5
+assert OBS_OFFSETS["bids"][1] - OBS_OFFSETS["swapper"][0] == 8 * NUM_PLAYERS
 _TABLE_TABLE = _one_hot_table([4, 4, 3])  # contract, trump, phase
 _CONTRACT_CODE = np.array([0, 0, 0, 1, 2, 3, 4], dtype=np.int64)  # high bid 0, 3..6 -> contract digit
 
@@ -478,13 +484,20 @@ class GhostEuchre:
         actions = np.asarray(actions, dtype=np.int64)
         n = state.num_games
         phase = state.phase
-        auction = np.flatnonzero(phase == AUCTION)
+        thrown_in = scored = _NO_GAMES
+        auction = np.flatnonzero(phase == AUCTION)  # all three taken before any game moves on
         trump = np.flatnonzero(phase == TRUMP)
         play = np.flatnonzero(phase == PLAY)
-        thrown_in = self._apply_auction(state, auction, actions[auction])
-        self._apply_trump(state, trump, actions[trump])
-        scored = self._apply_play(state, play, actions[play])
-        return self._end_deals(state, n, thrown_in, scored)
+        if len(auction):
+            thrown_in = self._apply_auction(state, auction, actions[auction])
+        if len(trump):
+            self._apply_trump(state, trump, actions[trump])
+        if len(play):
+            scored = self._apply_play(state, play, actions[play])
+        if len(thrown_in) or len(scored):
+            return self._end_deals(state, n, thrown_in, scored)
+        zeros = np.zeros(n, bool)
+        return StepResult(np.zeros((n, NUM_PLAYERS), np.float32), zeros, zeros.copy(), _NO_DEALS)
 
     def _apply_auction(self, state, games, actions):
         """Swap, pass or bid; returns the games whose deal was thrown in (all passed)."""
@@ -622,38 +635,38 @@ class GhostEuchre:
         """float32[N, 390]: each game observed by seat ``seats[i]`` (int[N], 0..2).
 
         The card blocks are gathered as 14 uint32 masks per game and unpacked in
-        one call; the small categorical fields are looked up in one-hot tables.
+        one call; the categorical fields are one-hot rows looked up in tables.
         """
         n = state.num_games
         seats = np.asarray(seats, dtype=np.int64)
         if seats.shape != (n,) or seats.min(initial=0) < 0 or seats.max(initial=0) >= NUM_PLAYERS:
             raise ValueError(f"seats must be int[{n}] with values 0..2, got {seats!r}")
-        rows = np.arange(n)
-        seat_of_rel = (seats[:, None] + np.arange(NUM_PLAYERS)) % NUM_PLAYERS  # absolute seat of relative seat r
+        # cells[i, r]: index into a flattened [N, 3] field of relative seat r in game i.
+        cells = np.arange(n)[:, None] * NUM_PLAYERS + _SEAT_OF_REL[seats]
         blocks = np.empty((n, _CARD_BLOCKS), HAND_DTYPE)
-        blocks[:, 0] = state.hands[rows, seats]
+        blocks[:, 0] = _flat(state.hands).take(cells[:, 0])
         blocks[:, 1] = np.where(state.swapper == seats, state.ghost, HAND_DTYPE(0))
-        blocks[:, 2:5] = np.take_along_axis(state.played_cards, seat_of_rel, axis=1)
+        blocks[:, 2:5] = _flat(state.played_cards).take(cells)
         blocks[:, 5:11] = state.trick_cards
-        blocks[:, 11:14] = _CARD_BIT_OR_NONE[np.take_along_axis(state.trick, seat_of_rel, axis=1)]
+        blocks[:, 11:14] = _CARD_BIT_OR_NONE.take(_flat(state.trick).take(cells))
         obs = np.empty((n, OBS_SIZE), dtype=np.float32)
         obs[:, : _CARD_BLOCKS * NUM_CARDS] = mask_to_bool(blocks).reshape(n, -1)
 
-        def rel(absolute):  # relative seat + 1 of absolute seats (0 = none); int[N] or int[N, K]
-            col = seats if absolute.ndim == 1 else seats[:, None]
-            return _REL_SEAT_CODE[(absolute.astype(np.int64) + 1) * NUM_PLAYERS + col]
-
-        in_play = np.where(state.phase == PLAY, state.leader, NO_SEAT)
-        seat_code = rel(state.swapper) + 4 * rel(state.declarer) + 16 * rel(state.dealer) + 64 * rel(in_play)
-        _put(obs, "swapper", "leader", _SEATS_TABLE[seat_code])
-        _put(obs, "bids", "bids", _BIDS_TABLE[rel(state.bids) @ _BASE_4])
-        passed = np.take_along_axis(state.passed_at, seat_of_rel, axis=1).astype(np.int64) + 1
-        _put(obs, "passes", "passes", _PASSES_TABLE[passed @ _BASE_5])
+        seat_fields = np.empty((n, 8), np.int64)  # swapper, declarer, dealer, leader, bidders of 3, 4, 5, moon
+        seat_fields[:, 0] = state.swapper
+        seat_fields[:, 1] = state.declarer
+        seat_fields[:, 2] = state.dealer
+        seat_fields[:, 3] = np.where(state.phase == PLAY, state.leader, NO_SEAT)
+        seat_fields[:, 4:] = state.bids
+        relative = _REL_SEAT_CODE.take((seat_fields + 1) * NUM_PLAYERS + seats[:, None])
+        _put(obs, "swapper", "bids", _ONE_HOT_REL.take(relative, axis=0).reshape(n, -1))
+        passed = _flat(state.passed_at).take(cells) + 1
+        _put(obs, "passes", "passes", _ONE_HOT_PASS.take(passed, axis=0).reshape(n, -1))
         phase = np.where(state.phase == OVER, -1, state.phase).astype(np.int64) + 1
-        table_code = _CONTRACT_CODE[state.high_bid] + 5 * (state.trump.astype(np.int64) + 1) + 25 * phase
-        _put(obs, "contract", "phase", _TABLE_TABLE[table_code])
-        _put(obs, "tricks_won", "tricks_won", np.take_along_axis(state.tricks_won, seat_of_rel, axis=1) / 6.0)
-        _put(obs, "scores", "scores", np.take_along_axis(state.scores, seat_of_rel, axis=1) / self.rules.target_score)
+        table_code = _CONTRACT_CODE.take(state.high_bid) + 5 * (state.trump.astype(np.int64) + 1) + 25 * phase
+        _put(obs, "contract", "phase", _TABLE_TABLE.take(table_code, axis=0))
+        _put(obs, "tricks_won", "tricks_won", _flat(state.tricks_won).take(cells) / NUM_TRICKS)
+        _put(obs, "scores", "scores", _flat(state.scores).take(cells) / self.rules.target_score)
         _put(obs, "deal_progress", "deal_progress", state.deal_number[:, None] / self.rules.max_deals)
         return obs
 

@@ -1,0 +1,153 @@
+"""Ghost Hand Euchre for single-agent libraries: one learner seat, the others played by given policies.
+
+``gymnasium.make("GhostEuchre-v0", learner=0, opponents=None, **env_kwargs)``
+(registered when ``ghost_euchre_env`` is imported). Runs on the AEC env
+:mod:`ghost_euchre_env.ghost_euchre_v0`, so seeding, options, rewards,
+validation and rendering are the AEC env's:
+
+- observation: float32[390] of the learner's seat (the AEC layout);
+- action: Discrete(34); ``action_masks()`` returns bool[34] (the convention of
+  sb3-contrib's ``MaskablePPO``) and ``info["action_mask"]`` holds the same;
+- reward: the learner's reward summed over its action and the opponents'
+  actions up to its next turn (or the end of the episode);
+- terminated / truncated: the AEC env's, for the learner;
+- info: the learner's AEC info (``phase``, ``legal_actions``, ``last_deal``)
+  plus ``action_mask``.
+
+An opponent is any callable ``(obs float32[390], mask bool[34]) -> action``;
+``opponents`` is None (every other seat plays uniformly random legal actions,
+drawn from the env's ``np_random``), one callable for every other seat, or a
+dict from agent name (``"player_1"``) or seat to callable (missing seats play
+randomly). ``reset(seed=s)`` deals like the AEC env seeded with ``s`` and seeds
+the random opponents; ``reset()`` continues with the next episode.
+"""
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from . import GYM_ENV_ID as ENV_ID
+from .ghost import NUM_ACTIONS, NUM_PLAYERS
+from .ghost_euchre_v0 import AGENTS, raw_env
+
+
+
+class GhostEuchreGymEnv(gymnasium.Env):
+    """``GhostEuchreGymEnv(learner=0, opponents=None, render_mode=None, episode="game",
+    reward="points", illegal_action="raise", illegal_action_penalty=-1.0, **rules)``.
+
+    learner: seat 0..2 or agent name. With ``illegal_action="terminate"`` an
+    illegal learner action ends the episode with the penalty as its reward.
+    """
+
+    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
+
+    def __init__(self, learner=0, opponents=None, render_mode=None, episode="game", reward="points",
+                 illegal_action="raise", illegal_action_penalty=-1.0, **rules):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+        self.aec = raw_env("ansi" if render_mode else None, episode, reward, illegal_action,
+                           illegal_action_penalty, **rules)
+        self.render_mode = render_mode
+        self.learner = _agent_name(learner, "learner")
+        self.opponents = self._parse_opponents(opponents)
+        self.observation_space = self.aec.observation_space(self.learner)["observation"]
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self._mask = np.zeros(NUM_ACTIONS, bool)
+
+    def _parse_opponents(self, opponents):
+        others = [agent for agent in AGENTS if agent != self.learner]
+        if opponents is None:
+            return dict.fromkeys(others, self._random_action)
+        if callable(opponents):
+            return dict.fromkeys(others, opponents)
+        if not isinstance(opponents, dict):
+            raise ValueError(f"opponents must be None, a callable or a dict of callables, got {type(opponents).__name__}")
+        chosen = dict.fromkeys(others, self._random_action)
+        for key, policy in opponents.items():
+            agent = _agent_name(key, "opponents key")
+            if agent == self.learner:
+                raise ValueError(f"opponents names {agent}, the learner's seat")
+            if not callable(policy):
+                raise ValueError(f"opponent for {agent} must be a callable (obs, mask) -> action, got {policy!r}")
+            chosen[agent] = policy
+        return chosen
+
+    def _random_action(self, obs, mask):
+        legal = np.flatnonzero(mask)
+        return int(legal[self.np_random.integers(len(legal))])
+
+    def reset(self, seed=None, options=None):
+        super().reset(seed=seed)
+        self.aec.reset(seed=seed, options=options)
+        self._play_opponents()
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), self._info()
+
+    def step(self, action):
+        aec = self.aec
+        if not aec.agents or self._episode_over():
+            raise RuntimeError("no episode is running; call reset()")
+        aec.step(action)
+        reward = aec.rewards[self.learner]
+        reward += self._play_opponents()
+        if self.render_mode == "human":
+            self.render()
+        terminated = aec.terminations[self.learner]
+        truncated = aec.truncations[self.learner]
+        return self._observation(), float(reward), terminated, truncated, self._info()
+
+    def _play_opponents(self):
+        """Let the other seats act until the learner is on move or the episode ends; learner's reward."""
+        aec = self.aec
+        reward = 0.0
+        while not self._episode_over() and aec.agent_selection != self.learner:
+            agent = aec.agent_selection
+            obs = aec.observe(agent)
+            aec.step(self.opponents[agent](obs["observation"], obs["action_mask"].astype(bool)))
+            reward += aec.rewards[self.learner]
+        return reward
+
+    def _episode_over(self):
+        return self.aec.terminations[self.learner] or self.aec.truncations[self.learner]
+
+    def _observation(self):
+        obs = self.aec.observe(self.learner)
+        self._mask = obs["action_mask"].astype(bool)
+        return obs["observation"]
+
+    def _info(self):
+        info = dict(self.aec.infos[self.learner])
+        info["legal_actions"] = list(info["legal_actions"])
+        if info["last_deal"] is not None:
+            info["last_deal"] = dict(info["last_deal"])
+        info["action_mask"] = self._mask.copy()
+        return info
+
+    def action_masks(self):
+        """bool[34]: the learner's legal actions now (all False once the episode is over)."""
+        return self._mask.copy()
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() was called without a render_mode; make the env with render_mode='ansi'")
+            return None
+        text = self.aec.render()
+        if self.render_mode == "human":
+            print(text, end="\n\n")
+            return None
+        return text
+
+    def close(self):
+        self.aec.close()
+
+
+def _agent_name(value, what):
+    """An agent name from a seat (0..2) or a name; ValueError otherwise."""
+    if isinstance(value, str) and value in AGENTS:
+        return value
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and 0 <= value < NUM_PLAYERS:
+        return AGENTS[value]
+    raise ValueError(f"{what} must be a seat 0..{NUM_PLAYERS - 1} or one of {list(AGENTS)}, got {value!r}")
+
