@@ -12,7 +12,9 @@ class Policy:
     just started (override it if the policy keeps per-game memory). ``name`` is
     shown in reports. Subclasses take the variant's engine
     (``ghost_euchre_env.GhostEuchre`` or ``ClassicEuchre``) as ``game`` and a
-    ``seed`` so that results are reproducible.
+    ``seed`` so that results are reproducible. Observations have perfect recall,
+    so a policy needs no memory of its own: evaluate.py calls ``act`` once per
+    step with just the games where the policy is to act, in no fixed order.
     """
 
     name = "policy"

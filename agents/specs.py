@@ -1,0 +1,148 @@
+"""Policy spec strings: how a policy is named in the CLI, in configs and in Python.
+
+Grammar (one string, no spaces needed):
+
+- ``random``, ``heuristic``, ``human``, ``pimc``: built-in policies;
+- ``ppo:PATH``: a checkpoint written by ``train.py`` (loaded by ``agents.ppo``);
+- ``package.module:ClassName``: any class with the :class:`agents.base.Policy`
+  interface, built as ``ClassName(game, seed=seed, **kwargs)``.
+
+Any of them may end with ``:key=value,key=value`` keyword arguments for the
+policy's constructor; values are read as int, float, ``true``/``false``, or else
+kept as strings. Examples: ``random``, ``pimc:samples=16``, ``ppo:runs/a/final.pt``,
+``mybots.greedy:GreedyBot:depth=2,temperature=0.5``.
+"""
+
+import importlib
+import os
+import re
+
+from .base import Policy
+
+EXPECTED = ("random, heuristic, human, pimc, ppo:PATH or package.module:ClassName "
+            "(each optionally followed by :key=value,...)")
+_IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"
+_MODULE_RE = re.compile(rf"{_IDENTIFIER}(\.{_IDENTIFIER})*")
+_CLASS_RE = re.compile(_IDENTIFIER)
+_KEY_RE = re.compile(_IDENTIFIER)
+
+# Built-in names -> "module:factory"; the factory is called as factory(game, seed=seed, **kwargs).
+BUILTINS = {
+    "random": "agents.random_policy:RandomPolicy",
+    "heuristic": "agents.heuristic:heuristic_policy",
+    "human": "agents.human:HumanPolicy",
+    "pimc": "agents.pimc:PIMCPolicy",
+}
+
+
+def parse_kwargs(text, spec):
+    """'a=1,b=x' -> {'a': 1, 'b': 'x'}; values are int, float, bool or str."""
+    kwargs = {}
+    for item in text.split(","):
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not _KEY_RE.fullmatch(key):
+            raise ValueError(f"policy spec {spec!r}: bad argument {item!r}; expected key=value pairs separated by commas")
+        if key in kwargs:
+            raise ValueError(f"policy spec {spec!r}: argument {key!r} is given twice")
+        kwargs[key] = parse_value(value.strip())
+    return kwargs
+
+
+def parse_value(text):
+    """'3' -> 3, '0.5' -> 0.5, 'true'/'false' -> bool, anything else stays a str."""
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def split_spec(spec):
+    """-> (kind, target, kwargs): kind is a built-in name, 'ppo' or 'class'.
+
+    target is the checkpoint path for 'ppo', 'module:Class' for 'class', else None.
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"policy spec must be a non-empty string, got {spec!r}; expected {EXPECTED}")
+    spec = spec.strip()
+    parts = spec.split(":")
+    kwargs = {}
+    if len(parts) > 1 and "=" in parts[-1] and not (parts[0] == "ppo" and len(parts) == 2):
+        kwargs = parse_kwargs(parts.pop(), spec)
+    head, rest = parts[0], parts[1:]
+    if head == "ppo":
+        path = ":".join(rest)
+        if not path:
+            raise ValueError(f"policy spec {spec!r}: ppo needs a checkpoint path, as in ppo:runs/NAME/final.pt")
+        return "ppo", path, kwargs
+    if head in BUILTINS:
+        if rest:
+            raise ValueError(f"policy spec {spec!r}: unexpected {':'.join(rest)!r} after {head!r}; "
+                             f"arguments are written {head}:key=value,...")
+        return head, None, kwargs
+    if len(rest) == 1 and _MODULE_RE.fullmatch(head) and _CLASS_RE.fullmatch(rest[0]):
+        return "class", f"{head}:{rest[0]}", kwargs
+    raise ValueError(f"unknown policy spec {spec!r}; expected {EXPECTED}")
+
+
+def make_policy(spec, game, seed=None):
+    """Build the policy named by ``spec`` (see the module docstring) for ``game``.
+
+    game: the variant's engine (``GhostEuchre`` or ``ClassicEuchre``); seed: int or
+    None. Raises ValueError (one line, saying what was expected) for an unknown
+    name, a missing module, class or file, or an object without the Policy interface.
+    """
+    kind, target, kwargs = split_spec(spec)
+    if kind == "ppo":
+        if not os.path.isfile(target):
+            raise ValueError(f"policy spec {spec!r}: checkpoint file {target!r} does not exist")
+        try:
+            ppo = importlib.import_module("agents.ppo")
+        except ModuleNotFoundError as error:
+            if error.name != "agents.ppo":
+                raise
+            raise ValueError(f"policy spec {spec!r}: PPO checkpoints need agents/ppo.py (written with train.py), "
+                             "which is not installed") from None
+        policy = ppo.load_policy(target, game, seed, **kwargs)
+    else:
+        factory = _load_attribute(BUILTINS.get(kind, target), spec)
+        if not callable(factory):
+            raise ValueError(f"policy spec {spec!r}: {target} is not a class; expected a Policy subclass")
+        try:
+            policy = factory(game, seed=seed, **kwargs)
+        except TypeError as error:
+            raise ValueError(f"policy spec {spec!r}: cannot build it as {target or kind}(game, seed=..., "
+                             f"{', '.join(f'{k}=...' for k in kwargs)}): {error}") from None
+    check_policy(policy, spec)
+    if kind == "class" and getattr(policy, "name", None) in (None, Policy.name):
+        policy.name = spec
+    return policy
+
+
+def _load_attribute(path, spec):
+    module_name, _, attribute = path.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if error.name is None or not (module_name == error.name or module_name.startswith(error.name + ".")):
+            raise
+        raise ValueError(f"policy spec {spec!r}: no module named {module_name!r}; expected an importable "
+                         "package.module:ClassName") from None
+    if not hasattr(module, attribute):
+        raise ValueError(f"policy spec {spec!r}: module {module_name!r} has no {attribute!r}; "
+                         "expected package.module:ClassName")
+    return getattr(module, attribute)
+
+
+def check_policy(policy, spec="policy"):
+    """Raise ValueError unless ``policy`` has callable ``act`` and ``reset`` and a str ``name``."""
+    missing = [attr for attr in ("act", "reset") if not callable(getattr(policy, attr, None))]
+    if missing or not isinstance(getattr(policy, "name", None), str):
+        what = type(policy).__name__
+        raise ValueError(f"policy spec {spec!r}: {what} does not meet the Policy interface; expected "
+                         "act(obs, mask) -> int64[N], reset(games) and a str name (subclass agents.base.Policy)")
