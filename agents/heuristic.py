@@ -360,7 +360,7 @@ class ClassicHeuristic(Policy):
         legal = mask[:, :NUM_CARDS]
         hand = hand > 0.5
         trump = trump.argmax(axis=1)
-        played = played_by.reshape(n, NUM_CARDS, 4).sum(axis=2) > 0.5
+        played = played_by.reshape(n, 4, NUM_CARDS).any(axis=1)
         unseen = ~(hand | played | (discard > 0.5))
         boss = (BEATERS[trump] & _to_mask(unseen)[:, None]) == 0
         is_trump = IS_TRUMP[trump]

@@ -77,3 +77,35 @@ def check_choice(name, value, choices):
 def check_int(name, value, minimum):
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
+
+
+def one_hot_table(sizes):
+    """float32[prod(v + 1), sum(v)]: one-hot rows for mixed-radix codes.
+
+    sizes: the number of values of each digit, least significant first; digit
+    value 0 means "none" (all zeros) and value v > 0 sets slot v - 1.
+    """
+    radices = [v + 1 for v in sizes]
+    table = np.zeros((int(np.prod(radices)), sum(sizes)), dtype=np.float32)
+    for code in range(len(table)):
+        rest, offset = code, 0
+        for size, radix in zip(sizes, radices):
+            digit, rest = rest % radix, rest // radix
+            if digit:
+                table[code, offset + digit - 1] = 1.0
+            offset += size
+    return table
+
+
+def layout_table(layout):
+    """An observation layout ((name, size, meaning), ...) as a reStructuredText table."""
+    rows = [("field", "offset", "size", "meaning")]
+    offset = 0
+    for name, size, meaning in layout:
+        rows.append((name, str(offset), str(size), meaning))
+        offset += size
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    rule = " ".join("=" * w for w in widths)
+    lines = [rule, " ".join(c.ljust(w) for c, w in zip(rows[0], widths)).rstrip(), rule]
+    lines += [" ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows[1:]]
+    return "\n".join(lines + [rule])

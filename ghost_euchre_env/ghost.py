@@ -46,7 +46,7 @@ from .cards import (
     unpack_bits,
     trick_winner,
 )
-from .core import BatchState, StepResult, check_choice, check_int
+from .core import BatchState, StepResult, check_choice, check_int, layout_table, one_hot_table
 
 NUM_PLAYERS = 3
 HAND_SIZE = 6
@@ -106,21 +106,7 @@ for _name, _size, _ in OBS_LAYOUT:
 OBS_SIZE = _offset
 
 
-def layout_table(layout=OBS_LAYOUT):
-    """The observation layout as a reStructuredText table (used in the docs)."""
-    rows = [("field", "offset", "size", "meaning")]
-    offset = 0
-    for name, size, meaning in layout:
-        rows.append((name, str(offset), str(size), meaning))
-        offset += size
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    rule = " ".join("=" * w for w in widths)
-    lines = [rule, " ".join(c.ljust(w) for c, w in zip(rows[0], widths)).rstrip(), rule]
-    lines += [" ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows[1:]]
-    return "\n".join(lines + [rule])
-
-
-__doc__ = __doc__.format(layout=layout_table())
+__doc__ = __doc__.format(layout=layout_table(OBS_LAYOUT))
 
 EPISODES = ("game", "deal")
 REWARDS = ("points", "win")
@@ -255,24 +241,6 @@ _ACTION_TAIL_BITS = (_action_tail_table().astype(np.uint64) << np.arange(NUM_CAR
     axis=1, dtype=np.uint64
 )  # uint64[16]: the table as action bits 24..33
 
-def _one_hot_table(sizes):
-    """float32[prod(v + 1), sum(v)]: one-hot rows for mixed-radix codes.
-
-    sizes: the number of values of each digit, least significant first; digit
-    value 0 means "none" (all zeros) and value v > 0 sets slot v - 1.
-    """
-    radices = [v + 1 for v in sizes]
-    table = np.zeros((int(np.prod(radices)), sum(sizes)), dtype=np.float32)
-    for code in range(len(table)):
-        rest, offset = code, 0
-        for size, radix in zip(sizes, radices):
-            digit, rest = rest % radix, rest // radix
-            if digit:
-                table[code, offset + digit - 1] = 1.0
-            offset += size
-    return table
-
-
 _EFFECTIVE_SUIT_FLAT = EFFECTIVE_SUIT.reshape(-1)  # [trump * 24 + card]
 _CARD_BLOCKS = 14  # hand, dead hand, 3 played-by, 6 tricks, 3 current-trick cards
 assert OBS_OFFSETS["current_trick"][1] == _CARD_BLOCKS * NUM_CARDS
@@ -280,10 +248,10 @@ _CARD_BIT_OR_NONE = np.append(CARD_BIT, HAND_DTYPE(0))  # index -1 (no card) -> 
 # _REL_SEAT_CODE[(seat + 1) * 3 + observer]: relative seat + 1, or 0 for no seat.
 _REL_SEAT_CODE = np.array([0, 0, 0] + [(s - o) % 3 + 1 for s in range(3) for o in range(3)], dtype=np.int64)
 _SEAT_OF_REL = (np.arange(NUM_PLAYERS)[:, None] + np.arange(NUM_PLAYERS)) % NUM_PLAYERS  # [observer, r] -> seat
-_ONE_HOT_REL = _one_hot_table([3])  # relative seat code (0 none, r + 1) -> 3 slots
-_ONE_HOT_PASS = _one_hot_table([4])  # passed_at + 1 (0 not passed) -> none, 3, 4, 5
+_ONE_HOT_REL = one_hot_table([3])  # relative seat code (0 none, r + 1) -> 3 slots
+_ONE_HOT_PASS = one_hot_table([4])  # passed_at + 1 (0 not passed) -> none, 3, 4, 5
 assert OBS_OFFSETS["bids"][1] - OBS_OFFSETS["swapper"][0] == 8 * NUM_PLAYERS
-_TABLE_TABLE = _one_hot_table([4, 4, 3])  # contract, trump, phase
+_TABLE_TABLE = one_hot_table([4, 4, 3])  # contract, trump, phase
 _CONTRACT_CODE = np.array([0, 0, 0, 1, 2, 3, 4], dtype=np.int64)  # high bid 0, 3..6 -> contract digit
 
 

@@ -117,21 +117,22 @@ from pettingzoo.utils import wrappers
 
 from . import dealing
 from .cards import SUIT_LETTERS
+from .core import layout_table
 from .ghost import (
     MOON_LEVEL,
     NUM_ACTIONS,
     NUM_PLAYERS,
     NUM_TRICKS,
+    OBS_LAYOUT,
     OBS_OFFSETS,
     OBS_SIZE,
     PHASE_NAMES,
     GhostEuchre,
     action_name,
-    layout_table,
 )
 from .render import render_ghost
 
-__doc__ = __doc__.format(layout=layout_table())
+__doc__ = __doc__.format(layout=layout_table(OBS_LAYOUT))
 
 AGENTS = tuple(f"player_{seat}" for seat in range(NUM_PLAYERS))
 ILLEGAL_ACTION_MODES = ("raise", "terminate")

@@ -9,6 +9,7 @@ import numpy as np
 
 from . import dealing
 from .core import check_actions, check_int
+from .classic import ClassicEuchre
 from .ghost import GhostEuchre
 
 
@@ -85,3 +86,13 @@ class GhostEuchreVec(VectorEnv):
 
     def __init__(self, num_envs, seed=None, episode="game", reward="points", **rules):
         super().__init__(GhostEuchre(episode=episode, reward=reward, **rules), num_envs, seed)
+
+
+class ClassicEuchreVec(VectorEnv):
+    """N classic Euchre games; see :class:`ghost_euchre_env.classic.ClassicEuchre`.
+
+    ``ClassicEuchreVec(num_envs, seed=None, episode="game", reward="points", **rules)``
+    """
+
+    def __init__(self, num_envs, seed=None, episode="game", reward="points", **rules):
+        super().__init__(ClassicEuchre(episode=episode, reward=reward, **rules), num_envs, seed)

@@ -1,0 +1,793 @@
+"""Classic Euchre (4 players, 2 partnerships): the pure, batched rules engine.
+
+Every rule of the Classic Euchre section of ``shared/RULES.md`` lives here; the
+adapters (vector API, ``classic_euchre_v0``) hold none. Seats 0 & 2 (team 0)
+play against seats 1 & 3 (team 1). A batch of N games is a :class:`ClassicState`
+of arrays with a leading game axis; :meth:`ClassicEuchre.step` advances every
+game by one decision with whole-batch array operations (no Python loop over
+games) and mutates the state in place. Card tables, follow-suit and trick
+resolution are the shared ones of :mod:`ghost_euchre_env.cards`.
+
+Action ids (31, identical to OpenSpiel's ``euchre``):
+
+====== ========================================================= ==========
+ids    meaning                                                   phase
+====== ========================================================= ==========
+0-23   play card ``id``, or the dealer's discard                 play, discard
+24     PASS                                                      bidding
+25-28  suit C, D, H, S: order up the upcard's suit (round 1),    bidding
+       name another suit (round 2)
+29     go alone                                                  alone
+30     play with partner                                         alone
+====== ========================================================= ==========
+
+Decision order within a deal (as in OpenSpiel): bidding round 1 from the
+dealer's left (pass or order up), round 2 (pass or name a suit other than the
+upcard's; with stick the dealer the dealer may not pass), the dealer's discard
+after an order up (any card but the upcard, as in OpenSpiel), the maker's
+alone/partner choice, then, with ``allow_lone_defender``, the defenders' choices
+(the first defender left of the dealer first; the second is asked only if the
+first plays with partner), then five tricks led by the first active seat left
+of the dealer. Without stick the dealer, eight passes throw the deal in.
+
+Scoring, to the team: makers take 3-4 tricks: 1; all 5: 2 (4 if the maker went
+alone); makers take 0-2 (euchred): 2 to the defenders (4 against a lone
+defender). With ``episode="deal"`` each player's reward is its team's points
+(0 for the other team), so OpenSpiel's zero-sum return of a seat equals its
+reward minus the reward of the seat on its left.
+
+Observation: float32[464] for one seat, egocentric (relative seat r = 0 is the
+observer, r = 1 the next seat clockwise, r = 2 the partner), with perfect recall
+of everything that seat has seen in the deal (the dealer sees its own discard).
+Layout (``OBS_LAYOUT``):
+
+{layout}
+"""
+
+import dataclasses
+import functools
+
+import numpy as np
+
+from . import dealing
+from .cards import (
+    ALL_CARDS,
+    CARD_BIT,
+    HAND_DTYPE,
+    NO_SUIT,
+    NUM_CARDS,
+    NUM_SUITS,
+    SUIT_SYMBOLS,
+    card_name,
+    playable_cards,
+    trick_winner,
+    unpack_bits,
+)
+from .core import BatchState, StepResult, check_choice, check_int, layout_table, one_hot_table
+
+NUM_PLAYERS = 4
+NUM_TEAMS = 2
+HAND_SIZE = 5
+NUM_TRICKS = 5
+NUM_ACTIONS = 31
+
+PASS = 24
+SUIT_CLUBS = 25  # 25..28 suit C, D, H, S
+GO_ALONE = 29
+WITH_PARTNER = 30
+
+BIDDING, DISCARD, ALONE, PLAY, OVER = 0, 1, 2, 3, 4
+PHASE_NAMES = ("bidding", "discard", "alone", "play", "over")
+NO_SEAT = -1
+ALL_ACTIVE = 0b1111  # ``active`` bit s set = seat s plays this deal
+
+SEATS = np.arange(NUM_PLAYERS, dtype=np.int8)
+SEAT_TEAM = SEATS % NUM_TEAMS  # team of each seat: 0, 1, 0, 1
+
+
+def action_name(action):
+    """Readable name of an action id: 'J♥', 'pass', 'suit ♥', 'alone', 'partner'."""
+    if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+        if 0 <= action < NUM_CARDS:
+            return card_name(action)
+        if SUIT_CLUBS <= action < SUIT_CLUBS + NUM_SUITS:
+            return "suit " + SUIT_SYMBOLS[action - SUIT_CLUBS]
+        names = {PASS: "pass", GO_ALONE: "alone", WITH_PARTNER: "partner"}
+        if action in names:
+            return names[action]
+    raise ValueError(f"action must be an int 0..{NUM_ACTIONS - 1}, got {action!r}")
+
+
+OBS_LAYOUT = (
+    ("hand", 24, "own hand: 1 if card c is held (the dealer's includes the upcard once ordered up)"),
+    ("upcard", 24, "the card turned face up after the deal"),
+    ("discard", 24, "the card this seat discarded as dealer (all 0 for every other seat)"),
+    ("played_by", 96, "[relative seat r, card c] at r*24+c: seat r has played card c this deal"),
+    ("played_in_trick", 120, "[trick k, card c] at k*24+c: card c was played in trick k (0..4)"),
+    ("current_trick", 96, "[relative seat r, card c] at r*24+c: card seat r put in the current trick"),
+    ("dealer", 4, "relative seat of the dealer"),
+    ("maker", 4, "relative seat that ordered up or named trump (all 0: none yet)"),
+    ("leader", 4, "relative seat that leads the current trick (all 0 outside the play phase)"),
+    ("calls", 40, "[round k, relative seat r, call: pass,C,D,H,S] at k*20+r*5+call: seat r's call in round k"),
+    ("alone", 8, "[relative seat r, choice: alone, with partner] at r*2+choice: seat r's choice"),
+    ("sitting_out", 4, "relative seats whose partner went alone"),
+    ("trump", 4, "trump suit C, D, H, S (all 0 until made)"),
+    ("phase", 5, "bidding round 1, bidding round 2, discard, alone, play (all 0 once the game is over)"),
+    ("tricks_won", 4, "tricks taken this deal by relative seat, divided by 5"),
+    ("scores", 2, "game score of own team, other team, divided by target_score"),
+    ("deal_progress", 1, "deals dealt this episode (redeals included) divided by max_deals"),
+)
+OBS_OFFSETS = {}
+_offset = 0
+for _name, _size, _ in OBS_LAYOUT:
+    OBS_OFFSETS[_name] = (_offset, _offset + _size)
+    _offset += _size
+OBS_SIZE = _offset
+
+__doc__ = __doc__.format(layout=layout_table(OBS_LAYOUT))
+
+EPISODES = ("game", "deal")
+REWARDS = ("points", "win")
+
+
+@dataclasses.dataclass(frozen=True)
+class ClassicRules:
+    """Rules options of classic Euchre (defaults as in RULES.md and OpenSpiel).
+
+    stick_the_dealer: in round 2 the dealer may not pass (else four more passes
+    throw the deal in); allow_lone_defender: after the maker's choice, a defender
+    may go alone too (a euchre then scores 4), as OpenSpiel's option;
+    target_score: team points that win the game; max_deals: deals (redeals
+    included) after which a game is truncated.
+    """
+
+    stick_the_dealer: bool = True
+    allow_lone_defender: bool = False
+    target_score: int = 10
+    max_deals: int = 200
+
+    def __post_init__(self):
+        for name in ("stick_the_dealer", "allow_lone_defender"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ValueError(f"{name} must be a bool, got {getattr(self, name)!r}")
+        check_int("target_score", self.target_score, 1)
+        check_int("max_deals", self.max_deals, 1)
+
+
+@dataclasses.dataclass
+class ClassicState(BatchState):
+    """N classic Euchre games. Seats are absolute (0..3); -1 means none.
+
+    Hands and card sets are uint32 masks (bit c set = card c). The [N, K]
+    fields must stay C-contiguous (``take`` and ``copy`` keep them so): the
+    engine updates them through flat views, and ``trick`` as one uint32 word
+    per game (byte s = seat s).
+    """
+
+    keys: np.ndarray  # uint64[N] dealing stream key of each game
+    episode: np.ndarray  # int64[N] episodes started with this key
+    episode_key: np.ndarray  # uint64[N] dealing key of the current episode (from keys and episode)
+    chosen: np.ndarray  # uint32[N, K, 5] chosen deals: seat 0..3 hand masks, upcard id
+    num_chosen: np.ndarray  # int32[N] how many of ``chosen`` this episode uses
+    deal_number: np.ndarray  # int32[N] deals dealt this episode, redeals included
+    dealer: np.ndarray  # int8[N]
+    scores: np.ndarray  # int32[N, 2] game score by team
+    hands: np.ndarray  # uint32[N, 4] cards each seat holds now
+    held: np.ndarray  # uint32[N, 4] dealt hand + picked-up upcard - discard; played = held & ~hands
+    upcard: np.ndarray  # int8[N] the card turned face up
+    discard: np.ndarray  # int8[N] the dealer's discard, -1 none
+    phase: np.ndarray  # int8[N] BIDDING, DISCARD, ALONE, PLAY or OVER
+    player: np.ndarray  # int8[N] seat to act (-1 when OVER)
+    passes: np.ndarray  # int8[N] passes this deal (0..8); calls 0..passes-1 were passes
+    maker: np.ndarray  # int8[N] seat that ordered up or named trump
+    trump: np.ndarray  # int8[N] suit 0..3, -1 before it is made
+    alone: np.ndarray  # int8[N, 4] alone choice by seat: -1 none, 0 with partner, 1 alone
+    lone_defender: np.ndarray  # int8[N]
+    active: np.ndarray  # int8[N] bit s set = seat s plays this deal
+    leader: np.ndarray  # int8[N] seat that led the current trick
+    led_suit: np.ndarray  # int8[N] effective suit led in the current trick, -1 none
+    trick: np.ndarray  # int8[N, 4] card each seat put in the current trick, -1 none
+    trick_number: np.ndarray  # int8[N] tricks completed this deal
+    trick_cards: np.ndarray  # uint32[N, 5] cards played in trick k this deal (the current one included)
+    tricks_won: np.ndarray  # int8[N, 4]
+
+
+@dataclasses.dataclass
+class ClassicDealSummary:
+    """Every deal that ended in one step; arrays have one row per such deal.
+
+    game: int[M] game index; thrown_in: bool[M] eight passes (no play, 0 points);
+    dealer, maker, lone_defender: int8[M] (-1 none); trump, upcard: int8[M];
+    maker_alone: bool[M]; tricks: int8[M, 4] by seat; points: int32[M, 2] and
+    scores (game scores after the deal): int32[M, 2] by team.
+    """
+
+    game: np.ndarray
+    thrown_in: np.ndarray
+    dealer: np.ndarray
+    maker: np.ndarray
+    trump: np.ndarray
+    upcard: np.ndarray
+    maker_alone: np.ndarray
+    lone_defender: np.ndarray
+    tricks: np.ndarray
+    points: np.ndarray
+    scores: np.ndarray
+
+
+# ------------------------------------------------------------- lookup tables
+def _seat_tables():
+    """int8[16 * 4]: next active seat after s, and first active seat from s on.
+
+    Indexed by ``active * 4 + seat`` (active: bit set per seat that plays); -1
+    where no seat qualifies.
+    """
+    after = np.full((16, NUM_PLAYERS), NO_SEAT, dtype=np.int8)
+    from_on = np.full((16, NUM_PLAYERS), NO_SEAT, dtype=np.int8)
+    for active in range(16):
+        for seat in range(NUM_PLAYERS):
+            later = [(seat + k) % NUM_PLAYERS for k in range(1, NUM_PLAYERS + 1)]
+            later = [s for s in later if active >> s & 1]
+            if later:
+                after[active, seat] = later[0]
+                from_on[active, seat] = seat if active >> seat & 1 else later[0]
+    return after.reshape(-1), from_on.reshape(-1)
+
+
+_NEXT_ACTIVE, _FIRST_ACTIVE = _seat_tables()
+
+
+def _first_defender_table():
+    """int8[4, 4]: first defender left of dealer d when seat m is the maker."""
+    table = np.zeros((NUM_PLAYERS, NUM_PLAYERS), dtype=np.int8)
+    for dealer in range(NUM_PLAYERS):
+        for maker in range(NUM_PLAYERS):
+            left = (dealer + 1) % NUM_PLAYERS
+            table[dealer, maker] = left if (left - maker) % 2 else (dealer + 2) % NUM_PLAYERS
+    return table
+
+
+_FIRST_DEFENDER = _first_defender_table()
+
+
+def _maker_points_table():
+    """int8[2, 2, 6]: [maker alone, lone defender, makers' tricks] -> points (flattened below).
+
+    Positive: the makers' team scores that many; negative: the defenders do.
+    """
+    table = np.zeros((2, 2, NUM_TRICKS + 1), dtype=np.int8)
+    for maker_alone in (0, 1):
+        for lone_defender in (0, 1):
+            table[maker_alone, lone_defender, :3] = -4 if lone_defender else -2
+            table[maker_alone, lone_defender, 3:5] = 1
+            table[maker_alone, lone_defender, 5] = 4 if maker_alone else 2
+    return table
+
+
+MAKER_POINTS = _maker_points_table().reshape(-1)  # [(maker alone * 2 + lone defender) * 6 + makers' tricks]
+
+
+def _tail_table(stick_the_dealer):
+    """uint32[5 * 9 * 4]: legal non-card actions (bits 24..30) by (phase, passes, upcard suit)."""
+    table = np.zeros((OVER + 1, 2 * NUM_PLAYERS + 1, NUM_SUITS), dtype=HAND_DTYPE)
+    for passes in range(2 * NUM_PLAYERS):
+        for up_suit in range(NUM_SUITS):
+            bits = 0
+            if not (stick_the_dealer and passes == 2 * NUM_PLAYERS - 1):
+                bits |= 1 << PASS
+            for suit in range(NUM_SUITS):
+                if (suit == up_suit) == (passes < NUM_PLAYERS):
+                    bits |= 1 << (SUIT_CLUBS + suit)
+            table[BIDDING, passes, up_suit] = bits
+    table[ALONE] = (1 << GO_ALONE) | (1 << WITH_PARTNER)
+    return table.reshape(-1)
+
+
+_CARD_BIT_OR_NONE = np.append(CARD_BIT, HAND_DTYPE(0))  # index -1 (no card) -> empty mask
+_BYTES = np.uint32(0x01010101)  # times a byte value: that byte in all four lanes
+_NO_CARDS_WORD = np.uint32(0xFFFFFFFF)  # a trick word with -1 (no card) in every seat's byte
+
+_CARD_BLOCKS = 16  # hand, upcard, discard, 4 played-by, 5 tricks, 4 current-trick cards
+assert OBS_OFFSETS["current_trick"][1] == _CARD_BLOCKS * NUM_CARDS
+# _REL_SEAT_CODE[(seat + 1) * 4 + observer]: relative seat + 1, or 0 for no seat.
+_REL_SEAT_CODE = np.array([0] * 4 + [(s - o) % 4 + 1 for s in range(4) for o in range(4)], dtype=np.intp)
+_SEATS_TABLE = one_hot_table([4, 4, 4])  # dealer, maker, leader
+_ALONE_TABLE = one_hot_table([2, 2, 2, 2])  # per relative seat: alone, with partner
+_TRUMP_PHASE_TABLE = one_hot_table([4, 5])  # trump, phase
+_BASE_3 = 3 ** np.arange(NUM_PLAYERS)
+_SITTING_OUT_TABLE = np.array([[not (bits >> r & 1) for r in range(4)] for bits in range(16)], dtype=np.float32)
+_ALONE_DIGIT = np.array([2, 1, 0], dtype=np.intp)  # alone choice 0 (with partner), 1 (alone), -1 (none)
+
+
+def _calls_table():
+    """float32[9 * 5 * 4, 40]: the "calls" field for code passes + 9 * called + 45 * first caller.
+
+    passes: 0..8; called: 0 (no trump made), 1..4 (suit C..S made by the call after
+    the passes); first caller: relative seat left of the dealer.
+    """
+    table = np.zeros((2 * NUM_PLAYERS + 1, NUM_SUITS + 1, NUM_PLAYERS, 40), dtype=np.float32)
+    for passes in range(2 * NUM_PLAYERS + 1):
+        for called in range(NUM_SUITS + 1 if passes < 2 * NUM_PLAYERS else 1):
+            for first in range(NUM_PLAYERS):
+                calls = [0] * passes + ([called] if called else [])
+                for k, call in enumerate(calls):
+                    rel = (first + k) % NUM_PLAYERS
+                    table[passes, called, first, (k // NUM_PLAYERS) * 20 + rel * 5 + call] = 1.0
+    return table.transpose(2, 1, 0, 3).reshape(-1, 40)
+
+
+_CALLS_TABLE = _calls_table()
+
+
+@functools.lru_cache(maxsize=8)
+def _row_starts(num_games, width):
+    """intp[num_games]: flat index of column 0 of each row of a C-ordered [num_games, width] array."""
+    starts = np.arange(num_games, dtype=np.intp) * width
+    starts.flags.writeable = False
+    return starts
+
+
+@functools.lru_cache(maxsize=8)
+def _seat_grid(num_games):
+    """(intp[num_games * 4] row starts of a [num_games, 4] array, each repeated 4 times; offsets 0..3 tiled)."""
+    row_starts = np.repeat(_row_starts(num_games, NUM_PLAYERS), NUM_PLAYERS)
+    offsets = np.tile(np.arange(NUM_PLAYERS, dtype=np.intp), num_games)
+    row_starts.flags.writeable = offsets.flags.writeable = False
+    return row_starts, offsets
+
+
+def _flat_view(array):
+    """A 1-D view of a C-contiguous array (writes go to the array itself)."""
+    if not array.flags.c_contiguous:
+        raise ValueError(f"state array of shape {array.shape} must be C-contiguous")
+    return array.reshape(-1)
+
+
+def _blend(condition, if_true, if_false):
+    """np.where for same-dtype integer arrays, as bit arithmetic (several times faster)."""
+    lanes = -condition.astype(if_false.dtype)
+    return if_false ^ ((if_true ^ if_false) & lanes)
+
+
+class ClassicEuchre:
+    """The rules of classic 4-player Euchre over batches of games.
+
+    episode: "game" (deals until a team reaches target_score) or "deal" (one
+    deal; eight passes end it with 0 points). reward: "points" (each seat gets
+    its team's points when a deal is scored, 0 for the other team) or "win" (at
+    game end: +1 each winner, -1 each loser, 0 on truncation; needs
+    episode="game"). Other keyword arguments are :class:`ClassicRules`.
+    """
+
+    num_players = NUM_PLAYERS
+    num_actions = NUM_ACTIONS
+    obs_size = OBS_SIZE
+
+    def __init__(self, episode="game", reward="points", **rules):
+        check_choice("episode", episode, EPISODES)
+        check_choice("reward", reward, REWARDS)
+        if reward == "win" and episode != "game":
+            raise ValueError("reward='win' needs episode='game' (a single deal has no winner)")
+        known = [f.name for f in dataclasses.fields(ClassicRules)]
+        unknown = set(rules) - set(known)
+        if unknown:
+            raise ValueError(f"unknown rules option(s) {sorted(unknown)}; expected some of {known}")
+        self.episode = episode
+        self.reward = reward
+        self.rules = ClassicRules(**rules)
+        self._tail = _tail_table(self.rules.stick_the_dealer)
+
+    # ----------------------------------------------------------------- episodes
+    def init(self, keys, options=None):
+        """A new batch: one game per stream key (uint64[N]), first deal dealt.
+
+        options: None, one dict for every game, or a list of N dicts (or None),
+        each with optional ``dealer`` (0..3) and ``deals`` (list of
+        ``{"hands": [[5 ids] x 4], "upcard": id}`` used in order; the three
+        cards in neither are the rest of the kitty).
+        """
+        n = len(keys)
+        i8 = lambda *shape: np.full((n, *shape), -1, dtype=np.int8)  # noqa: E731
+        state = ClassicState(
+            keys=np.asarray(keys, dtype=np.uint64).copy(),
+            episode=np.zeros(n, np.int64),
+            episode_key=np.zeros(n, np.uint64),
+            chosen=np.zeros((n, 0, NUM_PLAYERS + 1), HAND_DTYPE),
+            num_chosen=np.zeros(n, np.int32),
+            deal_number=np.zeros(n, np.int32),
+            dealer=i8(),
+            scores=np.zeros((n, NUM_TEAMS), np.int32),
+            hands=np.zeros((n, NUM_PLAYERS), HAND_DTYPE),
+            held=np.zeros((n, NUM_PLAYERS), HAND_DTYPE),
+            upcard=i8(),
+            discard=i8(),
+            phase=i8(),
+            player=i8(),
+            passes=np.zeros(n, np.int8),
+            maker=i8(),
+            trump=i8(),
+            alone=i8(NUM_PLAYERS),
+            lone_defender=i8(),
+            active=np.full(n, ALL_ACTIVE, np.int8),
+            leader=i8(),
+            led_suit=i8(),
+            trick=i8(NUM_PLAYERS),
+            trick_number=np.zeros(n, np.int8),
+            trick_cards=np.zeros((n, NUM_TRICKS), HAND_DTYPE),
+            tricks_won=np.zeros((n, NUM_PLAYERS), np.int8),
+        )
+        self.start_episodes(state, np.arange(n), options)
+        return state
+
+    def start_episodes(self, state, games, options=None):
+        """Start a new episode (scores 0, first deal dealt) in games ``games`` (int[M]).
+
+        The episode counter is not advanced here; see :meth:`next_episodes`.
+        options: as for :meth:`init`, one dict or a list of M dicts.
+        """
+        games = np.asarray(games, dtype=np.int64)
+        dealers, deals = self._parse_options(options, len(games))
+        episode_key = dealing.episode_keys(state.keys[games], state.episode[games])
+        state.episode_key[games] = episode_key
+        random_dealer = dealing.random_dealers(episode_key, NUM_PLAYERS)
+        state.dealer[games] = np.where(dealers >= 0, dealers, random_dealer)
+        state.num_chosen[games] = [len(d) for d in deals] if deals else 0
+        longest = max((len(d) for d in deals), default=0) if deals else 0
+        if longest > state.chosen.shape[1]:
+            grown = np.zeros((state.num_games, longest, NUM_PLAYERS + 1), HAND_DTYPE)
+            grown[:, : state.chosen.shape[1]] = state.chosen
+            state.chosen = grown
+        for row, game_deals in zip(games, deals or []):
+            if game_deals:
+                state.chosen[row, : len(game_deals)] = game_deals
+        state.scores[games] = 0
+        state.deal_number[games] = 0
+        self._start_deals(state, games)
+
+    def next_episodes(self, state, games):
+        """Advance the episode counter of ``games`` and start a random episode there."""
+        state.episode[games] += 1
+        self.start_episodes(state, games)
+
+    def _parse_options(self, options, count):
+        """-> (int8[count] dealer or -1, list of count lists of [5] uint32 deals, or None)."""
+        if options is None:
+            return np.full(count, -1, dtype=np.int8), None
+        if isinstance(options, dict):
+            options = [options] * count
+        options = list(options)
+        if len(options) != count:
+            raise ValueError(f"options list has {len(options)} entries; expected one per game ({count})")
+        dealers = np.full(count, -1, dtype=np.int8)
+        deals = []
+        for i, opt in enumerate(options):
+            opt = opt or {}
+            if not isinstance(opt, dict):
+                raise ValueError(f"options for game {i} must be a dict or None, got {type(opt).__name__}")
+            unknown = set(opt) - {"dealer", "deals"}
+            if unknown:
+                raise ValueError(f"unknown option(s) {sorted(unknown)} for game {i}; expected 'dealer', 'deals'")
+            if opt.get("dealer") is not None:
+                dealer = opt["dealer"]
+                if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < 4:
+                    raise ValueError(f"game {i}: dealer must be a seat 0..3, got {dealer!r}")
+                dealers[i] = dealer
+            deals.append([self._parse_deal(d, i, k) for k, d in enumerate(opt.get("deals") or [])])
+        return dealers, deals
+
+    @staticmethod
+    def _parse_deal(deal, game, number):
+        """One ``{"hands": [[5 ids] x 4], "upcard": id}`` -> [4 hand masks, upcard id]."""
+        where = f"game {game}, deal {number}"
+        if not isinstance(deal, dict) or set(deal) != {"hands", "upcard"}:
+            raise ValueError(f"{where}: a deal is a dict with keys 'hands' and 'upcard', got {deal!r}")
+        hands = deal["hands"]
+        if not isinstance(hands, (list, tuple)) or not all(isinstance(h, (list, tuple, np.ndarray)) for h in hands):
+            raise ValueError(f"{where}: 'hands' must be a list of 4 lists of 5 card ids, got {hands!r}")
+        hands = [list(hand) for hand in hands]
+        if len(hands) != NUM_PLAYERS:
+            raise ValueError(f"{where}: 'hands' must hold 4 hands, got {len(hands)}")
+        upcard = deal["upcard"]
+        named = [card for hand in hands for card in hand] + [upcard]
+        kitty = sorted(set(range(NUM_CARDS)) - {c for c in named if isinstance(c, (int, np.integer))})
+        try:
+            masks = dealing.parse_deal(
+                hands + [[upcard], kitty],
+                [HAND_SIZE] * NUM_PLAYERS + [1, 3],
+                ["seat 0", "seat 1", "seat 2", "seat 3", "upcard", "rest of the kitty"],
+            )
+        except ValueError as error:
+            raise ValueError(f"{where}: {error}") from None
+        return masks[:NUM_PLAYERS] + [int(upcard)]
+
+    def _start_deals(self, state, games):
+        """Deal the next deal in ``games`` and open its bidding."""
+        number = state.deal_number[games]
+        use_chosen = number < state.num_chosen[games]
+        deck = dealing.random_deals(state.episode_key[games], number)
+        dealt_cards = NUM_PLAYERS * HAND_SIZE
+        bits = CARD_BIT.take(deck[:, :dealt_cards]).reshape(len(games), NUM_PLAYERS, HAND_SIZE)
+        hands = bits[:, :, 0] | bits[:, :, 1] | bits[:, :, 2] | bits[:, :, 3] | bits[:, :, 4]
+        upcard = deck[:, dealt_cards]
+        if use_chosen.any():
+            chosen = state.chosen[games[use_chosen], number[use_chosen]]
+            hands[use_chosen] = chosen[:, :NUM_PLAYERS]
+            upcard[use_chosen] = chosen[:, NUM_PLAYERS]
+        state.deal_number[games] += 1
+        state.hands[games] = hands
+        state.held[games] = hands
+        state.upcard[games] = upcard
+        state.phase[games] = BIDDING
+        state.player[games] = (state.dealer[games] + 1) % NUM_PLAYERS
+        state.passes[games] = 0
+        state.active[games] = ALL_ACTIVE
+        state.trick_number[games] = 0
+        state.tricks_won[games] = 0
+        state.trick_cards[games] = 0
+        for field in (state.discard, state.maker, state.trump, state.alone, state.lone_defender, state.leader,
+                      state.led_suit, state.trick):
+            field[games] = -1
+
+    # ---------------------------------------------------------------- decisions
+    def legal_cards(self, state):
+        """uint32[N]: cards the player to act may play or discard (0 in other phases)."""
+        slots = _row_starts(len(state.player), NUM_PLAYERS) + (state.player & 3)
+        hand = _flat_view(state.hands).take(slots)
+        playable = playable_cards(hand, state.led_suit, state.trump & 3)
+        discardable = hand & ~CARD_BIT.take(state.upcard)
+        playing = -(state.phase == PLAY).astype(HAND_DTYPE)
+        discarding = -(state.phase == DISCARD).astype(HAND_DTYPE)
+        return (playable & playing) | (discardable & discarding)
+
+    def legal_bits(self, state):
+        """uint32[N]: legal actions of the player to act as a bit set (bit a = action a)."""
+        code = (state.phase.astype(np.intp) * (2 * NUM_PLAYERS + 1) + state.passes) * NUM_SUITS
+        return self.legal_cards(state) | self._tail.take(code + (state.upcard & 3))
+
+    def legal_mask(self, state):
+        """bool[N, 31]: legal actions of the player to act (all False when OVER)."""
+        return unpack_bits(self.legal_bits(state), NUM_ACTIONS)
+
+    def step(self, state, actions):
+        """Apply one legal action per game (int[N]), in place; returns a StepResult.
+
+        Actions are not checked here (adapters check them once, with
+        :func:`core.check_actions`); a finished game (phase OVER) must not be stepped.
+        Passes and card plays, the bulk of the decisions, are applied to the whole
+        batch with bit arithmetic; the rarer events (making trump, the discard,
+        alone choices, the end of a trick) to the games concerned only.
+        """
+        n = len(state.player)
+        action = np.asarray(actions).astype(np.int8)
+        action_word = action.astype(HAND_DTYPE)
+        phase, seat = state.phase, state.player.copy()
+        playing = phase == PLAY
+        passing = (phase == BIDDING) & (action == PASS)
+
+        # A play or a discard takes the card out of the hand of the seat to act.
+        card_bit = (HAND_DTYPE(1) << action_word) & ALL_CARDS  # 0 for non-card actions
+        slots = _row_starts(n, NUM_PLAYERS) + (seat & 3)
+        hands = _flat_view(state.hands)
+        hands[slots] = hands.take(slots) & ~card_bit
+
+        # Play: put the card in the seat's byte of the trick word and in the trick's
+        # cards, note the suit led.
+        play_lanes = -playing.astype(HAND_DTYPE)
+        seat_lane = (HAND_DTYPE(0xFF) << (seat.astype(HAND_DTYPE) << 3)) & play_lanes
+        trick_word = _flat_view(state.trick).view(HAND_DTYPE)
+        trick_word ^= (trick_word ^ (action_word * _BYTES)) & seat_lane
+        trick_slots = _row_starts(n, NUM_TRICKS) + np.minimum(state.trick_number, NUM_TRICKS - 1)
+        trick_cards = _flat_view(state.trick_cards)
+        trick_cards[trick_slots] = trick_cards.take(trick_slots) | (card_bit & play_lanes)
+        suit = _blend(action == 11 - state.trump, state.trump, action & 3)  # card 11 - t: the left bower
+        state.led_suit[:] = _blend(playing & (seat == state.leader), suit, state.led_suit)
+        next_seat = _NEXT_ACTIVE.take(state.active * NUM_PLAYERS + seat)
+        trick_done = np.flatnonzero(playing & (next_seat == state.leader))
+
+        state.passes += passing
+        state.player[:] = _blend(playing, next_seat, _blend(passing, (seat + 1) & 3, seat))
+
+        if self.rules.stick_the_dealer:
+            thrown_in = trick_done[:0]
+        else:
+            thrown_in = np.flatnonzero(passing & (state.passes == 2 * NUM_PLAYERS))
+        others = np.flatnonzero(~(playing | passing))
+        if len(others):
+            other_phase = phase[others]
+            naming = others[other_phase == BIDDING]
+            discarding = others[other_phase == DISCARD]
+            choosing = others[other_phase == ALONE]
+            if len(naming):
+                self._apply_naming(state, naming, action[naming] - SUIT_CLUBS)
+            if len(discarding):
+                self._apply_discard(state, discarding, action[discarding])
+            if len(choosing):
+                self._apply_alone(state, choosing, action[choosing] == GO_ALONE)
+        scored = self._end_tricks(state, trick_done) if len(trick_done) else trick_done
+        return self._end_deals(state, thrown_in, scored)
+
+    @staticmethod
+    def _apply_naming(state, games, suits):
+        """Order up (round 1: the dealer picks the upcard up, then discards) or name trump."""
+        state.maker[games] = state.player[games]
+        state.trump[games] = suits
+        ordered = games[state.passes[games] < NUM_PLAYERS]
+        slots = ordered * NUM_PLAYERS + state.dealer[ordered]
+        upcard = CARD_BIT.take(state.upcard[ordered])
+        _flat_view(state.hands)[slots] |= upcard
+        _flat_view(state.held)[slots] |= upcard
+        state.phase[games] = ALONE
+        state.phase[ordered] = DISCARD
+        state.player[ordered] = state.dealer[ordered]
+
+    @staticmethod
+    def _apply_discard(state, games, cards):
+        """The dealer's discard (already out of its hand): record it, then the maker chooses."""
+        _flat_view(state.held)[games * NUM_PLAYERS + state.dealer[games]] &= ~CARD_BIT.take(cards)
+        state.discard[games] = cards
+        state.phase[games] = ALONE
+        state.player[games] = state.maker[games]
+
+    def _apply_alone(self, state, games, alone):
+        """Alone (bool[M]) or with partner; then the next defender is asked or play starts."""
+        seat = state.player[games]
+        _flat_view(state.alone)[games * NUM_PLAYERS + seat] = alone
+        state.active[games] &= ~(alone.astype(np.int8) << (seat + 2) % NUM_PLAYERS)  # the partner sits out
+        maker_choice = seat == state.maker[games]
+        starts = games
+        if self.rules.allow_lone_defender:
+            lone = alone & ~maker_choice
+            state.lone_defender[games[lone]] = seat[lone]
+            first_defender = _FIRST_DEFENDER.take(state.dealer[games] * NUM_PLAYERS + state.maker[games])
+            ask = maker_choice | (~alone & (seat == first_defender))
+            state.player[games[ask]] = np.where(maker_choice, first_defender, (seat + 2) % NUM_PLAYERS)[ask]
+            starts = games[~ask]
+        first = _FIRST_ACTIVE.take(state.active[starts] * NUM_PLAYERS + (state.dealer[starts] + 1) % NUM_PLAYERS)
+        state.phase[starts] = PLAY
+        state.leader[starts] = first
+        state.player[starts] = first
+
+    @staticmethod
+    def _end_tricks(state, games):
+        """Resolve the full tricks of ``games``; returns the games whose fifth trick ended."""
+        trick_word = _flat_view(state.trick).view(HAND_DTYPE)
+        trick = trick_word.take(games).view(np.int8).reshape(len(games), NUM_PLAYERS)
+        winner = trick_winner(trick, state.trump[games], state.led_suit[games]).astype(np.int8)
+        number = state.trick_number[games]
+        _flat_view(state.tricks_won)[games * NUM_PLAYERS + winner] += 1
+        trick_word[games] = _NO_CARDS_WORD
+        state.led_suit[games] = NO_SUIT
+        state.leader[games] = winner
+        state.player[games] = winner
+        state.trick_number[games] = number + 1
+        return games[number + 1 == NUM_TRICKS]
+
+    def deal_points(self, state, games):
+        """int32[M, 2]: points each team scores for the finished deals ``games``."""
+        team, points = self._deal_result(state, games)
+        by_team = np.zeros((len(games), NUM_TEAMS), np.int32)
+        by_team[np.arange(len(games)), team] = points
+        return by_team
+
+    @staticmethod
+    def _deal_result(state, games):
+        """(int8[M] the team that scores, int32[M] its points) for the finished deals ``games``."""
+        maker = state.maker[games]
+        maker_team = maker & 1
+        # tricks_won as one word per game, byte s = seat s; shift the makers' seats to bytes 0 and 2.
+        tricks = _flat_view(state.tricks_won).view(HAND_DTYPE).take(games) >> (maker_team.astype(HAND_DTYPE) << 3)
+        maker_tricks = (tricks & 0xFF) + ((tricks >> 16) & 0xFF)
+        maker_alone = _flat_view(state.alone).take(games * NUM_PLAYERS + maker) == 1
+        lone_defender = state.lone_defender[games] >= 0
+        signed = MAKER_POINTS.take((maker_alone * 2 + lone_defender) * (NUM_TRICKS + 1) + maker_tricks)
+        return maker_team ^ (signed < 0), np.abs(signed).astype(np.int32)
+
+    def _end_deals(self, state, thrown_in, scored):
+        """Score finished deals, decide game ends, deal again where play goes on."""
+        n = len(state.player)
+        rewards = np.zeros((n, NUM_PLAYERS), np.float32)
+        terminated = np.zeros(n, bool)
+        truncated = np.zeros(n, bool)
+        ended = np.concatenate([scored, thrown_in])
+        points = np.zeros((len(ended), NUM_TEAMS), np.int32)  # thrown-in deals score nothing
+        if len(scored):
+            team, team_points = self._deal_result(state, scored)
+            _flat_view(state.scores)[scored * NUM_TEAMS + team] += team_points
+            points[np.arange(len(scored)), team] = team_points
+            if self.reward == "points":
+                rewards[scored] = points[: len(scored), SEAT_TEAM]
+        maker = state.maker[ended].astype(np.intp)
+        summary = ClassicDealSummary(
+            game=ended,
+            thrown_in=np.arange(len(ended)) >= len(scored),
+            dealer=state.dealer[ended],
+            maker=state.maker[ended],
+            trump=state.trump[ended],
+            upcard=state.upcard[ended],
+            maker_alone=(maker >= 0) & (state.alone[ended, maker & 3] == 1),
+            lone_defender=state.lone_defender[ended],
+            tricks=state.tricks_won[ended],
+            points=points,
+            scores=state.scores[ended],
+        )
+        if not len(ended):
+            return StepResult(rewards, terminated, truncated, summary)
+        if self.episode == "deal":
+            terminated[ended] = True
+            over = ended
+        else:
+            scores = summary.scores
+            won = np.maximum(scores[:, 0], scores[:, 1]) >= self.rules.target_score
+            cut = ~won & (state.deal_number[ended] >= self.rules.max_deals)
+            terminated[ended[won]] = True
+            truncated[ended[cut]] = True
+            if self.reward == "win":
+                winning_team = scores[won].argmax(axis=1)
+                rewards[ended[won]] = np.where(SEAT_TEAM == winning_team[:, None], 1.0, -1.0)
+            going_on = ended[~won & ~cut]
+            if len(going_on):
+                state.dealer[going_on] = (state.dealer[going_on] + 1) % NUM_PLAYERS
+                self._start_deals(state, going_on)
+            over = ended[won | cut]
+        state.phase[over] = OVER
+        state.player[over] = NO_SEAT
+        return StepResult(rewards, terminated, truncated, summary)
+
+    # ------------------------------------------------------------- observation
+    def observe(self, state, seats):
+        """float32[N, 464]: each game observed by seat ``seats[i]`` (int[N], 0..3).
+
+        The card blocks are gathered as 16 uint32 masks per game and unpacked in
+        one call; the small categorical fields are looked up in one-hot tables.
+        """
+        n = len(state.player)
+        seats = np.asarray(seats, dtype=np.int64)
+        if seats.shape != (n,) or seats.min(initial=0) < 0 or seats.max(initial=0) >= NUM_PLAYERS:
+            raise ValueError(f"seats must be int[{n}] with values 0..3, got {seats!r}")
+        row_starts, offsets = _seat_grid(n)
+        rel_slots = row_starts + ((seats.repeat(NUM_PLAYERS) + offsets) & 3)  # [N * 4]: (game, relative seat r)
+
+        def by_rel(field):  # [N, 4] per absolute seat -> [N, 4] per relative seat
+            return _flat_view(field).take(rel_slots).reshape(n, NUM_PLAYERS)
+
+        blocks = np.empty((n, _CARD_BLOCKS), HAND_DTYPE)
+        blocks[:, 0] = _flat_view(state.hands).take(_row_starts(n, NUM_PLAYERS) + seats)
+        blocks[:, 1] = CARD_BIT.take(state.upcard)
+        blocks[:, 2] = _CARD_BIT_OR_NONE.take(state.discard) & -(state.dealer == seats).astype(HAND_DTYPE)
+        blocks[:, 3:7] = (state.held & ~state.hands).reshape(-1).take(rel_slots).reshape(n, NUM_PLAYERS)
+        blocks[:, 7:12] = state.trick_cards
+        blocks[:, 12:16] = _CARD_BIT_OR_NONE.take(by_rel(state.trick))
+        obs = np.empty((n, OBS_SIZE), dtype=np.float32)
+        bits = np.unpackbits(blocks.view(np.uint8), bitorder="little").reshape(n, _CARD_BLOCKS, 32)
+        card_fields = np.reshape(obs[:, : _CARD_BLOCKS * NUM_CARDS], (n, _CARD_BLOCKS, NUM_CARDS), copy=False)
+        card_fields[...] = bits[..., :NUM_CARDS]
+
+        def rel(absolute):  # relative seat + 1 of absolute seats int[N] (0 = none)
+            return _REL_SEAT_CODE.take((absolute.astype(np.intp) + 1) * NUM_PLAYERS + seats)
+
+        in_play = np.where(state.phase == PLAY, state.leader, NO_SEAT)
+        seats_code = rel(state.dealer) + 5 * rel(state.maker) + 25 * rel(in_play)
+        _put(obs, "dealer", "leader", _SEATS_TABLE.take(seats_code, axis=0))
+        called = np.where(state.maker >= 0, state.trump + 1, 0)
+        first_caller = rel(state.dealer) % NUM_PLAYERS  # relative seat left of the dealer
+        calls_code = state.passes + (2 * NUM_PLAYERS + 1) * (called + (NUM_SUITS + 1) * first_caller)
+        _put(obs, "calls", "calls", _CALLS_TABLE.take(calls_code, axis=0))
+        alone = _ALONE_DIGIT.take(by_rel(state.alone))
+        _put(obs, "alone", "alone", _ALONE_TABLE.take(alone @ _BASE_3, axis=0))
+        rotated = ((state.active.astype(np.intp) * 17) >> seats) & 15  # bit r: relative seat r plays
+        _put(obs, "sitting_out", "sitting_out", _SITTING_OUT_TABLE.take(rotated, axis=0))
+        phase = np.where(state.phase == BIDDING, state.passes >= NUM_PLAYERS, state.phase + 1) + 1
+        phase = np.where(state.phase == OVER, 0, phase)
+        _put(obs, "trump", "phase", _TRUMP_PHASE_TABLE.take(state.trump + 1 + 5 * phase, axis=0))
+        _put(obs, "tricks_won", "tricks_won", by_rel(state.tricks_won) / np.float32(NUM_TRICKS))
+        team_slot = _row_starts(n, NUM_TEAMS) + (seats & 1)
+        scores = _flat_view(state.scores)
+        _put(obs, "scores", "scores", np.stack([scores.take(team_slot), scores.take(team_slot ^ 1)], axis=1)
+             / np.float32(self.rules.target_score))
+        _put(obs, "deal_progress", "deal_progress", state.deal_number[:, None] / np.float32(self.rules.max_deals))
+        return obs
+
+
+def _put(obs, first, last, values):
+    """Write values float[N, k] into the observation fields first..last (consecutive)."""
+    obs[:, OBS_OFFSETS[first][0] : OBS_OFFSETS[last][1]] = values
