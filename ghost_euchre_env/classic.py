@@ -63,7 +63,7 @@ from .cards import (
     trick_winner,
     unpack_bits,
 )
-from .core import BatchState, StepResult, check_choice, check_int, layout_table, one_hot_table
+from .core import BatchState, StepResult, blend, check_choice, check_int, flat_view, layout_table, one_hot_table
 
 NUM_PLAYERS = 4
 NUM_TEAMS = 2
@@ -336,19 +336,6 @@ def _seat_grid(num_games):
     return row_starts, offsets
 
 
-def _flat_view(array):
-    """A 1-D view of a C-contiguous array (writes go to the array itself)."""
-    if not array.flags.c_contiguous:
-        raise ValueError(f"state array of shape {array.shape} must be C-contiguous")
-    return array.reshape(-1)
-
-
-def _blend(condition, if_true, if_false):
-    """np.where for same-dtype integer arrays, as bit arithmetic (several times faster)."""
-    lanes = -condition.astype(if_false.dtype)
-    return if_false ^ ((if_true ^ if_false) & lanes)
-
-
 class ClassicEuchre:
     """The rules of classic 4-player Euchre over batches of games.
 
@@ -426,20 +413,12 @@ class ClassicEuchre:
         options: as for :meth:`init`, one dict or a list of M dicts.
         """
         games = np.asarray(games, dtype=np.int64)
-        dealers, deals = self._parse_options(options, len(games))
+        dealers, deals = dealing.parse_options(options, len(games), NUM_PLAYERS, self._parse_deal)
         episode_key = dealing.episode_keys(state.keys[games], state.episode[games])
         state.episode_key[games] = episode_key
         random_dealer = dealing.random_dealers(episode_key, NUM_PLAYERS)
         state.dealer[games] = np.where(dealers >= 0, dealers, random_dealer)
-        state.num_chosen[games] = [len(d) for d in deals] if deals else 0
-        longest = max((len(d) for d in deals), default=0) if deals else 0
-        if longest > state.chosen.shape[1]:
-            grown = np.zeros((state.num_games, longest, NUM_PLAYERS + 1), HAND_DTYPE)
-            grown[:, : state.chosen.shape[1]] = state.chosen
-            state.chosen = grown
-        for row, game_deals in zip(games, deals or []):
-            if game_deals:
-                state.chosen[row, : len(game_deals)] = game_deals
+        dealing.store_chosen(state, games, deals)
         state.scores[games] = 0
         state.deal_number[games] = 0
         self._start_deals(state, games)
@@ -448,32 +427,6 @@ class ClassicEuchre:
         """Advance the episode counter of ``games`` and start a random episode there."""
         state.episode[games] += 1
         self.start_episodes(state, games)
-
-    def _parse_options(self, options, count):
-        """-> (int8[count] dealer or -1, list of count lists of [5] uint32 deals, or None)."""
-        if options is None:
-            return np.full(count, -1, dtype=np.int8), None
-        if isinstance(options, dict):
-            options = [options] * count
-        options = list(options)
-        if len(options) != count:
-            raise ValueError(f"options list has {len(options)} entries; expected one per game ({count})")
-        dealers = np.full(count, -1, dtype=np.int8)
-        deals = []
-        for i, opt in enumerate(options):
-            opt = opt or {}
-            if not isinstance(opt, dict):
-                raise ValueError(f"options for game {i} must be a dict or None, got {type(opt).__name__}")
-            unknown = set(opt) - {"dealer", "deals"}
-            if unknown:
-                raise ValueError(f"unknown option(s) {sorted(unknown)} for game {i}; expected 'dealer', 'deals'")
-            if opt.get("dealer") is not None:
-                dealer = opt["dealer"]
-                if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < 4:
-                    raise ValueError(f"game {i}: dealer must be a seat 0..3, got {dealer!r}")
-                dealers[i] = dealer
-            deals.append([self._parse_deal(d, i, k) for k, d in enumerate(opt.get("deals") or [])])
-        return dealers, deals
 
     @staticmethod
     def _parse_deal(deal, game, number):
@@ -532,7 +485,7 @@ class ClassicEuchre:
     def legal_cards(self, state):
         """uint32[N]: cards the player to act may play or discard (0 in other phases)."""
         slots = _row_starts(len(state.player), NUM_PLAYERS) + (state.player & 3)
-        hand = _flat_view(state.hands).take(slots)
+        hand = flat_view(state.hands).take(slots)
         playable = playable_cards(hand, state.led_suit, state.trump & 3)
         discardable = hand & ~CARD_BIT.take(state.upcard)
         playing = -(state.phase == PLAY).astype(HAND_DTYPE)
@@ -567,25 +520,25 @@ class ClassicEuchre:
         # A play or a discard takes the card out of the hand of the seat to act.
         card_bit = (HAND_DTYPE(1) << action_word) & ALL_CARDS  # 0 for non-card actions
         slots = _row_starts(n, NUM_PLAYERS) + (seat & 3)
-        hands = _flat_view(state.hands)
+        hands = flat_view(state.hands)
         hands[slots] = hands.take(slots) & ~card_bit
 
         # Play: put the card in the seat's byte of the trick word and in the trick's
         # cards, note the suit led.
         play_lanes = -playing.astype(HAND_DTYPE)
         seat_lane = (HAND_DTYPE(0xFF) << (seat.astype(HAND_DTYPE) << 3)) & play_lanes
-        trick_word = _flat_view(state.trick).view(HAND_DTYPE)
+        trick_word = flat_view(state.trick).view(HAND_DTYPE)
         trick_word ^= (trick_word ^ (action_word * _BYTES)) & seat_lane
         trick_slots = _row_starts(n, NUM_TRICKS) + np.minimum(state.trick_number, NUM_TRICKS - 1)
-        trick_cards = _flat_view(state.trick_cards)
+        trick_cards = flat_view(state.trick_cards)
         trick_cards[trick_slots] = trick_cards.take(trick_slots) | (card_bit & play_lanes)
-        suit = _blend(action == 11 - state.trump, state.trump, action & 3)  # card 11 - t: the left bower
-        state.led_suit[:] = _blend(playing & (seat == state.leader), suit, state.led_suit)
+        suit = blend(action == 11 - state.trump, state.trump, action & 3)  # card 11 - t: the left bower
+        state.led_suit[:] = blend(playing & (seat == state.leader), suit, state.led_suit)
         next_seat = _NEXT_ACTIVE.take(state.active * NUM_PLAYERS + seat)
         trick_done = np.flatnonzero(playing & (next_seat == state.leader))
 
         state.passes += passing
-        state.player[:] = _blend(playing, next_seat, _blend(passing, (seat + 1) & 3, seat))
+        state.player[:] = blend(playing, next_seat, blend(passing, (seat + 1) & 3, seat))
 
         if self.rules.stick_the_dealer:
             thrown_in = trick_done[:0]
@@ -614,8 +567,8 @@ class ClassicEuchre:
         ordered = games[state.passes[games] < NUM_PLAYERS]
         slots = ordered * NUM_PLAYERS + state.dealer[ordered]
         upcard = CARD_BIT.take(state.upcard[ordered])
-        _flat_view(state.hands)[slots] |= upcard
-        _flat_view(state.held)[slots] |= upcard
+        flat_view(state.hands)[slots] |= upcard
+        flat_view(state.held)[slots] |= upcard
         state.phase[games] = ALONE
         state.phase[ordered] = DISCARD
         state.player[ordered] = state.dealer[ordered]
@@ -623,7 +576,7 @@ class ClassicEuchre:
     @staticmethod
     def _apply_discard(state, games, cards):
         """The dealer's discard (already out of its hand): record it, then the maker chooses."""
-        _flat_view(state.held)[games * NUM_PLAYERS + state.dealer[games]] &= ~CARD_BIT.take(cards)
+        flat_view(state.held)[games * NUM_PLAYERS + state.dealer[games]] &= ~CARD_BIT.take(cards)
         state.discard[games] = cards
         state.phase[games] = ALONE
         state.player[games] = state.maker[games]
@@ -631,7 +584,7 @@ class ClassicEuchre:
     def _apply_alone(self, state, games, alone):
         """Alone (bool[M]) or with partner; then the next defender is asked or play starts."""
         seat = state.player[games]
-        _flat_view(state.alone)[games * NUM_PLAYERS + seat] = alone
+        flat_view(state.alone)[games * NUM_PLAYERS + seat] = alone
         state.active[games] &= ~(alone.astype(np.int8) << (seat + 2) % NUM_PLAYERS)  # the partner sits out
         maker_choice = seat == state.maker[games]
         starts = games
@@ -650,11 +603,11 @@ class ClassicEuchre:
     @staticmethod
     def _end_tricks(state, games):
         """Resolve the full tricks of ``games``; returns the games whose fifth trick ended."""
-        trick_word = _flat_view(state.trick).view(HAND_DTYPE)
+        trick_word = flat_view(state.trick).view(HAND_DTYPE)
         trick = trick_word.take(games).view(np.int8).reshape(len(games), NUM_PLAYERS)
         winner = trick_winner(trick, state.trump[games], state.led_suit[games]).astype(np.int8)
         number = state.trick_number[games]
-        _flat_view(state.tricks_won)[games * NUM_PLAYERS + winner] += 1
+        flat_view(state.tricks_won)[games * NUM_PLAYERS + winner] += 1
         trick_word[games] = _NO_CARDS_WORD
         state.led_suit[games] = NO_SUIT
         state.leader[games] = winner
@@ -675,9 +628,9 @@ class ClassicEuchre:
         maker = state.maker[games]
         maker_team = maker & 1
         # tricks_won as one word per game, byte s = seat s; shift the makers' seats to bytes 0 and 2.
-        tricks = _flat_view(state.tricks_won).view(HAND_DTYPE).take(games) >> (maker_team.astype(HAND_DTYPE) << 3)
+        tricks = flat_view(state.tricks_won).view(HAND_DTYPE).take(games) >> (maker_team.astype(HAND_DTYPE) << 3)
         maker_tricks = (tricks & 0xFF) + ((tricks >> 16) & 0xFF)
-        maker_alone = _flat_view(state.alone).take(games * NUM_PLAYERS + maker) == 1
+        maker_alone = flat_view(state.alone).take(games * NUM_PLAYERS + maker) == 1
         lone_defender = state.lone_defender[games] >= 0
         signed = MAKER_POINTS.take((maker_alone * 2 + lone_defender) * (NUM_TRICKS + 1) + maker_tricks)
         return maker_team ^ (signed < 0), np.abs(signed).astype(np.int32)
@@ -692,7 +645,7 @@ class ClassicEuchre:
         points = np.zeros((len(ended), NUM_TEAMS), np.int32)  # thrown-in deals score nothing
         if len(scored):
             team, team_points = self._deal_result(state, scored)
-            _flat_view(state.scores)[scored * NUM_TEAMS + team] += team_points
+            flat_view(state.scores)[scored * NUM_TEAMS + team] += team_points
             points[np.arange(len(scored)), team] = team_points
             if self.reward == "points":
                 rewards[scored] = points[: len(scored), SEAT_TEAM]
@@ -748,10 +701,10 @@ class ClassicEuchre:
         rel_slots = row_starts + ((seats.repeat(NUM_PLAYERS) + offsets) & 3)  # [N * 4]: (game, relative seat r)
 
         def by_rel(field):  # [N, 4] per absolute seat -> [N, 4] per relative seat
-            return _flat_view(field).take(rel_slots).reshape(n, NUM_PLAYERS)
+            return flat_view(field).take(rel_slots).reshape(n, NUM_PLAYERS)
 
         blocks = np.empty((n, _CARD_BLOCKS), HAND_DTYPE)
-        blocks[:, 0] = _flat_view(state.hands).take(_row_starts(n, NUM_PLAYERS) + seats)
+        blocks[:, 0] = flat_view(state.hands).take(_row_starts(n, NUM_PLAYERS) + seats)
         blocks[:, 1] = CARD_BIT.take(state.upcard)
         blocks[:, 2] = _CARD_BIT_OR_NONE.take(state.discard) & -(state.dealer == seats).astype(HAND_DTYPE)
         blocks[:, 3:7] = (state.held & ~state.hands).reshape(-1).take(rel_slots).reshape(n, NUM_PLAYERS)
@@ -781,7 +734,7 @@ class ClassicEuchre:
         _put(obs, "trump", "phase", _TRUMP_PHASE_TABLE.take(state.trump + 1 + 5 * phase, axis=0))
         _put(obs, "tricks_won", "tricks_won", by_rel(state.tricks_won) / np.float32(NUM_TRICKS))
         team_slot = _row_starts(n, NUM_TEAMS) + (seats & 1)
-        scores = _flat_view(state.scores)
+        scores = flat_view(state.scores)
         _put(obs, "scores", "scores", np.stack([scores.take(team_slot), scores.take(team_slot ^ 1)], axis=1)
              / np.float32(self.rules.target_score))
         _put(obs, "deal_progress", "deal_progress", state.deal_number[:, None] / np.float32(self.rules.max_deals))

@@ -99,3 +99,54 @@ def parse_deal(deal, hand_sizes, hand_names):
         missing = sorted(set(range(NUM_CARDS)) - set(seen))
         raise ValueError(f"deal is not a partition of the 24 cards: missing {missing}")
     return masks
+
+
+def parse_options(options, count, num_seats, parse_one_deal):
+    """Validate reset options for ``count`` games.
+
+    options: None, one dict for every game, or a list of ``count`` dicts (or None),
+    each with optional ``dealer`` (a seat) and ``deals`` (a list of deals, each
+    turned into a row of ints by ``parse_one_deal(deal, game, number)``).
+    Returns (int8[count] dealer, -1 for a random one; list of ``count`` lists of
+    parsed deals, or None when no options were given).
+    """
+    if options is None:
+        return np.full(count, -1, dtype=np.int8), None
+    if isinstance(options, dict):
+        options = [options] * count
+    options = list(options)
+    if len(options) != count:
+        raise ValueError(f"options list has {len(options)} entries; expected one per game ({count})")
+    dealers = np.full(count, -1, dtype=np.int8)
+    deals = []
+    for game, option in enumerate(options):
+        option = option or {}
+        if not isinstance(option, dict):
+            raise ValueError(f"options for game {game} must be a dict or None, got {type(option).__name__}")
+        unknown = set(option) - {"dealer", "deals"}
+        if unknown:
+            raise ValueError(f"unknown option(s) {sorted(unknown)} for game {game}; expected 'dealer', 'deals'")
+        dealer = option.get("dealer")
+        if dealer is not None:
+            if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < num_seats:
+                raise ValueError(f"game {game}: dealer must be a seat 0..{num_seats - 1}, got {dealer!r}")
+            dealers[game] = dealer
+        deals.append([parse_one_deal(deal, game, number) for number, deal in enumerate(option.get("deals") or [])])
+    return dealers, deals
+
+
+def store_chosen(state, games, deals):
+    """Keep the parsed chosen deals of ``games`` (int[M]) in ``state.chosen`` / ``state.num_chosen``.
+
+    ``state.chosen`` (uint32[N, K, W]) grows along K when a game brings more deals.
+    deals: M lists of rows of W ints, or None (no chosen deals).
+    """
+    state.num_chosen[games] = [len(d) for d in deals] if deals else 0
+    longest = int(state.num_chosen[games].max(initial=0))
+    if longest > state.chosen.shape[1]:
+        grown = np.zeros((state.num_games, longest, state.chosen.shape[2]), state.chosen.dtype)
+        grown[:, : state.chosen.shape[1]] = state.chosen
+        state.chosen = grown
+    for row, game_deals in zip(games, deals or []):
+        if game_deals:
+            state.chosen[row, : len(game_deals)] = game_deals

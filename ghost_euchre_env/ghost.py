@@ -46,7 +46,7 @@ from .cards import (
     unpack_bits,
     trick_winner,
 )
-from .core import BatchState, StepResult, check_choice, check_int, layout_table, one_hot_table
+from .core import BatchState, StepResult, check_choice, check_int, flat_view, layout_table, one_hot_table
 
 NUM_PLAYERS = 3
 HAND_SIZE = 6
@@ -255,11 +255,6 @@ _TABLE_TABLE = one_hot_table([4, 4, 3])  # contract, trump, phase
 _CONTRACT_CODE = np.array([0, 0, 0, 1, 2, 3, 4], dtype=np.int64)  # high bid 0, 3..6 -> contract digit
 
 
-def _flat(field):
-    """The [N * K] view of a C-contiguous [N, K] state field (fast per-cell indexing)."""
-    return field.reshape(-1)
-
-
 class GhostEuchre:
     """The rules of Ghost Hand Euchre over batches of games.
 
@@ -337,19 +332,11 @@ class GhostEuchre:
         options: as for :meth:`init`, one dict or a list of M dicts.
         """
         games = np.asarray(games, dtype=np.int64)
-        dealers, deals = self._parse_options(options, len(games))
+        dealers, deals = dealing.parse_options(options, len(games), NUM_PLAYERS, self._parse_deal)
         episode_key = dealing.episode_keys(state.keys[games], state.episode[games])
         random_dealer = dealing.random_dealers(episode_key, NUM_PLAYERS)
         state.dealer[games] = np.where(dealers >= 0, dealers, random_dealer)
-        state.num_chosen[games] = [len(d) for d in deals] if deals else 0
-        longest = max(state.num_chosen[games], default=0)
-        if longest > state.chosen.shape[1]:
-            grown = np.zeros((state.num_games, longest, 4), HAND_DTYPE)
-            grown[:, : state.chosen.shape[1]] = state.chosen
-            state.chosen = grown
-        for row, game_deals in zip(games, deals or []):
-            if game_deals:
-                state.chosen[row, : len(game_deals)] = game_deals
+        dealing.store_chosen(state, games, deals)
         state.scores[games] = 0
         state.deal_number[games] = 0
         self._start_deals(state, games)
@@ -358,32 +345,6 @@ class GhostEuchre:
         """Advance the episode counter of ``games`` and start a random episode there."""
         state.episode[games] += 1
         self.start_episodes(state, games)
-
-    def _parse_options(self, options, count):
-        """-> (int8[count] dealer or -1, list of count lists of [4] uint32 deals, or None)."""
-        if options is None:
-            return np.full(count, -1, dtype=np.int8), None
-        if isinstance(options, dict):
-            options = [options] * count
-        options = list(options)
-        if len(options) != count:
-            raise ValueError(f"options list has {len(options)} entries; expected one per game ({count})")
-        dealers = np.full(count, -1, dtype=np.int8)
-        deals = []
-        for i, opt in enumerate(options):
-            opt = opt or {}
-            if not isinstance(opt, dict):
-                raise ValueError(f"options for game {i} must be a dict or None, got {type(opt).__name__}")
-            unknown = set(opt) - {"dealer", "deals"}
-            if unknown:
-                raise ValueError(f"unknown option(s) {sorted(unknown)} for game {i}; expected 'dealer', 'deals'")
-            if opt.get("dealer") is not None:
-                dealer = opt["dealer"]
-                if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < 3:
-                    raise ValueError(f"game {i}: dealer must be a seat 0..2, got {dealer!r}")
-                dealers[i] = dealer
-            deals.append([self._parse_deal(d, i, k) for k, d in enumerate(opt.get("deals") or [])])
-        return dealers, deals
 
     @staticmethod
     def _parse_deal(deal, game, number):
@@ -430,7 +391,7 @@ class GhostEuchre:
     def legal_cards(self, state):
         """uint32[N]: cards the player to act may play (0 outside the play phase)."""
         cell = np.arange(state.num_games) * NUM_PLAYERS + np.maximum(state.player, 0)
-        hand = _flat(state.hands)[cell]
+        hand = flat_view(state.hands)[cell]
         if not self.rules.allow_renege:
             hand = playable_cards(hand, state.led_suit, np.maximum(state.trump, 0))
         return np.where(state.phase == PLAY, hand, HAND_DTYPE(0))
@@ -438,7 +399,7 @@ class GhostEuchre:
     def legal_mask(self, state):
         """bool[N, 34]: legal actions of the player to act (all False when OVER)."""
         cell = np.arange(state.num_games) * NUM_PLAYERS + np.maximum(state.player, 0)
-        can_swap = (state.swapper < 0) & ~_flat(state.acted)[cell]
+        can_swap = (state.swapper < 0) & ~flat_view(state.acted)[cell]
         code = np.where(state.phase == AUCTION, state.high_bid * 2 + can_swap, 14 + (state.phase != TRUMP))
         legal = self.legal_cards(state).astype(np.uint64) | _ACTION_TAIL_BITS.take(code)
         return unpack_bits(legal, NUM_ACTIONS)
@@ -479,14 +440,14 @@ class GhostEuchre:
 
         games, seat, actions = games[~swap], seat[~swap], actions[~swap]
         cell = games * NUM_PLAYERS + seat
-        _flat(state.acted)[cell] = True
+        flat_view(state.acted)[cell] = True
         passing = actions == PASS
-        _flat(state.passed_at)[cell[passing]] = _PASSED_INDEX.take(state.high_bid[games[passing]])
+        flat_view(state.passed_at)[cell[passing]] = _PASSED_INDEX.take(state.high_bid[games[passing]])
         bidders, bidder_seat = games[~passing], seat[~passing]
         level = actions[~passing] - (BID_3 - 3)
         state.high_bid[bidders] = level
         state.declarer[bidders] = bidder_seat
-        _flat(state.bids)[bidders * len(BID_LEVELS) + level - 3] = bidder_seat
+        flat_view(state.bids)[bidders * len(BID_LEVELS) + level - 3] = bidder_seat
 
         out = state.acted[games] if self.rules.auction == "single_round" else state.passed_at[games] >= 0
         declarer = state.declarer[games]
@@ -516,12 +477,12 @@ class GhostEuchre:
         bit = CARD_BIT[cards]
         trump = state.trump[games]
         if self.rules.allow_renege:
-            allowed = playable_cards(_flat(state.hands)[cell], state.led_suit[games], trump)
-            _flat(state.reneges)[cell] += (allowed & bit) == 0
-        _flat(state.hands)[cell] &= ~bit
-        _flat(state.trick)[cell] = cards
-        _flat(state.played_cards)[cell] |= bit
-        _flat(state.trick_cards)[games * NUM_TRICKS + state.trick_number[games]] |= bit
+            allowed = playable_cards(flat_view(state.hands)[cell], state.led_suit[games], trump)
+            flat_view(state.reneges)[cell] += (allowed & bit) == 0
+        flat_view(state.hands)[cell] &= ~bit
+        flat_view(state.trick)[cell] = cards
+        flat_view(state.played_cards)[cell] |= bit
+        flat_view(state.trick_cards)[games * NUM_TRICKS + state.trick_number[games]] |= bit
         leader = state.leader[games]
         leading = seat == leader
         state.led_suit[games[leading]] = _EFFECTIVE_SUIT_FLAT.take(trump[leading] * NUM_CARDS + cards[leading])
@@ -530,7 +491,7 @@ class GhostEuchre:
 
         done = games[next_seat == leader]
         winner = trick_winner(state.trick[done], state.trump[done], state.led_suit[done])
-        _flat(state.tricks_won)[done * NUM_PLAYERS + winner] += 1
+        flat_view(state.tricks_won)[done * NUM_PLAYERS + winner] += 1
         state.trick_number[done] += 1
         state.leader[done] = winner
         state.player[done] = winner
@@ -612,11 +573,11 @@ class GhostEuchre:
         # cells[i, r]: index into a flattened [N, 3] field of relative seat r in game i.
         cells = np.arange(n)[:, None] * NUM_PLAYERS + _SEAT_OF_REL[seats]
         blocks = np.empty((n, _CARD_BLOCKS), HAND_DTYPE)
-        blocks[:, 0] = _flat(state.hands).take(cells[:, 0])
+        blocks[:, 0] = flat_view(state.hands).take(cells[:, 0])
         blocks[:, 1] = np.where(state.swapper == seats, state.ghost, HAND_DTYPE(0))
-        blocks[:, 2:5] = _flat(state.played_cards).take(cells)
+        blocks[:, 2:5] = flat_view(state.played_cards).take(cells)
         blocks[:, 5:11] = state.trick_cards
-        blocks[:, 11:14] = _CARD_BIT_OR_NONE.take(_flat(state.trick).take(cells))
+        blocks[:, 11:14] = _CARD_BIT_OR_NONE.take(flat_view(state.trick).take(cells))
         obs = np.empty((n, OBS_SIZE), dtype=np.float32)
         obs[:, : _CARD_BLOCKS * NUM_CARDS] = mask_to_bool(blocks).reshape(n, -1)
 
@@ -628,13 +589,13 @@ class GhostEuchre:
         seat_fields[:, 4:] = state.bids
         relative = _REL_SEAT_CODE.take((seat_fields + 1) * NUM_PLAYERS + seats[:, None])
         _put(obs, "swapper", "bids", _ONE_HOT_REL.take(relative, axis=0).reshape(n, -1))
-        passed = _flat(state.passed_at).take(cells) + 1
+        passed = flat_view(state.passed_at).take(cells) + 1
         _put(obs, "passes", "passes", _ONE_HOT_PASS.take(passed, axis=0).reshape(n, -1))
         phase = np.where(state.phase == OVER, -1, state.phase).astype(np.int64) + 1
         table_code = _CONTRACT_CODE.take(state.high_bid) + 5 * (state.trump.astype(np.int64) + 1) + 25 * phase
         _put(obs, "contract", "phase", _TABLE_TABLE.take(table_code, axis=0))
-        _put(obs, "tricks_won", "tricks_won", _flat(state.tricks_won).take(cells) / NUM_TRICKS)
-        _put(obs, "scores", "scores", _flat(state.scores).take(cells) / self.rules.target_score)
+        _put(obs, "tricks_won", "tricks_won", flat_view(state.tricks_won).take(cells) / NUM_TRICKS)
+        _put(obs, "scores", "scores", flat_view(state.scores).take(cells) / self.rules.target_score)
         _put(obs, "deal_progress", "deal_progress", state.deal_number[:, None] / self.rules.max_deals)
         return obs
 
