@@ -22,13 +22,9 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
-from ghost_euchre_env import GhostEuchre, GhostEuchreVec  # noqa: E402
+from agents.random_policy import random_legal_actions  # noqa: E402
+from ghost_euchre_env import ClassicEuchre, ClassicEuchreVec, GhostEuchre, GhostEuchreVec  # noqa: E402
 from ghost_euchre_env.dealing import stream_keys  # noqa: E402
-
-
-def random_legal(mask, rng):
-    """One uniformly random legal action per row of mask bool[N, A]."""
-    return (rng.random(mask.shape, dtype=np.float32) * mask).argmax(axis=1)
 
 
 def openspiel_rate(seconds, with_tensor):
@@ -58,7 +54,7 @@ def engine_rate(game, batch, seconds):
     rng = np.random.default_rng(0)
     steps, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
-        result = game.step(state, random_legal(game.legal_mask(state), rng))
+        result = game.step(state, random_legal_actions(game.legal_mask(state), rng))
         done = result.terminated | result.truncated
         if done.any():
             game.next_episodes(state, np.flatnonzero(done))
@@ -66,28 +62,19 @@ def engine_rate(game, batch, seconds):
     return steps * batch / (time.perf_counter() - start)
 
 
-def vector_rate(make_vec, batch, seconds):
+def vector_rate(vector_class, batch, seconds):
     """Decisions/s of the vector API (observations, masks, rewards, auto-reset)."""
-    venv = make_vec(batch)
+    venv = vector_class(batch)
     _, mask, _ = venv.reset(seed=0)
     rng = np.random.default_rng(0)
     steps, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
-        _, mask, _, _, _ = venv.step(random_legal(mask, rng))
+        _, mask, _, _, _ = venv.step(random_legal_actions(mask, rng))
         steps += 1
     return steps * batch / (time.perf_counter() - start)
 
 
-def variants():
-    """(name, engine, vector factory) for each variant available."""
-    found = [("ghost", GhostEuchre(), lambda n: GhostEuchreVec(n))]
-    try:
-        from ghost_euchre_env.classic import ClassicEuchre
-        from ghost_euchre_env.vector import ClassicEuchreVec
-    except ImportError:
-        return found
-    found.append(("classic", ClassicEuchre(), lambda n: ClassicEuchreVec(n)))
-    return found
+VARIANTS = (("ghost", GhostEuchre, GhostEuchreVec), ("classic", ClassicEuchre, ClassicEuchreVec))
 
 
 def main():
@@ -103,10 +90,10 @@ def main():
     print("| variant | batch | engine dec/s | x OpenSpiel | vector+obs dec/s | x OpenSpiel+tensor |")
     print("|---|---:|---:|---:|---:|---:|")
     best = {}
-    for name, game, make_vec in variants():
+    for name, engine_class, vector_class in VARIANTS:
         for batch in args.batches:
-            engine = engine_rate(game, batch, args.seconds)
-            vector = vector_rate(make_vec, batch, args.seconds)
+            engine = engine_rate(engine_class(), batch, args.seconds)
+            vector = vector_rate(vector_class, batch, args.seconds)
             print(f"| {name} | {batch} | {engine:,.0f} | {engine / plain:.1f} | {vector:,.0f} | {vector / tensor:.1f} |",
                   flush=True)
             old = best.get(name, (0, 0))
