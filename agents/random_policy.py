@@ -8,12 +8,18 @@ from .base import Policy
 def random_legal_actions(mask, rng):
     """int64[N]: one uniformly random legal action per row of ``mask`` (bool[N, A], no empty row).
 
-    Draws one float per game and picks the k-th legal action (cumulative count),
-    which is cheaper than drawing one number per action.
+    Draws one float per game and takes its k-th legal action, counting along the
+    A actions with whole-batch rows (cheaper than a number per action, or a
+    cumulative sum along the short axis).
     """
-    counts = mask.cumsum(axis=1, dtype=np.int16)
-    k = (rng.random(len(mask)) * counts[:, -1]).astype(np.int16)
-    return (counts > k[:, None]).argmax(axis=1).astype(np.int64)
+    legal = np.ascontiguousarray(mask.T)  # [A, N]
+    k = (rng.random(len(mask)) * legal.sum(axis=0)).astype(np.int16)
+    seen = np.zeros(len(mask), np.int16)
+    action = np.zeros(len(mask), np.int64)
+    for row in legal:
+        seen += row
+        action += seen <= k
+    return action
 
 
 class RandomPolicy(Policy):

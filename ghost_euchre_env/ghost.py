@@ -153,6 +153,7 @@ class GhostState(BatchState):
 
     keys: np.ndarray  # uint64[N] dealing stream key of each game
     episode: np.ndarray  # int64[N] episodes started with this key
+    episode_key: np.ndarray  # uint64[N] dealing key of the current episode
     chosen: np.ndarray  # uint32[N, K, 4] chosen deals (seat 0..2 hands, ghost)
     num_chosen: np.ndarray  # int32[N] how many of ``chosen`` this episode uses
     deal_number: np.ndarray  # int32[N] deals dealt this episode, redeals included
@@ -297,6 +298,7 @@ class GhostEuchre:
         state = GhostState(
             keys=np.asarray(keys, dtype=np.uint64).copy(),
             episode=np.zeros(n, np.int64),
+            episode_key=np.zeros(n, np.uint64),
             chosen=np.zeros((n, 0, 4), HAND_DTYPE),
             num_chosen=np.zeros(n, np.int32),
             deal_number=np.zeros(n, np.int32),
@@ -334,6 +336,7 @@ class GhostEuchre:
         games = np.asarray(games, dtype=np.int64)
         dealers, deals = dealing.parse_options(options, len(games), NUM_PLAYERS, self._parse_deal)
         episode_key = dealing.episode_keys(state.keys[games], state.episode[games])
+        state.episode_key[games] = episode_key
         random_dealer = dealing.random_dealers(episode_key, NUM_PLAYERS)
         state.dealer[games] = np.where(dealers >= 0, dealers, random_dealer)
         dealing.store_chosen(state, games, deals)
@@ -365,8 +368,7 @@ class GhostEuchre:
         """Deal the next deal in ``games`` and open its auction."""
         number = state.deal_number[games]
         use_chosen = number < state.num_chosen[games]
-        episode_key = dealing.episode_keys(state.keys[games], state.episode[games])
-        deck = dealing.random_deals(episode_key, number)
+        deck = dealing.random_deals(state.episode_key[games], number)
         dealt = CARD_BIT[deck].reshape(len(games), 4, HAND_SIZE).sum(axis=2, dtype=HAND_DTYPE)
         if use_chosen.any():
             rows = games[use_chosen]
