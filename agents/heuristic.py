@@ -166,6 +166,11 @@ def moon_ready(hand, dead):
     return (losers < 0.5) & (run >= outstanding - 1) & (run >= 2)
 
 
+def cards_played(played_by):
+    """bool[N, 24]: cards played this deal, from the ``played_by`` field float[N, seats * 24]."""
+    return played_by.reshape(len(played_by), -1, NUM_CARDS).any(axis=1)
+
+
 class GhostHeuristic(Policy):
     """The scripted Ghost Hand player described in the module docstring."""
 
@@ -220,7 +225,7 @@ class GhostHeuristic(Policy):
         legal = mask[:, :NUM_CARDS]
         hand = hand > 0.5
         trump = trump.argmax(axis=1)
-        played = (played_by[:, 0::3] + played_by[:, 1::3] + played_by[:, 2::3]) > 0.5
+        played = cards_played(played_by)
         unseen = ~(hand | played | (dead > 0.5))
         boss = (BEATERS[trump] & _to_mask(unseen)[:, None]) == 0  # [N, 24]
         is_trump = IS_TRUMP[trump]
@@ -360,7 +365,7 @@ class ClassicHeuristic(Policy):
         legal = mask[:, :NUM_CARDS]
         hand = hand > 0.5
         trump = trump.argmax(axis=1)
-        played = played_by.reshape(n, 4, NUM_CARDS).any(axis=1)
+        played = cards_played(played_by)
         unseen = ~(hand | played | (discard > 0.5))
         boss = (BEATERS[trump] & _to_mask(unseen)[:, None]) == 0
         is_trump = IS_TRUMP[trump]

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from agents import Policy, make_policy
-from agents.heuristic import ClassicHeuristic, GhostHeuristic, hand_evaluation, moon_ready
+from agents.heuristic import ClassicHeuristic, GhostHeuristic, cards_played, hand_evaluation, moon_ready
 from agents.human import HumanPolicy, HumanQuit, action_name, parse_move
 from agents.specs import parse_value, split_spec
-from ghost_euchre_env import GhostEuchre
+from ghost_euchre_env import GhostEuchre, classic, ghost
 from ghost_euchre_env.cards import cards_to_mask, mask_to_bool, parse_card
 from ghost_euchre_env.classic import ClassicEuchre
 from ghost_euchre_env.dealing import stream_keys
@@ -303,3 +303,16 @@ def test_heuristic_never_reneges_when_the_rules_allow_it():
         actions = policy.act(game.observe(state, state.player.astype(np.int64)), game.legal_mask(state))
         reneges += game.step(state, actions).deals.reneges.sum()
     assert reneges == 0
+
+
+@pytest.mark.parametrize("variant", [ghost, classic])
+def test_heuristics_read_the_played_cards_from_the_observation(variant):
+    game = variant.GhostEuchre() if variant is ghost else variant.ClassicEuchre()
+    start, stop = variant.OBS_OFFSETS["played_by"]
+    state = game.init(stream_keys(3, 64))
+    policy = make_policy("random", game, seed=0)
+    for _ in range(12):
+        game.step(state, policy.act(None, game.legal_mask(state)))
+        obs = game.observe(state, state.player.astype(np.int64))
+        truth = mask_to_bool(np.bitwise_or.reduce(state.trick_cards, axis=1))
+        assert (cards_played(obs[:, start:stop]) == truth).all()

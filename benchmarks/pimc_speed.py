@@ -1,0 +1,74 @@
+"""Time per decision of the ``pimc`` search bot, one decision at a time and batched.
+
+Positions are the decisions met in heuristic self-play deals (every phase, in
+the proportions a game produces them, forced moves included: the bot answers
+those without search). Usage::
+
+    python benchmarks/pimc_speed.py [--samples 64] [--positions 200] [--batch 64] [--seed 0]
+
+Prints the mean, median and 95th percentile milliseconds per decision when each
+decision is its own ``act`` call, the mean by phase, and the mean per decision
+when ``--batch`` decisions share one call (as in a vector evaluation).
+"""
+
+import argparse
+import time
+
+import numpy as np
+
+from agents.pimc import PIMCPolicy
+from agents.specs import make_policy
+from ghost_euchre_env.ghost import OBS_OFFSETS, PHASE_NAMES
+from ghost_euchre_env.vector import GhostEuchreVec
+
+
+def collect_positions(count, seed):
+    """(obs float32[count, 390], mask bool[count, 34]) from heuristic self-play deals."""
+    venv = GhostEuchreVec(16, seed=seed, episode="deal")
+    heuristic = make_policy("heuristic", venv.game, seed=seed)
+    obs, mask, _ = venv.reset()
+    seen_obs, seen_mask = [], []
+    while sum(len(o) for o in seen_obs) < count:
+        seen_obs.append(obs)
+        seen_mask.append(mask)
+        obs, mask, _, _, _ = venv.step(heuristic.act(obs, mask))
+    return np.concatenate(seen_obs)[:count], np.concatenate(seen_mask)[:count]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=64, help="worlds per decision")
+    parser.add_argument("--positions", type=int, default=200, help="decisions timed")
+    parser.add_argument("--batch", type=int, default=64, help="decisions per act() call in the batched timing")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+
+    obs, mask = collect_positions(args.positions, args.seed)
+    start, stop = OBS_OFFSETS["phase"]
+    phase = obs[:, start:stop].argmax(axis=1)
+    policy = PIMCPolicy(GhostEuchreVec(1, episode="deal").game, seed=args.seed, samples=args.samples)
+    policy.act(obs[:1], mask[:1])  # warm-up
+
+    single = np.empty(len(obs))
+    for i in range(len(obs)):
+        begin = time.perf_counter()
+        policy.act(obs[i : i + 1], mask[i : i + 1])
+        single[i] = time.perf_counter() - begin
+    single *= 1e3
+    print(f"pimc samples={args.samples}, {len(obs)} decisions from heuristic self-play")
+    print(f"one decision per call: mean {single.mean():.1f} ms, median {np.median(single):.1f} ms, "
+          f"95th percentile {np.percentile(single, 95):.1f} ms")
+    for code, name in enumerate(PHASE_NAMES[:3]):
+        rows = phase == code
+        if rows.any():
+            print(f"  {name:8s} {rows.sum():4d} decisions, mean {single[rows].mean():.1f} ms")
+
+    begin = time.perf_counter()
+    for first in range(0, len(obs), args.batch):
+        policy.act(obs[first : first + args.batch], mask[first : first + args.batch])
+    batched = (time.perf_counter() - begin) * 1e3 / len(obs)
+    print(f"{args.batch} decisions per call: mean {batched:.1f} ms per decision")
+
+
+if __name__ == "__main__":
+    main()

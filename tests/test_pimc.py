@@ -1,0 +1,240 @@
+"""PIMC search bot: reading observations, sampling hidden worlds, choosing actions.
+
+Cards are written 'JH' (jack of hearts). Seats in the hand-built deals are
+absolute; the dealer is seat 2, so seat 0 acts first in the auction and, as the
+declarer, leads the first trick. Seen from seat 0, relative seats equal absolute.
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from agents.pimc import PIMCPolicy
+from agents.worlds import OUT_OF_PLAY, read_knowledge, sample_worlds, world_states
+from ghost_euchre_env import GhostEuchre
+from ghost_euchre_env.cards import EFFECTIVE_SUIT, mask_to_bool, mask_to_cards, parse_card
+from ghost_euchre_env.core import check_actions
+from ghost_euchre_env.dealing import stream_keys
+from ghost_euchre_env.ghost import BID_3, BID_4, PASS, SWAP, TRUMP_CLUBS
+from ghost_euchre_env.vector import GhostEuchreVec
+
+C, D, H, S = 0, 1, 2, 3
+
+
+def cards(text):
+    return [parse_card(t) for t in text.split()]
+
+
+def play(deal, actions, **rules):
+    """Engine, state and seat-to-act observation after ``actions`` from ``deal`` (dealer 2)."""
+    game = GhostEuchre(episode="deal", **rules)
+    state = game.init(stream_keys(0, 1), {"dealer": 2, "deals": [deal]})
+    for action in actions:
+        action = parse_card(action) if isinstance(action, str) else action
+        game.step(state, check_actions([action], game.legal_mask(state)))
+    obs = game.observe(state, state.player.astype(np.int64))
+    return game, state, obs
+
+
+# Spades trump. Trick 0: seat 1 shows void in clubs; trick 1: seat 2 in diamonds.
+#   seat 0: AC AD TH QH KH 9S      seat 1: 9D TD JD QD KD TS
+#   seat 2: TC 9H JH AH QS KS      ghost : 9C JC QC KC JS AS
+VOID_DEAL = {
+    "hands": [cards("AC AD TH QH KH 9S"), cards("9D TD JD QD KD TS"), cards("TC 9H JH AH QS KS")],
+    "ghost": cards("9C JC QC KC JS AS"),
+}
+VOID_ACTIONS = [BID_3, PASS, PASS, TRUMP_CLUBS + S, "AC", "9D", "TC", "AD", "TD", "9H"]
+
+# Hearts trump, seat 0 bid 4 and has 3 tricks. Trick 3 went to seat 1 (KC), who
+# leads KS; seat 2 follows QS; seat 0 has no spade and holds 9H and QD. Ruffing
+# with 9H makes the contract in every world; throwing QD loses whenever seat 1 or
+# 2 holds a trump (6 of the 8 unseen cards are trumps, none shown void).
+#   seat 0: AC AD AS 9C 9H QD      seat 1: TC 9D 9S KC KS JS
+#   seat 2: JC TD TS QC QS KD      ghost : JH JD AH KH QH TH
+RUFF_DEAL = {
+    "hands": [cards("AC AD AS 9C 9H QD"), cards("TC 9D 9S KC KS JS"), cards("JC TD TS QC QS KD")],
+    "ghost": cards("JH JD AH KH QH TH"),
+}
+RUFF_ACTIONS = [BID_4, PASS, PASS, TRUMP_CLUBS + H, "AC", "TC", "JC", "AD", "9D", "TD", "AS", "9S", "TS",
+                "9C", "KC", "QC", "KS", "QS"]
+
+
+def place_sets(hands, out_of_play):
+    """For sampled worlds (hands uint32[W, 3], out uint32[W]): card -> set of places it reached."""
+    places = {}
+    for place, masks in enumerate([hands[:, 0], hands[:, 1], hands[:, 2], out_of_play]):
+        for card in np.flatnonzero(mask_to_bool(masks).any(axis=0)):
+            places.setdefault(int(card), set()).add(place)
+    return places
+
+
+def check_partition(knowledge, hands, out_of_play):
+    """Every world deals each card exactly once, with the right sizes and known cards fixed."""
+    n, w = out_of_play.shape
+    all_masks = np.concatenate([hands, out_of_play[..., None], np.broadcast_to(
+        np.bitwise_or.reduce(knowledge.played, axis=1)[:, None, None], (n, w, 1))], axis=2)
+    held = mask_to_bool(all_masks).sum(axis=2)
+    assert (held == 1).all()
+    assert (hands[:, :, 0] == knowledge.hand[:, None]).all()
+    counts = np.bitwise_count(hands)
+    assert (counts[:, :, 1:] == knowledge.sizes[:, None, 1:3]).all()
+    assert (out_of_play & knowledge.dead_hand[:, None] == knowledge.dead_hand[:, None]).all()
+
+
+def exact_marginals(unseen, allowed, sizes):
+    """P(card in place) over all consistent worlds, by brute force.
+
+    unseen: card ids; allowed: card -> set of places (1, 2, 3); sizes: (n1, n2).
+    """
+    counts = {(c, p): 0 for c in unseen for p in (1, 2, OUT_OF_PLAY)}
+    total = 0
+    may_1 = [c for c in unseen if 1 in allowed[c]]
+    for first in itertools.combinations(may_1, sizes[0]):
+        rest = [c for c in unseen if c not in first]
+        may_2 = [c for c in rest if 2 in allowed[c]]
+        for second in itertools.combinations(may_2, sizes[1]):
+            out = [c for c in rest if c not in second]
+            if all(OUT_OF_PLAY in allowed[c] for c in out):
+                total += 1
+                for place, group in ((1, first), (2, second), (OUT_OF_PLAY, out)):
+                    for c in group:
+                        counts[c, place] += 1
+    return {key: value / total for key, value in counts.items()}
+
+
+def test_shown_voids_are_read_and_respected():
+    game, state, obs = play(VOID_DEAL, VOID_ACTIONS)
+    knowledge = read_knowledge(obs, game)
+    assert knowledge.voids[0].tolist() == [[False] * 4, [True, False, False, False], [False, True, False, False]]
+    assert knowledge.sizes[0].tolist() == [0, 4, 4, 6]
+    hands, out = sample_worlds(knowledge, 4000, np.random.default_rng(0))
+    check_partition(knowledge, hands, out)
+    places = place_sets(hands[0], out[0])
+    # Clubs (not JC: with spades trump it is the left bower, a spade) never reach seat 1.
+    for card in cards("9C QC KC"):
+        assert places[card] == {2, OUT_OF_PLAY}
+    for card in cards("JD QD KD"):
+        assert places[card] == {1, OUT_OF_PLAY}
+    for card in cards("JC TS JH AH QS KS JS AS"):
+        assert places[card] == {1, 2, OUT_OF_PLAY}
+    assert set(places) == set(mask_to_cards(knowledge.unseen[0])) | set(cards("TH QH KH 9S"))
+
+
+def test_sampling_is_uniform_over_consistent_worlds():
+    game, state, obs = play(VOID_DEAL, VOID_ACTIONS)
+    knowledge = read_knowledge(obs, game)
+    unseen = mask_to_cards(knowledge.unseen[0])
+    suit = EFFECTIVE_SUIT[S]
+    allowed = {c: {p for p in (1, 2) if not knowledge.voids[0, p, suit[c]]} | {OUT_OF_PLAY} for c in unseen}
+    exact = exact_marginals(unseen, allowed, (4, 4))
+    worlds = 20000
+    hands, out = sample_worlds(knowledge, worlds, np.random.default_rng(1))
+    where = {1: hands[0, :, 1], 2: hands[0, :, 2], OUT_OF_PLAY: out[0]}
+    for (card, place), probability in exact.items():
+        seen = (mask_to_bool(where[place])[:, card]).mean()
+        assert abs(seen - probability) < 0.02, (card, place, seen, probability)
+
+
+def test_auction_worlds_fix_the_ghost_hand():
+    deal = VOID_DEAL
+    game, state, obs = play(deal, [])
+    knowledge = read_knowledge(obs, game)
+    assert knowledge.sizes[0].tolist() == [0, 6, 6, 6]
+    hands, out = sample_worlds(knowledge, 500, np.random.default_rng(2))
+    check_partition(knowledge, hands, out)
+    places = place_sets(hands[0], out[0])
+    for card in mask_to_cards(knowledge.unseen[0]):
+        assert places[card] == {1, 2, OUT_OF_PLAY}
+
+
+def test_swapper_knows_its_dead_hand():
+    game, state, obs = play(VOID_DEAL, [SWAP])  # seat 0 takes the ghost hand and acts again
+    knowledge = read_knowledge(obs, game)
+    assert knowledge.sizes[0].tolist() == [0, 6, 6, 0]
+    hands, out = sample_worlds(knowledge, 500, np.random.default_rng(3))
+    check_partition(knowledge, hands, out)
+    assert (out[0] == state.ghost[0]).all()  # the dead hand, exactly
+    places = place_sets(hands[0], out[0])
+    for card in mask_to_cards(knowledge.unseen[0]):
+        assert places[card] == {1, 2}
+
+
+def test_another_swapper_hides_its_dead_hand():
+    game, state, obs = play(VOID_DEAL, [PASS, SWAP, PASS])  # seat 1 swaps, then passes; seat 2 to act
+    knowledge = read_knowledge(obs, game)
+    assert knowledge.swapper[0] == 2  # seat 1, seen from seat 2
+    assert knowledge.sizes[0].tolist() == [0, 6, 6, 6]
+    hands, out = sample_worlds(knowledge, 500, np.random.default_rng(4))
+    check_partition(knowledge, hands, out)
+    places = place_sets(hands[0], out[0])
+    for card in mask_to_cards(knowledge.unseen[0]):
+        assert places[card] == {1, 2, OUT_OF_PLAY}
+
+
+def test_renege_rules_infer_no_voids():
+    game, state, obs = play(VOID_DEAL, VOID_ACTIONS, allow_renege=True)
+    assert not read_knowledge(obs, game).voids.any()
+
+
+@pytest.mark.parametrize(
+    "seed, episode, rules",
+    [(0, "deal", {}), (1, "game", {"auction": "open"}), (2, "game", {"allow_renege": True, "target_score": 10})],
+)
+def test_world_with_the_true_cards_is_the_true_game(seed, episode, rules):
+    """Rebuilding the true world from an observation reproduces the game; voids read are true; samples fit them."""
+    venv = GhostEuchreVec(16, seed=seed, episode=episode, **rules)
+    obs, mask, player = venv.reset()
+    rng = np.random.default_rng(seed)
+    for _ in range(60):
+        state = venv.state
+        knowledge = read_knowledge(obs, venv.game)
+        rel = (player[:, None] + np.arange(3)) % 3
+        true_hands = np.take_along_axis(state.hands, rel, axis=1)
+        world = world_states(venv.game, knowledge, true_hands, state.ghost)
+        assert np.array_equal(venv.game.observe(world, np.zeros(16, np.int64)), obs)
+        assert np.array_equal(venv.game.legal_mask(world), mask)
+        suit_of_card = EFFECTIVE_SUIT[np.maximum(knowledge.trump, 0)]  # int8[N, 24]
+        void_cards = np.take_along_axis(knowledge.voids, suit_of_card[:, None, :].astype(np.int64), axis=2)
+        assert not (mask_to_bool(true_hands) & void_cards).any()
+        hands, out = sample_worlds(knowledge, 16, rng)
+        check_partition(knowledge, hands, out)
+        assert not (mask_to_bool(hands) & void_cards[:, None]).any()
+        # Both play on identically: step each with the same random legal action.
+        actions = np.where(mask, rng.random(mask.shape), -1).argmax(axis=1)
+        true_copy = state.copy()
+        true_rewards = venv.game.step(true_copy, actions).rewards
+        world_rewards = venv.game.step(world, actions).rewards
+        no_reneges = (state.reneges == 0).all(axis=1)  # past reneges are hidden: worlds set them to 0
+        assert np.array_equal(np.take_along_axis(true_rewards, rel, axis=1)[no_reneges], world_rewards[no_reneges])
+        obs, mask, player, _, _ = venv.step(actions)
+
+
+def test_finds_the_only_winning_card():
+    game, state, obs = play(RUFF_DEAL, RUFF_ACTIONS)
+    mask = game.legal_mask(state)
+    assert np.flatnonzero(mask[0]).tolist() == sorted(cards("9H QD"))
+    policy = PIMCPolicy(game, seed=0, samples=32)
+    knowledge = read_knowledge(obs, game)
+    values = policy.action_values(knowledge, *sample_worlds(knowledge, 32, np.random.default_rng(0)), mask)
+    assert values[0, parse_card("9H")] > values[0, parse_card("QD")]
+    assert policy.act(obs, mask)[0] == parse_card("9H")
+
+
+def test_same_seed_same_actions():
+    venv = GhostEuchreVec(12, seed=5, episode="deal")
+    obs, mask, _ = venv.reset()
+    for _ in range(10):  # reach a mix of auction and play decisions
+        obs, mask, _, _, _ = venv.step(mask.argmax(axis=1))
+    first = PIMCPolicy(venv.game, seed=11, samples=8).act(obs, mask)
+    second = PIMCPolicy(venv.game, seed=11, samples=8).act(obs, mask)
+    assert np.array_equal(first, second)
+    assert mask[np.arange(12), first].all()
+
+
+def test_bad_options_raise():
+    game = GhostEuchre()
+    with pytest.raises(ValueError, match="samples"):
+        PIMCPolicy(game, samples=0)
+    with pytest.raises(ValueError, match="objective"):
+        PIMCPolicy(game, objective="win")
