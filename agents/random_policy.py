@@ -12,14 +12,16 @@ def random_legal_actions(mask, rng):
     A actions with whole-batch rows (cheaper than a number per action, or a
     cumulative sum along the short axis).
     """
-    legal = np.ascontiguousarray(mask.T)  # [A, N]
-    k = (rng.random(len(mask)) * legal.sum(axis=0)).astype(np.int16)
-    seen = np.zeros(len(mask), np.int16)
-    action = np.zeros(len(mask), np.int64)
-    for row in legal:
-        seen += row
-        action += seen <= k
-    return action
+    legal = np.ascontiguousarray(mask.T).view(np.uint8)  # [A, N]; at most 255 actions
+    k = (rng.random(len(mask)) * legal.sum(axis=0, dtype=np.uint8)).astype(np.uint8)
+    seen = np.zeros(len(mask), np.uint8)
+    passed = np.empty(len(mask), bool)
+    action = np.zeros(len(mask), np.uint8)
+    for row in legal:  # in place: a loop over actions, each step over the whole batch
+        np.add(seen, row, out=seen)
+        np.less_equal(seen, k, out=passed)
+        np.add(action, passed, out=action)
+    return action.astype(np.int64)
 
 
 class RandomPolicy(Policy):

@@ -111,12 +111,12 @@ def trick_winner(trick, trump, led_suit):
 def unpack_bits(values, width):
     """Unsigned ints [...] -> bool[..., width]: bit i of each value (C-contiguous)."""
     values = np.asarray(values)
-    values = np.ascontiguousarray(values, dtype=values.dtype.newbyteorder("<"))
     num_bytes = (width + 7) // 8
-    as_bytes = values.view(np.uint8).reshape(*values.shape, values.dtype.itemsize)[..., :num_bytes]
+    as_bytes = np.empty((*values.shape, num_bytes), np.uint8)
+    for byte in range(num_bytes):  # shifting out each byte beats slicing a byte view
+        as_bytes[..., byte] = values >> (8 * byte)
     # Unpacking one flat byte string is far faster than unpacking along a short last axis.
-    bits = np.unpackbits(np.ascontiguousarray(as_bytes).reshape(-1), bitorder="little")
-    bits = bits.reshape(*values.shape, 8 * num_bytes)
+    bits = np.unpackbits(as_bytes.reshape(-1), bitorder="little").reshape(*values.shape, 8 * num_bytes)
     return bits.view(bool) if width == 8 * num_bytes else np.ascontiguousarray(bits[..., :width]).view(bool)
 
 
