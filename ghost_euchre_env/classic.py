@@ -63,7 +63,7 @@ from .cards import (
     trick_winner,
     unpack_bits,
 )
-from .core import BatchState, StepResult, blend, check_choice, check_int, flat_view, layout_table, one_hot_table
+from .core import BatchedGame, BatchState, StepResult, blend, check_choice, check_int, flat_view, layout_table, one_hot_table
 
 NUM_PLAYERS = 4
 NUM_TEAMS = 2
@@ -336,7 +336,7 @@ def _seat_grid(num_games):
     return row_starts, offsets
 
 
-class ClassicEuchre:
+class ClassicEuchre(BatchedGame):
     """The rules of classic 4-player Euchre over batches of games.
 
     episode: "game" (deals until a team reaches target_score) or "deal" (one
@@ -405,28 +405,6 @@ class ClassicEuchre:
         )
         self.start_episodes(state, np.arange(n), options)
         return state
-
-    def start_episodes(self, state, games, options=None):
-        """Start a new episode (scores 0, first deal dealt) in games ``games`` (int[M]).
-
-        The episode counter is not advanced here; see :meth:`next_episodes`.
-        options: as for :meth:`init`, one dict or a list of M dicts.
-        """
-        games = np.asarray(games, dtype=np.int64)
-        dealers, deals = dealing.parse_options(options, len(games), NUM_PLAYERS, self._parse_deal)
-        episode_key = dealing.episode_keys(state.keys[games], state.episode[games])
-        state.episode_key[games] = episode_key
-        random_dealer = dealing.random_dealers(episode_key, NUM_PLAYERS)
-        state.dealer[games] = np.where(dealers >= 0, dealers, random_dealer)
-        dealing.store_chosen(state, games, deals)
-        state.scores[games] = 0
-        state.deal_number[games] = 0
-        self._start_deals(state, games)
-
-    def next_episodes(self, state, games):
-        """Advance the episode counter of ``games`` and start a random episode there."""
-        state.episode[games] += 1
-        self.start_episodes(state, games)
 
     @staticmethod
     def _parse_deal(deal, game, number):

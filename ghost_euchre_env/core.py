@@ -4,6 +4,8 @@ import dataclasses
 
 import numpy as np
 
+from . import dealing
+
 
 class BatchState:
     """Base for a dataclass whose every field is an array with a leading game axis (one is ``player``)."""
@@ -40,6 +42,39 @@ def blend(condition, if_true, if_false):
     """np.where for same-dtype integer arrays, as bit arithmetic (several times faster)."""
     lanes = -condition.astype(if_false.dtype)
     return if_false ^ ((if_true ^ if_false) & lanes)
+
+
+class BatchedGame:
+    """Episode bookkeeping shared by the engines.
+
+    A subclass sets ``num_players``, parses one chosen deal in
+    ``_parse_deal(deal, game, number)`` and deals in ``_start_deals(state, games)``.
+    """
+
+    num_players = 0
+
+    def start_episodes(self, state, games, options=None):
+        """Start a new episode (scores 0, first deal dealt) in games ``games`` (int[M]).
+
+        The episode counter is not advanced here; see :meth:`next_episodes`.
+        options: None, one dict for every game or a list of M dicts, each with
+        optional ``dealer`` (a seat) and ``deals`` (chosen deals used in order).
+        """
+        games = np.asarray(games, dtype=np.int64)
+        dealers, deals = dealing.parse_options(options, len(games), self.num_players, self._parse_deal)
+        episode_key = dealing.episode_keys(state.keys[games], state.episode[games])
+        state.episode_key[games] = episode_key
+        random_dealer = dealing.random_dealers(episode_key, self.num_players)
+        state.dealer[games] = np.where(dealers >= 0, dealers, random_dealer)
+        dealing.store_chosen(state, games, deals)
+        state.scores[games] = 0
+        state.deal_number[games] = 0
+        self._start_deals(state, games)
+
+    def next_episodes(self, state, games):
+        """Advance the episode counter of ``games`` (int[M]) and start a random episode there."""
+        state.episode[games] += 1
+        self.start_episodes(state, games)
 
 
 @dataclasses.dataclass

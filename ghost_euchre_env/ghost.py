@@ -46,7 +46,7 @@ from .cards import (
     unpack_bits,
     trick_winner,
 )
-from .core import BatchState, StepResult, check_choice, check_int, flat_view, layout_table, one_hot_table
+from .core import BatchedGame, BatchState, StepResult, check_choice, check_int, flat_view, layout_table, one_hot_table
 
 NUM_PLAYERS = 3
 HAND_SIZE = 6
@@ -256,7 +256,7 @@ _TABLE_TABLE = one_hot_table([4, 4, 3])  # contract, trump, phase
 _CONTRACT_CODE = np.array([0, 0, 0, 1, 2, 3, 4], dtype=np.int64)  # high bid 0, 3..6 -> contract digit
 
 
-class GhostEuchre:
+class GhostEuchre(BatchedGame):
     """The rules of Ghost Hand Euchre over batches of games.
 
     episode: "game" (deals until a player wins at target_score) or "deal" (one
@@ -326,28 +326,6 @@ class GhostEuchre:
         )
         self.start_episodes(state, np.arange(n), options)
         return state
-
-    def start_episodes(self, state, games, options=None):
-        """Start a new episode (scores 0, first deal dealt) in games ``games`` (int[M]).
-
-        The episode counter is not advanced here; see :meth:`next_episodes`.
-        options: as for :meth:`init`, one dict or a list of M dicts.
-        """
-        games = np.asarray(games, dtype=np.int64)
-        dealers, deals = dealing.parse_options(options, len(games), NUM_PLAYERS, self._parse_deal)
-        episode_key = dealing.episode_keys(state.keys[games], state.episode[games])
-        state.episode_key[games] = episode_key
-        random_dealer = dealing.random_dealers(episode_key, NUM_PLAYERS)
-        state.dealer[games] = np.where(dealers >= 0, dealers, random_dealer)
-        dealing.store_chosen(state, games, deals)
-        state.scores[games] = 0
-        state.deal_number[games] = 0
-        self._start_deals(state, games)
-
-    def next_episodes(self, state, games):
-        """Advance the episode counter of ``games`` and start a random episode there."""
-        state.episode[games] += 1
-        self.start_episodes(state, games)
 
     @staticmethod
     def _parse_deal(deal, game, number):
