@@ -27,9 +27,9 @@ import numpy as np
 from gymnasium import spaces
 
 from . import GYM_ENV_ID as ENV_ID
+from .aec import render_as
 from .ghost import NUM_ACTIONS, NUM_PLAYERS
 from .ghost_euchre_v0 import AGENTS, raw_env
-
 
 
 class GhostEuchreGymEnv(gymnasium.Env):
@@ -130,14 +130,7 @@ class GhostEuchreGymEnv(gymnasium.Env):
         return self._mask.copy()
 
     def render(self):
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() was called without a render_mode; make the env with render_mode='ansi'")
-            return None
-        text = self.aec.render()
-        if self.render_mode == "human":
-            print(text, end="\n\n")
-            return None
-        return text
+        return render_as(self.render_mode, self.aec.render)
 
     def close(self):
         self.aec.close()

@@ -1,13 +1,13 @@
 """Plain-text rendering of a table, shared by the Euchre variants' adapters.
 
-The helpers at the top (hands, tricks, aligned tables) know nothing about a
-variant; :func:`render_ghost` composes them into the Ghost Hand Euchre table.
-A classic variant builds its own ``render_classic`` from the same helpers.
-Rendering only reads the engine state; it never decides a rule.
+The helpers at the top (hands, tricks, aligned tables, the seat to act) know
+nothing about a variant; :func:`render_ghost` composes them into the Ghost Hand
+Euchre table, :func:`render_classic` into the classic Euchre table. Rendering
+only reads the engine state; it never decides a rule.
 """
 
-from .cards import CARD_RANK, CARD_SUIT, NUM_CARDS, SUIT_SYMBOLS, card_name, mask_to_cards
-from .ghost import AUCTION, BID_LEVELS, MOON_LEVEL, NUM_TRICKS, OVER, PHASE_NAMES, PLAY
+from . import classic, ghost
+from .cards import CARD_RANK, CARD_SUIT, NUM_CARDS, SUIT_LETTERS, SUIT_SYMBOLS, card_name, mask_to_cards
 
 EMPTY_SLOT = "·"
 
@@ -23,17 +23,18 @@ def hand_text(mask, unicode=True):
     return "  ".join(groups) if groups else "(no cards)"
 
 
-def trick_text(cards, order, names, unicode=True):
-    """The current trick in play order: 'player_1 J♥, player_2 9♣, player_0 ·'.
+def trick_text(game_state, g, order, num_tricks, names, unicode=True):
+    """The current trick of game ``g`` in play order: 'trick 2 of 6: player_1 J♥, player_2 9♣, player_0 ·'.
 
-    cards: int[S] card each seat put in the trick (-1 none); order: seats in the
-    order they play this trick; names: seat names.
+    game_state: an engine state with ``trick`` int8[N, S] (card each seat put in
+    the trick, -1 none) and ``trick_number`` int8[N] (0-based); order: seats in
+    the order they play this trick; names: seat names.
     """
     parts = []
     for seat in order:
-        card = int(cards[seat])
+        card = int(game_state.trick[g, seat])
         parts.append(f"{names[seat]} {card_name(card, unicode) if 0 <= card < NUM_CARDS else EMPTY_SLOT}")
-    return ", ".join(parts)
+    return f"trick {int(game_state.trick_number[g]) + 1} of {num_tricks}: " + ", ".join(parts)
 
 
 def text_table(rows):
@@ -42,13 +43,21 @@ def text_table(rows):
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows)
 
 
+def to_act_text(game_state, g, names, unicode=True):
+    """'to act: player_1, holding A♣ K♣  9♥' for game ``g``, or 'episode over' when nobody is to act."""
+    seat = int(game_state.player[g])
+    if seat < 0:
+        return "episode over"
+    return f"to act: {names[seat]}, holding {hand_text(game_state.hands[g, seat], unicode)}"
+
+
 def _bid_name(level):
-    return "moon" if level == MOON_LEVEL else str(level)
+    return "moon" if level == ghost.MOON_LEVEL else str(level)
 
 
 def _auction_text(game_state, g, seat):
     """What seat did in the auction of this deal: 'bid 3, pass', 'pass', '' (not yet)."""
-    made = [f"bid {_bid_name(level)}" for k, level in enumerate(BID_LEVELS) if game_state.bids[g, k] == seat]
+    made = [f"bid {_bid_name(level)}" for k, level in enumerate(ghost.BID_LEVELS) if game_state.bids[g, k] == seat]
     if game_state.passed_at[g, seat] >= 0:
         made.append("pass")
     return ", ".join(made)
@@ -66,7 +75,7 @@ def render_ghost(game, game_state, g=0, names=None, unicode=True):
     names = names or [f"seat {i}" for i in range(game.num_players)]
     phase = int(s.phase[g])
     header = (
-        f"Ghost Hand Euchre · deal {int(s.deal_number[g])} · {PHASE_NAMES[phase]}"
+        f"Ghost Hand Euchre · deal {int(s.deal_number[g])} · {ghost.PHASE_NAMES[phase]}"
         f" · target {game.rules.target_score}"
     )
     dealer, declarer, swapper = int(s.dealer[g]), int(s.declarer[g]), int(s.swapper[g])
@@ -83,21 +92,72 @@ def render_ghost(game, game_state, g=0, names=None, unicode=True):
     if high:
         trump_text = SUIT_SYMBOLS[trump] if trump >= 0 else "not named yet"
         lines.append(f"contract: {names[declarer]} bids {_bid_name(high)}, trump {trump_text}")
-    elif phase == AUCTION:
+    elif phase == ghost.AUCTION:
         lines.append("contract: no bid yet")
     ghost_cards = bin(int(s.ghost[g])).count("1")
     if swapper >= 0:
         lines.append(f"ghost hand: taken by {names[swapper]}; their old hand lies dead ({ghost_cards} cards)")
     else:
         lines.append(f"ghost hand: {ghost_cards} cards face down")
-    if phase == PLAY:
+    if phase == ghost.PLAY:
         leader = int(s.leader[g])
         order = [(leader + k) % game.num_players for k in range(game.num_players)]
-        lines.append(f"trick {int(s.trick_number[g]) + 1} of {NUM_TRICKS}: " + trick_text(s.trick[g], order, names, unicode))
-    if phase == OVER:
-        lines.append("episode over")
-    else:
-        seat = int(s.player[g])
-        lines.append(f"to act: {names[seat]}, holding {hand_text(s.hands[g, seat], unicode)}")
+        lines.append(trick_text(s, g, order, ghost.NUM_TRICKS, names, unicode))
+    lines.append(to_act_text(s, g, names, unicode))
     return "\n".join(lines)
 
+
+def _calls_text(game_state, g, seat, unicode):
+    """What seat called in the bidding of this deal: 'pass', 'pass, ♥', '' (not yet)."""
+    suits = SUIT_SYMBOLS if unicode else SUIT_LETTERS
+    passes, dealer = int(game_state.passes[g]), int(game_state.dealer[g])
+    made = game_state.maker[g] >= 0
+    calls = []
+    for k in range(passes + made):
+        if (dealer + 1 + k) % classic.NUM_PLAYERS == seat:
+            calls.append("pass" if k < passes else ("order up " if k < classic.NUM_PLAYERS else "name ")
+                         + suits[game_state.trump[g]])
+    return ", ".join(calls)
+
+
+def render_classic(game, game_state, g=0, names=None, unicode=True):
+    """The classic Euchre table of game ``g`` of a batch, as text.
+
+    Shows the team scores, each seat's calls, alone choice and tricks this deal,
+    the upcard, trump and maker, the current trick and the hand of the seat to
+    act (the only hand shown). game: the ``ClassicEuchre`` engine (for its rules);
+    game_state: a ``ClassicState``; names: seat names (default 'seat 0'...).
+    """
+    s = game_state
+    names = names or [f"seat {i}" for i in range(game.num_players)]
+    phase = int(s.phase[g])
+    lines = [
+        f"Classic Euchre · deal {int(s.deal_number[g])} · {classic.PHASE_NAMES[phase]}"
+        f" · target {game.rules.target_score}",
+        f"scores: {names[0]} & {names[2]} {int(s.scores[g, 0])}, {names[1]} & {names[3]} {int(s.scores[g, 1])}",
+    ]
+    dealer, maker = int(s.dealer[g]), int(s.maker[g])
+    rows = [("seat", "calls", "alone", "tricks", "")]
+    for seat in range(game.num_players):
+        alone = {-1: EMPTY_SLOT, 0: "with partner", 1: "alone"}[int(s.alone[g, seat])]
+        roles = [label for label, who in (("dealer", dealer), ("maker", maker)) if who == seat]
+        if not s.active[g] >> seat & 1:
+            roles.append("sits out")
+        calls = _calls_text(s, g, seat, unicode) or EMPTY_SLOT
+        rows.append((names[seat], calls, alone, str(int(s.tricks_won[g, seat])), ", ".join(roles)))
+    lines.append(text_table(rows))
+    upcard = card_name(int(s.upcard[g]), unicode)
+    picked_up = maker >= 0 and s.passes[g] < classic.NUM_PLAYERS
+    lines.append(f"upcard: {upcard}" + (f", picked up by {names[dealer]}" if picked_up else ""))
+    if maker >= 0:
+        suits = SUIT_SYMBOLS if unicode else SUIT_LETTERS
+        lines.append(f"trump: {suits[s.trump[g]]}, made by {names[maker]}")
+    elif phase == classic.BIDDING:
+        lines.append("trump: not made yet")
+    if phase == classic.PLAY:
+        leader = int(s.leader[g])
+        order = [seat for seat in ((leader + k) % game.num_players for k in range(game.num_players))
+                 if s.active[g] >> seat & 1]
+        lines.append(trick_text(s, g, order, classic.NUM_TRICKS, names, unicode))
+    lines.append(to_act_text(s, g, names, unicode))
+    return "\n".join(lines)

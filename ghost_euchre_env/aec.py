@@ -1,0 +1,244 @@
+"""The PettingZoo AEC adapter shared by the Euchre variants' ``*_v0`` modules.
+
+:class:`EuchreAEC` runs one game of a batched engine (a batch of one) behind
+PettingZoo's AEC API: argument checks, spaces, seeded and continued resets,
+action checks, illegal actions, dead steps, observations, infos and rendering.
+A variant module subclasses it with its engine, names, deal summary,
+observation bounds and renderer; that module's docstring documents the env.
+"""
+
+import math
+import warnings
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from . import dealing
+
+ILLEGAL_ACTION_MODES = ("raise", "terminate")
+RESET_OPTIONS = ("dealer", "deals")
+
+
+def render_as(render_mode, make_text):
+    """``render()`` in ``render_mode``: "ansi" returns the text of ``make_text()``.
+
+    "human" prints that text and returns None; no render mode (None) warns and returns None.
+    """
+    if render_mode is None:
+        gymnasium.logger.warn("render() was called without a render_mode; make the env with render_mode='ansi'")
+        return None
+    text = make_text()
+    if render_mode == "human":
+        print(text, end="\n\n")
+        return None
+    return text
+
+
+def seat_names(num_players):
+    """('player_0', 'player_1', ...): the agent name of each seat."""
+    return tuple(f"player_{seat}" for seat in range(num_players))
+
+
+class EuchreAEC(AECEnv):
+    """One game of a batched Euchre engine as a PettingZoo AEC environment.
+
+    ``EuchreAEC(render_mode=None, episode="game", reward="points",
+    illegal_action="raise", illegal_action_penalty=-1.0, **rules)``: the engine
+    is made with ``episode``, ``reward`` and ``rules``; its one game's state is
+    ``game_state``. A variant subclass sets:
+
+    - ``metadata``: the base's plus ``"name"`` (e.g. ``"ghost_euchre_v0"``);
+    - ``engine``: the engine class; ``agent_names``: one name per seat;
+    - ``phase_names``: phase id -> name; ``action_name(action) -> str``;
+    - ``observation_bounds(rules) -> (low, high)``, each float32[obs_size];
+    - ``render_table(game, game_state, g, names) -> str``;
+    - ``deal_info(deals, deal_number) -> dict``: a method reading the one
+      finished deal of a batch-of-one deal summary (``agent_or_none`` helps).
+    """
+
+    metadata = {"render_modes": ["human", "ansi"], "is_parallelizable": False, "render_fps": 1}
+    engine = None
+    agent_names = ()
+    phase_names = ()
+    action_name = None
+    observation_bounds = None
+    render_table = None
+
+    def __init__(self, render_mode=None, episode="game", reward="points", illegal_action="raise",
+                 illegal_action_penalty=-1.0, **rules):
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"illegal_action must be one of {list(ILLEGAL_ACTION_MODES)}, got {illegal_action!r}")
+        if (isinstance(illegal_action_penalty, bool) or not isinstance(illegal_action_penalty, (int, float, np.number))
+                or not math.isfinite(illegal_action_penalty)):
+            raise ValueError(f"illegal_action_penalty must be a finite number, got {illegal_action_penalty!r}")
+        self.game = self.engine(episode=episode, reward=reward, **rules)
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.illegal_action_penalty = float(illegal_action_penalty)
+        agents = self.agent_names
+        num_actions = self.game.num_actions
+        self.possible_agents = list(agents)
+        self.agents = []
+        low, high = self.observation_bounds(self.game.rules)
+        self.observation_spaces = {
+            agent: spaces.Dict({
+                "observation": spaces.Box(low, high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (num_actions,), dtype=np.int8),
+            })
+            for agent in agents
+        }
+        self.action_spaces = {agent: spaces.Discrete(num_actions) for agent in agents}
+        self.game_state = None
+        self._seat_of = {agent: seat for seat, agent in enumerate(agents)}
+        self._seat_index = [np.array([seat]) for seat in range(len(agents))]  # int64[1] per seat, for observe
+        self._action = np.zeros(1, dtype=np.int64)  # the engine's actions argument, refilled each step
+        self._no_actions = np.zeros(num_actions, dtype=np.int8)
+        self._mask = self._no_actions  # int8[A] legal actions of the agent on move (zeros when none)
+        self._on_move = None  # seat on move, None once the episode is over
+        self._obs_cache = [None] * len(agents)  # float32[D] per seat, for the current step
+        self._last_deal = None
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def agent_or_none(self, seat):
+        """The agent name of ``seat`` (an int), or None for no seat (-1)."""
+        return self.agent_names[seat] if seat >= 0 else None
+
+    # ---------------------------------------------------------------- episodes
+    def reset(self, seed=None, options=None):
+        """Start an episode: a seeded stream, or the next episode of the current one (seed None)."""
+        engine_options = None
+        if options:
+            unknown = sorted(set(options) - set(RESET_OPTIONS))
+            if unknown:
+                warnings.warn(f"{self.metadata['name']}.reset ignores option(s) {unknown}; "
+                              f"it uses {list(RESET_OPTIONS)}")
+            engine_options = {key: options[key] for key in RESET_OPTIONS if key in options}
+        if seed is None and self.game_state is not None:
+            game_state = self.game_state.copy()
+            game_state.episode += 1
+            self.game.start_episodes(game_state, np.zeros(1, np.int64), engine_options)
+        else:
+            game_state = self.game.init(dealing.stream_keys(seed, 1), engine_options)
+        agents = self.agent_names
+        self.game_state = game_state
+        self.agents = list(agents)
+        self.rewards = dict.fromkeys(agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(agents, 0.0)
+        self.terminations = dict.fromkeys(agents, False)
+        self.truncations = dict.fromkeys(agents, False)
+        self._last_deal = None
+        self._new_turn()
+        if self.render_mode == "human":
+            self.render()
+
+    def step(self, action):
+        """Apply the action of ``agent_selection``; None for an agent whose episode is over."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        action = self._check_type(action)
+        if not self._mask[action]:
+            if self.illegal_action == "raise":
+                legal = ", ".join(f"{a} ({self.action_name(a)})" for a in np.flatnonzero(self._mask))
+                raise ValueError(
+                    f"{agent}: action {action} ({self.action_name(action)}) is not legal in the "
+                    f"{self.infos[agent]['phase']} phase; legal actions are {legal}"
+                )
+            self._terminate_illegal(agent, action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        game_state = self.game_state
+        deal_number = int(game_state.deal_number[0])
+        self._action[0] = action
+        result = self.game.step(game_state, self._action)
+        self.rewards = dict(zip(self.agent_names, result.rewards[0].tolist()))
+        if len(result.deals.game):
+            self._last_deal = self.deal_info(result.deals, deal_number)
+        if result.terminated[0]:
+            self.terminations = dict.fromkeys(self.agent_names, True)
+        elif result.truncated[0]:
+            self.truncations = dict.fromkeys(self.agent_names, True)
+        self._new_turn()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _check_type(self, action):
+        """The action as an int, or ValueError when it is not an integer in 0..A-1."""
+        if type(action) is int:  # the common case, checked first
+            if 0 <= action < len(self._mask):
+                return action
+        elif isinstance(action, np.ndarray) and action.ndim == 0:
+            action = action[()]
+        last = len(self._mask) - 1
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise ValueError(f"action must be an int in 0..{last}, got {action!r} ({type(action).__name__})")
+        action = int(action)
+        if not 0 <= action <= last:
+            raise ValueError(f"action must be an int in 0..{last}, got {action}")
+        return action
+
+    def _terminate_illegal(self, agent, action):
+        """PettingZoo's terminate-on-illegal: the offender is penalised and the episode ends."""
+        agents = self.agent_names
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = dict.fromkeys(agents, 0.0)
+        self.rewards[agent] = self.illegal_action_penalty
+        self.terminations = dict.fromkeys(agents, True)
+        self._mask = self._no_actions
+        self._on_move = None
+        phase = self.infos[agent]["phase"]
+        self.infos = {a: {"phase": phase, "legal_actions": [], "last_deal": self._last_deal,
+                          "illegal_action": (agent, action)} for a in agents}
+        self._accumulate_rewards()
+
+    def _new_turn(self):
+        """Read whose turn it is, their legal actions (one engine call) and the phase from the engine."""
+        game_state = self.game_state
+        agents = self.agent_names
+        self._obs_cache = [None] * len(agents)
+        phase = self.phase_names[game_state.phase[0]]
+        player = int(game_state.player[0])
+        if player < 0:  # the episode is over; agent_selection stays on the last agent to act
+            self._on_move = None
+            self._mask = self._no_actions
+            legal = []
+        else:
+            self._on_move = player
+            mask = self.game.legal_mask(game_state)[0]
+            self._mask = mask.view(np.int8)
+            legal = mask.nonzero()[0].tolist()
+            self.agent_selection = agents[player]
+        last_deal = self._last_deal
+        self.infos = {agent: {"phase": phase, "legal_actions": legal if seat == player else [],
+                              "last_deal": last_deal}
+                      for seat, agent in enumerate(agents)}
+
+    # ------------------------------------------------------------- observation
+    def observe(self, agent):
+        try:
+            seat = self._seat_of[agent]
+        except KeyError:
+            raise ValueError(f"agent must be one of {self.possible_agents}, got {agent!r}") from None
+        obs = self._obs_cache[seat]
+        if obs is None:
+            obs = self._obs_cache[seat] = self.game.observe(self.game_state, self._seat_index[seat])[0]
+        mask = self._mask if seat == self._on_move else self._no_actions
+        return {"observation": obs.copy(), "action_mask": mask.copy()}
+
+    def render(self):
+        return render_as(self.render_mode, lambda: self.render_table(self.game, self.game_state, 0, self.agent_names))
+
+    def close(self):
+        """Nothing to release (no window, no files)."""
