@@ -10,16 +10,7 @@ resolution are the shared ones of :mod:`ghost_euchre_env.cards`.
 
 Action ids (31, identical to OpenSpiel's ``euchre``):
 
-====== ========================================================= ==========
-ids    meaning                                                   phase
-====== ========================================================= ==========
-0-23   play card ``id``, or the dealer's discard                 play, discard
-24     PASS                                                      bidding
-25-28  suit C, D, H, S: order up the upcard's suit (round 1),    bidding
-       name another suit (round 2)
-29     go alone                                                  alone
-30     play with partner                                         alone
-====== ========================================================= ==========
+{actions}
 
 Decision order within a deal (as in OpenSpiel): bidding round 1 from the
 dealer's left (pass or order up), round 2 (pass or name a suit other than the
@@ -124,7 +115,20 @@ for _name, _size, _ in OBS_LAYOUT:
     _offset += _size
 OBS_SIZE = _offset
 
-__doc__ = __doc__.format(layout=layout_table(OBS_LAYOUT))
+ACTION_TABLE = """\
+====== ========================================================= ==========
+ids    meaning                                                   phase
+====== ========================================================= ==========
+0-23   play card ``id``, or the dealer's discard                 play, discard
+24     PASS                                                      bidding
+25-28  suit C, D, H, S: order up the upcard's suit (round 1),    bidding
+       name another suit (round 2)
+29     go alone                                                  alone
+30     play with partner                                         alone
+====== ========================================================= ==========
+"""  # the action ids as a reStructuredText table (used in the docs)
+
+__doc__ = __doc__.format(actions=ACTION_TABLE.strip(), layout=layout_table(OBS_LAYOUT))
 
 EPISODES = ("game", "deal")
 REWARDS = ("points", "win")

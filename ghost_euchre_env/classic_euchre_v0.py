@@ -22,16 +22,7 @@ game), so every rule lives in the engine alone.
 Actions
 -------
 
-====== ========================================================= ==========
-ids    meaning                                                   phase
-====== ========================================================= ==========
-0-23   play card ``id``, or the dealer's discard                 play, discard
-24     PASS                                                      bidding
-25-28  suit C, D, H, S: order up the upcard's suit (round 1),    bidding
-       name another suit (round 2)
-29     go alone                                                  alone
-30     play with partner                                         alone
-====== ========================================================= ==========
+{actions}
 
 Card ``id = rank * 4 + suit`` with ranks 9, T, J, Q, K, A = 0..5 and suits
 C, D, H, S = 0..3 (0 = 9♣, 8 = J♣, 23 = A♠). The dealer may not discard the
@@ -111,11 +102,11 @@ from pettingzoo.utils import wrappers
 
 from .aec import EuchreAEC, seat_names
 from .cards import SUIT_LETTERS
-from .classic import NUM_PLAYERS, OBS_LAYOUT, OBS_OFFSETS, OBS_SIZE, PHASE_NAMES, ClassicEuchre, action_name
+from .classic import ACTION_TABLE, NUM_PLAYERS, OBS_LAYOUT, OBS_OFFSETS, OBS_SIZE, PHASE_NAMES, ClassicEuchre, action_name
 from .core import layout_table
 from .render import render_classic
 
-__doc__ = __doc__.format(layout=layout_table(OBS_LAYOUT))
+__doc__ = __doc__.format(actions=ACTION_TABLE.strip(), layout=layout_table(OBS_LAYOUT))
 
 AGENTS = seat_names(NUM_PLAYERS)
 

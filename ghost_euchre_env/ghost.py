@@ -8,16 +8,7 @@ operations (no Python loop over games) and mutates the state in place.
 
 Action ids (34):
 
-====== ========================== =========
-ids    meaning                    phase
-====== ========================== =========
-0-23   play card ``id``           play
-24     PASS                       auction
-25-28  name trump C, D, H, S      trump
-29-31  bid 3, 4, 5 tricks         auction
-32     MOON (all six tricks)      auction
-33     SWAP with the ghost hand   auction
-====== ========================== =========
+{actions}
 
 Observation: float32[390] for one seat, egocentric (relative seat r = 0 is the
 observer, r = 1 the next seat clockwise, r = 2 the one after), with perfect
@@ -106,7 +97,20 @@ for _name, _size, _ in OBS_LAYOUT:
 OBS_SIZE = _offset
 
 
-__doc__ = __doc__.format(layout=layout_table(OBS_LAYOUT))
+ACTION_TABLE = """\
+====== ========================== =========
+ids    meaning                    phase
+====== ========================== =========
+0-23   play card ``id``           play
+24     PASS                       auction
+25-28  name trump C, D, H, S      trump
+29-31  bid 3, 4, 5 tricks         auction
+32     MOON (all six tricks)      auction
+33     SWAP with the ghost hand   auction
+====== ========================== =========
+"""  # the action ids as a reStructuredText table (used in the docs)
+
+__doc__ = __doc__.format(actions=ACTION_TABLE.strip(), layout=layout_table(OBS_LAYOUT))
 
 EPISODES = ("game", "deal")
 REWARDS = ("points", "win")

@@ -21,16 +21,7 @@ adapter over the batched engine :class:`ghost_euchre_env.ghost.GhostEuchre`
 Actions
 -------
 
-====== ========================== =========
-ids    meaning                    phase
-====== ========================== =========
-0-23   play card ``id``           play
-24     PASS                       auction
-25-28  name trump C, D, H, S      trump
-29-31  bid 3, 4, 5 tricks         auction
-32     MOON (all six tricks)      auction
-33     SWAP with the ghost hand   auction
-====== ========================== =========
+{actions}
 
 Card ``id = rank * 4 + suit`` with ranks 9, T, J, Q, K, A = 0..5 and suits
 C, D, H, S = 0..3 (0 = 9♣, 8 = J♣, 23 = A♠). The same seat may act twice in a
@@ -113,6 +104,7 @@ from .aec import EuchreAEC, seat_names
 from .cards import SUIT_LETTERS
 from .core import layout_table
 from .ghost import (
+    ACTION_TABLE,
     MOON_LEVEL,
     NUM_PLAYERS,
     NUM_TRICKS,
@@ -125,7 +117,7 @@ from .ghost import (
 )
 from .render import render_ghost
 
-__doc__ = __doc__.format(layout=layout_table(OBS_LAYOUT))
+__doc__ = __doc__.format(actions=ACTION_TABLE.strip(), layout=layout_table(OBS_LAYOUT))
 
 AGENTS = seat_names(NUM_PLAYERS)
 
