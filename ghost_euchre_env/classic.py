@@ -54,7 +54,7 @@ from .cards import (
     trick_winner,
     unpack_bits,
 )
-from .core import BatchedGame, BatchState, StepResult, blend, check_choice, check_int, flat_view, layout_table, one_hot_table
+from .core import BatchedGame, BatchState, StepResult, blend, check_choice, check_int, flat_view, layout_offsets, layout_table, one_hot_table
 
 NUM_PLAYERS = 4
 NUM_TEAMS = 2
@@ -108,12 +108,7 @@ OBS_LAYOUT = (
     ("scores", 2, "game score of own team, other team, divided by target_score"),
     ("deal_progress", 1, "deals dealt this episode (redeals included) divided by max_deals"),
 )
-OBS_OFFSETS = {}
-_offset = 0
-for _name, _size, _ in OBS_LAYOUT:
-    OBS_OFFSETS[_name] = (_offset, _offset + _size)
-    _offset += _size
-OBS_SIZE = _offset
+OBS_OFFSETS, OBS_SIZE = layout_offsets(OBS_LAYOUT)
 
 ACTION_TABLE = """\
 ====== ========================================================= ==========

@@ -145,6 +145,15 @@ def one_hot_table(sizes):
     return table
 
 
+def layout_offsets(layout):
+    """({name: (start, stop)}, total size) of an observation layout ((name, size, meaning), ...)."""
+    offsets, start = {}, 0
+    for name, size, _ in layout:
+        offsets[name] = (start, start + size)
+        start += size
+    return offsets, start
+
+
 def layout_table(layout):
     """An observation layout ((name, size, meaning), ...) as a reStructuredText table."""
     rows = [("field", "offset", "size", "meaning")]
