@@ -54,7 +54,18 @@ from .cards import (
     trick_winner,
     unpack_bits,
 )
-from .core import BatchedGame, BatchState, StepResult, blend, check_choice, check_int, flat_view, layout_offsets, layout_table, one_hot_table
+from .core import (
+    BatchedGame,
+    BatchState,
+    StepResult,
+    blend,
+    check_choice,
+    check_int,
+    flat_view,
+    layout_offsets,
+    layout_table,
+    one_hot_table,
+)
 
 NUM_PLAYERS = 4
 NUM_TEAMS = 2

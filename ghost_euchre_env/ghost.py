@@ -37,7 +37,17 @@ from .cards import (
     unpack_bits,
     trick_winner,
 )
-from .core import BatchedGame, BatchState, StepResult, check_choice, check_int, flat_view, layout_offsets, layout_table, one_hot_table
+from .core import (
+    BatchedGame,
+    BatchState,
+    StepResult,
+    check_choice,
+    check_int,
+    flat_view,
+    layout_offsets,
+    layout_table,
+    one_hot_table,
+)
 
 NUM_PLAYERS = 3
 HAND_SIZE = 6
