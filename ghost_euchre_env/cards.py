@@ -105,7 +105,13 @@ def trick_winner(trick, trump, led_suit):
     """
     row = (trump.astype(np.int64) * NUM_SUITS + led_suit) * (NUM_CARDS + 1)
     strength = STRENGTH.reshape(-1).take(row[:, None] + trick % (NUM_CARDS + 1))
-    return strength.argmax(axis=1)
+    # A running maximum over the (at most 4) seats: cheaper than argmax along a short axis.
+    best, winner = strength[:, 0], np.zeros(len(trick), np.int64)
+    for seat in range(1, trick.shape[1]):
+        higher = strength[:, seat] > best
+        best = np.maximum(best, strength[:, seat])
+        winner[higher] = seat
+    return winner
 
 
 def unpack_bits(values, width):

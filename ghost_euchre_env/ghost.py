@@ -473,12 +473,13 @@ class GhostEuchre(BatchedGame):
         flat_view(state.played_cards)[cell] |= bit
         flat_view(state.trick_cards)[games * NUM_TRICKS + state.trick_number[games]] |= bit
         leader = state.leader[games]
-        leading = seat == leader
-        state.led_suit[games[leading]] = _EFFECTIVE_SUIT_FLAT.take(trump[leading] * NUM_CARDS + cards[leading])
+        leading = np.flatnonzero(seat == leader)
+        lead_card = trump.take(leading) * NUM_CARDS + cards.take(leading)
+        state.led_suit[games.take(leading)] = _EFFECTIVE_SUIT_FLAT.take(lead_card)
         next_seat = (seat + 1) % NUM_PLAYERS
         state.player[games] = next_seat
 
-        done = games[next_seat == leader]
+        done = games.take(np.flatnonzero(next_seat == leader))
         winner = trick_winner(state.trick[done], state.trump[done], state.led_suit[done])
         flat_view(state.tricks_won)[done * NUM_PLAYERS + winner] += 1
         state.trick_number[done] += 1
