@@ -1,0 +1,166 @@
+"""``ppo:PATH``: the actor-critic network trained by ``train.py``, as a Policy.
+
+One network plays every seat (observations are egocentric). Illegal actions get
+the dtype's minimum logit, so their probability is exactly zero, and they are
+left out of the entropy. A policy file holds ``model`` (the state dict) and
+``model_config`` (the constructor's keyword arguments); full training
+checkpoints hold the same two keys, so both load here with
+``torch.load(weights_only=True)``.
+
+Spec options: ``ppo:PATH`` plays the most likely legal action (greedy);
+``ppo:PATH:sample=true`` samples from the masked distribution instead.
+"""
+
+import os
+
+import numpy as np
+import torch
+from torch import nn
+
+from .base import Policy
+
+ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
+POLICY_FORMAT = "ghost-euchre-ppo-v1"
+
+
+def _layer(inputs, outputs, std):
+    layer = nn.Linear(inputs, outputs)
+    nn.init.orthogonal_(layer.weight, std)
+    nn.init.zeros_(layer.bias)
+    return layer
+
+
+class ActorCritic(nn.Module):
+    """MLP trunk shared by a policy head (logits over actions) and a value head.
+
+    obs_size, num_actions: the engine's; hidden_sizes: widths of the trunk's
+    layers; activation: "relu" or "tanh". Orthogonal initialisation (gain sqrt(2)
+    in the trunk, 0.01 for the logits, 1 for the value), as in CleanRL.
+    """
+
+    def __init__(self, obs_size, num_actions, hidden_sizes=(256, 256), activation="relu"):
+        super().__init__()
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {activation!r}")
+        if not hidden_sizes or any(not isinstance(h, int) or h < 1 for h in hidden_sizes):
+            raise ValueError(f"hidden_sizes must be a non-empty list of positive ints, got {hidden_sizes!r}")
+        self.config = {
+            "obs_size": int(obs_size),
+            "num_actions": int(num_actions),
+            "hidden_sizes": [int(h) for h in hidden_sizes],
+            "activation": activation,
+        }
+        layers, width = [], obs_size
+        for size in hidden_sizes:
+            layers += [_layer(width, size, np.sqrt(2)), ACTIVATIONS[activation]()]
+            width = size
+        self.trunk = nn.Sequential(*layers)
+        self.actor = _layer(width, num_actions, 0.01)
+        self.critic = _layer(width, 1, 1.0)
+
+    def forward(self, obs):
+        """obs float32[B, obs_size] -> (logits float32[B, num_actions], value float32[B])."""
+        hidden = self.trunk(obs)
+        return self.actor(hidden), self.critic(hidden).squeeze(-1)
+
+    def value(self, obs):
+        """float32[B]: the value head alone."""
+        return self.critic(self.trunk(obs)).squeeze(-1)
+
+
+def mask_logits(logits, mask):
+    """Logits with illegal actions (mask False) set to the dtype's minimum (probability 0)."""
+    return logits.masked_fill(~mask, torch.finfo(logits.dtype).min)
+
+
+def masked_log_probs(logits, mask):
+    """float[B, A] log-probabilities of the masked distribution (illegal entries: huge negative)."""
+    return torch.log_softmax(mask_logits(logits, mask), dim=-1)
+
+
+def masked_entropy(log_probs, mask):
+    """float[B]: entropy over the legal actions only (illegal entries contribute nothing)."""
+    return -torch.where(mask, log_probs.exp() * log_probs, 0.0).sum(-1)
+
+
+def sample_actions(log_probs, generator=None):
+    """int64[B]: one action per row drawn from exp(log_probs); zero-probability entries are never drawn."""
+    return torch.multinomial(log_probs.exp(), 1, generator=generator).squeeze(-1)
+
+
+def save_policy(path, model):
+    """Write the network alone (state dict and config) to ``path``, atomically."""
+    payload = {"format": POLICY_FORMAT, "model": model.state_dict(), "model_config": dict(model.config)}
+    atomic_torch_save(payload, path)
+
+
+def atomic_torch_save(payload, path):
+    """torch.save to a temporary file next to ``path``, then rename it over ``path``."""
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    temporary = f"{path}.tmp{os.getpid()}"
+    try:
+        torch.save(payload, temporary)
+        os.replace(temporary, path)
+    finally:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+
+
+def load_model(path):
+    """The ActorCritic stored in a policy file or training checkpoint (no arbitrary unpickling)."""
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except FileNotFoundError:
+        raise ValueError(f"PPO checkpoint {path!r} does not exist") from None
+    except Exception as error:  # corrupt file, not a torch file, or unsafe content
+        raise ValueError(f"cannot read PPO checkpoint {path!r}: {error}") from None
+    if not isinstance(payload, dict) or "model" not in payload or "model_config" not in payload:
+        raise ValueError(f"{path!r} is not a PPO checkpoint of train.py (expected keys 'model' and 'model_config')")
+    try:
+        model = ActorCritic(**payload["model_config"])
+        model.load_state_dict(payload["model"])
+    except (TypeError, RuntimeError) as error:  # config or weights that do not fit this network
+        raise ValueError(f"PPO checkpoint {path!r} does not fit agents.ppo.ActorCritic: {error}") from None
+    model.eval()
+    return model
+
+
+class PPOPolicy(Policy):
+    """A trained ActorCritic playing greedily (default) or by sampling (``sample=True``).
+
+    act(obs float32[N, obs_size], mask bool[N, A]) -> int64[N] legal actions;
+    batched, no gradient. Sampling uses a torch generator seeded from ``seed``.
+    """
+
+    name = "ppo"
+
+    def __init__(self, game, model, seed=None, sample=False, name=None):
+        super().__init__(game, seed)
+        if model.config["obs_size"] != game.obs_size or model.config["num_actions"] != game.num_actions:
+            raise ValueError(
+                f"network expects obs_size={model.config['obs_size']}, num_actions={model.config['num_actions']}; "
+                f"this variant has obs_size={game.obs_size}, num_actions={game.num_actions}"
+            )
+        if not isinstance(sample, (bool, np.bool_)):
+            raise ValueError(f"sample must be true or false, got {sample!r}")
+        self.model = model
+        self.sample = bool(sample)
+        self.generator = torch.Generator().manual_seed(int(self.rng.integers(1 << 62)))
+        if name is not None:
+            self.name = name
+
+    @torch.no_grad()
+    def act(self, obs, mask):
+        mask = torch.from_numpy(np.asarray(mask, dtype=bool))
+        logits, _ = self.model(torch.from_numpy(np.asarray(obs, dtype=np.float32)))
+        if self.sample:
+            return sample_actions(masked_log_probs(logits, mask), self.generator).numpy()
+        return mask_logits(logits, mask).argmax(-1).numpy()
+
+
+def load_policy(path, game, seed=None, sample=False):
+    """The Policy for ``ppo:PATH``: the network of a train.py checkpoint or policy file at ``path``."""
+    policy = PPOPolicy(game, load_model(path), seed=seed, sample=sample)
+    policy.name = f"ppo:{os.path.basename(path)}" + (":sample" if policy.sample else "")
+    return policy

@@ -1,0 +1,274 @@
+"""train.py and agents/ppo.py: smoke run of the real script, exact resume, configs, masking, per-seat GAE."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+import train
+from agents import make_policy
+from agents.ppo import ActorCritic, PPOPolicy, load_policy, mask_logits, masked_entropy, masked_log_probs, sample_actions
+from ghost_euchre_env import GhostEuchre, GhostEuchreVec
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TINY = [  # a run of a few hundred decisions that still touches every part of the loop
+    "--num_envs", "16", "--num_steps", "8", "--minibatch_size", "32", "--update_epochs", "2",
+    "--hidden_sizes", "[32]", "--pool_size", "2", "--snapshot_every", "1", "--opponent_share", "0.5",
+    "--heuristic_share", "0.5", "--eval_games", "6", "--progress", "false", "--torch_threads", "1",
+    "--bidding_warmup_steps", "256",
+]
+
+
+@pytest.fixture
+def torch_globals():
+    """train.main sets torch's thread count and deterministic mode; put them back afterwards."""
+    threads, deterministic = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
+    yield
+    torch.set_num_threads(threads)
+    torch.use_deterministic_algorithms(deterministic)
+
+
+def test_smoke_run_of_the_real_script(tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    result = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "train.py"), "--runs_dir", str(tmp_path), "--name", "smoke",
+         "--total_steps", "512", "--eval_every", "2", "--checkpoint_every", "2", "--final_eval_games", "6", *TINY],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    run = tmp_path / "smoke"
+    assert "decisions/s" in result.stdout and "heuristic" in result.stdout and "random" in result.stdout
+    assert (run / "final.pt").is_file() and (run / "policy.pt").is_file()
+    assert (run / "checkpoints" / "update_000002.pt").is_file()
+    assert any(name.startswith("events.out.tfevents") for name in os.listdir(run))
+    events = EventAccumulator(str(run))
+    events.Reload()
+    tags = set(events.Tags()["scalars"])
+    expected = {"charts/SPS", "losses/policy_loss", "losses/value_loss", "losses/entropy", "losses/approx_kl",
+                "losses/clipfrac", "losses/explained_variance", "euchre/bid_rate", "euchre/bid_success_rate",
+                "euchre/moon_rate", "euchre/swap_rate", "euchre/points_per_deal", "eval/win_rate_vs_heuristic",
+                "eval/win_rate_vs_random"}
+    assert expected <= tags, expected - tags
+    game = GhostEuchre()
+    for path in (run / "policy.pt", run / "final.pt"):
+        policy = make_policy(f"ppo:{path}", game, seed=0)
+        venv = GhostEuchreVec(64, seed=3)
+        obs, mask, _ = venv.reset()
+        for _ in range(40):
+            obs, mask, *_ = venv.step(policy.act(obs, mask))  # venv.step raises on an illegal action
+
+
+def _final_state(path):
+    return torch.load(path, weights_only=True)
+
+
+def test_resume_continues_exactly(tmp_path, torch_globals):
+    common = ["--total_steps", "512", "--checkpoint_every", "2", "--keep_checkpoints", "0", "--eval_every", "3",
+              "--final_eval_games", "0", *TINY]
+    straight = train.main(["--runs_dir", str(tmp_path / "a"), "--name", "run", *common])
+    halfway = os.path.join(straight, "checkpoints", "update_000002.pt")
+    resumed = train.main(["--resume", halfway, "--runs_dir", str(tmp_path / "b")])
+    a, b = _final_state(os.path.join(straight, "final.pt")), _final_state(os.path.join(resumed, "final.pt"))
+    assert a["update"] == b["update"] == 4 and a["global_step"] == b["global_step"]
+    for key in a["model"]:
+        assert torch.equal(a["model"][key], b["model"][key]), key
+    for slot_a, slot_b in zip(a["pool"], b["pool"]):
+        assert all(torch.equal(slot_a[k], slot_b[k]) for k in slot_a)
+    state_a, state_b = a["optimizer"]["state"], b["optimizer"]["state"]
+    assert all(torch.equal(state_a[i]["exp_avg"], state_b[i]["exp_avg"]) for i in state_a)
+    assert all(torch.equal(a["env_state"][f][2], b["env_state"][f][2]) for f in a["env_state"])
+    assert torch.equal(a["roles"], b["roles"]) and a["rng"]["numpy"] == b["rng"]["numpy"]
+    # and the halfway point really differs from the end (the resumed run did train)
+    half = _final_state(halfway)
+    assert not all(torch.equal(half["model"][k], a["model"][k]) for k in a["model"])
+
+
+def test_same_seed_same_run_and_other_seed_differs(tmp_path, torch_globals):
+    args = ["--total_steps", "256", "--checkpoint_every", "0", "--eval_every", "0", "--final_eval_games", "0", *TINY]
+    runs = [train.main(["--runs_dir", str(tmp_path / d), "--name", "r", "--seed", s, *args])
+            for d, s in (("x", "5"), ("y", "5"), ("z", "6"))]
+    x, y, z = (_final_state(os.path.join(r, "policy.pt"))["model"] for r in runs)
+    assert all(torch.equal(x[k], y[k]) for k in x)
+    assert not all(torch.equal(x[k], z[k]) for k in x)
+
+
+# ------------------------------------------------------------------------------ configs
+def test_every_field_has_a_docstring_and_shipped_configs_load():
+    assert set(train.field_docs()) == {f.name for f in train.dataclasses.fields(train.TrainConfig)}
+    for name in os.listdir(os.path.join(ROOT, "configs")):
+        if name.endswith(".yaml"):
+            train.make_config(train.read_yaml(os.path.join(ROOT, "configs", name)), name)
+
+
+@pytest.mark.parametrize("values, message", [
+    ({"num_env": 8}, "unknown config key(s) ['num_env']"),
+    ({"num_envs": "many"}, "num_envs must be an integer"),
+    ({"num_envs": 8.0}, "num_envs must be an integer"),
+    ({"anneal_lr": 1}, "anneal_lr must be true or false"),
+    ({"hidden_sizes": [64, "wide"]}, "hidden_sizes must be a list of integers"),
+    ({"rules": "open"}, "rules must be a mapping"),
+    ({"learning_rate": "fast"}, "learning_rate must be a number"),
+    ({"gamma": 1.5}, "gamma must be in [0, 1]"),
+    ({"num_envs": 0}, "num_envs must be at least 1"),
+    ({"reward": "win", "episode": "deal"}, "reward='win' needs episode='game'"),
+    ({"reward": "score"}, "reward must be 'margin', 'points' or 'win'"),
+])
+def test_config_errors_name_the_key(values, message):
+    with pytest.raises(ValueError) as error:
+        train.make_config(values, "test.yaml")
+    assert message in str(error.value)
+
+
+def test_config_values_are_read_as_yaml_and_override_the_file(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("num_envs: 64\nlearning_rate: 3e-4\ntarget_kl: 0.02\n")
+    config, resume, stem = train.parse_args(["--config", str(path), "--num_envs", "32", "--rules", "{auction: open}",
+                                             "--hidden_sizes", "[64, 32]", "--target_kl", "null"])
+    assert (config.num_envs, config.learning_rate, config.target_kl) == (32, 3e-4, None)
+    assert config.rules == {"auction": "open"} and config.hidden_sizes == (64, 32)
+    assert resume is None and stem == "c"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--bogus", "1"], "unrecognized arguments: --bogus"),
+    (["--num_envs", "abc"], "num_envs must be an integer"),
+    (["--config", "missing.yaml"], "does not exist"),
+])
+def test_command_line_errors_exit_with_a_message(argv, message, capsys):
+    with pytest.raises(SystemExit) as error:
+        train.parse_args(argv)
+    assert error.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_unknown_key_in_a_config_file(tmp_path, capsys):
+    path = tmp_path / "bad.yaml"
+    path.write_text("num_envs: 64\nlearning_rte: 0.1\n")
+    with pytest.raises(SystemExit):
+        train.parse_args(["--config", str(path)])
+    err = capsys.readouterr().err
+    assert "bad.yaml" in err and "learning_rte" in err
+
+
+# ------------------------------------------------------------------------------ masking
+def _random_masks(rng, rows, actions):
+    mask = rng.random((rows, actions)) < 0.3
+    mask[np.arange(rows), rng.integers(actions, size=rows)] = True
+    return mask
+
+
+def test_masked_distribution_never_samples_an_illegal_action():
+    rng = np.random.default_rng(0)
+    mask = torch.from_numpy(_random_masks(rng, 4000, 34))
+    logits = torch.from_numpy(rng.normal(size=(4000, 34)).astype(np.float32) * 5)
+    logits = torch.where(mask, logits, 80.0)  # illegal actions get the largest logits
+    log_probs = masked_log_probs(logits, mask)
+    assert torch.allclose(log_probs.exp().sum(-1), torch.ones(4000))
+    assert (log_probs.exp()[~mask] == 0).all()
+    generator = torch.Generator().manual_seed(0)
+    for _ in range(25):
+        actions = sample_actions(log_probs, generator)
+        assert mask[torch.arange(4000), actions].all()
+    assert mask[torch.arange(4000), mask_logits(logits, mask).argmax(-1)].all()
+
+
+def test_entropy_counts_legal_actions_only():
+    mask = torch.tensor([[True, True, False, False], [True, False, False, False]])
+    logits = torch.tensor([[0.0, 0.0, 9.0, -3.0], [1.0, 5.0, 5.0, 5.0]])
+    entropy = masked_entropy(masked_log_probs(logits, mask), mask)
+    assert torch.allclose(entropy, torch.tensor([np.log(2.0), 0.0], dtype=torch.float32))
+
+
+def test_ppo_policy_plays_legal_actions_greedy_and_sampled():
+    game = GhostEuchre()
+    torch.manual_seed(0)
+    model = ActorCritic(game.obs_size, game.num_actions, (16,))
+    with torch.no_grad():
+        model.actor.bias.copy_(torch.linspace(5, 40, game.num_actions))  # prefers high (often illegal) ids
+    rng = np.random.default_rng(1)
+    obs = rng.random((500, game.obs_size), dtype=np.float32)
+    mask = _random_masks(rng, 500, game.num_actions)
+    for sample in (False, True):
+        actions = PPOPolicy(game, model, seed=0, sample=sample).act(obs, mask)
+        assert actions.dtype == np.int64 and mask[np.arange(500), actions].all()
+    greedy = PPOPolicy(game, model).act(obs, mask)
+    assert (greedy == np.where(mask, np.arange(game.num_actions), -1).max(axis=1)).all()
+
+
+def test_load_policy_rejects_other_files(tmp_path):
+    bogus = tmp_path / "x.pt"
+    torch.save({"weights": torch.zeros(3)}, bogus)
+    with pytest.raises(ValueError, match="not a PPO checkpoint"):
+        load_policy(str(bogus), GhostEuchre())
+    with pytest.raises(ValueError, match="does not exist"):
+        load_policy(str(tmp_path / "none.pt"), GhostEuchre())
+
+
+# ------------------------------------------------------------------------------ per-seat GAE
+def test_rewards_between_decisions_go_to_that_seats_last_decision():
+    buf = train.RolloutBuffer(capacity=8, obs_size=1, num_actions=1, num_envs=2)
+    buf.add(np.array([0, 1]), np.array([0, 2]))  # rows 0, 1
+    buf.add_rewards(np.array([[1.0, 5.0, 0.0], [0.0, 0.0, 2.0]]))  # seat 1 of game 0 has not decided: dropped
+    buf.add(np.array([0]), np.array([1]))  # row 2
+    buf.add_rewards(np.array([[1.0, 3.0, 0.0], [0.0, 0.0, 4.0]]))
+    buf.end_games(np.array([1]))
+    buf.add(np.array([0, 1]), np.array([0, 2]))  # rows 3, 4: game 1 is a new game
+    assert buf.reward[:5].tolist() == [2.0, 6.0, 3.0, 0.0, 0.0]
+    assert buf.next[:5].tolist() == [3, -1, -1, -1, -1]
+    assert buf.done[:5].tolist() == [False, True, False, False, False]
+    games, seats = buf.pending()
+    assert sorted(zip(games.tolist(), seats.tolist())) == [(0, 0), (0, 1), (1, 2)]
+
+
+def _reference_gae(buf, gamma, lam):
+    """Plain GAE along each linked sequence, written the slow way."""
+    advantages = np.zeros(buf.count)
+    heads = set(range(buf.count)) - set(buf.next[:buf.count][buf.next[:buf.count] >= 0].tolist())
+    for head in heads:
+        chain = [head]
+        while buf.next[chain[-1]] >= 0:
+            chain.append(buf.next[chain[-1]])
+        running = 0.0
+        for position in range(len(chain) - 1, -1, -1):
+            row = chain[position]
+            if buf.done[row]:
+                next_value, running = 0.0, 0.0
+            elif position + 1 < len(chain):
+                next_value = buf.value[chain[position + 1]]
+            else:
+                next_value, running = buf.bootstrap[row], 0.0
+            running = buf.reward[row] + gamma * next_value - buf.value[row] + gamma * lam * running
+            advantages[row] = running
+    return advantages
+
+
+def test_gae_follows_each_seat_in_a_real_rollout():
+    rng = np.random.default_rng(2)
+    venv = GhostEuchreVec(64, seed=4, episode="deal")
+    obs, mask, player = venv.reset()
+    learner = rng.random((64, 3)) < 0.6
+    buf = train.RolloutBuffer(64 * 120, venv.obs_size, venv.num_actions, 64)
+    for _ in range(120):
+        games = np.flatnonzero(learner[np.arange(64), player])
+        rows = buf.add(games, player[games])
+        buf.value[rows] = rng.normal(size=len(games))
+        actions = np.where(mask, rng.random(mask.shape), -1).argmax(axis=1)
+        obs, mask, player, rewards, done = venv.step(actions)
+        buf.add_rewards(rewards * 0.1)
+        if done.any():
+            buf.end_games(np.flatnonzero(done))
+    games, seats = buf.pending()
+    buf.set_bootstrap(games, seats, rng.normal(size=len(games)))
+    assert buf.done.any() and (buf.reward != 0).any()
+    advantages, returns = buf.advantages(0.97, 0.9)
+    assert np.allclose(advantages, _reference_gae(buf, 0.97, 0.9), atol=1e-5)
+    assert np.allclose(returns, advantages + buf.value[:buf.count])
+
+
+def test_default_yaml_matches_the_dataclass_defaults():
+    config = train.make_config(train.read_yaml(os.path.join(ROOT, "configs", "default.yaml")))
+    assert config == train.TrainConfig()

@@ -1,0 +1,783 @@
+"""PPO self-play for Ghost Hand Euchre, in one file you can read top to bottom.
+
+Usage::
+
+    python train.py                                   # configs/default.yaml
+    python train.py --config configs/long.yaml --seed 3
+    python train.py --total_steps 2_000_000 --num_envs 512 --rules "{auction: open}"
+    python train.py --resume runs/NAME/checkpoints/update_000100.pt
+
+Every field of :class:`TrainConfig` is a command-line option ``--FIELD VALUE``;
+VALUE is read as YAML (``1000``, ``3e-4``, ``true``, ``[256, 256]``,
+``{auction: open}``), then checked against the field's type. Command-line values
+override the YAML file; an unknown key or a wrong type stops with a message that
+names it. ``--resume`` continues a run from a checkpoint with the checkpoint's
+config (command-line options still override it) and reproduces exactly the
+run that was not interrupted.
+
+How it trains. ``num_envs`` games run in one ``GhostEuchreVec``; each step, one
+seat per game decides. At the start of every game each seat gets a role: the
+learner (the network being trained) or an opponent (a past snapshot of the
+network from a pool, or the heuristic). Every seat the learner plays is its own
+trajectory: a decision's successor is the same seat's next decision in the same
+game, the rewards paid to that seat in between (by absolute seat, every step)
+are added to the decision, and the end of the game closes all three seats'
+trajectories. Advantages are GAE over those per-seat sequences; a trajectory
+still open when the rollout ends is bootstrapped with the value of that seat's
+current observation. Only learner decisions enter the PPO batch, with their
+legal masks, which the update reuses.
+
+Two choices keep the auction from collapsing into "always pass" (a random card
+player loses whatever it bids, and a policy that stopped bidding never finds out
+that bidding pays once it plays well): the default reward is the *margin*, a
+seat's deal points minus the mean of the other two seats' (passing while an
+opponent makes a contract costs points), and during ``bidding_warmup_steps`` the
+heuristic bids and names trump for the learner while the network imitates it,
+so PPO first learns card play under sensible contracts and then improves the
+auction from the heuristic's instead of from random.
+
+Output under ``runs/NAME/``: TensorBoard logs, ``checkpoints/update_*.pt``
+(resumable), ``final.pt`` (resumable) and ``policy.pt`` (the network alone). Both
+kinds load in evaluate.py as ``ppo:PATH``.
+"""
+
+import argparse
+import ast
+import copy
+import dataclasses
+import os
+import sys
+import time
+import types
+import typing
+
+import numpy as np
+import torch
+import yaml
+
+from agents.ppo import (
+    ActorCritic,
+    PPOPolicy,
+    atomic_torch_save,
+    mask_logits,
+    masked_entropy,
+    masked_log_probs,
+    sample_actions,
+    save_policy,
+)
+from ghost_euchre_env import GhostEuchreVec
+from ghost_euchre_env.ghost import BID_3, MOON, MOON_LEVEL, NUM_CARDS, PASS, SWAP
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_CONFIG = os.path.join(HERE, "configs", "default.yaml")
+CHECKPOINT_FORMAT = "ghost-euchre-train-v1"
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainConfig:
+    name: str = ""
+    """run name: logs and checkpoints go to runs_dir/name; empty = CONFIG__SEED__TIMESTAMP"""
+    runs_dir: str = "runs"
+    """folder that holds one sub-folder per run"""
+    seed: int = 1
+    """seeds the network, the dealing, the seat roles and the action sampling"""
+    torch_threads: int = 2
+    """torch threads for the PPO update (results depend on it, so it is part of the config)"""
+    rollout_threads: int = 1
+    """torch threads for rollouts and evaluation: small batches, where more threads mostly wait on each other"""
+
+    # environment
+    num_envs: int = 1024
+    """games played in parallel (one vector env)"""
+    episode: str = "game"
+    """'game' (deals until someone reaches target_score) or 'deal' (one deal per episode)"""
+    reward: str = "margin"
+    """per scored deal, times reward_scale: 'margin' = the seat's points minus the mean of the other two seats'
+    points (zero-sum: what winning the game needs); 'points' = the seat's own points; 'win' = at the game's end,
+    +1 for the winner and -1/2 for the others"""
+    reward_scale: float = 0.1
+    """factor applied to the rewards"""
+    rules: dict = dataclasses.field(default_factory=dict)
+    """rules options passed to the engine, e.g. {auction: open}; empty = RULES.md defaults"""
+
+    # self-play opponents
+    opponent_share: float = 0.5
+    """chance that a seat is played by an opponent instead of the learner (each game keeps at least one learner seat)"""
+    heuristic_share: float = 0.5
+    """chance that an opponent seat is the heuristic rather than a past snapshot"""
+    pool_size: int = 8
+    """past snapshots kept as opponents (the oldest is replaced first)"""
+    snapshot_every: int = 10
+    """updates between snapshots added to the pool"""
+    opponent_sample: bool = True
+    """snapshots sample their actions (true) or play greedily (false)"""
+    bidding_warmup_steps: int = 2_000_000
+    """for the first this many decisions (total_steps' unit) the heuristic makes the learner's auction and trump
+    decisions and the network imitates them (cross-entropy), while PPO learns the card play under sensible contracts.
+    Without it the auction, learnt while the card play is still random, settles on always passing"""
+    imitation_coef: float = 1.0
+    """weight of that cross-entropy in the loss during the warm-up"""
+
+    # PPO
+    total_steps: int = 20_000_000
+    """decisions to play in all (every seat of every game, learner and opponents)"""
+    num_steps: int = 32
+    """vector-env steps per rollout; a rollout holds num_envs * num_steps decisions"""
+    learning_rate: float = 1e-3
+    """Adam step size"""
+    anneal_lr: bool = True
+    """decay the learning rate linearly to 0 over the run"""
+    gamma: float = 0.98
+    """discount per decision of the same seat"""
+    gae_lambda: float = 0.95
+    """GAE lambda"""
+    minibatch_size: int = 2048
+    """learner decisions per gradient step"""
+    update_epochs: int = 2
+    """passes over each rollout"""
+    norm_adv: bool = True
+    """normalise advantages in each minibatch"""
+    clip_coef: float = 0.2
+    """PPO ratio clip"""
+    clip_vloss: bool = False
+    """clip the value loss around the rollout's values as well"""
+    ent_coef: float = 0.01
+    """entropy bonus weight"""
+    vf_coef: float = 0.5
+    """value loss weight"""
+    max_grad_norm: float = 0.5
+    """gradient norm clip"""
+    target_kl: typing.Optional[float] = None
+    """stop an update's epochs early once approx_kl exceeds this (null = never)"""
+    hidden_sizes: tuple[int, ...] = (256, 256)
+    """widths of the network's shared hidden layers"""
+    activation: str = "relu"
+    """'relu' or 'tanh'"""
+
+    # evaluation, logging, checkpoints
+    eval_every: int = 50
+    """updates between evaluations against heuristic and random (0 = only at the end)"""
+    eval_games: int = 300
+    """duplicate games per periodic evaluation"""
+    final_eval_games: int = 1500
+    """duplicate games per opponent in the final evaluation table (0 = skip it)"""
+    eval_seed: int = 12345
+    """seed of the evaluation deals (kept apart from training)"""
+    checkpoint_every: int = 50
+    """updates between checkpoints (0 = only the final one)"""
+    keep_checkpoints: int = 3
+    """numbered checkpoints kept on disk, newest first (0 = all)"""
+    progress: bool = True
+    """show a progress bar"""
+
+    def __post_init__(self):
+        def check(name, ok, expected):
+            if not ok:
+                raise ValueError(f"{name} must be {expected}, got {getattr(self, name)!r}")
+
+        check("episode", self.episode in ("game", "deal"), "'game' or 'deal'")
+        check("reward", self.reward in ("margin", "points", "win"), "'margin', 'points' or 'win'")
+        if self.reward == "win" and self.episode != "game":
+            raise ValueError("reward='win' needs episode='game' (a single deal has no winner)")
+        check("activation", self.activation in ("relu", "tanh"), "'relu' or 'tanh'")
+        for name in ("num_envs", "num_steps", "minibatch_size", "update_epochs", "pool_size", "snapshot_every",
+                     "torch_threads", "rollout_threads", "total_steps"):
+            check(name, getattr(self, name) >= 1, "at least 1")
+        for name in ("eval_every", "eval_games", "final_eval_games", "checkpoint_every", "keep_checkpoints",
+                     "seed", "eval_seed", "bidding_warmup_steps"):
+            check(name, getattr(self, name) >= 0, "at least 0")
+        check("opponent_share", 0 <= self.opponent_share < 1, "in [0, 1)")
+        check("heuristic_share", 0 <= self.heuristic_share <= 1, "in [0, 1]")
+        check("gamma", 0 <= self.gamma <= 1, "in [0, 1]")
+        check("gae_lambda", 0 <= self.gae_lambda <= 1, "in [0, 1]")
+        for name in ("learning_rate", "clip_coef", "max_grad_norm", "reward_scale"):
+            check(name, getattr(self, name) > 0, "positive")
+        for name in ("ent_coef", "vf_coef", "imitation_coef"):
+            check(name, getattr(self, name) >= 0, "at least 0")
+        check("target_kl", self.target_kl is None or self.target_kl > 0, "null or positive")
+        check("hidden_sizes", len(self.hidden_sizes) >= 1 and min(self.hidden_sizes) >= 1,
+              "a non-empty list of positive ints")
+        check("name", os.sep not in self.name and self.name not in (".", ".."), "a plain folder name")
+
+
+# ----------------------------------------------------------------------------- config loading
+def field_docs():
+    """{field: docstring} of TrainConfig, read from the string that follows each field in this file."""
+    with open(__file__, encoding="utf-8") as handle:
+        tree = ast.parse(handle.read())
+    (body,) = [node.body for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "TrainConfig"]
+    return {
+        node.target.id: after.value.value
+        for node, after in zip(body, body[1:])
+        if isinstance(node, ast.AnnAssign) and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
+    }
+
+
+def _check_type(name, value, kind, source):
+    """value converted to the field type ``kind``, or ValueError naming the field and the expected type."""
+    def fail(expected):
+        raise ValueError(f"{source}: {name} must be {expected}, got {value!r} ({type(value).__name__})")
+
+    if typing.get_origin(kind) in (typing.Union, types.UnionType):
+        if value is None:
+            return None
+        (kind,) = [k for k in typing.get_args(kind) if k is not type(None)]
+    if kind is bool:
+        return value if isinstance(value, bool) else fail("true or false")
+    if kind is int:
+        return value if isinstance(value, int) and not isinstance(value, bool) else fail("an integer")
+    if kind is float:
+        if isinstance(value, str):  # YAML 1.1 reads 3e-4 (no dot) as a string
+            try:
+                return float(value)
+            except ValueError:
+                fail("a number")
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else fail("a number")
+    if kind is str:
+        return value if isinstance(value, str) else fail("a string")
+    if kind is dict:
+        ok = isinstance(value, dict) and all(isinstance(k, str) for k in value)
+        return dict(value) if ok else fail("a mapping such as {auction: open}")
+    if typing.get_origin(kind) is tuple:
+        ok = isinstance(value, (list, tuple)) and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        return tuple(value) if ok else fail("a list of integers such as [256, 256]")
+    raise TypeError(f"field {name}: unsupported annotation {kind!r}")
+
+
+def make_config(values, source="config"):
+    """A checked TrainConfig from {field: value}; unknown keys and wrong types raise ValueError."""
+    if not isinstance(values, dict):
+        raise ValueError(f"{source}: expected a mapping of config fields, got {type(values).__name__}")
+    hints = typing.get_type_hints(TrainConfig)
+    unknown = sorted(set(values) - set(hints))
+    if unknown:
+        raise ValueError(f"{source}: unknown config key(s) {unknown}; valid keys are {sorted(hints)}")
+    return TrainConfig(**{k: _check_type(k, v, hints[k], source) for k, v in values.items()})
+
+
+def read_yaml(path):
+    """{field: value} from a YAML config file (an empty file is {})."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            values = yaml.safe_load(handle)
+    except FileNotFoundError:
+        raise ValueError(f"config file {path!r} does not exist") from None
+    except yaml.YAMLError as error:
+        raise ValueError(f"config file {path!r} is not valid YAML: {error}") from None
+    values = {} if values is None else values
+    if not isinstance(values, dict):
+        raise ValueError(f"config file {path!r} must hold a mapping of config fields")
+    return values
+
+
+RESUME_FIXED = ("num_envs", "episode", "reward", "rules", "pool_size", "hidden_sizes", "activation")
+
+
+def parse_args(argv=None):
+    """-> (TrainConfig, resume path or None, config file stem for the run name)."""
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], allow_abbrev=False,
+        epilog="Values are YAML: 1000, 3e-4, true, [256, 256], {auction: open}.",
+    )
+    parser.add_argument("--config", help=f"YAML config file (default {os.path.relpath(DEFAULT_CONFIG)})")
+    parser.add_argument("--resume", metavar="CHECKPOINT", help="continue the run saved in this checkpoint")
+    docs = field_docs()
+    for field in dataclasses.fields(TrainConfig):
+        parser.add_argument(f"--{field.name}", default=argparse.SUPPRESS, metavar="VALUE", help=docs[field.name])
+    args = vars(parser.parse_args(argv))
+    config_path, resume = args.pop("config"), args.pop("resume")
+    try:
+        overrides = {k: yaml.safe_load(v) for k, v in args.items()}
+    except yaml.YAMLError as error:
+        parser.error(f"a command-line value is not valid YAML: {error}")
+    try:
+        if resume is not None:
+            if config_path is not None:
+                parser.error("--resume uses the checkpoint's config; pass changes as --FIELD VALUE, not --config")
+            values = read_checkpoint(resume)["config"]
+            stem = values.get("name", "")
+        else:
+            config_path = config_path or DEFAULT_CONFIG
+            values = read_yaml(config_path)
+            stem = os.path.splitext(os.path.basename(config_path))[0]
+        base = make_config(values, resume or config_path)
+        config = make_config({**values, **overrides}, "command line")
+    except ValueError as error:
+        parser.error(str(error))
+    changed = [k for k in RESUME_FIXED if getattr(base, k) != getattr(config, k)]
+    if resume is not None and changed:
+        parser.error(f"--resume cannot change {changed}: the checkpoint's network, games and pool depend on them")
+    return config, resume, stem
+
+
+# ----------------------------------------------------------------------------- checkpoints
+def state_to_tensors(state):
+    """The env's batch state as {field: (dtype, shape, uint8 tensor of the bytes)}: loads with weights_only."""
+    out = {}
+    for field in dataclasses.fields(state):
+        array = np.ascontiguousarray(getattr(state, field.name))
+        out[field.name] = (array.dtype.str, list(array.shape), torch.from_numpy(array.reshape(-1).view(np.uint8).copy()))
+    return out
+
+
+def state_from_tensors(state_class, saved):
+    """Inverse of :func:`state_to_tensors`."""
+    return state_class(**{
+        name: tensor.numpy().view(np.dtype(dtype)).reshape(shape).copy() for name, (dtype, shape, tensor) in saved.items()
+    })
+
+
+def read_checkpoint(path):
+    """The dict saved by :func:`save_checkpoint` (weights only: no arbitrary objects are unpickled)."""
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except FileNotFoundError:
+        raise ValueError(f"checkpoint {path!r} does not exist") from None
+    except Exception as error:  # not a torch file, or unsafe content
+        raise ValueError(f"cannot read checkpoint {path!r}: {error}") from None
+    if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f"{path!r} is not a train.py checkpoint (format {CHECKPOINT_FORMAT!r})")
+    return payload
+
+
+# ----------------------------------------------------------------------------- rollout pieces
+LEARNER = 0  # seat role; 1..pool_size = snapshot slot + 1; pool_size + 1 = heuristic
+PLAY_CARDS = slice(0, NUM_CARDS)  # action ids of the play phase
+
+
+def assign_roles(roles, games, config, pool_filled, rng):
+    """Draw the roles of the three seats of ``games`` (int[M]) for their new episode, in place.
+
+    Each seat is an opponent with probability opponent_share (one seat per game
+    stays the learner); an opponent is the heuristic with probability
+    heuristic_share, else a uniformly chosen snapshot of the pool.
+    """
+    count = len(games)
+    opponent = rng.random((count, 3)) < config.opponent_share
+    keep = rng.integers(3, size=count)
+    opponent[np.arange(count), keep] &= ~opponent.all(axis=1)
+    heuristic = rng.random((count, 3)) < config.heuristic_share
+    slot = rng.integers(pool_filled, size=(count, 3)) + 1
+    roles[games] = np.where(opponent, np.where(heuristic, config.pool_size + 1, slot), LEARNER)
+
+
+class DealStats:
+    """Counts over the deals that ended, seen from the learner's seats (for TensorBoard)."""
+
+    def __init__(self):
+        self.counts = dict.fromkeys(
+            ("seat_deals", "declared", "made", "moons", "swaps", "points", "deals", "thrown_in",
+             "seat_games", "games_won"), 0)
+
+    def add_deals(self, deals, roles):
+        learner = roles[deals.game] == LEARNER  # bool[M, 3]
+        seats = np.arange(3)
+        declarer = learner & (deals.declarer[:, None] == seats)
+        moon = deals.bid == MOON_LEVEL  # bid is 6 for a moon, so "made" is tricks >= bid at every level
+        c = self.counts
+        c["deals"] += len(deals.game)
+        c["thrown_in"] += int(deals.thrown_in.sum())
+        c["seat_deals"] += int(learner.sum())
+        c["declared"] += int(declarer.sum())
+        c["made"] += int((declarer & (deals.tricks >= deals.bid[:, None])).sum())
+        c["moons"] += int((declarer & moon[:, None]).sum())
+        c["swaps"] += int((learner & (deals.swapper[:, None] == seats)).sum())
+        c["points"] += int(deals.points[learner].sum())
+
+    def add_game_ends(self, deals, roles, finished):
+        """finished: bool[N] games that ended by the rules this step (not truncated)."""
+        rows = finished[deals.game]
+        games, scores = deals.game[rows], deals.scores[rows]
+        learner = roles[games] == LEARNER
+        self.counts["seat_games"] += int(learner.sum())
+        self.counts["games_won"] += int(learner[np.arange(len(games)), scores.argmax(axis=1)].sum())
+
+    def rates(self):
+        c = self.counts
+        ratio = lambda a, b: c[a] / c[b] if c[b] else float("nan")  # noqa: E731
+        return {
+            "euchre/declarer_rate": ratio("declared", "seat_deals"),
+            "euchre/bid_success_rate": ratio("made", "declared"),
+            "euchre/moon_rate": ratio("moons", "seat_deals"),
+            "euchre/swap_rate": ratio("swaps", "seat_deals"),
+            "euchre/points_per_deal": ratio("points", "seat_deals"),
+            "euchre/thrown_in_rate": ratio("thrown_in", "deals"),
+            "charts/learner_game_win_rate": ratio("games_won", "seat_games"),
+        }
+
+
+def act_opponents(actions, roles_now, obs, mask, pool, heuristic, config, generator):
+    """Fill ``actions`` for the games whose acting seat is an opponent (roles_now int[N] != LEARNER)."""
+    for role in np.unique(roles_now[roles_now != LEARNER]):
+        games = np.flatnonzero(roles_now == role)
+        if role == config.pool_size + 1:
+            actions[games] = heuristic.act(obs[games], mask[games])
+            continue
+        mask_t = torch.from_numpy(mask[games])
+        logits, _ = pool[role - 1](torch.from_numpy(obs[games]))
+        if config.opponent_sample:
+            actions[games] = sample_actions(masked_log_probs(logits, mask_t), generator).numpy()
+        else:
+            actions[games] = logits.masked_fill(~mask_t, torch.finfo(logits.dtype).min).argmax(-1).numpy()
+
+
+class RolloutBuffer:
+    """The learner's decisions of one rollout, linked into one sequence per (game, seat).
+
+    Rows are appended step by step (``add``); ``next[i]`` is the row of the same
+    seat's next decision in the same game (-1: none yet), ``reward[i]`` sums what
+    that seat was paid from decision i until its next one, ``done[i]`` says the
+    game ended before it decided again. Sequences still open when the rollout
+    ends are bootstrapped (``set_bootstrap``) with the value of that seat's state.
+    """
+
+    def __init__(self, capacity, obs_size, num_actions, num_envs):
+        self.obs = np.zeros((capacity, obs_size), np.float32)
+        self.mask = np.zeros((capacity, num_actions), bool)
+        self.action = np.zeros(capacity, np.int64)
+        self.logprob = np.zeros(capacity, np.float32)
+        self.value = np.zeros(capacity, np.float32)
+        self.reward = np.zeros(capacity, np.float32)
+        self.done = np.zeros(capacity, bool)
+        self.next = np.zeros(capacity, np.int64)
+        self.bootstrap = np.zeros(capacity, np.float32)
+        self.last_row = np.zeros((num_envs, 3), np.int64)
+        self.clear()
+
+    def clear(self):
+        self.count = 0
+        self.step_starts = [0]  # rows of step t are step_starts[t]:step_starts[t + 1]
+        self.reward[:] = 0.0
+        self.done[:] = False
+        self.next[:] = -1
+        self.bootstrap[:] = 0.0
+        self.last_row[:] = -1  # latest row of each (game, seat), -1 none
+
+    def add(self, games, seats):
+        """Append one row per learner decision of this step (games, seats: int[M]); returns their slice."""
+        rows = np.arange(self.count, self.count + len(games))
+        previous = self.last_row[games, seats]
+        linked = previous >= 0
+        self.next[previous[linked]] = rows[linked]
+        self.last_row[games, seats] = rows
+        self.count += len(games)
+        self.step_starts.append(self.count)
+        return slice(rows[0] if len(rows) else self.count, self.count)
+
+    def add_rewards(self, rewards):
+        """Credit rewards float[N, 3] (by absolute seat) to each seat's latest decision."""
+        open_rows = self.last_row >= 0
+        self.reward[self.last_row[open_rows]] += rewards[open_rows]
+
+    def end_games(self, games):
+        """The games ``games`` (int[M]) ended: close the sequences of all their seats."""
+        closed = self.last_row[games]
+        self.done[closed[closed >= 0]] = True
+        self.last_row[games] = -1
+
+    def pending(self):
+        """(games, seats) int[P] of the sequences still open (they need a bootstrap value)."""
+        return np.nonzero(self.last_row >= 0)
+
+    def set_bootstrap(self, games, seats, values):
+        self.bootstrap[self.last_row[games, seats]] = values
+
+    def advantages(self, gamma, gae_lambda):
+        """GAE along each (game, seat) sequence -> (advantages, returns) float32[count].
+
+        Steps are processed from the last, so a row's successor (always at a
+        later step) is ready when the row is computed.
+        """
+        values, rewards = self.value[:self.count], self.reward[:self.count]
+        advantages = np.zeros(self.count, np.float32)
+        for t in range(len(self.step_starts) - 2, -1, -1):
+            rows = np.arange(self.step_starts[t], self.step_starts[t + 1])
+            nxt = self.next[rows]
+            has_next = nxt >= 0
+            follow = np.where(has_next, nxt, 0)
+            alive = ~self.done[rows]
+            next_value = np.where(has_next, values[follow], self.bootstrap[rows]) * alive
+            next_advantage = np.where(has_next, advantages[follow], 0.0) * alive
+            delta = rewards[rows] + gamma * next_value - values[rows]
+            advantages[rows] = delta + gamma * gae_lambda * next_advantage
+        return advantages, advantages + values
+
+
+def evaluate_policy(model, game, opponent, games, config):
+    """evaluate.run_match of the greedy network against two ``opponent`` seats on duplicate deals."""
+    import evaluate  # lazily: evaluation is optional and has its own dependencies
+
+    policy = PPOPolicy(game, model, seed=config.eval_seed, name="ppo")
+    result = evaluate.run_match([policy, opponent, opponent], variant="ghost", games=games, seed=config.eval_seed,
+                                episode="game", rules=dict(config.rules) or None)
+    return result.players[0]
+
+
+def main(argv=None):
+    config, resume, config_stem = parse_args(argv)
+    checkpoint = read_checkpoint(resume) if resume else None
+    if not config.name:
+        config = dataclasses.replace(config, name=f"{config_stem}__{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}")
+    run_dir = os.path.join(config.runs_dir, config.name)
+
+    # --- seeding: every random choice below draws from these three generators
+    np_rng = np.random.default_rng(config.seed)  # seat roles, minibatch order
+    torch.manual_seed(config.seed)  # network initialisation
+    sample_gen = torch.Generator().manual_seed(config.seed)  # action sampling
+    torch.set_num_threads(config.rollout_threads)  # switched to torch_threads for each update
+    torch.use_deterministic_algorithms(True)
+
+    # --- environment, network, optimizer, opponents
+    engine_reward = "win" if config.reward == "win" else "points"
+    venv = GhostEuchreVec(config.num_envs, seed=config.seed, episode=config.episode, reward=engine_reward,
+                          **config.rules)
+    game = venv.game
+    model = ActorCritic(game.obs_size, game.num_actions, config.hidden_sizes, config.activation)
+    optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate, eps=1e-5, fused=True)
+    pool = [copy.deepcopy(model) for _ in range(config.pool_size)]  # slot 0 holds the initial network
+    pool_added = 1  # snapshots taken so far; slot = number % pool_size
+    heuristic = None
+    if (config.heuristic_share > 0 and config.opponent_share > 0) or config.bidding_warmup_steps > 0:
+        from agents import make_policy  # lazily: only needed with heuristic opponents or bidding warm-up
+
+        heuristic = make_policy("heuristic", game, seed=config.seed)
+    obs, mask, player = venv.reset()
+    roles = np.zeros((config.num_envs, 3), np.int8)
+    assign_roles(roles, np.arange(config.num_envs), config, pool_added, np_rng)
+    batch_size = config.num_envs * config.num_steps
+    num_updates = max(1, config.total_steps // batch_size)
+    update, global_step, learner_step = 0, 0, 0
+
+    if checkpoint is not None:
+        model.load_state_dict(checkpoint["model"])
+        optimizer.load_state_dict(checkpoint["optimizer"])
+        for slot, weights in zip(pool, checkpoint["pool"]):
+            slot.load_state_dict(weights)
+        pool_added = checkpoint["pool_added"]
+        venv.state = state_from_tensors(type(venv.state), checkpoint["env_state"])
+        venv.mask = game.legal_mask(venv.state)
+        mask, player = venv.mask, venv.state.player.astype(np.int64)
+        obs = game.observe(venv.state, player)
+        roles = checkpoint["roles"].numpy().copy()
+        np_rng.bit_generator.state = checkpoint["rng"]["numpy"]
+        sample_gen.set_state(checkpoint["rng"]["sample"])
+        torch.set_rng_state(checkpoint["rng"]["torch"])
+        if heuristic is not None and "heuristic" in checkpoint["rng"]:
+            heuristic.rng.bit_generator.state = checkpoint["rng"]["heuristic"]
+        update, global_step, learner_step = checkpoint["update"], checkpoint["global_step"], checkpoint["learner_step"]
+    for slot in pool:
+        slot.requires_grad_(False)
+
+    def save_checkpoint(path):
+        rng_state = {"numpy": np_rng.bit_generator.state, "sample": sample_gen.get_state(),
+                     "torch": torch.get_rng_state()}
+        if heuristic is not None and hasattr(heuristic, "rng"):
+            rng_state["heuristic"] = heuristic.rng.bit_generator.state
+        atomic_torch_save({
+            "format": CHECKPOINT_FORMAT, "config": dataclasses.asdict(config),
+            "model": model.state_dict(), "model_config": dict(model.config), "optimizer": optimizer.state_dict(),
+            "pool": [slot.state_dict() for slot in pool], "pool_added": pool_added,
+            "env_state": state_to_tensors(venv.state), "roles": torch.from_numpy(roles.copy()), "rng": rng_state,
+            "update": update, "global_step": global_step, "learner_step": learner_step,
+        }, path)
+
+    from torch.utils.tensorboard import SummaryWriter
+
+    os.makedirs(run_dir, exist_ok=True)
+    writer = SummaryWriter(run_dir)
+    writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(
+        f"|{k}|{v}|" for k, v in dataclasses.asdict(config).items()), global_step)
+    print(f"run {run_dir}: {num_updates} updates of {batch_size} decisions"
+          + (f", resuming after update {update}" if checkpoint else ""), flush=True)
+
+    buf = RolloutBuffer(batch_size, game.obs_size, game.num_actions, config.num_envs)
+    game_index = np.arange(config.num_envs)
+    train_time, start_step, start_time = 0.0, global_step, time.perf_counter()
+    bar = None
+    if config.progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=num_updates, initial=update, unit="update", dynamic_ncols=True, file=sys.stdout)
+
+    while update < num_updates:
+        tick = time.perf_counter()
+        if config.anneal_lr:
+            optimizer.param_groups[0]["lr"] = config.learning_rate * (1.0 - update / num_updates)
+        stats = DealStats()
+        buf.clear()
+        lessons = []  # (obs, mask, heuristic action) of the learner's decisions made by the heuristic (warm-up)
+        torch.set_num_threads(config.rollout_threads)
+        # --- rollout: every game makes one decision per step
+        for _ in range(config.num_steps):
+            role_now = roles[game_index, player]
+            if global_step < config.bidding_warmup_steps:  # the heuristic bids and names trump for the learner
+                taught = np.flatnonzero((role_now == LEARNER) & ~mask[:, PLAY_CARDS].any(axis=1))
+                role_now = role_now.copy()
+                role_now[taught] = config.pool_size + 1
+            learners = np.flatnonzero(role_now == LEARNER)
+            rows = buf.add(learners, player[learners])
+            buf.obs[rows] = obs[learners]
+            buf.mask[rows] = mask[learners]
+            actions = np.zeros(config.num_envs, np.int64)
+            with torch.no_grad():
+                if len(learners):
+                    logits, value = model(torch.from_numpy(buf.obs[rows]))
+                    log_probs = masked_log_probs(logits, torch.from_numpy(buf.mask[rows]))
+                    chosen = sample_actions(log_probs, sample_gen)
+                    buf.logprob[rows] = log_probs.gather(1, chosen[:, None]).squeeze(1).numpy()
+                    buf.value[rows] = value.numpy()
+                    actions[learners] = chosen.numpy()
+                act_opponents(actions, role_now, obs, mask, pool, heuristic, config, sample_gen)
+            buf.action[rows] = actions[learners]
+            if global_step < config.bidding_warmup_steps:
+                lessons.append((obs[taught], mask[taught], actions[taught]))
+
+            obs, mask, player, rewards, done = venv.step(actions)
+            global_step += config.num_envs
+            if config.reward == "margin":
+                rewards = rewards - (rewards.sum(axis=1, keepdims=True) - rewards) / 2
+            buf.add_rewards(rewards * config.reward_scale)
+            deals = venv.last_result.deals
+            if len(deals.game):
+                stats.add_deals(deals, roles)
+            if done.any():
+                stats.add_game_ends(deals, roles, done & ~venv.truncated)
+                ended = np.flatnonzero(done)
+                buf.end_games(ended)
+                assign_roles(roles, ended, config, min(pool_added, config.pool_size), np_rng)
+        count = buf.count
+        learner_step += count
+
+        # --- bootstrap the sequences still open with the value of that seat's current observation
+        pending_games, pending_seats = buf.pending()
+        if len(pending_games):
+            pending_obs = game.observe(venv.state.take(pending_games), pending_seats)
+            with torch.no_grad():
+                buf.set_bootstrap(pending_games, pending_seats, model.value(torch.from_numpy(pending_obs)).numpy())
+        advantages, returns = buf.advantages(config.gamma, config.gae_lambda)
+
+        # --- PPO update over the learner decisions
+        torch.set_num_threads(config.torch_threads)
+        b_obs = torch.from_numpy(buf.obs[:count])
+        b_mask = torch.from_numpy(buf.mask[:count])
+        b_actions = torch.from_numpy(buf.action[:count])
+        b_logprobs = torch.from_numpy(buf.logprob[:count])
+        b_values = torch.from_numpy(buf.value[:count])
+        b_advantages, b_returns = torch.from_numpy(advantages), torch.from_numpy(returns)
+        lesson_obs, lesson_mask, lesson_actions = (torch.from_numpy(np.concatenate(x)) for x in zip(*lessons)) \
+            if lessons else (None, None, torch.zeros(0, dtype=torch.int64))
+        lesson_size = -(-len(lesson_actions) * config.minibatch_size // max(count, 1))  # same share per minibatch
+        clipfracs, approx_kl, imitation_loss = [], torch.zeros(()), torch.zeros(())
+        for _epoch in range(config.update_epochs):
+            order = torch.from_numpy(np_rng.permutation(count))
+            lesson_order = torch.from_numpy(np_rng.permutation(len(lesson_actions))) if len(lesson_actions) else None
+            for number, start in enumerate(range(0, count, config.minibatch_size)):
+                mb = order[start:start + config.minibatch_size]
+                logits, new_value = model(b_obs[mb])
+                log_probs = masked_log_probs(logits, b_mask[mb])
+                new_logprob = log_probs.gather(1, b_actions[mb][:, None]).squeeze(1)
+                entropy = masked_entropy(log_probs, b_mask[mb])
+                logratio = new_logprob - b_logprobs[mb]
+                ratio = logratio.exp()
+                with torch.no_grad():
+                    approx_kl = ((ratio - 1) - logratio).mean()
+                    clipfracs.append(((ratio - 1.0).abs() > config.clip_coef).float().mean().item())
+                mb_adv = b_advantages[mb]
+                if config.norm_adv and len(mb) > 1:
+                    mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+                pg_loss = torch.max(-mb_adv * ratio,
+                                    -mb_adv * ratio.clamp(1 - config.clip_coef, 1 + config.clip_coef)).mean()
+                if config.clip_vloss:
+                    clipped = b_values[mb] + (new_value - b_values[mb]).clamp(-config.clip_coef, config.clip_coef)
+                    v_loss = 0.5 * torch.max((new_value - b_returns[mb]) ** 2, (clipped - b_returns[mb]) ** 2).mean()
+                else:
+                    v_loss = 0.5 * ((new_value - b_returns[mb]) ** 2).mean()
+                entropy_loss = entropy.mean()
+                loss = pg_loss - config.ent_coef * entropy_loss + config.vf_coef * v_loss
+                lb = lesson_order[number * lesson_size:(number + 1) * lesson_size] if lesson_order is not None else []
+                if len(lb):
+                    lesson_logits, _ = model(lesson_obs[lb])
+                    imitation_loss = torch.nn.functional.cross_entropy(mask_logits(lesson_logits, lesson_mask[lb]),
+                                                                       lesson_actions[lb])
+                    loss = loss + config.imitation_coef * imitation_loss
+                optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
+                optimizer.step()
+            if config.target_kl is not None and approx_kl > config.target_kl:
+                break
+        update += 1
+        train_time += time.perf_counter() - tick
+
+        # --- snapshots, logging, evaluation, checkpoints
+        if update % config.snapshot_every == 0:
+            pool[pool_added % config.pool_size].load_state_dict(model.state_dict())
+            pool_added += 1
+        var_returns = returns.var()
+        explained_var = float("nan") if var_returns == 0 else 1 - (returns - buf.value[:count]).var() / var_returns
+        auction = buf.mask[:count, PASS]  # PASS is legal only in the auction
+        bids = (buf.action[:count] >= BID_3) & (buf.action[:count] <= MOON)
+        sps = int((global_step - start_step) / train_time)
+        scalars = {
+            "charts/learning_rate": optimizer.param_groups[0]["lr"],
+            "charts/SPS": sps,
+            "charts/SPS_wall": int((global_step - start_step) / (time.perf_counter() - start_time)),
+            "charts/learner_share": count / batch_size,
+            "losses/policy_loss": pg_loss.item(),
+            "losses/value_loss": v_loss.item(),
+            "losses/entropy": entropy_loss.item(),
+            "losses/approx_kl": approx_kl.item(),
+            "losses/clipfrac": float(np.mean(clipfracs)),
+            "losses/explained_variance": float(explained_var),
+            "losses/imitation_loss": imitation_loss.item(),
+            "euchre/bid_rate": float(bids[auction & (buf.action[:count] != SWAP)].mean()) if auction.any() else float("nan"),
+            **stats.rates(),
+        }
+        evaluate_now = config.eval_every and update % config.eval_every == 0 and update < num_updates
+        torch.set_num_threads(config.rollout_threads)
+        if evaluate_now:
+            for opponent in ("heuristic", "random"):
+                row = evaluate_policy(model, game, opponent, config.eval_games, config)
+                scalars[f"eval/win_rate_vs_{opponent}"] = row["win_rate"]
+                scalars[f"eval/points_per_deal_vs_{opponent}"] = row["mean_points_per_deal"]
+        for key, value in scalars.items():
+            writer.add_scalar(key, value, global_step)
+        progress = {"SPS": sps, "pts/deal": f"{scalars['euchre/points_per_deal']:.2f}"}
+        if evaluate_now:
+            progress["win_vs_heuristic"] = f"{scalars['eval/win_rate_vs_heuristic']:.3f}"
+            progress["win_vs_random"] = f"{scalars['eval/win_rate_vs_random']:.3f}"
+        if bar is not None:
+            bar.set_postfix(progress, refresh=False)
+            bar.update(1)
+        elif evaluate_now or update % 10 == 0:
+            print(f"update {update}/{num_updates}, {global_step} decisions: "
+                  + ", ".join(f"{k} {v}" for k, v in progress.items()), flush=True)
+        if config.checkpoint_every and update % config.checkpoint_every == 0 and update < num_updates:
+            save_checkpoint(os.path.join(run_dir, "checkpoints", f"update_{update:06d}.pt"))
+            saved = sorted(os.listdir(os.path.join(run_dir, "checkpoints")))
+            for old in saved[:-config.keep_checkpoints] if config.keep_checkpoints else []:
+                os.remove(os.path.join(run_dir, "checkpoints", old))
+    if bar is not None:
+        bar.close()
+
+    save_checkpoint(os.path.join(run_dir, "final.pt"))
+    save_policy(os.path.join(run_dir, "policy.pt"), model)
+    print(f"{global_step} decisions ({learner_step} by the learner) in {train_time:.0f} s of rollouts and updates: "
+          f"{(global_step - start_step) / max(train_time, 1e-9):,.0f} decisions/s; saved {run_dir}/final.pt and policy.pt")
+
+    # --- final evaluation table
+    if config.final_eval_games:
+        print(f"\nevaluation: greedy policy vs two copies of each opponent, {config.final_eval_games} duplicate games")
+        print(f"{'opponents':<12} {'games':>6} {'win rate':>9} {'95% interval':>17} {'points/deal':>12}")
+        for opponent in ("heuristic", "random"):
+            row = evaluate_policy(model, game, opponent, config.final_eval_games, config)
+            low, high = row["win_rate_ci95"]
+            print(f"{opponent:<12} {row['games']:>6} {row['win_rate']:>9.3f} {f'[{low:.3f}, {high:.3f}]':>17} "
+                  f"{row['mean_points_per_deal']:>12.2f}")
+            writer.add_scalar(f"eval/final_win_rate_vs_{opponent}", row["win_rate"], global_step)
+    writer.close()
+    return run_dir
+
+
+if __name__ == "__main__":
+    main()
