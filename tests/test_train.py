@@ -272,3 +272,11 @@ def test_gae_follows_each_seat_in_a_real_rollout():
 def test_default_yaml_matches_the_dataclass_defaults():
     config = train.make_config(train.read_yaml(os.path.join(ROOT, "configs", "default.yaml")))
     assert config == train.TrainConfig()
+
+
+def test_shipped_agent_loads_and_beats_random():
+    import evaluate
+
+    path = os.path.join(ROOT, "agents", "pretrained", "ghost_ppo.pt")
+    result = evaluate.run_match([f"ppo:{path}", "random", "random"], games=60, seed=3)
+    assert result.players[0]["win_rate"] > 0.8
