@@ -1,11 +1,10 @@
 """The PettingZoo AEC adapter classic_euchre_v0: API conformance, seeding, infos, bad input, a hand-traced deal."""
 
-import warnings
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, render_test, seed_test
 
+from aec_helpers import check_pettingzoo_api, config_id, play_episode, random_action
 from ghost_euchre_env import classic_euchre_v0
 from ghost_euchre_env.cards import parse_card
 from ghost_euchre_env.classic import GO_ALONE, OBS_OFFSETS, PASS, SUIT_CLUBS
@@ -25,29 +24,9 @@ AEC_CONFIGS = [
 ]
 
 
-def random_action(obs, rng):
-    legal_actions = np.flatnonzero(obs["action_mask"])
-    return int(legal_actions[rng.integers(len(legal_actions))])
-
-
-def aec_returns(env, rng, seed=None, options=None):
-    """Random legal play through agent_iter until every agent is done; returns the per-agent return."""
-    env.reset(seed=seed, options=options)
-    returns = dict.fromkeys(AGENTS, 0.0)
-    for agent in env.agent_iter():
-        obs, reward, terminated, truncated, _ = env.last()
-        returns[agent] += reward
-        env.step(None if terminated or truncated else random_action(obs, rng))
-    return returns
-
-
-@pytest.mark.parametrize("config", AEC_CONFIGS, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()))
+@pytest.mark.parametrize("config", AEC_CONFIGS, ids=config_id)
 def test_aec_pettingzoo_api_seed_and_render(config):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # api_test resets with a dummy option; the env warns it ignores it
-        api_test(classic_euchre_v0.env(**config), num_cycles=200)
-    seed_test(lambda **kw: classic_euchre_v0.env(**config, **kw), num_cycles=100)
-    render_test(lambda render_mode: classic_euchre_v0.env(render_mode=render_mode, **config))
+    check_pettingzoo_api(classic_euchre_v0, config)
 
 
 def test_aec_spaces_and_masks():
@@ -130,7 +109,7 @@ def test_aec_reset_options_returns_and_infos():
                                 "lone_defender", "tricks", "points", "scores"}
         assert summary["maker"] in AGENTS and summary["trump"] in "CDHS" and sum(summary["tricks"]) == 5
 
-    returns = aec_returns(classic_euchre_v0.env(reward="win", target_score=6), np.random.default_rng(4), seed=9)
+    returns = play_episode(classic_euchre_v0.env(reward="win", target_score=6), np.random.default_rng(4), seed=9)
     assert sorted(returns.values()) == [-1.0, -1.0, 1.0, 1.0] and returns["player_0"] == returns["player_2"]
 
 

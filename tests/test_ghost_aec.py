@@ -1,11 +1,10 @@
 """The PettingZoo AEC adapter ghost_euchre_v0: API conformance, seeding, infos, bad input, a hand-traced deal."""
 
-import warnings
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, render_test, seed_test
 
+from aec_helpers import check_pettingzoo_api, config_id, play_episode, random_action
 from ghost_euchre_env import ghost_euchre_v0
 from ghost_euchre_env.ghost import OBS_OFFSETS
 from ghost_euchre_env.vector import GhostEuchreVec
@@ -25,33 +24,9 @@ CONFIGS = [dict(episode=episode, **rules) for episode in ("game", "deal") for ru
 CONFIGS.append({"episode": "game", "reward": "win", "target_score": 10})
 
 
-def config_id(config):
-    return ",".join(f"{k}={v}" for k, v in config.items())
-
-
-def random_action(obs, rng):
-    legal = np.flatnonzero(obs["action_mask"])
-    return int(legal[rng.integers(len(legal))])
-
-
-def play_episode(env, rng, seed=None, options=None):
-    """Random legal play through agent_iter until every agent is done; returns the per-agent return."""
-    env.reset(seed=seed, options=options)
-    returns = dict.fromkeys(AGENTS, 0.0)
-    for agent in env.agent_iter():
-        obs, reward, terminated, truncated, info = env.last()
-        returns[agent] += reward
-        env.step(None if terminated or truncated else random_action(obs, rng))
-    return returns
-
-
 @pytest.mark.parametrize("config", CONFIGS, ids=config_id)
 def test_pettingzoo_api_seed_and_render(config):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # api_test resets with a dummy option; the env warns it ignores it
-        api_test(ghost_euchre_v0.env(**config), num_cycles=200)
-    seed_test(lambda **kw: ghost_euchre_v0.env(**config, **kw), num_cycles=100)
-    render_test(lambda render_mode: ghost_euchre_v0.env(render_mode=render_mode, **config))
+    check_pettingzoo_api(ghost_euchre_v0, config)
 
 
 def test_spaces_are_built_once_and_observations_fit_them():

@@ -1,0 +1,36 @@
+"""Helpers shared by the AEC env tests of both variants."""
+
+import warnings
+
+import numpy as np
+from pettingzoo.test import api_test, render_test, seed_test
+
+
+def config_id(config):
+    return ",".join(f"{k}={v}" for k, v in config.items())
+
+
+def random_action(obs, rng):
+    """A uniformly random legal action from an AEC observation dict."""
+    legal = np.flatnonzero(obs["action_mask"])
+    return int(legal[rng.integers(len(legal))])
+
+
+def play_episode(env, rng, seed=None, options=None):
+    """Random legal play through agent_iter until every agent is done; returns the per-agent return."""
+    env.reset(seed=seed, options=options)
+    returns = dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, _ = env.last()
+        returns[agent] += reward
+        env.step(None if terminated or truncated else random_action(obs, rng))
+    return returns
+
+
+def check_pettingzoo_api(env_module, config):
+    """PettingZoo's api_test, seed_test and render_test on ``env_module.env(**config)``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # api_test resets with a dummy option; the env warns it ignores it
+        api_test(env_module.env(**config), num_cycles=200)
+    seed_test(lambda **kw: env_module.env(**config, **kw), num_cycles=100)
+    render_test(lambda render_mode: env_module.env(render_mode=render_mode, **config))
