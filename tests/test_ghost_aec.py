@@ -1,6 +1,5 @@
 """The PettingZoo AEC adapter ghost_euchre_v0: API conformance, seeding, infos, bad input, a hand-traced deal."""
 
-
 import numpy as np
 import pytest
 
