@@ -359,6 +359,7 @@ class ClassicEuchre(BatchedGame):
     num_players = NUM_PLAYERS
     num_actions = NUM_ACTIONS
     obs_size = OBS_SIZE
+    over_phase = OVER
 
     def __init__(self, episode="game", reward="points", **rules):
         check_choice("episode", episode, EPISODES)
@@ -654,24 +655,14 @@ class ClassicEuchre(BatchedGame):
         if not len(ended):
             return StepResult(rewards, terminated, truncated, summary)
         if self.episode == "deal":
-            terminated[ended] = True
-            over = ended
+            over = np.ones(len(ended), bool)
         else:
             scores = summary.scores
-            won = np.maximum(scores[:, 0], scores[:, 1]) >= self.rules.target_score
-            cut = ~won & (state.deal_number[ended] >= self.rules.max_deals)
-            terminated[ended[won]] = True
-            truncated[ended[cut]] = True
+            over = np.maximum(scores[:, 0], scores[:, 1]) >= self.rules.target_score
             if self.reward == "win":
-                winning_team = scores[won].argmax(axis=1)
-                rewards[ended[won]] = np.where(SEAT_TEAM == winning_team[:, None], 1.0, -1.0)
-            going_on = ended[~won & ~cut]
-            if len(going_on):
-                state.dealer[going_on] = (state.dealer[going_on] + 1) % NUM_PLAYERS
-                self._start_deals(state, going_on)
-            over = ended[won | cut]
-        state.phase[over] = OVER
-        state.player[over] = NO_SEAT
+                winning_team = scores[over].argmax(axis=1)
+                rewards[ended[over]] = np.where(SEAT_TEAM == winning_team[:, None], 1.0, -1.0)
+        self._close_games(state, ended, over, terminated, truncated)
         return StepResult(rewards, terminated, truncated, summary)
 
     # ------------------------------------------------------------- observation

@@ -47,11 +47,13 @@ def blend(condition, if_true, if_false):
 class BatchedGame:
     """Episode bookkeeping shared by the engines.
 
-    A subclass sets ``num_players``, parses one chosen deal in
+    A subclass sets ``num_players``, ``over_phase`` and ``rules`` (with
+    ``max_deals``), parses one chosen deal in
     ``_parse_deal(deal, game, number)`` and deals in ``_start_deals(state, games)``.
     """
 
     num_players = 0
+    over_phase = -1
 
     def start_episodes(self, state, games, options=None):
         """Start a new episode (scores 0, first deal dealt) in games ``games`` (int[M]).
@@ -75,6 +77,25 @@ class BatchedGame:
         """Advance the episode counter of ``games`` (int[M]) and start a random episode there."""
         state.episode[games] += 1
         self.start_episodes(state, games)
+
+    def _close_games(self, state, ended, over, terminated, truncated):
+        """After the deals of games ``ended`` (int[M]) ended, end or go on.
+
+        over: bool[M], the game is over by the rules (it terminates); of the others,
+        a game that has dealt ``max_deals`` deals is truncated, and the rest deal
+        again with the next seat dealing. Sets terminated / truncated (bool[N]) in
+        place; finished games get phase ``over_phase`` and no player to act.
+        """
+        cut = ~over & (state.deal_number[ended] >= self.rules.max_deals)
+        terminated[ended[over]] = True
+        truncated[ended[cut]] = True
+        going_on = ended[~over & ~cut]
+        if len(going_on):
+            state.dealer[going_on] = (state.dealer[going_on] + 1) % self.num_players
+            self._start_deals(state, going_on)
+        finished = ended[over | cut]
+        state.phase[finished] = self.over_phase
+        state.player[finished] = -1
 
 
 @dataclasses.dataclass

@@ -278,6 +278,7 @@ class GhostEuchre(BatchedGame):
     num_players = NUM_PLAYERS
     num_actions = NUM_ACTIONS
     obs_size = OBS_SIZE
+    over_phase = OVER
 
     def __init__(self, episode="game", reward="points", **rules):
         check_choice("episode", episode, EPISODES)
@@ -529,24 +530,15 @@ class GhostEuchre(BatchedGame):
             scores=state.scores[ended],
         )
         if self.episode == "deal":
-            terminated[ended] = True
-            over = ended
+            over = np.ones(len(ended), bool)
         else:
             scores = state.scores[ended]
             top = scores.max(axis=1)
             leaders = scores == top[:, None]
-            won = (leaders.sum(axis=1) == 1) & (top >= self.rules.target_score)
-            cut = ~won & (state.deal_number[ended] >= self.rules.max_deals)
-            terminated[ended[won]] = True
-            truncated[ended[cut]] = True
+            over = (leaders.sum(axis=1) == 1) & (top >= self.rules.target_score)
             if self.reward == "win":
-                rewards[ended[won]] = np.where(leaders[won], 1.0, -0.5)
-            going_on = ended[~won & ~cut]
-            state.dealer[going_on] = (state.dealer[going_on] + 1) % NUM_PLAYERS
-            self._start_deals(state, going_on)
-            over = ended[won | cut]
-        state.phase[over] = OVER
-        state.player[over] = NO_SEAT
+                rewards[ended[over]] = np.where(leaders[over], 1.0, -0.5)
+        self._close_games(state, ended, over, terminated, truncated)
         return StepResult(rewards, terminated, truncated, summary)
 
     # ------------------------------------------------------------- observation
