@@ -2,26 +2,29 @@
 
 import numpy as np
 
+from ghost_euchre_env.cards import pack_bits
+
 from .base import Policy
 
 
-def random_legal_actions(mask, rng):
-    """int64[N]: one uniformly random legal action per row of ``mask`` (bool[N, A], no empty row).
+def random_set_bits(bits, rng):
+    """int64[N]: the position of a uniformly random set bit of each ``bits[i]`` (unsigned int[N], none 0).
 
-    Draws one float per game and takes its k-th legal action, counting along the
-    A actions with whole-batch rows (cheaper than a number per action, or a
-    cumulative sum along the short axis).
+    Draws k uniform in [0, number of set bits), clears the k lowest set bits
+    (whole-batch, as many rounds as the largest k) and returns the lowest one left.
     """
-    legal = np.ascontiguousarray(mask.T).view(np.uint8)  # [A, N]; at most 255 actions
-    k = (rng.random(len(mask)) * legal.sum(axis=0, dtype=np.uint8)).astype(np.uint8)
-    seen = np.zeros(len(mask), np.uint8)
-    passed = np.empty(len(mask), bool)
-    action = np.zeros(len(mask), np.uint8)
-    for row in legal:  # in place: a loop over actions, each step over the whole batch
-        np.add(seen, row, out=seen)
-        np.less_equal(seen, k, out=passed)
-        np.add(action, passed, out=action)
-    return action.astype(np.int64)
+    left = np.array(bits)
+    if left.dtype.kind != "u":
+        raise ValueError(f"bits must be unsigned integers, got dtype {left.dtype}")
+    skip = (rng.random(len(left)) * np.bitwise_count(left)).astype(np.uint8)
+    for round_ in range(int(skip.max(initial=0))):
+        left &= left - (skip > round_)
+    return np.bitwise_count((left & (~left + 1)) - 1).astype(np.int64)
+
+
+def random_legal_actions(mask, rng):
+    """int64[N]: one uniformly random legal action per row of ``mask`` (bool[N, A], A <= 57, no empty row)."""
+    return random_set_bits(pack_bits(mask), rng)
 
 
 class RandomPolicy(Policy):

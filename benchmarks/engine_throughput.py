@@ -22,7 +22,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
-from agents.random_policy import random_legal_actions  # noqa: E402
+from agents.random_policy import random_legal_actions, random_set_bits  # noqa: E402
 from ghost_euchre_env import ClassicEuchre, ClassicEuchreVec, GhostEuchre, GhostEuchreVec  # noqa: E402
 from ghost_euchre_env.dealing import stream_keys  # noqa: E402
 
@@ -49,12 +49,12 @@ def openspiel_rate(seconds, with_tensor):
 
 
 def engine_rate(game, batch, seconds):
-    """Decisions/s of the bare engine: legal_mask + step, finished games restarted."""
+    """Decisions/s of the bare engine: legal_bits (the packed legal mask) + step, finished games restarted."""
     state = game.init(stream_keys(0, batch))
     rng = np.random.default_rng(0)
     steps, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
-        result = game.step(state, random_legal_actions(game.legal_mask(state), rng))
+        result = game.step(state, random_set_bits(game.legal_bits(state), rng))
         done = result.terminated | result.truncated
         if done.any():
             game.next_episodes(state, np.flatnonzero(done))

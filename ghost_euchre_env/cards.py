@@ -46,30 +46,38 @@ EFFECTIVE_SUIT = _effective_suit_table()
 
 
 def _strength_table():
-    """int8[4, 4, 25]: trick strength of a card given (trump, led suit).
+    """int8[4, 4, 32]: trick strength of a card given (trump, led suit).
 
     Trumps score 21..27 (9, T, Q, K, A, left bower, right bower), cards of the led
-    suit 1..6 (9 .. A), other cards 0. Column 24 is "no card" and scores -1, so
-    ``STRENGTH[t, led, card % 25]`` handles the empty slot (-1) of a trick.
+    suit 1..6 (9 .. A), other cards 0. Columns 24..31 score -1, so
+    ``STRENGTH[t, led, card & 31]`` gives -1 for the empty slot (-1) of a trick.
     """
-    table = np.zeros((NUM_SUITS, NUM_SUITS, NUM_CARDS + 1), dtype=np.int8)
-    table[:, :, NUM_CARDS] = -1
+    table = np.full((NUM_SUITS, NUM_SUITS, 32), -1, dtype=np.int8)
     trump_order = {0: 21, 1: 22, 3: 23, 4: 24, 5: 25}  # 9, T, Q, K, A of trump
     for trump in range(NUM_SUITS):
         for led in range(NUM_SUITS):
             for card in range(NUM_CARDS):
                 rank, suit = CARD_RANK[card], CARD_SUIT[card]
                 if EFFECTIVE_SUIT[trump, card] == trump:
-                    if rank == JACK:
-                        table[trump, led, card] = 27 if suit == trump else 26
-                    else:
-                        table[trump, led, card] = trump_order[rank]
-                elif suit == led:
-                    table[trump, led, card] = rank + 1
+                    table[trump, led, card] = (27 if suit == trump else 26) if rank == JACK else trump_order[rank]
+                else:
+                    table[trump, led, card] = rank + 1 if suit == led else 0
     return table
 
 
 STRENGTH = _strength_table()
+_STRENGTH_FLAT = STRENGTH.reshape(-1)  # [(trump * 4 + led) * 32 + card]
+_EFFECTIVE_SUIT_32 = np.zeros(NUM_SUITS * 32, np.int8)  # [trump * 32 + card], cards 24..31 unused
+_EFFECTIVE_SUIT_32.reshape(NUM_SUITS, 32)[:, :NUM_CARDS] = EFFECTIVE_SUIT[:NUM_SUITS]
+
+
+def effective_suit(cards, trump):
+    """int8[M]: the suit each card counts as under its game's trump.
+
+    cards, trump: int8[M]; only their low bits are read, so values in games
+    where they mean nothing (-1, or a non-card action) give a harmless result.
+    """
+    return _EFFECTIVE_SUIT_32.take(((trump & 3) << 5) | (cards & 31))
 
 
 def _suit_mask_table():
@@ -100,17 +108,18 @@ def playable_cards(hand, led_suit, trump):
 def trick_winner(trick, trump, led_suit):
     """Seat index (column of ``trick``) of the card that wins each trick.
 
-    trick: int8[M, S] card per seat, -1 for a seat with no card (sitting out);
-    trump, led_suit: int[M]. Returns int64[M].
+    trick: int8[M, S] card per seat, -1 for a seat with no card; trump, led_suit:
+    int[M] (only the low two bits are read, so -1 is harmless in games whose
+    trick is not complete). Returns int8[M].
     """
-    row = (trump.astype(np.int64) * NUM_SUITS + led_suit) * (NUM_CARDS + 1)
-    strength = STRENGTH.reshape(-1).take(row[:, None] + trick % (NUM_CARDS + 1))
+    row = ((((trump & 3) << 2) | (led_suit & 3)).astype(np.intp)) << 5
+    best = _STRENGTH_FLAT.take(row | (trick[:, 0] & 31))
+    winner = np.zeros(len(trick), np.int8)
     # A running maximum over the (at most 4) seats: cheaper than argmax along a short axis.
-    best, winner = strength[:, 0], np.zeros(len(trick), np.int64)
     for seat in range(1, trick.shape[1]):
-        higher = strength[:, seat] > best
-        best = np.maximum(best, strength[:, seat])
-        winner[higher] = seat
+        strength = _STRENGTH_FLAT.take(row | (trick[:, seat] & 31))
+        winner = np.where(strength > best, np.int8(seat), winner)
+        best = np.maximum(best, strength)
     return winner
 
 
@@ -124,6 +133,20 @@ def unpack_bits(values, width):
     # Unpacking one flat byte string is far faster than unpacking along a short last axis.
     bits = np.unpackbits(as_bytes.reshape(-1), bitorder="little").reshape(*values.shape, 8 * num_bytes)
     return bits.view(bool) if width == 8 * num_bytes else np.ascontiguousarray(bits[..., :width]).view(bool)
+
+
+def pack_bits(flags):
+    """bool[N, W] -> uint64[N] with bit i of row g = flags[g, i] (W <= 57); the inverse of unpack_bits."""
+    flags = np.ascontiguousarray(flags, dtype=bool)
+    num_rows, width = flags.shape
+    if width > 57:
+        raise ValueError(f"pack_bits packs at most 57 columns, got {width}")
+    stream = np.zeros((num_rows * width + 7) // 8 + 8, np.uint8)  # 8 spare bytes for the last word read
+    stream[:-8] = np.packbits(flags.reshape(-1), bitorder="little")  # row g starts at bit g * width
+    # The little-endian 8-byte word starting at every byte offset (an unaligned, overlapping view).
+    words = np.ndarray((len(stream) - 7,), np.uint64, stream, strides=(1,))
+    start = np.arange(num_rows, dtype=np.intp) * width
+    return (words[start >> 3] >> (start & 7).astype(np.uint64)) & np.uint64((1 << width) - 1)
 
 
 def mask_to_bool(masks):

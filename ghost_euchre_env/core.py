@@ -8,7 +8,21 @@ from . import dealing
 
 
 class BatchState:
-    """Base for a dataclass whose every field is an array with a leading game axis (one is ``player``)."""
+    """Base for a dataclass whose every field is an array with a leading game axis (one is ``player``).
+
+    A subclass that sets ``seat_major = True`` stores its [N, K] fields column by
+    column (Fortran order): one seat's column of every game is then contiguous, and
+    the engine updates it with whole-array operations. Indexing is unchanged.
+    """
+
+    seat_major = False
+
+    def __post_init__(self):
+        if self.seat_major:
+            for f in dataclasses.fields(self):
+                value = getattr(self, f.name)
+                if value.ndim == 2 and not value.flags.f_contiguous:
+                    setattr(self, f.name, np.asfortranarray(value))
 
     @property
     def num_games(self):
@@ -36,6 +50,21 @@ def flat_view(array):
     if not array.flags.c_contiguous:
         raise ValueError(f"state array of shape {array.shape} must be C-contiguous")
     return array.reshape(-1)
+
+
+def seat_view(array):
+    """The 1-D view of a seat-major [N, K] state array: cell (game g, column k) is ``k * N + g``."""
+    if not array.flags.f_contiguous:
+        raise ValueError(f"state array of shape {array.shape} must be seat-major (Fortran order)")
+    return array.T.reshape(-1)
+
+
+def at_seat(field, seat):
+    """field[g, seat[g]] for every game g: field [N, S] (integer or bool), seat int[N]; 0 where seat is -1."""
+    value = field[:, 0] * (seat == 0)
+    for column in range(1, field.shape[1]):
+        value |= field[:, column] * (seat == column)
+    return value
 
 
 def blend(condition, if_true, if_false):

@@ -24,29 +24,29 @@ import numpy as np
 from . import dealing
 from .cards import (
     CARD_BIT,
-    EFFECTIVE_SUIT,
     HAND_DTYPE,
-    NO_CARD,
-    NO_SUIT,
     NUM_CARDS,
     NUM_SUITS,
     SUIT_SYMBOLS,
     card_name,
+    effective_suit,
     mask_to_bool,
     playable_cards,
-    unpack_bits,
     trick_winner,
+    unpack_bits,
 )
 from .core import (
     BatchedGame,
     BatchState,
     StepResult,
+    at_seat,
+    blend,
     check_choice,
     check_int,
-    flat_view,
     layout_offsets,
     layout_table,
     one_hot_table,
+    seat_view,
 )
 
 NUM_PLAYERS = 3
@@ -157,8 +157,11 @@ class GhostRules:
 class GhostState(BatchState):
     """N Ghost Hand games. Seats are absolute (0..2); -1 means none.
 
-    Hands are uint32 card masks (bit c set = card c held).
+    Hands are uint32 card masks (bit c set = card c held). [N, K] fields are
+    stored seat-major (see :class:`core.BatchState`).
     """
+
+    seat_major = True
 
     keys: np.ndarray  # uint64[N] dealing stream key of each game
     episode: np.ndarray  # int64[N] episodes started with this key
@@ -251,7 +254,8 @@ _ACTION_TAIL_BITS = (_action_tail_table().astype(np.uint64) << np.arange(NUM_CAR
     axis=1, dtype=np.uint64
 )  # uint64[16]: the table as action bits 24..33
 
-_EFFECTIVE_SUIT_FLAT = EFFECTIVE_SUIT.reshape(-1)  # [trump * 24 + card]
+_CARD_BIT_OF_ACTION = np.append(CARD_BIT, np.zeros(NUM_ACTIONS - NUM_CARDS, HAND_DTYPE))  # 0 for non-card actions
+_NEXT_SEAT = np.array([1, 2, 0], np.int8)  # clockwise
 _CARD_BLOCKS = 14  # hand, dead hand, 3 played-by, 6 tricks, 3 current-trick cards
 assert OBS_OFFSETS["current_trick"][1] == _CARD_BLOCKS * NUM_CARDS
 _CARD_BIT_OR_NONE = np.append(CARD_BIT, HAND_DTYPE(0))  # index -1 (no card) -> empty mask
@@ -357,7 +361,8 @@ class GhostEuchre(BatchedGame):
         number = state.deal_number[games]
         use_chosen = number < state.num_chosen[games]
         deck = dealing.random_deals(state.episode_key[games], number)
-        dealt = CARD_BIT[deck].reshape(len(games), 4, HAND_SIZE).sum(axis=2, dtype=HAND_DTYPE)
+        bits = CARD_BIT.take(deck).reshape(len(games), 4, HAND_SIZE)
+        dealt = bits[:, :, 0] | bits[:, :, 1] | bits[:, :, 2] | bits[:, :, 3] | bits[:, :, 4] | bits[:, :, 5]
         if use_chosen.any():
             rows = games[use_chosen]
             dealt[use_chosen] = state.chosen[rows, number[use_chosen]]
@@ -365,7 +370,7 @@ class GhostEuchre(BatchedGame):
         state.hands[games] = dealt[:, :NUM_PLAYERS]
         state.ghost[games] = dealt[:, NUM_PLAYERS]
         state.phase[games] = AUCTION
-        state.player[games] = (state.dealer[games] + 1) % NUM_PLAYERS
+        state.player[games] = _NEXT_SEAT.take(state.dealer[games])
         state.high_bid[games] = 0
         state.trick_number[games] = 0
         state.acted[games] = False
@@ -380,70 +385,72 @@ class GhostEuchre(BatchedGame):
     # ---------------------------------------------------------------- decisions
     def legal_cards(self, state):
         """uint32[N]: cards the player to act may play (0 outside the play phase)."""
-        cell = np.arange(state.num_games) * NUM_PLAYERS + np.maximum(state.player, 0)
-        hand = flat_view(state.hands)[cell]
+        hand = at_seat(state.hands, state.player)
         if not self.rules.allow_renege:
-            hand = playable_cards(hand, state.led_suit, np.maximum(state.trump, 0))
-        return np.where(state.phase == PLAY, hand, HAND_DTYPE(0))
+            hand = playable_cards(hand, state.led_suit, state.trump & 3)
+        return hand * (state.phase == PLAY)
+
+    def legal_bits(self, state):
+        """uint64[N]: legal actions of the player to act as a bit set (bit a = action a; 0 when OVER)."""
+        can_swap = (state.swapper < 0) & ~at_seat(state.acted, state.player)
+        code = blend(state.phase == AUCTION, state.high_bid * 2 + can_swap, (state.phase != TRUMP).view(np.int8) + 14)
+        return self.legal_cards(state).astype(np.uint64) | _ACTION_TAIL_BITS.take(code)
 
     def legal_mask(self, state):
         """bool[N, 34]: legal actions of the player to act (all False when OVER)."""
-        cell = np.arange(state.num_games) * NUM_PLAYERS + np.maximum(state.player, 0)
-        can_swap = (state.swapper < 0) & ~flat_view(state.acted)[cell]
-        code = np.where(state.phase == AUCTION, state.high_bid * 2 + can_swap, 14 + (state.phase != TRUMP))
-        legal = self.legal_cards(state).astype(np.uint64) | _ACTION_TAIL_BITS.take(code)
-        return unpack_bits(legal, NUM_ACTIONS)
+        return unpack_bits(self.legal_bits(state), NUM_ACTIONS)
 
     def step(self, state, actions):
         """Apply one legal action per game (int[N]), in place; returns a StepResult.
 
         Actions are not checked here (adapters check them once, with
         :func:`core.check_actions`); a finished game (phase OVER) must not be stepped.
+        Card plays, the bulk of the decisions, are applied to the whole batch at
+        once; the auction and the naming of trump to the games concerned only.
         """
-        actions = np.asarray(actions, dtype=np.int64)
-        n = state.num_games
+        action = np.asarray(actions).astype(np.int8)
         phase = state.phase
-        thrown_in = scored = _NO_GAMES
-        auction = np.flatnonzero(phase == AUCTION)  # all three taken before any game moves on
-        trump = np.flatnonzero(phase == TRUMP)
-        play = np.flatnonzero(phase == PLAY)
-        if len(auction):
-            thrown_in = self._apply_auction(state, auction, actions[auction])
-        if len(trump):
-            self._apply_trump(state, trump, actions[trump])
-        if len(play):
-            scored = self._apply_play(state, play, actions[play])
+        auction = np.flatnonzero(phase == AUCTION)  # all taken before any game moves on
+        naming = np.flatnonzero(phase == TRUMP)
+        scored = self._apply_play(state, action, phase == PLAY)
+        thrown_in = self._apply_auction(state, auction, action[auction]) if len(auction) else _NO_GAMES
+        if len(naming):
+            self._apply_trump(state, naming, action[naming])
         if len(thrown_in) or len(scored):
-            return self._end_deals(state, n, thrown_in, scored)
+            return self._end_deals(state, thrown_in, scored)
+        n = state.num_games
         zeros = np.zeros(n, bool)
         return StepResult(np.zeros((n, NUM_PLAYERS), np.float32), zeros, zeros.copy(), _NO_DEALS)
 
     def _apply_auction(self, state, games, actions):
         """Swap, pass or bid; returns the games whose deal was thrown in (all passed)."""
+        n = state.num_games
         seat = state.player[games]
         swap = actions == SWAP
         swappers, swapper_seat = games[swap], seat[swap]
-        old_hand = state.hands[swappers, swapper_seat]
-        state.hands[swappers, swapper_seat] = state.ghost[swappers]
+        hands = seat_view(state.hands)
+        cells = swapper_seat.astype(np.intp) * n + swappers
+        old_hand = hands[cells]
+        hands[cells] = state.ghost[swappers]
         state.ghost[swappers] = old_hand
         state.swapper[swappers] = swapper_seat
 
         games, seat, actions = games[~swap], seat[~swap], actions[~swap]
-        cell = games * NUM_PLAYERS + seat
-        flat_view(state.acted)[cell] = True
+        cells = seat.astype(np.intp) * n + games
+        seat_view(state.acted)[cells] = True
         passing = actions == PASS
-        flat_view(state.passed_at)[cell[passing]] = _PASSED_INDEX.take(state.high_bid[games[passing]])
+        seat_view(state.passed_at)[cells[passing]] = _PASSED_INDEX.take(state.high_bid[games[passing]])
         bidders, bidder_seat = games[~passing], seat[~passing]
         level = actions[~passing] - (BID_3 - 3)
         state.high_bid[bidders] = level
         state.declarer[bidders] = bidder_seat
-        flat_view(state.bids)[bidders * len(BID_LEVELS) + level - 3] = bidder_seat
+        seat_view(state.bids)[(level - 3).astype(np.intp) * n + bidders] = bidder_seat
 
         out = state.acted[games] if self.rules.auction == "single_round" else state.passed_at[games] >= 0
         declarer = state.declarer[games]
         may_act = (~out).reshape(-1)  # [M * 3]: seat may still act and is not the high bidder
         rows = np.arange(len(games)) * NUM_PLAYERS
-        first, second = (seat + 1) % NUM_PLAYERS, (seat + 2) % NUM_PLAYERS
+        first, second = _NEXT_SEAT.take(seat), _NEXT_SEAT.take(_NEXT_SEAT.take(seat))
         first_may = may_act[rows + first] & (first != declarer)
         second_may = may_act[rows + second] & (second != declarer)
         ended = (state.high_bid[games] == MOON_LEVEL) | ~(first_may | second_may)
@@ -460,35 +467,46 @@ class GhostEuchre(BatchedGame):
         state.leader[games] = state.declarer[games]
         state.player[games] = state.declarer[games]
 
-    def _apply_play(self, state, games, cards):
-        """Play a card; resolve full tricks; returns the games whose sixth trick ended."""
-        seat = state.player[games]
-        cell = games * NUM_PLAYERS + seat  # index into the flattened [N, 3] fields
-        bit = CARD_BIT[cards]
-        trump = state.trump[games]
-        if self.rules.allow_renege:
-            allowed = playable_cards(flat_view(state.hands)[cell], state.led_suit[games], trump)
-            flat_view(state.reneges)[cell] += (allowed & bit) == 0
-        flat_view(state.hands)[cell] &= ~bit
-        flat_view(state.trick)[cell] = cards
-        flat_view(state.played_cards)[cell] |= bit
-        flat_view(state.trick_cards)[games * NUM_TRICKS + state.trick_number[games]] |= bit
-        leader = state.leader[games]
-        leading = np.flatnonzero(seat == leader)
-        lead_card = trump.take(leading) * NUM_CARDS + cards.take(leading)
-        state.led_suit[games.take(leading)] = _EFFECTIVE_SUIT_FLAT.take(lead_card)
-        next_seat = (seat + 1) % NUM_PLAYERS
-        state.player[games] = next_seat
+    def _apply_play(self, state, cards, playing):
+        """Play the card ``cards[g]`` in every game g with ``playing[g]`` (bool[N]), resolving full tricks.
 
-        done = games.take(np.flatnonzero(next_seat == leader))
-        winner = trick_winner(state.trick[done], state.trump[done], state.led_suit[done])
-        flat_view(state.tricks_won)[done * NUM_PLAYERS + winner] += 1
-        state.trick_number[done] += 1
-        state.leader[done] = winner
-        state.player[done] = winner
-        state.trick[done] = NO_CARD
-        state.led_suit[done] = NO_SUIT
-        return done[state.trick_number[done] == NUM_TRICKS]
+        Whole-batch: each seat column is updated where that seat plays; the card's
+        bit is 0 for the other games (their actions are not cards). Returns the
+        games whose sixth trick ended.
+        """
+        seat = state.player
+        bit = _CARD_BIT_OF_ACTION.take(cards)
+        on_seat = [playing & (seat == s) for s in range(NUM_PLAYERS)]
+        if self.rules.allow_renege:
+            allowed = playable_cards(at_seat(state.hands, seat), state.led_suit, state.trump & 3)
+            broke = (allowed & bit) == 0
+            for s in range(NUM_PLAYERS):
+                state.reneges[:, s] += broke & on_seat[s]
+        for s in range(NUM_PLAYERS):
+            seat_bit = bit * on_seat[s]
+            state.hands[:, s] &= ~seat_bit
+            state.played_cards[:, s] |= seat_bit
+            state.trick[:, s] = blend(on_seat[s], cards, state.trick[:, s])
+        for k in range(NUM_TRICKS):
+            state.trick_cards[:, k] |= bit * (state.trick_number == k)
+        leading = playing & (seat == state.leader)
+        led = effective_suit(cards, state.trump)
+        state.led_suit[:] = blend(leading, led, state.led_suit)
+        next_seat = _NEXT_SEAT.take(seat)
+        state.player[:] = blend(playing, next_seat, seat)
+
+        done = playing & (next_seat == state.leader)
+        winner = trick_winner(state.trick, state.trump, state.led_suit)
+        for s in range(NUM_PLAYERS):
+            state.tricks_won[:, s] += done & (winner == s)
+        state.trick_number += done
+        state.leader[:] = blend(done, winner, state.leader)
+        state.player[:] = blend(done, winner, state.player)
+        cleared = -done.view(np.int8)  # -1 where the trick ended, else 0
+        for s in range(NUM_PLAYERS):
+            state.trick[:, s] |= cleared
+        state.led_suit |= cleared
+        return np.flatnonzero(done & (state.trick_number == NUM_TRICKS))
 
     def deal_points(self, state, games):
         """int32[M, 3]: points each seat scores for the finished deals ``games``."""
@@ -505,8 +523,9 @@ class GhostEuchre(BatchedGame):
         points[rows, declarer] = np.where(bid == MOON_LEVEL, moon, plain)
         return points - rules.renege_penalty * state.reneges[games].astype(np.int32)
 
-    def _end_deals(self, state, n, thrown_in, scored):
+    def _end_deals(self, state, thrown_in, scored):
         """Score finished deals, decide game ends, deal again where play goes on."""
+        n = state.num_games
         rewards = np.zeros((n, NUM_PLAYERS), np.float32)
         terminated = np.zeros(n, bool)
         truncated = np.zeros(n, bool)
@@ -552,14 +571,14 @@ class GhostEuchre(BatchedGame):
         seats = np.asarray(seats, dtype=np.int64)
         if seats.shape != (n,) or seats.min(initial=0) < 0 or seats.max(initial=0) >= NUM_PLAYERS:
             raise ValueError(f"seats must be int[{n}] with values 0..2, got {seats!r}")
-        # cells[i, r]: index into a flattened [N, 3] field of relative seat r in game i.
-        cells = np.arange(n)[:, None] * NUM_PLAYERS + _SEAT_OF_REL[seats]
+        # cells[i, r]: index into the seat view of an [N, 3] field of relative seat r in game i.
+        cells = _SEAT_OF_REL[seats] * n + np.arange(n)[:, None]
         blocks = np.empty((n, _CARD_BLOCKS), HAND_DTYPE)
-        blocks[:, 0] = flat_view(state.hands).take(cells[:, 0])
+        blocks[:, 0] = seat_view(state.hands).take(cells[:, 0])
         blocks[:, 1] = np.where(state.swapper == seats, state.ghost, HAND_DTYPE(0))
-        blocks[:, 2:5] = flat_view(state.played_cards).take(cells)
+        blocks[:, 2:5] = seat_view(state.played_cards).take(cells)
         blocks[:, 5:11] = state.trick_cards
-        blocks[:, 11:14] = _CARD_BIT_OR_NONE.take(flat_view(state.trick).take(cells))
+        blocks[:, 11:14] = _CARD_BIT_OR_NONE.take(seat_view(state.trick).take(cells))
         obs = np.empty((n, OBS_SIZE), dtype=np.float32)
         obs[:, : _CARD_BLOCKS * NUM_CARDS] = mask_to_bool(blocks).reshape(n, -1)
 
@@ -571,13 +590,13 @@ class GhostEuchre(BatchedGame):
         seat_fields[:, 4:] = state.bids
         relative = _REL_SEAT_CODE.take((seat_fields + 1) * NUM_PLAYERS + seats[:, None])
         _put(obs, "swapper", "bids", _ONE_HOT_REL.take(relative, axis=0).reshape(n, -1))
-        passed = flat_view(state.passed_at).take(cells) + 1
+        passed = seat_view(state.passed_at).take(cells) + 1
         _put(obs, "passes", "passes", _ONE_HOT_PASS.take(passed, axis=0).reshape(n, -1))
         phase = np.where(state.phase == OVER, -1, state.phase).astype(np.int64) + 1
         table_code = _CONTRACT_CODE.take(state.high_bid) + 5 * (state.trump.astype(np.int64) + 1) + 25 * phase
         _put(obs, "contract", "phase", _TABLE_TABLE.take(table_code, axis=0))
-        _put(obs, "tricks_won", "tricks_won", flat_view(state.tricks_won).take(cells) / NUM_TRICKS)
-        _put(obs, "scores", "scores", flat_view(state.scores).take(cells) / self.rules.target_score)
+        _put(obs, "tricks_won", "tricks_won", seat_view(state.tricks_won).take(cells) / NUM_TRICKS)
+        _put(obs, "scores", "scores", seat_view(state.scores).take(cells) / self.rules.target_score)
         _put(obs, "deal_progress", "deal_progress", state.deal_number[:, None] / self.rules.max_deals)
         return obs
 

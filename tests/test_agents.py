@@ -13,9 +13,10 @@ import pytest
 from agents import Policy, make_policy
 from agents.heuristic import ClassicHeuristic, GhostHeuristic, cards_played, hand_evaluation, moon_ready
 from agents.human import HumanPolicy, HumanQuit, action_name, parse_move
+from agents.random_policy import random_set_bits
 from agents.specs import parse_value, split_spec
 from ghost_euchre_env import GhostEuchre, classic, ghost
-from ghost_euchre_env.cards import cards_to_mask, mask_to_bool, parse_card
+from ghost_euchre_env.cards import cards_to_mask, mask_to_bool, pack_bits, parse_card, unpack_bits
 from ghost_euchre_env.classic import ClassicEuchre
 from ghost_euchre_env.dealing import stream_keys
 from ghost_euchre_env.ghost import BID_3, BID_4, MOON, PASS, SWAP, TRUMP_CLUBS
@@ -144,6 +145,29 @@ def test_random_is_legal_seeded_and_uniform():
     assert set(np.unique(first)) == {3, 24, 33}
     assert np.allclose(np.bincount(first, minlength=34)[[3, 24, 33]] / len(first), 1 / 3, atol=0.015)
     assert first.dtype == np.int64
+
+
+def test_random_set_bits_draws_each_set_bit_equally_often():
+    rng = np.random.default_rng(0)
+    bits = np.zeros(60000, np.uint64)
+    bits[:30000] = (1 << 0) | (1 << 9) | (1 << 33)  # three choices
+    bits[30000:] = (1 << 5) | (1 << 24) | (1 << 30) | (1 << 31) | (1 << 32) | (1 << 33)  # six
+    drawn = random_set_bits(bits, rng)
+    assert drawn.dtype == np.int64
+    assert ((bits >> drawn.astype(np.uint64)) & 1).all()
+    assert np.allclose(np.bincount(drawn[:30000])[[0, 9, 33]] / 30000, 1 / 3, atol=0.015)
+    assert np.allclose(np.bincount(drawn[30000:])[[5, 24, 30, 31, 32, 33]] / 30000, 1 / 6, atol=0.012)
+    with pytest.raises(ValueError, match="unsigned"):
+        random_set_bits(np.array([3]), rng)
+
+
+def test_pack_bits_inverts_unpack_bits():
+    rng = np.random.default_rng(1)
+    for width in (1, 8, 24, 31, 34, 57):
+        flags = rng.random((101, width)) < 0.4
+        assert np.array_equal(unpack_bits(pack_bits(flags), width), flags)
+    with pytest.raises(ValueError, match="at most 57"):
+        pack_bits(np.zeros((2, 58), bool))
 
 
 @pytest.mark.parametrize("game", [GhostEuchre(), ClassicEuchre()], ids=["ghost", "classic"])

@@ -20,6 +20,7 @@ from ghost_euchre_env.cards import (
     parse_card,
     playable_cards,
     cards_to_mask,
+    effective_suit,
     trick_winner,
 )
 from ghost_euchre_env.dealing import stream_keys
@@ -110,6 +111,18 @@ def test_trick_winner_left_bower_led_means_trump_led():
     # A low trump beats the led ace.
     trick = np.array([cards("AC 9H KC")], np.int8)
     assert trick_winner(trick, np.array([H]), np.array([C]))[0] == 1
+
+
+def test_trick_winner_and_effective_suit_agree_with_the_tables_everywhere():
+    # Every (trump, led, three distinct cards): the highest STRENGTH wins; -1 trump/led in unused games is harmless.
+    rng = np.random.default_rng(0)
+    trump, led = rng.integers(0, 4, 5000), rng.integers(0, 4, 5000)
+    trick = np.stack([rng.permutation(24)[:3] for _ in range(5000)]).astype(np.int8)
+    want = STRENGTH[trump[:, None], led[:, None], trick].argmax(axis=1)
+    assert np.array_equal(trick_winner(trick, trump.astype(np.int8), led.astype(np.int8)), want)
+    assert trick_winner(trick[:2], np.array([-1, -1], np.int8), np.array([-1, -1], np.int8)).shape == (2,)
+    card = rng.integers(0, 24, 5000).astype(np.int8)
+    assert np.array_equal(effective_suit(card, trump.astype(np.int8)), EFFECTIVE_SUIT[trump, card])
 
 
 # ---------------------------------------------------------------- a full deal
