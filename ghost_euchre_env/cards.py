@@ -66,7 +66,7 @@ def _strength_table():
 
 
 STRENGTH = _strength_table()
-_STRENGTH_FLAT = STRENGTH.reshape(-1)  # [(trump * 4 + led) * 32 + card]
+_STRENGTH_KEY = (STRENGTH.reshape(-1).astype(np.int16) << 2).astype(np.int8)  # [(trump * 4 + led) * 32 + card]
 _EFFECTIVE_SUIT_32 = np.zeros(NUM_SUITS * 32, np.int8)  # [trump * 32 + card], cards 24..31 unused
 _EFFECTIVE_SUIT_32.reshape(NUM_SUITS, 32)[:, :NUM_CARDS] = EFFECTIVE_SUIT[:NUM_SUITS]
 
@@ -96,31 +96,28 @@ _SUIT_MASK_FLAT = SUIT_MASK.reshape(-1)  # [trump * 4 + suit]
 def playable_cards(hand, led_suit, trump):
     """Cards a player may legally play, as a mask.
 
-    hand: uint32[M]; led_suit: int[M] (effective suit led, -1 when leading);
-    trump: int[M] (0..3). Returns uint32[M]: the cards of the led suit if the hand
-    has any, else the whole hand.
+    hand: uint32[M]; led_suit: int8[M] (effective suit led, -1 when leading);
+    trump: int8[M] (only its low two bits are read). Returns uint32[M]: the cards
+    of the led suit if the hand has any, else the whole hand.
     """
-    follow = hand & _SUIT_MASK_FLAT.take(trump * NUM_SUITS + (led_suit & 3))
-    must_follow = (led_suit >= 0) & (follow != 0)
-    return np.where(must_follow, follow, hand)
+    follow = hand & _SUIT_MASK_FLAT.take(((trump & 3) << 2) | (led_suit & 3))
+    free = (led_suit < 0) | (follow == 0)  # leading, or void in the led suit
+    return follow | (hand * free)
 
 
 def trick_winner(trick, trump, led_suit):
     """Seat index (column of ``trick``) of the card that wins each trick.
 
-    trick: int8[M, S] card per seat, -1 for a seat with no card; trump, led_suit:
-    int[M] (only the low two bits are read, so -1 is harmless in games whose
-    trick is not complete). Returns int8[M].
+    trick: int8[M, S] card per seat (S <= 4), -1 for a seat with no card; trump,
+    led_suit: int8[M] (only the low two bits are read, so -1 is harmless in games
+    whose trick is not complete). Returns int8[M].
     """
-    row = ((((trump & 3) << 2) | (led_suit & 3)).astype(np.intp)) << 5
-    best = _STRENGTH_FLAT.take(row | (trick[:, 0] & 31))
-    winner = np.zeros(len(trick), np.int8)
-    # A running maximum over the (at most 4) seats: cheaper than argmax along a short axis.
+    row = ((((trump & 3) << 2) | (led_suit & 3)).astype(np.int16)) << 5
+    # Key = strength * 4 + seat: cards never tie in strength, so the largest key names the winner.
+    best = _STRENGTH_KEY.take(row | (trick[:, 0] & 31))
     for seat in range(1, trick.shape[1]):
-        strength = _STRENGTH_FLAT.take(row | (trick[:, seat] & 31))
-        winner = np.where(strength > best, np.int8(seat), winner)
-        best = np.maximum(best, strength)
-    return winner
+        np.maximum(best, _STRENGTH_KEY.take(row | (trick[:, seat] & 31)) | np.int8(seat), out=best)
+    return best & 3
 
 
 def unpack_bits(values, width):

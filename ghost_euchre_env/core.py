@@ -59,6 +59,50 @@ def seat_view(array):
     return array.T.reshape(-1)
 
 
+def _flat(field):
+    """The 1-D view of a contiguous [N, K] state array (seat-major or row-major)."""
+    if field.flags.f_contiguous:
+        return field.T.reshape(-1)
+    if field.flags.c_contiguous:
+        return field.reshape(-1)
+    raise ValueError(f"state array of shape {field.shape} must be contiguous")
+
+
+def _column_cells(field, games):
+    """intp[K, M]: cells of the rows ``games`` of a contiguous [N, K] field in its flat view, column by column.
+
+    Built as [K, M], not [M, K]: NumPy loops are slow over a short last axis.
+    """
+    num_games, width = field.shape
+    columns = np.arange(width, dtype=np.intp)[:, None]
+    if field.flags.f_contiguous:
+        return columns * num_games + games
+    return columns + games * width
+
+
+def take_rows(field, games):
+    """``field[games]`` for a contiguous [N, K] field and int[M] games -> [M, K].
+
+    One flat gather: several times faster than NumPy's row indexing of a 2-D array.
+    """
+    return _flat(field).take(_column_cells(field, games)).T
+
+
+def put_rows(field, games, values):
+    """``field[games] = values`` for a contiguous [N, K] field; values int[M, K]."""
+    _flat(field)[_column_cells(field, games)] = values.T
+
+
+def fill_rows(fields, games, value):
+    """``field[games] = value`` (a scalar) for each contiguous [N, K] field of ``fields``."""
+    cells = {}
+    for field in fields:
+        layout = (field.shape, field.flags.f_contiguous)
+        if layout not in cells:
+            cells[layout] = _column_cells(field, games)
+        _flat(field)[cells[layout]] = value
+
+
 def at_seat(field, seat):
     """field[g, seat[g]] for every game g: field [N, S] (integer or bool), seat int[N]; 0 where seat is -1."""
     value = field[:, 0] * (seat == 0)
@@ -91,14 +135,14 @@ class BatchedGame:
         options: None, one dict for every game or a list of M dicts, each with
         optional ``dealer`` (a seat) and ``deals`` (chosen deals used in order).
         """
-        games = np.asarray(games, dtype=np.int64)
+        games = np.asarray(games, dtype=np.intp)
         dealers, deals = dealing.parse_options(options, len(games), self.num_players, self._parse_deal)
         episode_key = dealing.episode_keys(state.keys[games], state.episode[games])
         state.episode_key[games] = episode_key
         random_dealer = dealing.random_dealers(episode_key, self.num_players)
         state.dealer[games] = np.where(dealers >= 0, dealers, random_dealer)
         dealing.store_chosen(state, games, deals)
-        state.scores[games] = 0
+        fill_rows([state.scores], games, 0)
         state.deal_number[games] = 0
         self._start_deals(state, games)
 

@@ -15,15 +15,19 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MUL1 = np.uint64(0xBF58476D1CE4E5B9)
 _MUL2 = np.uint64(0x94D049BB133111EB)
 _DEALER_SALT = np.uint64(0xD1B54A32D192ED03)
+_CARD_COUNTERS = np.arange(1, NUM_CARDS + 1, dtype=np.uint64) * _GOLDEN  # one SplitMix64 step per card
+_CARD_IDS = np.arange(NUM_CARDS, dtype=np.uint64)
 
 
 def mix64(x):
-    """SplitMix64 finaliser: uint64[...] -> uint64[...] (wrapping arithmetic)."""
-    x = np.asarray(x, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        x = (x ^ (x >> np.uint64(30))) * _MUL1
-        x = (x ^ (x >> np.uint64(27))) * _MUL2
-    return x ^ (x >> np.uint64(31))
+    """SplitMix64 finaliser: uint64[...] -> a new uint64[...] (wrapping arithmetic, mixed in place)."""
+    x = np.array(x, dtype=np.uint64)
+    x ^= x >> np.uint64(30)
+    x *= _MUL1
+    x ^= x >> np.uint64(27)
+    x *= _MUL2
+    x ^= x >> np.uint64(31)
+    return x
 
 
 def stream_keys(seed, num_games):
@@ -67,9 +71,10 @@ def random_deals(episode_key, deal_numbers):
     The caller splits it into hands (consecutive blocks of the permutation).
     """
     deal_key = mix64(episode_key ^ mix64(np.asarray(deal_numbers, dtype=np.uint64) * _MUL2))
-    noise = mix64(deal_key[:, None] + np.arange(1, NUM_CARDS + 1, dtype=np.uint64) * _GOLDEN)
+    keyed = mix64(deal_key[:, None] + _CARD_COUNTERS)
     # Sort random keys whose low 5 bits carry the card id: the order is the permutation.
-    keyed = (noise & ~np.uint64(31)) | np.arange(NUM_CARDS, dtype=np.uint64)
+    keyed &= ~np.uint64(31)
+    keyed |= _CARD_IDS
     keyed.sort(axis=1)
     return (keyed & np.uint64(31)).astype(np.int8)
 

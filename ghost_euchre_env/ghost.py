@@ -18,6 +18,7 @@ recall of everything that seat has seen. Layout (``OBS_LAYOUT``):
 """
 
 import dataclasses
+import functools
 
 import numpy as np
 
@@ -45,8 +46,11 @@ from .core import (
     check_int,
     layout_offsets,
     layout_table,
+    fill_rows,
     one_hot_table,
+    put_rows,
     seat_view,
+    take_rows,
 )
 
 NUM_PLAYERS = 3
@@ -233,26 +237,27 @@ _PASSED_INDEX = _passed_index_table()
 
 
 def _action_tail_table():
-    """bool[16, 10]: legal non-card actions (ids 24..33) per "tail code".
+    """bool[64, 10]: legal non-card actions (ids 24..33) per "tail code".
 
-    Codes 0..13 are auction states ``high_bid * 2 + can_swap`` (high_bid 0..6),
-    14 is the trump phase, 15 the play phase or a finished game.
+    The code is ``phase * 16 + high_bid * 2 + can_swap`` (high_bid 0, 3..6):
+    auction rows depend on the high bid and the swap; in the trump phase every
+    suit may be named; the play phase and a finished game have none.
     """
-    table = np.zeros((16, NUM_ACTIONS - NUM_CARDS), dtype=bool)
+    table = np.zeros((64, NUM_ACTIONS - NUM_CARDS), dtype=bool)
     for high in range(MOON_LEVEL + 1):
         for can_swap in (0, 1):
-            row = table[high * 2 + can_swap]
+            row = table[AUCTION * 16 + high * 2 + can_swap]
             row[PASS - NUM_CARDS] = True
             for action, level in zip((BID_3, BID_4, BID_5, MOON), BID_LEVELS):
                 row[action - NUM_CARDS] = level > high
             row[SWAP - NUM_CARDS] = bool(can_swap)
-    table[14, TRUMP_CLUBS - NUM_CARDS : TRUMP_CLUBS - NUM_CARDS + NUM_SUITS] = True
+    table[TRUMP * 16 : TRUMP * 16 + 16, TRUMP_CLUBS - NUM_CARDS : TRUMP_CLUBS - NUM_CARDS + NUM_SUITS] = True
     return table
 
 
 _ACTION_TAIL_BITS = (_action_tail_table().astype(np.uint64) << np.arange(NUM_CARDS, NUM_ACTIONS, dtype=np.uint64)).sum(
     axis=1, dtype=np.uint64
-)  # uint64[16]: the table as action bits 24..33
+)  # uint64[64]: the table as action bits 24..33
 
 _CARD_BIT_OF_ACTION = np.append(CARD_BIT, np.zeros(NUM_ACTIONS - NUM_CARDS, HAND_DTYPE))  # 0 for non-card actions
 _NEXT_SEAT = np.array([1, 2, 0], np.int8)  # clockwise
@@ -267,6 +272,14 @@ _ONE_HOT_PASS = one_hot_table([4])  # passed_at + 1 (0 not passed) -> none, 3, 4
 assert OBS_OFFSETS["bids"][1] - OBS_OFFSETS["swapper"][0] == 8 * NUM_PLAYERS
 _TABLE_TABLE = one_hot_table([4, 4, 3])  # contract, trump, phase
 _CONTRACT_CODE = np.array([0, 0, 0, 1, 2, 3, 4], dtype=np.int64)  # high bid 0, 3..6 -> contract digit
+
+
+@functools.lru_cache(maxsize=8)
+def _game_index(num_games):
+    """intp[num_games] 0..num_games-1 (read-only, cached: rebuilt per step it would cost a pass)."""
+    index = np.arange(num_games, dtype=np.intp)
+    index.flags.writeable = False
+    return index
 
 
 class GhostEuchre(BatchedGame):
@@ -367,33 +380,29 @@ class GhostEuchre(BatchedGame):
             rows = games[use_chosen]
             dealt[use_chosen] = state.chosen[rows, number[use_chosen]]
         state.deal_number[games] += 1
-        state.hands[games] = dealt[:, :NUM_PLAYERS]
+        put_rows(state.hands, games, dealt[:, :NUM_PLAYERS])
         state.ghost[games] = dealt[:, NUM_PLAYERS]
         state.phase[games] = AUCTION
         state.player[games] = _NEXT_SEAT.take(state.dealer[games])
-        state.high_bid[games] = 0
-        state.trick_number[games] = 0
-        state.acted[games] = False
-        state.tricks_won[games] = 0
-        state.reneges[games] = 0
-        state.played_cards[games] = 0
-        state.trick_cards[games] = 0
-        for field in (state.swapper, state.passed_at, state.bids, state.declarer, state.trump, state.leader,
-                      state.led_suit, state.trick):
+        for field in (state.high_bid, state.trick_number):
+            field[games] = 0
+        for field in (state.swapper, state.declarer, state.trump, state.leader, state.led_suit):
             field[games] = -1
+        fill_rows((state.acted, state.tricks_won, state.reneges, state.played_cards, state.trick_cards), games, 0)
+        fill_rows((state.passed_at, state.bids, state.trick), games, -1)
 
     # ---------------------------------------------------------------- decisions
     def legal_cards(self, state):
         """uint32[N]: cards the player to act may play (0 outside the play phase)."""
         hand = at_seat(state.hands, state.player)
         if not self.rules.allow_renege:
-            hand = playable_cards(hand, state.led_suit, state.trump & 3)
+            hand = playable_cards(hand, state.led_suit, state.trump)
         return hand * (state.phase == PLAY)
 
     def legal_bits(self, state):
         """uint64[N]: legal actions of the player to act as a bit set (bit a = action a; 0 when OVER)."""
         can_swap = (state.swapper < 0) & ~at_seat(state.acted, state.player)
-        code = blend(state.phase == AUCTION, state.high_bid * 2 + can_swap, (state.phase != TRUMP).view(np.int8) + 14)
+        code = (state.phase << 4) | (state.high_bid << 1) | can_swap
         return self.legal_cards(state).astype(np.uint64) | _ACTION_TAIL_BITS.take(code)
 
     def legal_mask(self, state):
@@ -446,7 +455,7 @@ class GhostEuchre(BatchedGame):
         state.declarer[bidders] = bidder_seat
         seat_view(state.bids)[(level - 3).astype(np.intp) * n + bidders] = bidder_seat
 
-        out = state.acted[games] if self.rules.auction == "single_round" else state.passed_at[games] >= 0
+        out = take_rows(state.acted, games) if self.rules.auction == "single_round" else take_rows(state.passed_at, games) >= 0
         declarer = state.declarer[games]
         may_act = (~out).reshape(-1)  # [M * 3]: seat may still act and is not the high bidder
         rows = np.arange(len(games)) * NUM_PLAYERS
@@ -487,8 +496,8 @@ class GhostEuchre(BatchedGame):
             state.hands[:, s] &= ~seat_bit
             state.played_cards[:, s] |= seat_bit
             state.trick[:, s] = blend(on_seat[s], cards, state.trick[:, s])
-        for k in range(NUM_TRICKS):
-            state.trick_cards[:, k] |= bit * (state.trick_number == k)
+        trick_cells = state.trick_number.astype(np.intp) * len(seat) + _game_index(len(seat))
+        seat_view(state.trick_cards)[trick_cells] |= bit
         leading = playing & (seat == state.leader)
         led = effective_suit(cards, state.trump)
         state.led_suit[:] = blend(leading, led, state.led_suit)
@@ -511,17 +520,16 @@ class GhostEuchre(BatchedGame):
     def deal_points(self, state, games):
         """int32[M, 3]: points each seat scores for the finished deals ``games``."""
         rules = self.rules
-        tricks = state.tricks_won[games].astype(np.int32)
+        points = take_rows(state.tricks_won, games).astype(np.int32)  # a non-declarer scores its tricks
         rows = np.arange(len(games))
         declarer = state.declarer[games]
         bid = state.high_bid[games].astype(np.int32)
-        taken = tricks[rows, declarer]
+        taken = points[rows, declarer]
         made = taken >= bid
-        moon = np.where(made, rules.moon_points, -rules.moon_set_penalty)
-        plain = np.where(made, taken, -bid)
-        points = tricks
-        points[rows, declarer] = np.where(bid == MOON_LEVEL, moon, plain)
-        return points - rules.renege_penalty * state.reneges[games].astype(np.int32)
+        moon = bid == MOON_LEVEL
+        points[rows, declarer] = np.where(made, np.where(moon, rules.moon_points, taken),
+                                          np.where(moon, -rules.moon_set_penalty, -bid))
+        return points - take_rows(state.reneges, games).astype(np.int32) * rules.renege_penalty
 
     def _end_deals(self, state, thrown_in, scored):
         """Score finished deals, decide game ends, deal again where play goes on."""
@@ -530,7 +538,7 @@ class GhostEuchre(BatchedGame):
         terminated = np.zeros(n, bool)
         truncated = np.zeros(n, bool)
         points = self.deal_points(state, scored)
-        state.scores[scored] += points
+        put_rows(state.scores, scored, take_rows(state.scores, scored) + points)
         if self.reward == "points":
             rewards[scored] = points
         ended = np.concatenate([scored, thrown_in])
@@ -543,18 +551,20 @@ class GhostEuchre(BatchedGame):
             swapper=state.swapper[ended],
             bid=state.high_bid[ended],
             trump=state.trump[ended],
-            tricks=state.tricks_won[ended],
-            reneges=state.reneges[ended],
+            tricks=take_rows(state.tricks_won, ended),
+            reneges=take_rows(state.reneges, ended),
             points=all_points,
-            scores=state.scores[ended],
+            scores=take_rows(state.scores, ended),
         )
         if self.episode == "deal":
             over = np.ones(len(ended), bool)
         else:
-            scores = state.scores[ended]
-            top = scores.max(axis=1)
+            scores = summary.scores
+            top = np.maximum(np.maximum(scores[:, 0], scores[:, 1]), scores[:, 2])
             leaders = scores == top[:, None]
-            over = (leaders.sum(axis=1) == 1) & (top >= self.rules.target_score)
+            over = (leaders[:, 0] ^ leaders[:, 1] ^ leaders[:, 2]) & ~(leaders[:, 0] & leaders[:, 1]) & (
+                top >= self.rules.target_score
+            )
             if self.reward == "win":
                 rewards[ended[over]] = np.where(leaders[over], 1.0, -0.5)
         self._close_games(state, ended, over, terminated, truncated)
