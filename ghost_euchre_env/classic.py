@@ -50,6 +50,7 @@ from .cards import (
     NUM_SUITS,
     SUIT_SYMBOLS,
     card_name,
+    mask_to_bool,
     playable_cards,
     trick_winner,
     unpack_bits,
@@ -64,6 +65,7 @@ from .core import (
     flat_view,
     layout_offsets,
     layout_table,
+    one_hot_bits,
     one_hot_table,
 )
 
@@ -301,12 +303,9 @@ _CARD_BLOCKS = 16  # hand, upcard, discard, 4 played-by, 5 tricks, 4 current-tri
 assert OBS_OFFSETS["current_trick"][1] == _CARD_BLOCKS * NUM_CARDS
 # _REL_SEAT_CODE[(seat + 1) * 4 + observer]: relative seat + 1, or 0 for no seat.
 _REL_SEAT_CODE = np.array([0] * 4 + [(s - o) % 4 + 1 for s in range(4) for o in range(4)], dtype=np.intp)
-_SEATS_TABLE = one_hot_table([4, 4, 4])  # dealer, maker, leader
-_ALONE_TABLE = one_hot_table([2, 2, 2, 2])  # per relative seat: alone, with partner
-_TRUMP_PHASE_TABLE = one_hot_table([4, 5])  # trump, phase
-_BASE_3 = 3 ** np.arange(NUM_PLAYERS)
-_SITTING_OUT_TABLE = np.array([[not (bits >> r & 1) for r in range(4)] for bits in range(16)], dtype=np.float32)
+_BASE_3 = 3 ** np.arange(NUM_PLAYERS)[:, None]
 _ALONE_DIGIT = np.array([2, 1, 0], dtype=np.intp)  # alone choice 0 (with partner), 1 (alone), -1 (none)
+_RELATIVE_SEATS = np.arange(NUM_PLAYERS, dtype=np.intp)[:, None]
 
 
 def _calls_table():
@@ -326,7 +325,24 @@ def _calls_table():
     return table.transpose(2, 1, 0, 3).reshape(-1, 40)
 
 
-_CALLS_TABLE = _calls_table()
+# The one-hot fields (dealer .. phase, 73 columns after the card blocks) are set as
+# bits of two uint64 words per game (word A: dealer .. calls, word B: alone ..
+# phase; bit i = column i of the word's first field) and unpacked with the card
+# blocks as four more 24-column blocks.
+_FLAGS_START, _FLAGS_SPLIT, _FLAGS_STOP = (OBS_OFFSETS[name][i] for name, i in
+                                           (("dealer", 0), ("alone", 0), ("phase", 1)))
+_WORD_A_BITS = _FLAGS_SPLIT - _FLAGS_START
+assert _FLAGS_START == _CARD_BLOCKS * NUM_CARDS and 2 * NUM_CARDS <= _WORD_A_BITS <= 64
+assert _FLAGS_STOP - _FLAGS_START <= 4 * NUM_CARDS and _FLAGS_STOP - _FLAGS_SPLIT <= 64
+_SEATS_FLAGS = one_hot_bits(one_hot_table([4, 4, 4]), OBS_OFFSETS["dealer"][0] - _FLAGS_START)  # dealer, maker, leader
+_CALLS_FLAGS = one_hot_bits(_calls_table(), OBS_OFFSETS["calls"][0] - _FLAGS_START)
+_ALONE_FLAGS = one_hot_bits(one_hot_table([2, 2, 2, 2]), 0)  # per relative seat: alone, with partner
+_SITTING_OUT_FLAGS = one_hot_bits(
+    np.array([[not (bits >> r & 1) for r in range(4)] for bits in range(16)]),
+    OBS_OFFSETS["sitting_out"][0] - _FLAGS_SPLIT,
+)
+_TRUMP_PHASE_FLAGS = one_hot_bits(one_hot_table([4, 5]), OBS_OFFSETS["trump"][0] - _FLAGS_SPLIT)
+_FLAG_BLOCK = np.uint64((1 << NUM_CARDS) - 1)
 
 
 @functools.lru_cache(maxsize=8)
@@ -669,57 +685,58 @@ class ClassicEuchre(BatchedGame):
     def observe(self, state, seats):
         """float32[N, 464]: each game observed by seat ``seats[i]`` (int[N], 0..3).
 
-        The card blocks are gathered as 16 uint32 masks per game and unpacked in
-        one call; the small categorical fields are looked up in one-hot tables.
+        The card blocks (16 uint32 masks per game) and the one-hot fields (two
+        uint64 words of flags) are unpacked in one call and written as floats in
+        one pass; then the 7 fractional columns.
         """
         n = len(state.player)
         seats = np.asarray(seats, dtype=np.int64)
         if seats.shape != (n,) or seats.min(initial=0) < 0 or seats.max(initial=0) >= NUM_PLAYERS:
             raise ValueError(f"seats must be int[{n}] with values 0..3, got {seats!r}")
-        row_starts, offsets = _seat_grid(n)
-        rel_slots = row_starts + ((seats.repeat(NUM_PLAYERS) + offsets) & 3)  # [N * 4]: (game, relative seat r)
+        rel_cells = ((seats + _RELATIVE_SEATS) & 3) + _row_starts(n, NUM_PLAYERS)  # [r, i]: relative seat r of game i
 
-        def by_rel(field):  # [N, 4] per absolute seat -> [N, 4] per relative seat
-            return flat_view(field).take(rel_slots).reshape(n, NUM_PLAYERS)
+        def by_rel(field):  # [N, 4] per absolute seat -> [4, N] per relative seat
+            return flat_view(field).take(rel_cells)
 
-        blocks = np.empty((n, _CARD_BLOCKS), HAND_DTYPE)
-        blocks[:, 0] = flat_view(state.hands).take(_row_starts(n, NUM_PLAYERS) + seats)
+        blocks = np.empty((n, _CARD_BLOCKS + 4), HAND_DTYPE)
+        blocks[:, 0] = flat_view(state.hands).take(rel_cells[0])
         blocks[:, 1] = CARD_BIT.take(state.upcard)
-        blocks[:, 2] = _CARD_BIT_OR_NONE.take(state.discard) & -(state.dealer == seats).astype(HAND_DTYPE)
-        blocks[:, 3:7] = (state.held & ~state.hands).reshape(-1).take(rel_slots).reshape(n, NUM_PLAYERS)
+        blocks[:, 2] = _CARD_BIT_OR_NONE.take(state.discard) * (state.dealer == seats)
+        blocks[:, 3:7] = by_rel(state.held).T & ~by_rel(state.hands).T
         blocks[:, 7:12] = state.trick_cards
-        blocks[:, 12:16] = _CARD_BIT_OR_NONE.take(by_rel(state.trick))
-        obs = np.empty((n, OBS_SIZE), dtype=np.float32)
-        bits = np.unpackbits(blocks.view(np.uint8), bitorder="little").reshape(n, _CARD_BLOCKS, 32)
-        card_fields = np.reshape(obs[:, : _CARD_BLOCKS * NUM_CARDS], (n, _CARD_BLOCKS, NUM_CARDS), copy=False)
-        card_fields[...] = bits[..., :NUM_CARDS]
+        blocks[:, 12:16] = _CARD_BIT_OR_NONE.take(by_rel(state.trick)).T
 
         def rel(absolute):  # relative seat + 1 of absolute seats int[N] (0 = none)
             return _REL_SEAT_CODE.take((absolute.astype(np.intp) + 1) * NUM_PLAYERS + seats)
 
         in_play = np.where(state.phase == PLAY, state.leader, NO_SEAT)
-        seats_code = rel(state.dealer) + 5 * rel(state.maker) + 25 * rel(in_play)
-        _put(obs, "dealer", "leader", _SEATS_TABLE.take(seats_code, axis=0))
+        flags = _SEATS_FLAGS.take(rel(state.dealer) + 5 * rel(state.maker) + 25 * rel(in_play))
         called = np.where(state.maker >= 0, state.trump + 1, 0)
         first_caller = rel(state.dealer) % NUM_PLAYERS  # relative seat left of the dealer
-        calls_code = state.passes + (2 * NUM_PLAYERS + 1) * (called + (NUM_SUITS + 1) * first_caller)
-        _put(obs, "calls", "calls", _CALLS_TABLE.take(calls_code, axis=0))
-        alone = _ALONE_DIGIT.take(by_rel(state.alone))
-        _put(obs, "alone", "alone", _ALONE_TABLE.take(alone @ _BASE_3, axis=0))
+        flags |= _CALLS_FLAGS.take(state.passes + (2 * NUM_PLAYERS + 1) * (called + (NUM_SUITS + 1) * first_caller))
+        later = _ALONE_FLAGS.take((_ALONE_DIGIT.take(by_rel(state.alone)) * _BASE_3).sum(axis=0))
         rotated = ((state.active.astype(np.intp) * 17) >> seats) & 15  # bit r: relative seat r plays
-        _put(obs, "sitting_out", "sitting_out", _SITTING_OUT_TABLE.take(rotated, axis=0))
+        later |= _SITTING_OUT_FLAGS.take(rotated)
         phase = np.where(state.phase == BIDDING, state.passes >= NUM_PLAYERS, state.phase + 1) + 1
         phase = np.where(state.phase == OVER, 0, phase)
-        _put(obs, "trump", "phase", _TRUMP_PHASE_TABLE.take(state.trump + 1 + 5 * phase, axis=0))
-        _put(obs, "tricks_won", "tricks_won", by_rel(state.tricks_won) / np.float32(NUM_TRICKS))
+        later |= _TRUMP_PHASE_FLAGS.take(state.trump + 1 + 5 * phase)
+        # The 24-column blocks of the flag bits, word A then word B.
+        blocks[:, _CARD_BLOCKS] = flags & _FLAG_BLOCK
+        blocks[:, _CARD_BLOCKS + 1] = (flags >> np.uint64(NUM_CARDS)) & _FLAG_BLOCK
+        blocks[:, _CARD_BLOCKS + 2] = (flags >> np.uint64(2 * NUM_CARDS)) | (
+            (later << np.uint64(_WORD_A_BITS - 2 * NUM_CARDS)) & _FLAG_BLOCK
+        )
+        blocks[:, _CARD_BLOCKS + 3] = later >> np.uint64(3 * NUM_CARDS - _WORD_A_BITS)
+
+        obs = np.empty((n, OBS_SIZE), dtype=np.float32)
+        obs[:, :_FLAGS_STOP] = mask_to_bool(blocks).reshape(n, -1)[:, :_FLAGS_STOP]
+        tricks = by_rel(state.tricks_won) / np.float32(NUM_TRICKS)
+        for rel_seat in range(NUM_PLAYERS):  # column by column: a [N, 4] block write loops over the short axis
+            obs[:, OBS_OFFSETS["tricks_won"][0] + rel_seat] = tricks[rel_seat]
         team_slot = _row_starts(n, NUM_TEAMS) + (seats & 1)
         scores = flat_view(state.scores)
-        _put(obs, "scores", "scores", np.stack([scores.take(team_slot), scores.take(team_slot ^ 1)], axis=1)
-             / np.float32(self.rules.target_score))
-        _put(obs, "deal_progress", "deal_progress", state.deal_number[:, None] / np.float32(self.rules.max_deals))
+        target = np.float32(self.rules.target_score)
+        obs[:, OBS_OFFSETS["scores"][0]] = scores.take(team_slot) / target
+        obs[:, OBS_OFFSETS["scores"][0] + 1] = scores.take(team_slot ^ 1) / target
+        obs[:, OBS_OFFSETS["deal_progress"][0]] = state.deal_number / np.float32(self.rules.max_deals)
         return obs
-
-
-def _put(obs, first, last, values):
-    """Write values float[N, k] into the observation fields first..last (consecutive)."""
-    obs[:, OBS_OFFSETS[first][0] : OBS_OFFSETS[last][1]] = values

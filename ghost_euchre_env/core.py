@@ -239,6 +239,12 @@ def one_hot_table(sizes):
     return table
 
 
+def one_hot_bits(table, shift):
+    """uint64[R]: the rows of a 0/1 table [R, k] (k + shift <= 64) as bit sets, column j at bit shift + j."""
+    weights = np.uint64(1) << np.arange(shift, shift + table.shape[1], dtype=np.uint64)
+    return (np.asarray(table, dtype=bool) * weights).sum(axis=1, dtype=np.uint64)
+
+
 def layout_offsets(layout):
     """({name: (start, stop)}, total size) of an observation layout ((name, size, meaning), ...)."""
     offsets, start = {}, 0

@@ -264,14 +264,60 @@ _NEXT_SEAT = np.array([1, 2, 0], np.int8)  # clockwise
 _CARD_BLOCKS = 14  # hand, dead hand, 3 played-by, 6 tricks, 3 current-trick cards
 assert OBS_OFFSETS["current_trick"][1] == _CARD_BLOCKS * NUM_CARDS
 _CARD_BIT_OR_NONE = np.append(CARD_BIT, HAND_DTYPE(0))  # index -1 (no card) -> empty mask
-# _REL_SEAT_CODE[(seat + 1) * 3 + observer]: relative seat + 1, or 0 for no seat.
-_REL_SEAT_CODE = np.array([0, 0, 0] + [(s - o) % 3 + 1 for s in range(3) for o in range(3)], dtype=np.int64)
-_SEAT_OF_REL = (np.arange(NUM_PLAYERS)[:, None] + np.arange(NUM_PLAYERS)) % NUM_PLAYERS  # [observer, r] -> seat
-_ONE_HOT_REL = one_hot_table([3])  # relative seat code (0 none, r + 1) -> 3 slots
-_ONE_HOT_PASS = one_hot_table([4])  # passed_at + 1 (0 not passed) -> none, 3, 4, 5
-assert OBS_OFFSETS["bids"][1] - OBS_OFFSETS["swapper"][0] == 8 * NUM_PLAYERS
-_TABLE_TABLE = one_hot_table([4, 4, 3])  # contract, trump, phase
-_CONTRACT_CODE = np.array([0, 0, 0, 1, 2, 3, 4], dtype=np.int64)  # high bid 0, 3..6 -> contract digit
+_REL_OF_SEAT = (np.arange(NUM_PLAYERS)[:, None] + np.arange(NUM_PLAYERS)) % NUM_PLAYERS  # [r, observer] -> seat
+
+# The one-hot fields (swapper .. phase) are set as bits of one uint64 word per game
+# (bit i = column FLAGS_START + i) and unpacked together with the card blocks,
+# as two more 24-column blocks.
+_FLAGS_START, _FLAGS_STOP = OBS_OFFSETS["swapper"][0], OBS_OFFSETS["phase"][1]
+assert _FLAGS_START == _CARD_BLOCKS * NUM_CARDS and _FLAGS_STOP - _FLAGS_START <= 2 * NUM_CARDS
+SEAT_FIELDS = ("swapper", "declarer", "dealer", "leader", "bid 3", "bid 4", "bid 5", "moon")  # 3 columns each
+assert OBS_OFFSETS["bids"][1] - _FLAGS_START == len(SEAT_FIELDS) * NUM_PLAYERS
+
+
+def _seat_flag_table():
+    """uint64[8 * 12]: [field i, (seat + 1) * 3 + observer] -> the bit of the seat relative to the observer."""
+    table = np.zeros((len(SEAT_FIELDS), NUM_PLAYERS + 1, NUM_PLAYERS), np.uint64)
+    for field in range(len(SEAT_FIELDS)):
+        for seat in range(NUM_PLAYERS):
+            for observer in range(NUM_PLAYERS):
+                table[field, seat + 1, observer] = 1 << (field * NUM_PLAYERS + (seat - observer) % NUM_PLAYERS)
+    return table.reshape(-1)
+
+
+def _pass_flag_table():
+    """uint64[3 * 5]: [relative seat r, passed_at + 1] -> its bit in "passes" (none when it has not passed)."""
+    table = np.zeros((NUM_PLAYERS, 5), np.uint64)
+    start = OBS_OFFSETS["passes"][0] - _FLAGS_START
+    for rel in range(NUM_PLAYERS):
+        for passed in range(4):
+            table[rel, passed + 1] = 1 << (start + rel * 4 + passed)
+    return table.reshape(-1)
+
+
+def _table_flag_table():
+    """uint64[7 * 5 * 4]: [high bid 0..6, trump + 1, phase] -> the bits of contract, trump and phase."""
+    table = np.zeros((MOON_LEVEL + 1, NUM_SUITS + 1, 4), np.uint64)
+    contract, trump, phase = (OBS_OFFSETS[name][0] - _FLAGS_START for name in ("contract", "trump", "phase"))
+    for high in range(MOON_LEVEL + 1):
+        for suit in range(-1, NUM_SUITS):
+            for game_phase in (AUCTION, TRUMP, PLAY, OVER):
+                bits = 0
+                if high >= 3:
+                    bits |= 1 << (contract + high - 3)
+                if suit >= 0:
+                    bits |= 1 << (trump + suit)
+                if game_phase != OVER:
+                    bits |= 1 << (phase + game_phase)
+                table[high, suit + 1, game_phase] = bits
+    return table.reshape(-1)
+
+
+_SEAT_FLAGS = _seat_flag_table()
+_SEAT_FIELD_BASE = (np.arange(len(SEAT_FIELDS), dtype=np.intp) * (NUM_PLAYERS + 1) * NUM_PLAYERS)[:, None]
+_PASS_FLAGS = _pass_flag_table()
+_TABLE_FLAGS = _table_flag_table()
+_FLAG_BLOCK = np.uint64((1 << NUM_CARDS) - 1)
 
 
 @functools.lru_cache(maxsize=8)
@@ -574,43 +620,45 @@ class GhostEuchre(BatchedGame):
     def observe(self, state, seats):
         """float32[N, 390]: each game observed by seat ``seats[i]`` (int[N], 0..2).
 
-        The card blocks are gathered as 14 uint32 masks per game and unpacked in
-        one call; the categorical fields are one-hot rows looked up in tables.
+        The card blocks (14 uint32 masks per game) and the one-hot fields (one
+        uint64 word of flags) are unpacked in one call and written as floats in
+        one pass; then the 7 fractional columns.
         """
         n = state.num_games
         seats = np.asarray(seats, dtype=np.int64)
         if seats.shape != (n,) or seats.min(initial=0) < 0 or seats.max(initial=0) >= NUM_PLAYERS:
             raise ValueError(f"seats must be int[{n}] with values 0..2, got {seats!r}")
-        # cells[i, r]: index into the seat view of an [N, 3] field of relative seat r in game i.
-        cells = _SEAT_OF_REL[seats] * n + np.arange(n)[:, None]
-        blocks = np.empty((n, _CARD_BLOCKS), HAND_DTYPE)
-        blocks[:, 0] = seat_view(state.hands).take(cells[:, 0])
-        blocks[:, 1] = np.where(state.swapper == seats, state.ghost, HAND_DTYPE(0))
-        blocks[:, 2:5] = seat_view(state.played_cards).take(cells)
+        # cells[r, i]: index into the seat view of an [N, 3] field of relative seat r in game i.
+        cells = _REL_OF_SEAT.take(seats, axis=1) * n + _game_index(n)
+        blocks = np.empty((n, _CARD_BLOCKS + 2), HAND_DTYPE)
+        blocks[:, 0] = seat_view(state.hands).take(cells[0])
+        blocks[:, 1] = state.ghost * (state.swapper == seats)
+        blocks[:, 2:5] = seat_view(state.played_cards).take(cells).T
         blocks[:, 5:11] = state.trick_cards
-        blocks[:, 11:14] = _CARD_BIT_OR_NONE.take(seat_view(state.trick).take(cells))
+        blocks[:, 11:14] = _CARD_BIT_OR_NONE.take(seat_view(state.trick).take(cells)).T
+
+        seat_fields = np.empty((len(SEAT_FIELDS), n), np.intp)  # absolute seat or -1
+        seat_fields[0] = state.swapper
+        seat_fields[1] = state.declarer
+        seat_fields[2] = state.dealer
+        seat_fields[3] = np.where(state.phase == PLAY, state.leader, NO_SEAT)
+        seat_fields[4:] = state.bids.T
+        seat_fields *= NUM_PLAYERS
+        seat_fields += _SEAT_FIELD_BASE + NUM_PLAYERS
+        seat_fields += seats
+        flags = np.bitwise_or.reduce(_SEAT_FLAGS.take(seat_fields), axis=0)
+        passed = seat_view(state.passed_at).take(cells) + np.arange(1, 15, 5, dtype=np.int8)[:, None]
+        flags |= np.bitwise_or.reduce(_PASS_FLAGS.take(passed), axis=0)
+        flags |= _TABLE_FLAGS.take((state.high_bid * 5 + state.trump).astype(np.intp) * 4 + state.phase + 4)
+        blocks[:, _CARD_BLOCKS] = flags & _FLAG_BLOCK
+        blocks[:, _CARD_BLOCKS + 1] = flags >> np.uint64(NUM_CARDS)
+
         obs = np.empty((n, OBS_SIZE), dtype=np.float32)
-        obs[:, : _CARD_BLOCKS * NUM_CARDS] = mask_to_bool(blocks).reshape(n, -1)
-
-        seat_fields = np.empty((n, 8), np.int64)  # swapper, declarer, dealer, leader, bidders of 3, 4, 5, moon
-        seat_fields[:, 0] = state.swapper
-        seat_fields[:, 1] = state.declarer
-        seat_fields[:, 2] = state.dealer
-        seat_fields[:, 3] = np.where(state.phase == PLAY, state.leader, NO_SEAT)
-        seat_fields[:, 4:] = state.bids
-        relative = _REL_SEAT_CODE.take((seat_fields + 1) * NUM_PLAYERS + seats[:, None])
-        _put(obs, "swapper", "bids", _ONE_HOT_REL.take(relative, axis=0).reshape(n, -1))
-        passed = seat_view(state.passed_at).take(cells) + 1
-        _put(obs, "passes", "passes", _ONE_HOT_PASS.take(passed, axis=0).reshape(n, -1))
-        phase = np.where(state.phase == OVER, -1, state.phase).astype(np.int64) + 1
-        table_code = _CONTRACT_CODE.take(state.high_bid) + 5 * (state.trump.astype(np.int64) + 1) + 25 * phase
-        _put(obs, "contract", "phase", _TABLE_TABLE.take(table_code, axis=0))
-        _put(obs, "tricks_won", "tricks_won", seat_view(state.tricks_won).take(cells) / NUM_TRICKS)
-        _put(obs, "scores", "scores", seat_view(state.scores).take(cells) / self.rules.target_score)
-        _put(obs, "deal_progress", "deal_progress", state.deal_number[:, None] / self.rules.max_deals)
+        obs[:, : (_CARD_BLOCKS + 2) * NUM_CARDS] = mask_to_bool(blocks).reshape(n, -1)
+        tricks = seat_view(state.tricks_won).take(cells) / np.float32(NUM_TRICKS)
+        scores = seat_view(state.scores).take(cells) / np.float32(self.rules.target_score)
+        for rel in range(NUM_PLAYERS):  # column by column: a [N, 3] block write loops over the short axis
+            obs[:, OBS_OFFSETS["tricks_won"][0] + rel] = tricks[rel]
+            obs[:, OBS_OFFSETS["scores"][0] + rel] = scores[rel]
+        obs[:, OBS_OFFSETS["deal_progress"][0]] = state.deal_number / np.float32(self.rules.max_deals)
         return obs
-
-
-def _put(obs, first, last, values):
-    """Write values float[N, k] into the observation fields first..last (consecutive)."""
-    obs[:, OBS_OFFSETS[first][0] : OBS_OFFSETS[last][1]] = values
