@@ -11,10 +11,10 @@ random loop in the same process:
   bool masks) with a uniform draw from the bool mask, against OpenSpiel also
   computing ``information_state_tensor()`` at each decision.
 
-Every measurement runs in ``--rounds`` short windows, all of them taking turns,
-so a change of machine load (these machines are shared and noisy) hits every
-measurement alike; each reports its best window. Ratios are what to compare
-across machines.
+Each measurement runs in ``--rounds`` windows, each right after a window of its
+OpenSpiel peer; the table gives median rates and the median of the per-round
+ratios, so a change of machine load (these machines are shared and noisy) hits
+both sides of a ratio alike. Ratios are what to compare across machines.
 
 Usage: ``python benchmarks/engine_throughput.py [--seconds 2] [--rounds 4]
 [--batches 1 64 1024 4096 16384]`` (needs ``pip install open_spiel``). Prints a
@@ -102,15 +102,20 @@ class VectorLoop:
         return steps * self.batch
 
 
-def best_rates(loops, seconds, rounds):
-    """{name: best decisions/s over ``rounds`` windows}, every loop taking one window per round."""
-    best = dict.fromkeys(loops, 0.0)
+def paired_rates(loop, reference, seconds, rounds):
+    """(median decisions/s of ``loop``, of ``reference``, median of their ratios).
+
+    Each round times a window of ``reference`` and then one of ``loop``, so the
+    ratio of a round compares the two under the same machine load.
+    """
+    rates, reference_rates = [], []
     for _ in range(rounds):
-        for name, loop in loops.items():
+        for runner, out in ((reference, reference_rates), (loop, rates)):
             start = time.perf_counter()
-            decisions = loop.run(seconds / rounds)
-            best[name] = max(best[name], decisions / (time.perf_counter() - start))
-    return best
+            decisions = runner.run(seconds / rounds)
+            out.append(decisions / (time.perf_counter() - start))
+    ratios = np.array(rates) / np.array(reference_rates)
+    return float(np.median(rates)), float(np.median(reference_rates)), float(np.median(ratios))
 
 
 VARIANTS = (("ghost", GhostEuchre, GhostEuchreVec), ("classic", ClassicEuchre, ClassicEuchreVec))
@@ -119,28 +124,28 @@ VARIANTS = (("ghost", GhostEuchre, GhostEuchreVec), ("classic", ClassicEuchre, C
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement, split into the rounds")
-    parser.add_argument("--rounds", type=int, default=4, help="windows per measurement, taken in turns")
+    parser.add_argument("--rounds", type=int, default=5, help="windows per measurement, each after a peer window")
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 64, 1024, 4096, 16384])
     args = parser.parse_args()
 
-    loops = {"openspiel": OpenSpielLoop(with_tensor=False), "openspiel+tensor": OpenSpielLoop(with_tensor=True)}
+    plain, tensor = OpenSpielLoop(with_tensor=False), OpenSpielLoop(with_tensor=True)
+    rows, reference_rates, best = [], {"plain": [], "tensor": []}, {}
     for name, engine_class, vector_class in VARIANTS:
         for batch in args.batches:
-            loops[name, "engine", batch] = EngineLoop(engine_class(), batch)
-            loops[name, "vector", batch] = VectorLoop(vector_class, batch)
-    rate = best_rates(loops, args.seconds, args.rounds)
-    plain, tensor = rate["openspiel"], rate["openspiel+tensor"]
-    print(f"OpenSpiel euchre, Python random loop: {plain:,.0f} decisions/s (legal_actions), "
-          f"{tensor:,.0f} decisions/s (+ information_state_tensor); best of {args.rounds} windows each\n")
+            engine, plain_rate, engine_x = paired_rates(EngineLoop(engine_class(), batch), plain, args.seconds, args.rounds)
+            vector, tensor_rate, vector_x = paired_rates(VectorLoop(vector_class, batch), tensor, args.seconds, args.rounds)
+            reference_rates["plain"].append(plain_rate)
+            reference_rates["tensor"].append(tensor_rate)
+            rows.append(f"| {name} | {batch} | {engine:,.0f} | {engine_x:.1f} | {vector:,.0f} | {vector_x:.1f} |")
+            old = best.get(name, (0.0, 0.0))
+            best[name] = (max(old[0], engine_x), max(old[1], vector_x))
+    print(f"OpenSpiel euchre, Python random loop: {np.median(reference_rates['plain']):,.0f} decisions/s "
+          f"(legal_actions), {np.median(reference_rates['tensor']):,.0f} decisions/s (+ information_state_tensor); "
+          f"medians over all windows\n")
     print("| variant | batch | engine dec/s | x OpenSpiel | vector+obs dec/s | x OpenSpiel+tensor |")
     print("|---|---:|---:|---:|---:|---:|")
-    for name, _, _ in VARIANTS:
-        for batch in args.batches:
-            engine, vector = rate[name, "engine", batch], rate[name, "vector", batch]
-            print(f"| {name} | {batch} | {engine:,.0f} | {engine / plain:.1f} | {vector:,.0f} | {vector / tensor:.1f} |")
-    for name, _, _ in VARIANTS:
-        engine_x = max(rate[name, "engine", b] for b in args.batches) / plain
-        vector_x = max(rate[name, "vector", b] for b in args.batches) / tensor
+    print("\n".join(rows))
+    for name, (engine_x, vector_x) in best.items():
         print(f"\nbest {name}: engine {engine_x:.1f}x OpenSpiel, vector+obs {vector_x:.1f}x OpenSpiel+tensor "
               f"(target 30x)")
 
