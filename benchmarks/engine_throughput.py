@@ -66,7 +66,7 @@ class OpenSpielLoop:
 
 
 class EngineLoop:
-    """The bare engine: legal_bits + uniform draw + step, finished games restarted."""
+    """The bare engine: legal_bits + uniform draw + step, finished games restarted in the step."""
 
     def __init__(self, game, batch):
         self.game, self.batch = game, batch
@@ -77,10 +77,7 @@ class EngineLoop:
         game, state, steps = self.game, self.state, 0
         deadline = time.perf_counter() + seconds
         while time.perf_counter() < deadline:
-            result = game.step(state, random_set_bits(game.legal_bits(state), self.rng))
-            done = result.terminated | result.truncated
-            if done.any():
-                game.next_episodes(state, np.flatnonzero(done))
+            game.step(state, random_set_bits(game.legal_bits(state), self.rng), auto_reset=True)
             steps += 1
         return steps * self.batch
 

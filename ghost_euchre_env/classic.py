@@ -506,11 +506,13 @@ class ClassicEuchre(BatchedGame):
         """bool[N, 31]: legal actions of the player to act (all False when OVER)."""
         return unpack_bits(self.legal_bits(state), NUM_ACTIONS)
 
-    def step(self, state, actions):
+    def step(self, state, actions, auto_reset=False):
         """Apply one legal action per game (int[N]), in place; returns a StepResult.
 
         Actions are not checked here (adapters check them once, with
         :func:`core.check_actions`); a finished game (phase OVER) must not be stepped.
+        With ``auto_reset`` a game that ends starts its next episode in the same
+        call (as :meth:`next_episodes` would); the result still reports its end.
         Passes and card plays, the bulk of the decisions, are applied to the whole
         batch with bit arithmetic; the rarer events (making trump, the discard,
         alone choices, the end of a trick) to the games concerned only.
@@ -562,7 +564,7 @@ class ClassicEuchre(BatchedGame):
             if len(choosing):
                 self._apply_alone(state, choosing, action[choosing] == GO_ALONE)
         scored = self._end_tricks(state, trick_done) if len(trick_done) else trick_done
-        return self._end_deals(state, thrown_in, scored)
+        return self._end_deals(state, thrown_in, scored, auto_reset)
 
     @staticmethod
     def _apply_naming(state, games, suits):
@@ -640,7 +642,7 @@ class ClassicEuchre(BatchedGame):
         signed = MAKER_POINTS.take((maker_alone * 2 + lone_defender) * (NUM_TRICKS + 1) + maker_tricks)
         return maker_team ^ (signed < 0), np.abs(signed).astype(np.int32)
 
-    def _end_deals(self, state, thrown_in, scored):
+    def _end_deals(self, state, thrown_in, scored, auto_reset):
         """Score finished deals, decide game ends, deal again where play goes on."""
         n = len(state.player)
         rewards = np.zeros((n, NUM_PLAYERS), np.float32)
@@ -678,7 +680,7 @@ class ClassicEuchre(BatchedGame):
             if self.reward == "win":
                 winning_team = scores[over].argmax(axis=1)
                 rewards[ended[over]] = np.where(SEAT_TEAM == winning_team[:, None], 1.0, -1.0)
-        self._close_games(state, ended, over, terminated, truncated)
+        self._close_games(state, ended, over, terminated, truncated, auto_reset)
         return StepResult(rewards, terminated, truncated, summary)
 
     # ------------------------------------------------------------- observation

@@ -136,6 +136,16 @@ class BatchedGame:
         optional ``dealer`` (a seat) and ``deals`` (chosen deals used in order).
         """
         games = np.asarray(games, dtype=np.intp)
+        self._open_episodes(state, games, options)
+        self._start_deals(state, games)
+
+    def next_episodes(self, state, games):
+        """Advance the episode counter of ``games`` (int[M]) and start a random episode there."""
+        state.episode[games] += 1
+        self.start_episodes(state, games)
+
+    def _open_episodes(self, state, games, options=None):
+        """Episode bookkeeping of :meth:`start_episodes`, all but dealing the first deal."""
         dealers, deals = dealing.parse_options(options, len(games), self.num_players, self._parse_deal)
         episode_key = dealing.episode_keys(state.keys[games], state.episode[games])
         state.episode_key[games] = episode_key
@@ -144,29 +154,29 @@ class BatchedGame:
         dealing.store_chosen(state, games, deals)
         fill_rows([state.scores], games, 0)
         state.deal_number[games] = 0
-        self._start_deals(state, games)
 
-    def next_episodes(self, state, games):
-        """Advance the episode counter of ``games`` (int[M]) and start a random episode there."""
-        state.episode[games] += 1
-        self.start_episodes(state, games)
-
-    def _close_games(self, state, ended, over, terminated, truncated):
+    def _close_games(self, state, ended, over, terminated, truncated, auto_reset):
         """After the deals of games ``ended`` (int[M]) ended, end or go on.
 
         over: bool[M], the game is over by the rules (it terminates); of the others,
         a game that has dealt ``max_deals`` deals is truncated, and the rest deal
         again with the next seat dealing. Sets terminated / truncated (bool[N]) in
-        place; finished games get phase ``over_phase`` and no player to act.
+        place. Finished games get phase ``over_phase`` and no player to act, or
+        with ``auto_reset`` start their next episode (dealt with the others' deals).
         """
         cut = ~over & (state.deal_number[ended] >= self.rules.max_deals)
         terminated[ended[over]] = True
         truncated[ended[cut]] = True
         going_on = ended[~over & ~cut]
-        if len(going_on):
-            state.dealer[going_on] = (state.dealer[going_on] + 1) % self.num_players
-            self._start_deals(state, going_on)
+        state.dealer[going_on] = (state.dealer[going_on] + 1) % self.num_players
         finished = ended[over | cut]
+        if auto_reset:
+            state.episode[finished] += 1
+            self._open_episodes(state, finished)
+            self._start_deals(state, ended)
+            return
+        if len(going_on):
+            self._start_deals(state, going_on)
         state.phase[finished] = self.over_phase
         state.player[finished] = -1
 

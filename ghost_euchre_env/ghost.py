@@ -455,11 +455,13 @@ class GhostEuchre(BatchedGame):
         """bool[N, 34]: legal actions of the player to act (all False when OVER)."""
         return unpack_bits(self.legal_bits(state), NUM_ACTIONS)
 
-    def step(self, state, actions):
+    def step(self, state, actions, auto_reset=False):
         """Apply one legal action per game (int[N]), in place; returns a StepResult.
 
         Actions are not checked here (adapters check them once, with
         :func:`core.check_actions`); a finished game (phase OVER) must not be stepped.
+        With ``auto_reset`` a game that ends starts its next episode in the same
+        call (as :meth:`next_episodes` would); the result still reports its end.
         Card plays, the bulk of the decisions, are applied to the whole batch at
         once; the auction and the naming of trump to the games concerned only.
         """
@@ -472,7 +474,7 @@ class GhostEuchre(BatchedGame):
         if len(naming):
             self._apply_trump(state, naming, action[naming])
         if len(thrown_in) or len(scored):
-            return self._end_deals(state, thrown_in, scored)
+            return self._end_deals(state, thrown_in, scored, auto_reset)
         n = state.num_games
         zeros = np.zeros(n, bool)
         return StepResult(np.zeros((n, NUM_PLAYERS), np.float32), zeros, zeros.copy(), _NO_DEALS)
@@ -577,7 +579,7 @@ class GhostEuchre(BatchedGame):
                                           np.where(moon, -rules.moon_set_penalty, -bid))
         return points - take_rows(state.reneges, games).astype(np.int32) * rules.renege_penalty
 
-    def _end_deals(self, state, thrown_in, scored):
+    def _end_deals(self, state, thrown_in, scored, auto_reset):
         """Score finished deals, decide game ends, deal again where play goes on."""
         n = state.num_games
         rewards = np.zeros((n, NUM_PLAYERS), np.float32)
@@ -613,7 +615,7 @@ class GhostEuchre(BatchedGame):
             )
             if self.reward == "win":
                 rewards[ended[over]] = np.where(leaders[over], 1.0, -0.5)
-        self._close_games(state, ended, over, terminated, truncated)
+        self._close_games(state, ended, over, terminated, truncated, auto_reset)
         return StepResult(rewards, terminated, truncated, summary)
 
     # ------------------------------------------------------------- observation

@@ -63,10 +63,8 @@ class VectorEnv:
         if self.state is None:
             raise RuntimeError("call reset() before step()")
         actions = check_actions(actions, self.mask)
-        result = self.game.step(self.state, actions)
+        result = self.game.step(self.state, actions, auto_reset=True)
         done = result.terminated | result.truncated
-        if done.any():
-            self.game.next_episodes(self.state, np.flatnonzero(done))
         self.last_result = result
         self.truncated = result.truncated
         obs, mask, player = self._observe()

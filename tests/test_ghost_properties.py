@@ -1,5 +1,6 @@
 """Properties of the Ghost Hand engine over thousands of random games, and the golden playthrough."""
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -7,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ghost_euchre_env import GhostEuchre, GhostEuchreVec
+from ghost_euchre_env import ClassicEuchre, GhostEuchre, GhostEuchreVec
 from ghost_euchre_env.cards import ALL_CARDS, mask_to_bool
 from ghost_euchre_env.dealing import stream_keys
 from ghost_euchre_env.ghost import OBS_OFFSETS, OBS_SIZE, OVER
@@ -159,3 +160,22 @@ def test_observation_is_egocentric():
 
 def test_golden_playthrough():
     assert playthrough(7) == GOLDEN.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("engine", [GhostEuchre(target_score=8), ClassicEuchre(target_score=3)], ids=["ghost", "classic"])
+def test_auto_reset_step_equals_step_then_next_episodes(engine):
+    with_reset = engine.init(stream_keys(5, 64))
+    by_hand = with_reset.copy()
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(600):
+        actions = random_actions(engine.legal_mask(with_reset), rng)
+        first = engine.step(with_reset, actions, auto_reset=True)
+        second = engine.step(by_hand, actions)
+        done = second.terminated | second.truncated
+        engine.next_episodes(by_hand, np.flatnonzero(done))
+        ended += done.sum()
+        assert np.array_equal(first.terminated, second.terminated) and np.array_equal(first.rewards, second.rewards)
+        for field in dataclasses.fields(with_reset):
+            assert np.array_equal(getattr(with_reset, field.name), getattr(by_hand, field.name)), field.name
+    assert ended > 0
