@@ -103,12 +103,17 @@ def fill_rows(fields, games, value):
         _flat(field)[cells[layout]] = value
 
 
-def at_seat(field, seat):
-    """field[g, seat[g]] for every game g: field [N, S] (integer or bool), seat int[N]; 0 where seat is -1."""
-    value = field[:, 0] * (seat == 0)
-    for column in range(1, field.shape[1]):
-        value |= field[:, column] * (seat == column)
-    return value
+def seat_lanes(seat, num_seats):
+    """bool[S, N]: ``lanes[s, g]`` is True where game g's seat ``seat[g]`` (int[N], -1 none) is s."""
+    return seat == np.arange(num_seats, dtype=np.int8)[:, None]
+
+
+def at_seat(field, lanes):
+    """field[g, s] of the seat s whose lane is set in game g (0 where none is).
+
+    field: seat-major [N, S] (integer or bool); lanes: bool[S, N] (see :func:`seat_lanes`).
+    """
+    return np.bitwise_or.reduce(field.T * lanes, axis=0)
 
 
 def blend(condition, if_true, if_false):

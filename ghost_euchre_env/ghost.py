@@ -44,11 +44,11 @@ from .core import (
     blend,
     check_choice,
     check_int,
+    fill_rows,
     layout_offsets,
     layout_table,
-    fill_rows,
-    one_hot_table,
     put_rows,
+    seat_lanes,
     seat_view,
     take_rows,
 )
@@ -440,16 +440,20 @@ class GhostEuchre(BatchedGame):
     # ---------------------------------------------------------------- decisions
     def legal_cards(self, state):
         """uint32[N]: cards the player to act may play (0 outside the play phase)."""
-        hand = at_seat(state.hands, state.player)
+        return self._legal_cards(state, seat_lanes(state.player, NUM_PLAYERS))
+
+    def _legal_cards(self, state, lanes):
+        hand = at_seat(state.hands, lanes)
         if not self.rules.allow_renege:
             hand = playable_cards(hand, state.led_suit, state.trump)
         return hand * (state.phase == PLAY)
 
     def legal_bits(self, state):
         """uint64[N]: legal actions of the player to act as a bit set (bit a = action a; 0 when OVER)."""
-        can_swap = (state.swapper < 0) & ~at_seat(state.acted, state.player)
+        lanes = seat_lanes(state.player, NUM_PLAYERS)
+        can_swap = (state.swapper < 0) & ~at_seat(state.acted, lanes)
         code = (state.phase << 4) | (state.high_bid << 1) | can_swap
-        return self.legal_cards(state).astype(np.uint64) | _ACTION_TAIL_BITS.take(code)
+        return self._legal_cards(state, lanes).astype(np.uint64) | _ACTION_TAIL_BITS.take(code)
 
     def legal_mask(self, state):
         """bool[N, 34]: legal actions of the player to act (all False when OVER)."""
@@ -533,17 +537,16 @@ class GhostEuchre(BatchedGame):
         """
         seat = state.player
         bit = _CARD_BIT_OF_ACTION.take(cards)
-        on_seat = [playing & (seat == s) for s in range(NUM_PLAYERS)]
+        on_seat = seat_lanes(seat, NUM_PLAYERS) & playing  # bool[3, N]: the seat that plays
         if self.rules.allow_renege:
-            allowed = playable_cards(at_seat(state.hands, seat), state.led_suit, state.trump & 3)
-            broke = (allowed & bit) == 0
-            for s in range(NUM_PLAYERS):
-                state.reneges[:, s] += broke & on_seat[s]
-        for s in range(NUM_PLAYERS):
-            seat_bit = bit * on_seat[s]
-            state.hands[:, s] &= ~seat_bit
-            state.played_cards[:, s] |= seat_bit
-            state.trick[:, s] = blend(on_seat[s], cards, state.trick[:, s])
+            allowed = playable_cards(at_seat(state.hands, on_seat), state.led_suit, state.trump)
+            reneges = state.reneges.T
+            reneges += ((allowed & bit) == 0) & on_seat
+        seat_bits = bit * on_seat  # uint32[3, N]
+        hands, played, trick = state.hands.T, state.played_cards.T, state.trick.T  # [3, N] views
+        hands &= ~seat_bits
+        played |= seat_bits
+        trick[...] = blend(on_seat, cards, trick)
         trick_cells = state.trick_number.astype(np.intp) * len(seat) + _game_index(len(seat))
         seat_view(state.trick_cards)[trick_cells] |= bit
         leading = playing & (seat == state.leader)
@@ -554,14 +557,13 @@ class GhostEuchre(BatchedGame):
 
         done = playing & (next_seat == state.leader)
         winner = trick_winner(state.trick, state.trump, state.led_suit)
-        for s in range(NUM_PLAYERS):
-            state.tricks_won[:, s] += done & (winner == s)
+        tricks_won = state.tricks_won.T
+        tricks_won += seat_lanes(winner, NUM_PLAYERS) & done
         state.trick_number += done
         state.leader[:] = blend(done, winner, state.leader)
         state.player[:] = blend(done, winner, state.player)
         cleared = -done.view(np.int8)  # -1 where the trick ended, else 0
-        for s in range(NUM_PLAYERS):
-            state.trick[:, s] |= cleared
+        trick |= cleared
         state.led_suit |= cleared
         return np.flatnonzero(done & (state.trick_number == NUM_TRICKS))
 
