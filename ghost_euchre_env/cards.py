@@ -67,17 +67,17 @@ def _strength_table():
 
 STRENGTH = _strength_table()
 _STRENGTH_KEY = (STRENGTH.reshape(-1).astype(np.int16) << 2).astype(np.int8)  # [(trump * 4 + led) * 32 + card]
-_EFFECTIVE_SUIT_32 = np.zeros(NUM_SUITS * 32, np.int8)  # [trump * 32 + card], cards 24..31 unused
-_EFFECTIVE_SUIT_32.reshape(NUM_SUITS, 32)[:, :NUM_CARDS] = EFFECTIVE_SUIT[:NUM_SUITS]
 
 
 def effective_suit(cards, trump):
     """int8[M]: the suit each card counts as under its game's trump.
 
-    cards, trump: int8[M]; only their low bits are read, so values in games
-    where they mean nothing (-1, or a non-card action) give a harmless result.
+    cards, trump: int8[M]; any values are accepted (in games where they mean
+    nothing, -1 or a non-card action, the result is meaningless but harmless).
     """
-    return _EFFECTIVE_SUIT_32.take(((trump & 3) << 5) | (cards & 31))
+    suit = cards & 3
+    left_bower = cards == JACK * NUM_SUITS + 3 - trump  # the jack of the trump's partner suit (PARTNER_SUIT[t] = 3 - t)
+    return suit + (trump - suit) * left_bower
 
 
 def _suit_mask_table():
@@ -100,7 +100,7 @@ def playable_cards(hand, led_suit, trump):
     trump: int8[M] (only its low two bits are read). Returns uint32[M]: the cards
     of the led suit if the hand has any, else the whole hand.
     """
-    follow = hand & _SUIT_MASK_FLAT.take(((trump & 3) << 2) | (led_suit & 3))
+    follow = hand & _SUIT_MASK_FLAT.take((trump & 3) * 4 + (led_suit & 3))
     free = (led_suit < 0) | (follow == 0)  # leading, or void in the led suit
     return follow | (hand * free)
 
@@ -112,7 +112,7 @@ def trick_winner(trick, trump, led_suit):
     led_suit: int8[M] (only the low two bits are read, so -1 is harmless in games
     whose trick is not complete). Returns int8[M].
     """
-    row = ((((trump & 3) << 2) | (led_suit & 3)).astype(np.int16)) << 5
+    row = ((trump & 3) * 4 + (led_suit & 3)).astype(np.int16) * 32
     # Key = strength * 4 + seat: cards never tie in strength, so the largest key names the winner.
     best = _STRENGTH_KEY.take(row | (trick[:, 0] & 31))
     for seat in range(1, trick.shape[1]):

@@ -50,6 +50,7 @@ from .cards import (
     NUM_SUITS,
     SUIT_SYMBOLS,
     card_name,
+    effective_suit,
     mask_to_bool,
     playable_cards,
     trick_winner,
@@ -539,8 +540,7 @@ class ClassicEuchre(BatchedGame):
         trick_slots = _row_starts(n, NUM_TRICKS) + np.minimum(state.trick_number, NUM_TRICKS - 1)
         trick_cards = flat_view(state.trick_cards)
         trick_cards[trick_slots] = trick_cards.take(trick_slots) | (card_bit & play_lanes)
-        suit = blend(action == 11 - state.trump, state.trump, action & 3)  # card 11 - t: the left bower
-        state.led_suit[:] = blend(playing & (seat == state.leader), suit, state.led_suit)
+        state.led_suit[:] = blend(playing & (seat == state.leader), effective_suit(action, state.trump), state.led_suit)
         next_seat = _NEXT_ACTIVE.take(state.active * NUM_PLAYERS + seat)
         trick_done = np.flatnonzero(playing & (next_seat == state.leader))
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from . import dealing
 from .cards import (
+    ALL_CARDS,
     CARD_BIT,
     HAND_DTYPE,
     NUM_CARDS,
@@ -259,7 +260,6 @@ _ACTION_TAIL_BITS = (_action_tail_table().astype(np.uint64) << np.arange(NUM_CAR
     axis=1, dtype=np.uint64
 )  # uint64[64]: the table as action bits 24..33
 
-_CARD_BIT_OF_ACTION = np.append(CARD_BIT, np.zeros(NUM_ACTIONS - NUM_CARDS, HAND_DTYPE))  # 0 for non-card actions
 _NEXT_SEAT = np.array([1, 2, 0], np.int8)  # clockwise
 _CARD_BLOCKS = 14  # hand, dead hand, 3 played-by, 6 tricks, 3 current-trick cards
 assert OBS_OFFSETS["current_trick"][1] == _CARD_BLOCKS * NUM_CARDS
@@ -452,7 +452,7 @@ class GhostEuchre(BatchedGame):
         """uint64[N]: legal actions of the player to act as a bit set (bit a = action a; 0 when OVER)."""
         lanes = seat_lanes(state.player, NUM_PLAYERS)
         can_swap = (state.swapper < 0) & ~at_seat(state.acted, lanes)
-        code = (state.phase << 4) | (state.high_bid << 1) | can_swap
+        code = state.phase * 16 + state.high_bid * 2 + can_swap  # (NumPy's int8 shifts are slow)
         return self._legal_cards(state, lanes).astype(np.uint64) | _ACTION_TAIL_BITS.take(code)
 
     def legal_mask(self, state):
@@ -536,7 +536,7 @@ class GhostEuchre(BatchedGame):
         games whose sixth trick ended.
         """
         seat = state.player
-        bit = _CARD_BIT_OF_ACTION.take(cards)
+        bit = (HAND_DTYPE(1) << cards.astype(HAND_DTYPE)) & ALL_CARDS  # 0 for non-card actions (24..33)
         on_seat = seat_lanes(seat, NUM_PLAYERS) & playing  # bool[3, N]: the seat that plays
         if self.rules.allow_renege:
             allowed = playable_cards(at_seat(state.hands, on_seat), state.led_suit, state.trump)
@@ -552,7 +552,7 @@ class GhostEuchre(BatchedGame):
         leading = playing & (seat == state.leader)
         led = effective_suit(cards, state.trump)
         state.led_suit[:] = blend(leading, led, state.led_suit)
-        next_seat = _NEXT_SEAT.take(seat)
+        next_seat = seat + 1 - NUM_PLAYERS * (seat == NUM_PLAYERS - 1)
         state.player[:] = blend(playing, next_seat, seat)
 
         done = playing & (next_seat == state.leader)
