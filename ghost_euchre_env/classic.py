@@ -63,11 +63,14 @@ from .core import (
     blend,
     check_choice,
     check_int,
+    fill_rows,
     flat_view,
     layout_offsets,
     layout_table,
     one_hot_bits,
     one_hot_table,
+    put_rows,
+    take_rows,
 )
 
 NUM_PLAYERS = 4
@@ -473,19 +476,18 @@ class ClassicEuchre(BatchedGame):
             hands[use_chosen] = chosen[:, :NUM_PLAYERS]
             upcard[use_chosen] = chosen[:, NUM_PLAYERS]
         state.deal_number[games] += 1
-        state.hands[games] = hands
-        state.held[games] = hands
+        put_rows(state.hands, games, hands)
+        put_rows(state.held, games, hands)
         state.upcard[games] = upcard
         state.phase[games] = BIDDING
         state.player[games] = (state.dealer[games] + 1) % NUM_PLAYERS
         state.passes[games] = 0
         state.active[games] = ALL_ACTIVE
         state.trick_number[games] = 0
-        state.tricks_won[games] = 0
-        state.trick_cards[games] = 0
-        for field in (state.discard, state.maker, state.trump, state.alone, state.lone_defender, state.leader,
-                      state.led_suit, state.trick):
+        fill_rows((state.tricks_won, state.trick_cards), games, 0)
+        for field in (state.discard, state.maker, state.trump, state.lone_defender, state.leader, state.led_suit):
             field[games] = -1
+        fill_rows((state.alone, state.trick), games, -1)
 
     # ---------------------------------------------------------------- decisions
     def legal_cards(self, state):
@@ -666,9 +668,9 @@ class ClassicEuchre(BatchedGame):
             upcard=state.upcard[ended],
             maker_alone=(maker >= 0) & (state.alone[ended, maker & 3] == 1),
             lone_defender=state.lone_defender[ended],
-            tricks=state.tricks_won[ended],
+            tricks=take_rows(state.tricks_won, ended),
             points=points,
-            scores=state.scores[ended],
+            scores=take_rows(state.scores, ended),
         )
         if not len(ended):
             return StepResult(rewards, terminated, truncated, summary)
