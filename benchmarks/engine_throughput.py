@@ -129,8 +129,9 @@ def main():
     rows, reference_rates, best = [], {"plain": [], "tensor": []}, {}
     for name, engine_class, vector_class in VARIANTS:
         for batch in args.batches:
-            engine, plain_rate, engine_x = paired_rates(EngineLoop(engine_class(), batch), plain, args.seconds, args.rounds)
-            vector, tensor_rate, vector_x = paired_rates(VectorLoop(vector_class, batch), tensor, args.seconds, args.rounds)
+            timing = args.seconds, args.rounds
+            engine, plain_rate, engine_x = paired_rates(EngineLoop(engine_class(), batch), plain, *timing)
+            vector, tensor_rate, vector_x = paired_rates(VectorLoop(vector_class, batch), tensor, *timing)
             reference_rates["plain"].append(plain_rate)
             reference_rates["tensor"].append(tensor_rate)
             rows.append(f"| {name} | {batch} | {engine:,.0f} | {engine_x:.1f} | {vector:,.0f} | {vector_x:.1f} |")

@@ -1,6 +1,7 @@
 """Plumbing shared by the engines: batched state containers and action checks."""
 
 import dataclasses
+import functools
 
 import numpy as np
 
@@ -68,16 +69,23 @@ def _flat(field):
     raise ValueError(f"state array of shape {field.shape} must be contiguous")
 
 
+@functools.lru_cache(maxsize=64)
+def _column_offsets(num_games, width, seat_major):
+    """intp[K, 1] (read-only): where column k starts in the flat view of an [N, K] array, in steps of a row."""
+    offsets = np.arange(width, dtype=np.intp)[:, None] * (num_games if seat_major else 1)
+    offsets.flags.writeable = False
+    return offsets
+
+
 def _column_cells(field, games):
     """intp[K, M]: cells of the rows ``games`` of a contiguous [N, K] field in its flat view, column by column.
 
     Built as [K, M], not [M, K]: NumPy loops are slow over a short last axis.
     """
     num_games, width = field.shape
-    columns = np.arange(width, dtype=np.intp)[:, None]
     if field.flags.f_contiguous:
-        return columns * num_games + games
-    return columns + games * width
+        return _column_offsets(num_games, width, True) + games
+    return _column_offsets(num_games, width, False) + games * width
 
 
 def take_rows(field, games):

@@ -507,7 +507,10 @@ class GhostEuchre(BatchedGame):
         state.declarer[bidders] = bidder_seat
         seat_view(state.bids)[(level - 3).astype(np.intp) * n + bidders] = bidder_seat
 
-        out = take_rows(state.acted, games) if self.rules.auction == "single_round" else take_rows(state.passed_at, games) >= 0
+        if self.rules.auction == "single_round":
+            out = take_rows(state.acted, games)
+        else:
+            out = take_rows(state.passed_at, games) >= 0
         declarer = state.declarer[games]
         may_act = (~out).reshape(-1)  # [M * 3]: seat may still act and is not the high bidder
         rows = np.arange(len(games)) * NUM_PLAYERS
