@@ -184,8 +184,9 @@ class BatchedGame:
         state.dealer[going_on] = (state.dealer[going_on] + 1) % self.num_players
         finished = ended[over | cut]
         if auto_reset:
-            state.episode[finished] += 1
-            self._open_episodes(state, finished)
+            if len(finished):
+                state.episode[finished] += 1
+                self._open_episodes(state, finished)
             self._start_deals(state, ended)
             return
         if len(going_on):
