@@ -507,18 +507,18 @@ class GhostEuchre(BatchedGame):
         state.declarer[bidders] = bidder_seat
         seat_view(state.bids)[(level - 3).astype(np.intp) * n + bidders] = bidder_seat
 
-        if self.rules.auction == "single_round":
-            out = take_rows(state.acted, games)
-        else:
-            out = take_rows(state.passed_at, games) >= 0
         declarer = state.declarer[games]
-        may_act = (~out).reshape(-1)  # [M * 3]: seat may still act and is not the high bidder
-        rows = np.arange(len(games)) * NUM_PLAYERS
-        first, second = _NEXT_SEAT.take(seat), _NEXT_SEAT.take(_NEXT_SEAT.take(seat))
-        first_may = may_act[rows + first] & (first != declarer)
-        second_may = may_act[rows + second] & (second != declarer)
-        ended = (state.high_bid[games] == MOON_LEVEL) | ~(first_may | second_may)
-        state.player[games] = np.where(first_may, first, second)
+        if self.rules.auction == "single_round":  # each seat acts once, clockwise from the dealer's left
+            ended = (seat == state.dealer[games]) | (state.high_bid[games] == MOON_LEVEL)
+            state.player[games] = seat + 1 - NUM_PLAYERS * (seat == NUM_PLAYERS - 1)
+        else:  # open: the seats that have not passed, but the high bidder, act in turn
+            may_act = (take_rows(state.passed_at, games) < 0).reshape(-1)  # [M * 3]
+            rows = np.arange(len(games)) * NUM_PLAYERS
+            first, second = _NEXT_SEAT.take(seat), _NEXT_SEAT.take(_NEXT_SEAT.take(seat))
+            first_may = may_act[rows + first] & (first != declarer)
+            second_may = may_act[rows + second] & (second != declarer)
+            ended = (state.high_bid[games] == MOON_LEVEL) | ~(first_may | second_may)
+            state.player[games] = np.where(first_may, first, second)
         won = games[ended & (declarer >= 0)]
         state.phase[won] = TRUMP
         state.player[won] = state.declarer[won]
