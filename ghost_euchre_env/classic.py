@@ -494,16 +494,14 @@ class ClassicEuchre(BatchedGame):
         """uint32[N]: cards the player to act may play or discard (0 in other phases)."""
         slots = _row_starts(len(state.player), NUM_PLAYERS) + (state.player & 3)
         hand = flat_view(state.hands).take(slots)
-        playable = playable_cards(hand, state.led_suit, state.trump & 3)
+        playable = playable_cards(hand, state.led_suit, state.trump)
         discardable = hand & ~CARD_BIT.take(state.upcard)
-        playing = -(state.phase == PLAY).astype(HAND_DTYPE)
-        discarding = -(state.phase == DISCARD).astype(HAND_DTYPE)
-        return (playable & playing) | (discardable & discarding)
+        return playable * (state.phase == PLAY) | discardable * (state.phase == DISCARD)
 
     def legal_bits(self, state):
         """uint32[N]: legal actions of the player to act as a bit set (bit a = action a)."""
-        code = (state.phase.astype(np.intp) * (2 * NUM_PLAYERS + 1) + state.passes) * NUM_SUITS
-        return self.legal_cards(state) | self._tail.take(code + (state.upcard & 3))
+        code = (state.phase.astype(np.int16) * (2 * NUM_PLAYERS + 1) + state.passes) * NUM_SUITS + (state.upcard & 3)
+        return self.legal_cards(state) | self._tail.take(code)
 
     def legal_mask(self, state):
         """bool[N, 31]: legal actions of the player to act (all False when OVER)."""
@@ -657,16 +655,16 @@ class ClassicEuchre(BatchedGame):
             flat_view(state.scores)[scored * NUM_TEAMS + team] += team_points
             points[np.arange(len(scored)), team] = team_points
             if self.reward == "points":
-                rewards[scored] = points[: len(scored), SEAT_TEAM]
-        maker = state.maker[ended].astype(np.intp)
+                put_rows(rewards, scored, points[: len(scored), SEAT_TEAM])
+        maker = state.maker[ended]
         summary = ClassicDealSummary(
             game=ended,
             thrown_in=np.arange(len(ended)) >= len(scored),
             dealer=state.dealer[ended],
-            maker=state.maker[ended],
+            maker=maker,
             trump=state.trump[ended],
             upcard=state.upcard[ended],
-            maker_alone=(maker >= 0) & (state.alone[ended, maker & 3] == 1),
+            maker_alone=(maker >= 0) & (flat_view(state.alone).take(ended * NUM_PLAYERS + (maker & 3)) == 1),
             lone_defender=state.lone_defender[ended],
             tricks=take_rows(state.tricks_won, ended),
             points=points,

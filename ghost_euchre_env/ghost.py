@@ -593,7 +593,7 @@ class GhostEuchre(BatchedGame):
         points = self.deal_points(state, scored)
         put_rows(state.scores, scored, take_rows(state.scores, scored) + points)
         if self.reward == "points":
-            rewards[scored] = points
+            put_rows(rewards, scored, points)
         ended = np.concatenate([scored, thrown_in])
         all_points = np.concatenate([points, np.zeros((len(thrown_in), NUM_PLAYERS), np.int32)])
         summary = GhostDealSummary(
