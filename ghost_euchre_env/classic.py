@@ -51,10 +51,10 @@ from .cards import (
     SUIT_SYMBOLS,
     card_name,
     effective_suit,
-    mask_to_bool,
     playable_cards,
     trick_winner,
     unpack_bits,
+    unpack_masks_into,
 )
 from .core import (
     BatchedGame,
@@ -731,7 +731,7 @@ class ClassicEuchre(BatchedGame):
         blocks[:, _CARD_BLOCKS + 3] = later >> np.uint64(3 * NUM_CARDS - _WORD_A_BITS)
 
         obs = np.empty((n, OBS_SIZE), dtype=np.float32)
-        obs[:, :_FLAGS_STOP] = mask_to_bool(blocks).reshape(n, -1)[:, :_FLAGS_STOP]
+        unpack_masks_into(obs[:, :_FLAGS_STOP], blocks)
         tricks = by_rel(state.tricks_won) / np.float32(NUM_TRICKS)
         for rel_seat in range(NUM_PLAYERS):  # column by column: a [N, 4] block write loops over the short axis
             obs[:, OBS_OFFSETS["tricks_won"][0] + rel_seat] = tricks[rel_seat]

@@ -32,10 +32,10 @@ from .cards import (
     SUIT_SYMBOLS,
     card_name,
     effective_suit,
-    mask_to_bool,
     playable_cards,
     trick_winner,
     unpack_bits,
+    unpack_masks_into,
 )
 from .core import (
     BatchedGame,
@@ -661,7 +661,7 @@ class GhostEuchre(BatchedGame):
         blocks[:, _CARD_BLOCKS + 1] = flags >> np.uint64(NUM_CARDS)
 
         obs = np.empty((n, OBS_SIZE), dtype=np.float32)
-        obs[:, : (_CARD_BLOCKS + 2) * NUM_CARDS] = mask_to_bool(blocks).reshape(n, -1)
+        unpack_masks_into(obs[:, : (_CARD_BLOCKS + 2) * NUM_CARDS], blocks)
         tricks = seat_view(state.tricks_won).take(cells) / np.float32(NUM_TRICKS)
         scores = seat_view(state.scores).take(cells) / np.float32(self.rules.target_score)
         for rel in range(NUM_PLAYERS):  # column by column: a [N, 3] block write loops over the short axis
