@@ -36,7 +36,6 @@ Layout (``OBS_LAYOUT``):
 """
 
 import dataclasses
-import functools
 
 import numpy as np
 
@@ -45,6 +44,7 @@ from .cards import (
     ALL_CARDS,
     CARD_BIT,
     HAND_DTYPE,
+    NO_CARD,
     NO_SUIT,
     NUM_CARDS,
     NUM_SUITS,
@@ -60,16 +60,19 @@ from .core import (
     BatchedGame,
     BatchState,
     StepResult,
+    at_seat,
     blend,
     check_choice,
     check_int,
     fill_rows,
-    flat_view,
+    game_index,
     layout_offsets,
     layout_table,
     one_hot_bits,
     one_hot_table,
     put_rows,
+    seat_lanes,
+    seat_view,
     take_rows,
 )
 
@@ -174,10 +177,8 @@ class ClassicRules:
 class ClassicState(BatchState):
     """N classic Euchre games. Seats are absolute (0..3); -1 means none.
 
-    Hands and card sets are uint32 masks (bit c set = card c). The [N, K]
-    fields must stay C-contiguous (``take`` and ``copy`` keep them so): the
-    engine updates them through flat views, and ``trick`` as one uint32 word
-    per game (byte s = seat s).
+    Hands and card sets are uint32 masks (bit c set = card c). [N, K] fields
+    are stored seat-major (see :class:`core.BatchState`).
     """
 
     keys: np.ndarray  # uint64[N] dealing stream key of each game
@@ -300,8 +301,6 @@ def _tail_table(stick_the_dealer):
 
 
 _CARD_BIT_OR_NONE = np.append(CARD_BIT, HAND_DTYPE(0))  # index -1 (no card) -> empty mask
-_BYTES = np.uint32(0x01010101)  # times a byte value: that byte in all four lanes
-_NO_CARDS_WORD = np.uint32(0xFFFFFFFF)  # a trick word with -1 (no card) in every seat's byte
 
 _CARD_BLOCKS = 16  # hand, upcard, discard, 4 played-by, 5 tricks, 4 current-trick cards
 assert OBS_OFFSETS["current_trick"][1] == _CARD_BLOCKS * NUM_CARDS
@@ -347,23 +346,6 @@ _SITTING_OUT_FLAGS = one_hot_bits(
 )
 _TRUMP_PHASE_FLAGS = one_hot_bits(one_hot_table([4, 5]), OBS_OFFSETS["trump"][0] - _FLAGS_SPLIT)
 _FLAG_BLOCK = np.uint64((1 << NUM_CARDS) - 1)
-
-
-@functools.lru_cache(maxsize=8)
-def _row_starts(num_games, width):
-    """intp[num_games]: flat index of column 0 of each row of a C-ordered [num_games, width] array."""
-    starts = np.arange(num_games, dtype=np.intp) * width
-    starts.flags.writeable = False
-    return starts
-
-
-@functools.lru_cache(maxsize=8)
-def _seat_grid(num_games):
-    """(intp[num_games * 4] row starts of a [num_games, 4] array, each repeated 4 times; offsets 0..3 tiled)."""
-    row_starts = np.repeat(_row_starts(num_games, NUM_PLAYERS), NUM_PLAYERS)
-    offsets = np.tile(np.arange(NUM_PLAYERS, dtype=np.intp), num_games)
-    row_starts.flags.writeable = offsets.flags.writeable = False
-    return row_starts, offsets
 
 
 class ClassicEuchre(BatchedGame):
@@ -492,8 +474,7 @@ class ClassicEuchre(BatchedGame):
     # ---------------------------------------------------------------- decisions
     def legal_cards(self, state):
         """uint32[N]: cards the player to act may play or discard (0 in other phases)."""
-        slots = _row_starts(len(state.player), NUM_PLAYERS) + (state.player & 3)
-        hand = flat_view(state.hands).take(slots)
+        hand = at_seat(state.hands, seat_lanes(state.player, NUM_PLAYERS))
         playable = playable_cards(hand, state.led_suit, state.trump)
         discardable = hand & ~CARD_BIT.take(state.upcard)
         return playable * (state.phase == PLAY) | discardable * (state.phase == DISCARD)
@@ -520,26 +501,22 @@ class ClassicEuchre(BatchedGame):
         """
         n = len(state.player)
         action = np.asarray(actions).astype(np.int8)
-        action_word = action.astype(HAND_DTYPE)
         phase, seat = state.phase, state.player.copy()
         playing = phase == PLAY
         passing = (phase == BIDDING) & (action == PASS)
 
         # A play or a discard takes the card out of the hand of the seat to act.
-        card_bit = (HAND_DTYPE(1) << action_word) & ALL_CARDS  # 0 for non-card actions
-        slots = _row_starts(n, NUM_PLAYERS) + (seat & 3)
-        hands = flat_view(state.hands)
-        hands[slots] = hands.take(slots) & ~card_bit
+        card_bit = (HAND_DTYPE(1) << action.astype(HAND_DTYPE)) & ALL_CARDS  # 0 for non-card actions
+        lanes = seat_lanes(seat, NUM_PLAYERS)  # bool[4, N]
+        hands = state.hands.T  # [4, N] view
+        hands &= ~(card_bit * lanes)
 
-        # Play: put the card in the seat's byte of the trick word and in the trick's
-        # cards, note the suit led.
-        play_lanes = -playing.astype(HAND_DTYPE)
-        seat_lane = (HAND_DTYPE(0xFF) << (seat.astype(HAND_DTYPE) << 3)) & play_lanes
-        trick_word = flat_view(state.trick).view(HAND_DTYPE)
-        trick_word ^= (trick_word ^ (action_word * _BYTES)) & seat_lane
-        trick_slots = _row_starts(n, NUM_TRICKS) + np.minimum(state.trick_number, NUM_TRICKS - 1)
-        trick_cards = flat_view(state.trick_cards)
-        trick_cards[trick_slots] = trick_cards.take(trick_slots) | (card_bit & play_lanes)
+        # Play: put the card in the seat's slot of the trick and in the trick's cards,
+        # note the suit led.
+        trick = state.trick.T
+        trick[...] = blend(lanes & playing, action, trick)
+        trick_cells = np.minimum(state.trick_number, NUM_TRICKS - 1).astype(np.intp) * n + game_index(n)
+        seat_view(state.trick_cards)[trick_cells] |= card_bit * playing
         state.led_suit[:] = blend(playing & (seat == state.leader), effective_suit(action, state.trump), state.led_suit)
         next_seat = _NEXT_ACTIVE.take(state.active * NUM_PLAYERS + seat)
         trick_done = np.flatnonzero(playing & (next_seat == state.leader))
@@ -572,10 +549,10 @@ class ClassicEuchre(BatchedGame):
         state.maker[games] = state.player[games]
         state.trump[games] = suits
         ordered = games[state.passes[games] < NUM_PLAYERS]
-        slots = ordered * NUM_PLAYERS + state.dealer[ordered]
+        cells = state.dealer[ordered].astype(np.intp) * len(state.player) + ordered
         upcard = CARD_BIT.take(state.upcard[ordered])
-        flat_view(state.hands)[slots] |= upcard
-        flat_view(state.held)[slots] |= upcard
+        seat_view(state.hands)[cells] |= upcard
+        seat_view(state.held)[cells] |= upcard
         state.phase[games] = ALONE
         state.phase[ordered] = DISCARD
         state.player[ordered] = state.dealer[ordered]
@@ -583,7 +560,7 @@ class ClassicEuchre(BatchedGame):
     @staticmethod
     def _apply_discard(state, games, cards):
         """The dealer's discard (already out of its hand): record it, then the maker chooses."""
-        flat_view(state.held)[games * NUM_PLAYERS + state.dealer[games]] &= ~CARD_BIT.take(cards)
+        seat_view(state.held)[state.dealer[games].astype(np.intp) * len(state.player) + games] &= ~CARD_BIT.take(cards)
         state.discard[games] = cards
         state.phase[games] = ALONE
         state.player[games] = state.maker[games]
@@ -591,7 +568,7 @@ class ClassicEuchre(BatchedGame):
     def _apply_alone(self, state, games, alone):
         """Alone (bool[M]) or with partner; then the next defender is asked or play starts."""
         seat = state.player[games]
-        flat_view(state.alone)[games * NUM_PLAYERS + seat] = alone
+        seat_view(state.alone)[seat.astype(np.intp) * len(state.player) + games] = alone
         state.active[games] &= ~(alone.astype(np.int8) << (seat + 2) % NUM_PLAYERS)  # the partner sits out
         maker_choice = seat == state.maker[games]
         starts = games
@@ -610,12 +587,10 @@ class ClassicEuchre(BatchedGame):
     @staticmethod
     def _end_tricks(state, games):
         """Resolve the full tricks of ``games``; returns the games whose fifth trick ended."""
-        trick_word = flat_view(state.trick).view(HAND_DTYPE)
-        trick = trick_word.take(games).view(np.int8).reshape(len(games), NUM_PLAYERS)
-        winner = trick_winner(trick, state.trump[games], state.led_suit[games]).astype(np.int8)
+        winner = trick_winner(take_rows(state.trick, games), state.trump[games], state.led_suit[games])
         number = state.trick_number[games]
-        flat_view(state.tricks_won)[games * NUM_PLAYERS + winner] += 1
-        trick_word[games] = _NO_CARDS_WORD
+        seat_view(state.tricks_won)[winner.astype(np.intp) * len(state.player) + games] += 1
+        fill_rows((state.trick,), games, NO_CARD)
         state.led_suit[games] = NO_SUIT
         state.leader[games] = winner
         state.player[games] = winner
@@ -632,12 +607,13 @@ class ClassicEuchre(BatchedGame):
     @staticmethod
     def _deal_result(state, games):
         """(int8[M] the team that scores, int32[M] its points) for the finished deals ``games``."""
+        n = len(state.player)
         maker = state.maker[games]
         maker_team = maker & 1
-        # tricks_won as one word per game, byte s = seat s; shift the makers' seats to bytes 0 and 2.
-        tricks = flat_view(state.tricks_won).view(HAND_DTYPE).take(games) >> (maker_team.astype(HAND_DTYPE) << 3)
-        maker_tricks = (tricks & 0xFF) + ((tricks >> 16) & 0xFF)
-        maker_alone = flat_view(state.alone).take(games * NUM_PLAYERS + maker) == 1
+        tricks = seat_view(state.tricks_won)
+        maker_cell = maker_team.astype(np.intp) * n + games
+        maker_tricks = tricks.take(maker_cell) + tricks.take(maker_cell + 2 * n)  # seats t and t + 2
+        maker_alone = seat_view(state.alone).take(maker.astype(np.intp) * n + games) == 1
         lone_defender = state.lone_defender[games] >= 0
         signed = MAKER_POINTS.take((maker_alone * 2 + lone_defender) * (NUM_TRICKS + 1) + maker_tricks)
         return maker_team ^ (signed < 0), np.abs(signed).astype(np.int32)
@@ -652,7 +628,7 @@ class ClassicEuchre(BatchedGame):
         points = np.zeros((len(ended), NUM_TEAMS), np.int32)  # thrown-in deals score nothing
         if len(scored):
             team, team_points = self._deal_result(state, scored)
-            flat_view(state.scores)[scored * NUM_TEAMS + team] += team_points
+            seat_view(state.scores)[team.astype(np.intp) * n + scored] += team_points
             points[np.arange(len(scored)), team] = team_points
             if self.reward == "points":
                 put_rows(rewards, scored, points[: len(scored), SEAT_TEAM])
@@ -664,7 +640,7 @@ class ClassicEuchre(BatchedGame):
             maker=maker,
             trump=state.trump[ended],
             upcard=state.upcard[ended],
-            maker_alone=(maker >= 0) & (flat_view(state.alone).take(ended * NUM_PLAYERS + (maker & 3)) == 1),
+            maker_alone=(maker >= 0) & (seat_view(state.alone).take((maker & 3).astype(np.intp) * n + ended) == 1),
             lone_defender=state.lone_defender[ended],
             tricks=take_rows(state.tricks_won, ended),
             points=points,
@@ -695,13 +671,13 @@ class ClassicEuchre(BatchedGame):
         seats = np.asarray(seats, dtype=np.int64)
         if seats.shape != (n,) or seats.min(initial=0) < 0 or seats.max(initial=0) >= NUM_PLAYERS:
             raise ValueError(f"seats must be int[{n}] with values 0..3, got {seats!r}")
-        rel_cells = ((seats + _RELATIVE_SEATS) & 3) + _row_starts(n, NUM_PLAYERS)  # [r, i]: relative seat r of game i
+        rel_cells = ((seats + _RELATIVE_SEATS) & 3) * n + game_index(n)  # [r, i]: relative seat r of game i
 
         def by_rel(field):  # [N, 4] per absolute seat -> [4, N] per relative seat
-            return flat_view(field).take(rel_cells)
+            return seat_view(field).take(rel_cells)
 
         blocks = np.empty((n, _CARD_BLOCKS + 4), HAND_DTYPE)
-        blocks[:, 0] = flat_view(state.hands).take(rel_cells[0])
+        blocks[:, 0] = seat_view(state.hands).take(rel_cells[0])
         blocks[:, 1] = CARD_BIT.take(state.upcard)
         blocks[:, 2] = _CARD_BIT_OR_NONE.take(state.discard) * (state.dealer == seats)
         blocks[:, 3:7] = by_rel(state.held).T & ~by_rel(state.hands).T
@@ -735,10 +711,10 @@ class ClassicEuchre(BatchedGame):
         tricks = by_rel(state.tricks_won) / np.float32(NUM_TRICKS)
         for rel_seat in range(NUM_PLAYERS):  # column by column: a [N, 4] block write loops over the short axis
             obs[:, OBS_OFFSETS["tricks_won"][0] + rel_seat] = tricks[rel_seat]
-        team_slot = _row_starts(n, NUM_TEAMS) + (seats & 1)
-        scores = flat_view(state.scores)
+        scores = seat_view(state.scores)
         target = np.float32(self.rules.target_score)
-        obs[:, OBS_OFFSETS["scores"][0]] = scores.take(team_slot) / target
-        obs[:, OBS_OFFSETS["scores"][0] + 1] = scores.take(team_slot ^ 1) / target
+        for rel_team in range(NUM_TEAMS):  # own team, then the other
+            team_cells = ((seats & 1) ^ rel_team) * n + game_index(n)
+            obs[:, OBS_OFFSETS["scores"][0] + rel_team] = scores.take(team_cells) / target
         obs[:, OBS_OFFSETS["deal_progress"][0]] = state.deal_number / np.float32(self.rules.max_deals)
         return obs

@@ -11,19 +11,16 @@ from . import dealing
 class BatchState:
     """Base for a dataclass whose every field is an array with a leading game axis (one is ``player``).
 
-    A subclass that sets ``seat_major = True`` stores its [N, K] fields column by
-    column (Fortran order): one seat's column of every game is then contiguous, and
-    the engine updates it with whole-array operations. Indexing is unchanged.
+    [N, K] fields are stored seat-major, column by column (Fortran order): one
+    seat's column of every game is then contiguous, and the engines update it
+    with whole-array operations. Indexing is unchanged.
     """
 
-    seat_major = False
-
     def __post_init__(self):
-        if self.seat_major:
-            for f in dataclasses.fields(self):
-                value = getattr(self, f.name)
-                if value.ndim == 2 and not value.flags.f_contiguous:
-                    setattr(self, f.name, np.asfortranarray(value))
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if value.ndim == 2 and not value.flags.f_contiguous:
+                setattr(self, f.name, np.asfortranarray(value))
 
     @property
     def num_games(self):
@@ -46,11 +43,12 @@ class BatchState:
             mine[index] = theirs
 
 
-def flat_view(array):
-    """The 1-D view of a C-contiguous state array (fast per-cell indexing; writes go through)."""
-    if not array.flags.c_contiguous:
-        raise ValueError(f"state array of shape {array.shape} must be C-contiguous")
-    return array.reshape(-1)
+@functools.lru_cache(maxsize=8)
+def game_index(num_games):
+    """intp[num_games] 0..num_games-1 (read-only, cached: rebuilt per step it would cost a pass)."""
+    index = np.arange(num_games, dtype=np.intp)
+    index.flags.writeable = False
+    return index
 
 
 def seat_view(array):

@@ -18,7 +18,6 @@ recall of everything that seat has seen. Layout (``OBS_LAYOUT``):
 """
 
 import dataclasses
-import functools
 
 import numpy as np
 
@@ -46,6 +45,7 @@ from .core import (
     check_choice,
     check_int,
     fill_rows,
+    game_index,
     layout_offsets,
     layout_table,
     put_rows,
@@ -165,8 +165,6 @@ class GhostState(BatchState):
     Hands are uint32 card masks (bit c set = card c held). [N, K] fields are
     stored seat-major (see :class:`core.BatchState`).
     """
-
-    seat_major = True
 
     keys: np.ndarray  # uint64[N] dealing stream key of each game
     episode: np.ndarray  # int64[N] episodes started with this key
@@ -318,14 +316,6 @@ _SEAT_FIELD_BASE = (np.arange(len(SEAT_FIELDS), dtype=np.intp) * (NUM_PLAYERS + 
 _PASS_FLAGS = _pass_flag_table()
 _TABLE_FLAGS = _table_flag_table()
 _FLAG_BLOCK = np.uint64((1 << NUM_CARDS) - 1)
-
-
-@functools.lru_cache(maxsize=8)
-def _game_index(num_games):
-    """intp[num_games] 0..num_games-1 (read-only, cached: rebuilt per step it would cost a pass)."""
-    index = np.arange(num_games, dtype=np.intp)
-    index.flags.writeable = False
-    return index
 
 
 class GhostEuchre(BatchedGame):
@@ -550,7 +540,7 @@ class GhostEuchre(BatchedGame):
         hands &= ~seat_bits
         played |= seat_bits
         trick[...] = blend(on_seat, cards, trick)
-        trick_cells = state.trick_number.astype(np.intp) * len(seat) + _game_index(len(seat))
+        trick_cells = state.trick_number.astype(np.intp) * len(seat) + game_index(len(seat))
         seat_view(state.trick_cards)[trick_cells] |= bit
         leading = playing & (seat == state.leader)
         led = effective_suit(cards, state.trump)
@@ -636,7 +626,7 @@ class GhostEuchre(BatchedGame):
         if seats.shape != (n,) or seats.min(initial=0) < 0 or seats.max(initial=0) >= NUM_PLAYERS:
             raise ValueError(f"seats must be int[{n}] with values 0..2, got {seats!r}")
         # cells[r, i]: index into the seat view of an [N, 3] field of relative seat r in game i.
-        cells = _REL_OF_SEAT.take(seats, axis=1) * n + _game_index(n)
+        cells = _REL_OF_SEAT.take(seats, axis=1) * n + game_index(n)
         blocks = np.empty((n, _CARD_BLOCKS + 2), HAND_DTYPE)
         blocks[:, 0] = seat_view(state.hands).take(cells[0])
         blocks[:, 1] = state.ghost * (state.swapper == seats)
