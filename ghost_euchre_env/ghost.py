@@ -258,7 +258,6 @@ _ACTION_TAIL_BITS = (_action_tail_table().astype(np.uint64) << np.arange(NUM_CAR
     axis=1, dtype=np.uint64
 )  # uint64[64]: the table as action bits 24..33
 
-_NEXT_SEAT = np.array([1, 2, 0], np.int8)  # clockwise
 _CARD_BLOCKS = 14  # hand, dead hand, 3 played-by, 6 tricks, 3 current-trick cards
 assert OBS_OFFSETS["current_trick"][1] == _CARD_BLOCKS * NUM_CARDS
 _CARD_BIT_OR_NONE = np.append(CARD_BIT, HAND_DTYPE(0))  # index -1 (no card) -> empty mask
@@ -269,14 +268,14 @@ _REL_OF_SEAT = (np.arange(NUM_PLAYERS)[:, None] + np.arange(NUM_PLAYERS)) % NUM_
 # as two more 24-column blocks.
 _FLAGS_START, _FLAGS_STOP = OBS_OFFSETS["swapper"][0], OBS_OFFSETS["phase"][1]
 assert _FLAGS_START == _CARD_BLOCKS * NUM_CARDS and _FLAGS_STOP - _FLAGS_START <= 2 * NUM_CARDS
-SEAT_FIELDS = ("swapper", "declarer", "dealer", "leader", "bid 3", "bid 4", "bid 5", "moon")  # 3 columns each
-assert OBS_OFFSETS["bids"][1] - _FLAGS_START == len(SEAT_FIELDS) * NUM_PLAYERS
+_SEAT_FIELDS = ("swapper", "declarer", "dealer", "leader", "bid 3", "bid 4", "bid 5", "moon")  # 3 columns each
+assert OBS_OFFSETS["bids"][1] - _FLAGS_START == len(_SEAT_FIELDS) * NUM_PLAYERS
 
 
 def _seat_flag_table():
     """uint64[8 * 12]: [field i, (seat + 1) * 3 + observer] -> the bit of the seat relative to the observer."""
-    table = np.zeros((len(SEAT_FIELDS), NUM_PLAYERS + 1, NUM_PLAYERS), np.uint64)
-    for field in range(len(SEAT_FIELDS)):
+    table = np.zeros((len(_SEAT_FIELDS), NUM_PLAYERS + 1, NUM_PLAYERS), np.uint64)
+    for field in range(len(_SEAT_FIELDS)):
         for seat in range(NUM_PLAYERS):
             for observer in range(NUM_PLAYERS):
                 table[field, seat + 1, observer] = 1 << (field * NUM_PLAYERS + (seat - observer) % NUM_PLAYERS)
@@ -312,10 +311,15 @@ def _table_flag_table():
 
 
 _SEAT_FLAGS = _seat_flag_table()
-_SEAT_FIELD_BASE = (np.arange(len(SEAT_FIELDS), dtype=np.intp) * (NUM_PLAYERS + 1) * NUM_PLAYERS)[:, None]
+_SEAT_FIELD_BASE = (np.arange(len(_SEAT_FIELDS), dtype=np.intp) * (NUM_PLAYERS + 1) * NUM_PLAYERS)[:, None]
 _PASS_FLAGS = _pass_flag_table()
 _TABLE_FLAGS = _table_flag_table()
 _FLAG_BLOCK = np.uint64((1 << NUM_CARDS) - 1)
+
+
+def _next_seat(seat):
+    """int8[M]: the seat clockwise of each seat (int8[M], 0..2); arithmetic, cheaper than a lookup."""
+    return seat + 1 - NUM_PLAYERS * (seat == NUM_PLAYERS - 1)
 
 
 class GhostEuchre(BatchedGame):
@@ -419,7 +423,7 @@ class GhostEuchre(BatchedGame):
         put_rows(state.hands, games, dealt[:, :NUM_PLAYERS])
         state.ghost[games] = dealt[:, NUM_PLAYERS]
         state.phase[games] = AUCTION
-        state.player[games] = _NEXT_SEAT.take(state.dealer[games])
+        state.player[games] = _next_seat(state.dealer[games])
         for field in (state.high_bid, state.trick_number):
             field[games] = 0
         for field in (state.swapper, state.declarer, state.trump, state.leader, state.led_suit):
@@ -500,11 +504,12 @@ class GhostEuchre(BatchedGame):
         declarer = state.declarer[games]
         if self.rules.auction == "single_round":  # each seat acts once, clockwise from the dealer's left
             ended = (seat == state.dealer[games]) | (state.high_bid[games] == MOON_LEVEL)
-            state.player[games] = seat + 1 - NUM_PLAYERS * (seat == NUM_PLAYERS - 1)
+            state.player[games] = _next_seat(seat)
         else:  # open: the seats that have not passed, but the high bidder, act in turn
             may_act = (take_rows(state.passed_at, games) < 0).reshape(-1)  # [M * 3]
             rows = np.arange(len(games)) * NUM_PLAYERS
-            first, second = _NEXT_SEAT.take(seat), _NEXT_SEAT.take(_NEXT_SEAT.take(seat))
+            first = _next_seat(seat)
+            second = _next_seat(first)
             first_may = may_act[rows + first] & (first != declarer)
             second_may = may_act[rows + second] & (second != declarer)
             ended = (state.high_bid[games] == MOON_LEVEL) | ~(first_may | second_may)
@@ -545,7 +550,7 @@ class GhostEuchre(BatchedGame):
         leading = playing & (seat == state.leader)
         led = effective_suit(cards, state.trump)
         state.led_suit[:] = blend(leading, led, state.led_suit)
-        next_seat = seat + 1 - NUM_PLAYERS * (seat == NUM_PLAYERS - 1)
+        next_seat = _next_seat(seat)
         state.player[:] = blend(playing, next_seat, seat)
 
         done = playing & (next_seat == state.leader)
@@ -634,7 +639,7 @@ class GhostEuchre(BatchedGame):
         blocks[:, 5:11] = state.trick_cards
         blocks[:, 11:14] = _CARD_BIT_OR_NONE.take(seat_view(state.trick).take(cells)).T
 
-        seat_fields = np.empty((len(SEAT_FIELDS), n), np.intp)  # absolute seat or -1
+        seat_fields = np.empty((len(_SEAT_FIELDS), n), np.intp)  # absolute seat or -1
         seat_fields[0] = state.swapper
         seat_fields[1] = state.declarer
         seat_fields[2] = state.dealer

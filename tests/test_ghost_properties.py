@@ -162,7 +162,9 @@ def test_golden_playthrough():
     assert playthrough(7) == GOLDEN.read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("engine", [GhostEuchre(target_score=8), ClassicEuchre(target_score=3)], ids=["ghost", "classic"])
+@pytest.mark.parametrize(
+    "engine", [GhostEuchre(target_score=8), ClassicEuchre(target_score=3)], ids=["ghost", "classic"]
+)
 def test_auto_reset_step_equals_step_then_next_episodes(engine):
     with_reset = engine.init(stream_keys(5, 64))
     by_hand = with_reset.copy()
