@@ -53,7 +53,6 @@ from .cards import (
     effective_suit,
     playable_cards,
     trick_winner,
-    unpack_bits,
     unpack_masks_into,
 )
 from .core import (
@@ -484,10 +483,6 @@ class ClassicEuchre(BatchedGame):
         code = (state.phase.astype(np.int16) * (2 * NUM_PLAYERS + 1) + state.passes) * NUM_SUITS + (state.upcard & 3)
         return self.legal_cards(state) | self._tail.take(code)
 
-    def legal_mask(self, state):
-        """bool[N, 31]: legal actions of the player to act (all False when OVER)."""
-        return unpack_bits(self.legal_bits(state), NUM_ACTIONS)
-
     def step(self, state, actions, auto_reset=False):
         """Apply one legal action per game (int[N]), in place; returns a StepResult.
 
@@ -668,9 +663,7 @@ class ClassicEuchre(BatchedGame):
         one pass; then the 7 fractional columns.
         """
         n = len(state.player)
-        seats = np.asarray(seats, dtype=np.int64)
-        if seats.shape != (n,) or seats.min(initial=0) < 0 or seats.max(initial=0) >= NUM_PLAYERS:
-            raise ValueError(f"seats must be int[{n}] with values 0..3, got {seats!r}")
+        seats = self._check_seats(seats, n)
         rel_cells = ((seats + _RELATIVE_SEATS) & 3) * n + game_index(n)  # [r, i]: relative seat r of game i
 
         def by_rel(field):  # [N, 4] per absolute seat -> [4, N] per relative seat

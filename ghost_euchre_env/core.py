@@ -6,6 +6,7 @@ import functools
 import numpy as np
 
 from . import dealing
+from .cards import unpack_bits
 
 
 class BatchState:
@@ -131,13 +132,25 @@ def blend(condition, if_true, if_false):
 class BatchedGame:
     """Episode bookkeeping shared by the engines.
 
-    A subclass sets ``num_players``, ``over_phase`` and ``rules`` (with
-    ``max_deals``), parses one chosen deal in
-    ``_parse_deal(deal, game, number)`` and deals in ``_start_deals(state, games)``.
+    A subclass sets ``num_players``, ``num_actions``, ``over_phase`` and ``rules``
+    (with ``max_deals``), computes ``legal_bits(state)``, parses one chosen deal
+    in ``_parse_deal(deal, game, number)`` and deals in ``_start_deals(state, games)``.
     """
 
     num_players = 0
+    num_actions = 0
     over_phase = -1
+
+    def legal_mask(self, state):
+        """bool[N, A]: legal actions of the player to act (all False when OVER); ``legal_bits`` unpacked."""
+        return unpack_bits(self.legal_bits(state), self.num_actions)
+
+    def _check_seats(self, seats, num_games):
+        """Observer seats as int64[N]; ValueError unless int[N] with values 0..S-1."""
+        seats = np.asarray(seats, dtype=np.int64)
+        if seats.shape != (num_games,) or seats.min(initial=0) < 0 or seats.max(initial=0) >= self.num_players:
+            raise ValueError(f"seats must be int[{num_games}] with values 0..{self.num_players - 1}, got {seats!r}")
+        return seats
 
     def start_episodes(self, state, games, options=None):
         """Start a new episode (scores 0, first deal dealt) in games ``games`` (int[M]).

@@ -33,7 +33,6 @@ from .cards import (
     effective_suit,
     playable_cards,
     trick_winner,
-    unpack_bits,
     unpack_masks_into,
 )
 from .core import (
@@ -449,10 +448,6 @@ class GhostEuchre(BatchedGame):
         code = state.phase * 16 + state.high_bid * 2 + can_swap  # (NumPy's int8 shifts are slow)
         return self._legal_cards(state, lanes).astype(np.uint64) | _ACTION_TAIL_BITS.take(code)
 
-    def legal_mask(self, state):
-        """bool[N, 34]: legal actions of the player to act (all False when OVER)."""
-        return unpack_bits(self.legal_bits(state), NUM_ACTIONS)
-
     def step(self, state, actions, auto_reset=False):
         """Apply one legal action per game (int[N]), in place; returns a StepResult.
 
@@ -627,9 +622,7 @@ class GhostEuchre(BatchedGame):
         one pass; then the 7 fractional columns.
         """
         n = state.num_games
-        seats = np.asarray(seats, dtype=np.int64)
-        if seats.shape != (n,) or seats.min(initial=0) < 0 or seats.max(initial=0) >= NUM_PLAYERS:
-            raise ValueError(f"seats must be int[{n}] with values 0..2, got {seats!r}")
+        seats = self._check_seats(seats, n)
         # cells[r, i]: index into the seat view of an [N, 3] field of relative seat r in game i.
         cells = _REL_OF_SEAT.take(seats, axis=1) * n + game_index(n)
         blocks = np.empty((n, _CARD_BLOCKS + 2), HAND_DTYPE)
