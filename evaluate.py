@@ -176,7 +176,10 @@ def _deal_stats(variant, deals, seat_player):
         made = (declarer >= 0) & (taken >= np.minimum(deals.bid, 6))
         return players, deals.points, declarer, made, deals.bid == 6, deals.swapper.astype(np.int64)
     declarer = np.where(deals.thrown_in, -1, deals.maker).astype(np.int64)
-    team_tricks = deals.tricks[:, SEAT_TEAM == 0].sum(axis=1), deals.tricks[:, SEAT_TEAM == 1].sum(axis=1)
+    team_tricks = (
+        deals.tricks[:, SEAT_TEAM == 0].sum(axis=1),
+        deals.tricks[:, SEAT_TEAM == 1].sum(axis=1),
+    )
     maker_team = SEAT_TEAM[np.maximum(declarer, 0)]
     made = (declarer >= 0) & (np.where(maker_team == 0, *team_tricks) >= 3)
     points = deals.points[:, SEAT_TEAM]  # team points shown at every seat of the team
@@ -243,34 +246,56 @@ class MatchResult:
 
     def table(self):
         """The per-player results as a text table."""
-        header = ["player", "games", "wins", "win rate [95% CI]", "pts/deal", "contracts (made)",
-                  "moons (made)", "swaps", "final score", "rating mu±sigma"]
+        header = [
+            "player",
+            "games",
+            "wins",
+            "win rate [95% CI]",
+            "pts/deal",
+            "contracts (made)",
+            "moons (made)",
+            "swaps",
+            "final score",
+            "rating mu±sigma",
+        ]
         rows = [header]
         for p in self.players:
             lo, hi = p["win_rate_ci95"]
             made = p["contract_success_rate"]
             rating = p["rating"]
-            rows.append([
-                p["name"], str(p["games"]), str(p["wins"]),
-                f"{p['win_rate']:6.1%} [{lo:.1%}, {hi:.1%}]",
-                f"{p['mean_points_per_deal']:+.3f}",
-                f"{p['contracts']} ({'-' if made is None else f'{made:.0%}'})",
-                f"{p['moons']} ({p['moons_made']})", str(p["swaps"]),
-                f"{p['mean_final_score']:.1f}",
-                "-" if rating is None else f"{rating['mu']:.1f}±{rating['sigma']:.1f}",
-            ])
+            rows.append(
+                [
+                    p["name"],
+                    str(p["games"]),
+                    str(p["wins"]),
+                    f"{p['win_rate']:6.1%} [{lo:.1%}, {hi:.1%}]",
+                    f"{p['mean_points_per_deal']:+.3f}",
+                    f"{p['contracts']} ({'-' if made is None else f'{made:.0%}'})",
+                    f"{p['moons']} ({p['moons_made']})",
+                    str(p["swaps"]),
+                    f"{p['mean_final_score']:.1f}",
+                    "-" if rating is None else f"{rating['mu']:.1f}±{rating['sigma']:.1f}",
+                ]
+            )
         widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
-        lines = ["  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))) for r in rows]
+        lines = [
+            "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths)))
+            for r in rows
+        ]
         lines.insert(1, "-" * len(lines[0]))
-        info = (f"{self.variant}, {len(self.sequence)} games ({int(self.sequence.max()) + 1} deal sequences x "
-                f"{len(self.sequence) // (int(self.sequence.max()) + 1)} seatings), episode={self.episode}, "
-                f"seed={self.seed}, {self.deals} deals, {self.decisions} decisions, {self.wall_time_s:.1f} s")
+        info = (
+            f"{self.variant}, {len(self.sequence)} games ({int(self.sequence.max()) + 1} deal sequences x "
+            f"{len(self.sequence) // (int(self.sequence.max()) + 1)} seatings), episode={self.episode}, "
+            f"seed={self.seed}, {self.deals} deals, {self.decisions} decisions, {self.wall_time_s:.1f} s"
+        )
         return "\n".join([info] + lines)
 
 
 def _player_seed(seed, index):
     """The seed of player ``index``'s policy, derived from the match seed."""
-    return int(np.random.SeedSequence([seed, index]).generate_state(1, np.uint64)[0] >> np.uint64(1))
+    return int(
+        np.random.SeedSequence([seed, index]).generate_state(1, np.uint64)[0] >> np.uint64(1)
+    )
 
 
 def _build_players(players, game, seed):
@@ -305,8 +330,16 @@ def _act(policies, names, seat_player, obs, mask, player):
     return actions
 
 
-def run_match(players, variant="ghost", games=300, seed=0, episode="game", rules=None, num_envs=None,
-              progress=False):
+def run_match(
+    players,
+    variant="ghost",
+    games=300,
+    seed=0,
+    episode="game",
+    rules=None,
+    num_envs=None,
+    progress=False,
+):
     """Play a duplicate-deal match and return a :class:`MatchResult`.
 
     players: one spec string or Policy per seat (3 for ghost, 4 for classic);
@@ -318,7 +351,9 @@ def run_match(players, variant="ghost", games=300, seed=0, episode="game", rules
     check_int("seed", seed, 0)
     game = make_game(variant, episode, rules)
     if len(players) != game.num_players:
-        raise ValueError(f"{variant} needs {game.num_players} players (one per seat), got {len(players)}")
+        raise ValueError(
+            f"{variant} needs {game.num_players} players (one per seat), got {len(players)}"
+        )
     policies, names, specs = _build_players(players, game, seed)
     sequence, seat_player = seatings(variant, games)
     num_seatings = len(sequence) // (int(sequence[-1]) + 1)
@@ -348,7 +383,9 @@ def run_match(players, variant="ghost", games=300, seed=0, episode="game", rules
             result = game.step(state, actions)
             decisions += len(alive)
             if len(result.deals.game):
-                deal_records.append(dataclasses.replace(result.deals, game=alive[result.deals.game]))
+                deal_records.append(
+                    dataclasses.replace(result.deals, game=alive[result.deals.game])
+                )
             done = result.terminated | result.truncated
             if done.any():
                 finished = alive[done]
@@ -366,22 +403,38 @@ def run_match(players, variant="ghost", games=300, seed=0, episode="game", rules
     wall = time.perf_counter() - start
 
     deals = _concat_deals(deal_records)
-    stats = _player_stats(variant, names, specs, deals, sequence, seat_player, final_scores, winner_seat)
+    stats = _player_stats(
+        variant, names, specs, deals, sequence, seat_player, final_scores, winner_seat
+    )
     rated = len(set(specs)) > 1
     ratings = _ratings(variant, seat_player, final_scores) if rated else [None] * len(names)
     for entry, rating in zip(stats, ratings):
         entry["rating"] = rating
     return MatchResult(
-        variant=variant, episode=episode, rules=dataclasses.asdict(game.rules), seed=seed, players=stats,
-        sequence=sequence, seat_player=seat_player, keys=keys, final_scores=final_scores,
-        winner_seat=winner_seat, truncated=truncated, deals=len(deals.game), redeals=int(deals.thrown_in.sum()),
-        decisions=decisions, wall_time_s=wall, rating_model=RATING_MODEL if rated else None,
+        variant=variant,
+        episode=episode,
+        rules=dataclasses.asdict(game.rules),
+        seed=seed,
+        players=stats,
+        sequence=sequence,
+        seat_player=seat_player,
+        keys=keys,
+        final_scores=final_scores,
+        winner_seat=winner_seat,
+        truncated=truncated,
+        deals=len(deals.game),
+        redeals=int(deals.thrown_in.sum()),
+        decisions=decisions,
+        wall_time_s=wall,
+        rating_model=RATING_MODEL if rated else None,
     )
 
 
 def _concat_deals(records):
     fields = dataclasses.fields(records[0])
-    return type(records[0])(**{f.name: np.concatenate([getattr(r, f.name) for r in records]) for f in fields})
+    return type(records[0])(
+        **{f.name: np.concatenate([getattr(r, f.name) for r in records]) for f in fields}
+    )
 
 
 def _player_stats(variant, names, specs, deals, sequence, seat_player, final_scores, winner_seat):
@@ -410,23 +463,27 @@ def _player_stats(variant, names, specs, deals, sequence, seat_player, final_sco
     for p in range(num_players):
         wins = won[:, p]
         lo, hi = clustered_win_ci(wins, sequence)
-        stats.append({
-            "name": names[p],
-            "spec": specs[p],
-            "games": total,
-            "wins": int(wins.sum()),
-            "win_rate": float(wins.mean()),
-            "win_rate_ci95": [lo, hi],
-            "mean_points_per_deal": float(point_sums[p] / max(deals_of[p], 1)),
-            "deals": int(deals_of[p]),
-            "contracts": int(contracts[p]),
-            "contracts_made": int(contracts_made[p]),
-            "contract_success_rate": float(contracts_made[p] / contracts[p]) if contracts[p] else None,
-            "moons": int(moons[p]),
-            "moons_made": int(moons_made[p]),
-            "swaps": int(swaps[p]),
-            "mean_final_score": float(final_scores[np.arange(total), seat_of[:, p]].mean()),
-        })
+        stats.append(
+            {
+                "name": names[p],
+                "spec": specs[p],
+                "games": total,
+                "wins": int(wins.sum()),
+                "win_rate": float(wins.mean()),
+                "win_rate_ci95": [lo, hi],
+                "mean_points_per_deal": float(point_sums[p] / max(deals_of[p], 1)),
+                "deals": int(deals_of[p]),
+                "contracts": int(contracts[p]),
+                "contracts_made": int(contracts_made[p]),
+                "contract_success_rate": float(contracts_made[p] / contracts[p])
+                if contracts[p]
+                else None,
+                "moons": int(moons[p]),
+                "moons_made": int(moons_made[p]),
+                "swaps": int(swaps[p]),
+                "mean_final_score": float(final_scores[np.arange(total), seat_of[:, p]].mean()),
+            }
+        )
     return stats
 
 
@@ -452,7 +509,9 @@ def _ratings(variant, seat_player, final_scores):
         for team, new in zip(members[g], updated):
             for p, rating in zip(team, new):
                 ratings[p] = rating
-    return [{"mu": float(r.mu), "sigma": float(r.sigma), "ordinal": float(r.ordinal())} for r in ratings]
+    return [
+        {"mu": float(r.mu), "sigma": float(r.sigma), "ordinal": float(r.ordinal())} for r in ratings
+    ]
 
 
 # ----------------------------------------------------------------------- output
@@ -470,9 +529,27 @@ def _write_atomic(path, write):
         raise
 
 
-CSV_COLUMNS = ("name", "spec", "games", "wins", "win_rate", "win_rate_ci95_lo", "win_rate_ci95_hi",
-               "mean_points_per_deal", "deals", "contracts", "contracts_made", "contract_success_rate",
-               "moons", "moons_made", "swaps", "mean_final_score", "rating_mu", "rating_sigma", "rating_ordinal")
+CSV_COLUMNS = (
+    "name",
+    "spec",
+    "games",
+    "wins",
+    "win_rate",
+    "win_rate_ci95_lo",
+    "win_rate_ci95_hi",
+    "mean_points_per_deal",
+    "deals",
+    "contracts",
+    "contracts_made",
+    "contract_success_rate",
+    "moons",
+    "moons_made",
+    "swaps",
+    "mean_final_score",
+    "rating_mu",
+    "rating_sigma",
+    "rating_ordinal",
+)
 
 
 def write_json(result, path):
@@ -486,9 +563,14 @@ def write_csv(result, path):
     writer.writerow(CSV_COLUMNS)
     for p in result.players:
         rating = p["rating"] or {}
-        flat = dict(p, win_rate_ci95_lo=p["win_rate_ci95"][0], win_rate_ci95_hi=p["win_rate_ci95"][1],
-                    rating_mu=rating.get("mu"), rating_sigma=rating.get("sigma"),
-                    rating_ordinal=rating.get("ordinal"))
+        flat = dict(
+            p,
+            win_rate_ci95_lo=p["win_rate_ci95"][0],
+            win_rate_ci95_hi=p["win_rate_ci95"][1],
+            rating_mu=rating.get("mu"),
+            rating_sigma=rating.get("sigma"),
+            rating_ordinal=rating.get("ordinal"),
+        )
         writer.writerow(["" if flat[c] is None else flat[c] for c in CSV_COLUMNS])
     _write_atomic(path, lambda f: f.write(text.getvalue().encode()))
 
@@ -518,7 +600,9 @@ def write_plot(result, path):
 
 
 # -------------------------------------------------------------------- human play
-def play_interactive(players, variant="ghost", games=1, seed=0, episode="game", rules=None, out=print):
+def play_interactive(
+    players, variant="ghost", games=1, seed=0, episode="game", rules=None, out=print
+):
     """Play ``games`` games one at a time with seats in the given order, narrating every move.
 
     For matches with a ``human`` player: no duplicate seating. Returns the final
@@ -526,7 +610,9 @@ def play_interactive(players, variant="ghost", games=1, seed=0, episode="game", 
     """
     game = make_game(variant, episode, rules)
     if len(players) != game.num_players:
-        raise ValueError(f"{variant} needs {game.num_players} players (one per seat), got {len(players)}")
+        raise ValueError(
+            f"{variant} needs {game.num_players} players (one per seat), got {len(players)}"
+        )
     policies, names, _ = _build_players(players, game, seed)
     results = []
     for number, key in enumerate(dealing.stream_keys(seed, games)):
@@ -550,20 +636,36 @@ def play_interactive(players, variant="ghost", games=1, seed=0, episode="game", 
 
 # -------------------------------------------------------------------------- CLI
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("players", nargs="+", metavar="SPEC", help="one policy spec per seat")
     parser.add_argument("--variant", choices=VARIANTS, default="ghost")
-    parser.add_argument("--games", type=int, default=None,
-                        help="total games, rounded up to whole deal sequences (default 300; 1 with a human)")
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=None,
+        help="total games, rounded up to whole deal sequences (default 300; 1 with a human)",
+    )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--episode", choices=EPISODES, default="game", help="full games (default) or single deals")
-    parser.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
-                        help="rules option of the engine, e.g. --rule auction=open (repeatable)")
-    parser.add_argument("--num-envs", type=int, default=None, help="most games stepped at once (default: all)")
+    parser.add_argument(
+        "--episode", choices=EPISODES, default="game", help="full games (default) or single deals"
+    )
+    parser.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="rules option of the engine, e.g. --rule auction=open (repeatable)",
+    )
+    parser.add_argument(
+        "--num-envs", type=int, default=None, help="most games stepped at once (default: all)"
+    )
     parser.add_argument("--json", metavar="FILE", help="write the results as JSON")
     parser.add_argument("--csv", metavar="FILE", help="write one CSV row per player")
-    parser.add_argument("--plot", metavar="FILE", help="write a PNG of the win rates with 95%% intervals")
+    parser.add_argument(
+        "--plot", metavar="FILE", help="write a PNG of the win rates with 95%% intervals"
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser.parse_args(argv)
 
@@ -584,12 +686,22 @@ def main(argv=None):
         rules = _parse_rules(args.rule)
         if any(split_spec(spec)[0] == "human" for spec in args.players):
             try:
-                play_interactive(args.players, args.variant, args.games or 1, args.seed, args.episode, rules)
+                play_interactive(
+                    args.players, args.variant, args.games or 1, args.seed, args.episode, rules
+                )
             except HumanQuit:
                 print("\nGame abandoned.")
             return 0
-        result = run_match(args.players, args.variant, args.games or 300, args.seed, args.episode, rules,
-                           args.num_envs, progress=not args.quiet)
+        result = run_match(
+            args.players,
+            args.variant,
+            args.games or 300,
+            args.seed,
+            args.episode,
+            rules,
+            args.num_envs,
+            progress=not args.quiet,
+        )
     except ValueError as error:
         print(f"evaluate.py: error: {error}", file=sys.stderr)
         return 2

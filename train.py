@@ -180,11 +180,28 @@ class TrainConfig:
         if self.reward == "win" and self.episode != "game":
             raise ValueError("reward='win' needs episode='game' (a single deal has no winner)")
         check("activation", self.activation in ("relu", "tanh"), "'relu' or 'tanh'")
-        for name in ("num_envs", "num_steps", "minibatch_size", "update_epochs", "pool_size", "snapshot_every",
-                     "torch_threads", "rollout_threads", "total_steps"):
+        for name in (
+            "num_envs",
+            "num_steps",
+            "minibatch_size",
+            "update_epochs",
+            "pool_size",
+            "snapshot_every",
+            "torch_threads",
+            "rollout_threads",
+            "total_steps",
+        ):
             check(name, getattr(self, name) >= 1, "at least 1")
-        for name in ("eval_every", "eval_games", "final_eval_games", "checkpoint_every", "keep_checkpoints",
-                     "seed", "eval_seed", "bidding_warmup_steps"):
+        for name in (
+            "eval_every",
+            "eval_games",
+            "final_eval_games",
+            "checkpoint_every",
+            "keep_checkpoints",
+            "seed",
+            "eval_seed",
+            "bidding_warmup_steps",
+        ):
             check(name, getattr(self, name) >= 0, "at least 0")
         check("opponent_share", 0 <= self.opponent_share < 1, "in [0, 1)")
         check("heuristic_share", 0 <= self.heuristic_share <= 1, "in [0, 1]")
@@ -195,9 +212,14 @@ class TrainConfig:
         for name in ("ent_coef", "vf_coef", "imitation_coef"):
             check(name, getattr(self, name) >= 0, "at least 0")
         check("target_kl", self.target_kl is None or self.target_kl > 0, "null or positive")
-        check("hidden_sizes", len(self.hidden_sizes) >= 1 and min(self.hidden_sizes) >= 1,
-              "a non-empty list of positive ints")
-        check("name", os.sep not in self.name and self.name not in (".", ".."), "a plain folder name")
+        check(
+            "hidden_sizes",
+            len(self.hidden_sizes) >= 1 and min(self.hidden_sizes) >= 1,
+            "a non-empty list of positive ints",
+        )
+        check(
+            "name", os.sep not in self.name and self.name not in (".", ".."), "a plain folder name"
+        )
 
 
 # ----------------------------------------------------------------------------- config loading
@@ -205,18 +227,27 @@ def field_docs():
     """{field: docstring} of TrainConfig, read from the string that follows each field in this file."""
     with open(__file__, encoding="utf-8") as handle:
         tree = ast.parse(handle.read())
-    (body,) = [node.body for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "TrainConfig"]
+    (body,) = [
+        node.body
+        for node in tree.body
+        if isinstance(node, ast.ClassDef) and node.name == "TrainConfig"
+    ]
     return {
         node.target.id: after.value.value
         for node, after in zip(body, body[1:])
-        if isinstance(node, ast.AnnAssign) and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
+        if isinstance(node, ast.AnnAssign)
+        and isinstance(after, ast.Expr)
+        and isinstance(after.value, ast.Constant)
     }
 
 
 def _check_type(name, value, kind, source):
     """value converted to the field type ``kind``, or ValueError naming the field and the expected type."""
+
     def fail(expected):
-        raise ValueError(f"{source}: {name} must be {expected}, got {value!r} ({type(value).__name__})")
+        raise ValueError(
+            f"{source}: {name} must be {expected}, got {value!r} ({type(value).__name__})"
+        )
 
     if typing.get_origin(kind) in (typing.Union, types.UnionType):
         if value is None:
@@ -225,21 +256,29 @@ def _check_type(name, value, kind, source):
     if kind is bool:
         return value if isinstance(value, bool) else fail("true or false")
     if kind is int:
-        return value if isinstance(value, int) and not isinstance(value, bool) else fail("an integer")
+        return (
+            value if isinstance(value, int) and not isinstance(value, bool) else fail("an integer")
+        )
     if kind is float:
         if isinstance(value, str):  # YAML 1.1 reads 3e-4 (no dot) as a string
             try:
                 return float(value)
             except ValueError:
                 fail("a number")
-        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else fail("a number")
+        return (
+            float(value)
+            if isinstance(value, (int, float)) and not isinstance(value, bool)
+            else fail("a number")
+        )
     if kind is str:
         return value if isinstance(value, str) else fail("a string")
     if kind is dict:
         ok = isinstance(value, dict) and all(isinstance(k, str) for k in value)
         return dict(value) if ok else fail("a mapping such as {auction: open}")
     if typing.get_origin(kind) is tuple:
-        ok = isinstance(value, (list, tuple)) and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        ok = isinstance(value, (list, tuple)) and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in value
+        )
         return tuple(value) if ok else fail("a list of integers such as [256, 256]")
     raise TypeError(f"field {name}: unsupported annotation {kind!r}")
 
@@ -247,11 +286,15 @@ def _check_type(name, value, kind, source):
 def make_config(values, source="config"):
     """A checked TrainConfig from {field: value}; unknown keys and wrong types raise ValueError."""
     if not isinstance(values, dict):
-        raise ValueError(f"{source}: expected a mapping of config fields, got {type(values).__name__}")
+        raise ValueError(
+            f"{source}: expected a mapping of config fields, got {type(values).__name__}"
+        )
     hints = typing.get_type_hints(TrainConfig)
     unknown = sorted(set(values) - set(hints))
     if unknown:
-        raise ValueError(f"{source}: unknown config key(s) {unknown}; valid keys are {sorted(hints)}")
+        raise ValueError(
+            f"{source}: unknown config key(s) {unknown}; valid keys are {sorted(hints)}"
+        )
     return TrainConfig(**{k: _check_type(k, v, hints[k], source) for k, v in values.items()})
 
 
@@ -276,14 +319,21 @@ RESUME_FIXED = ("num_envs", "episode", "reward", "rules", "pool_size", "hidden_s
 def parse_args(argv=None):
     """-> (TrainConfig, resume path or None, config file stem for the run name)."""
     parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0], allow_abbrev=False,
+        description=__doc__.split("\n\n")[0],
+        allow_abbrev=False,
         epilog="Values are YAML: 1000, 3e-4, true, [256, 256], {auction: open}.",
     )
-    parser.add_argument("--config", help=f"YAML config file (default {os.path.relpath(DEFAULT_CONFIG)})")
-    parser.add_argument("--resume", metavar="CHECKPOINT", help="continue the run saved in this checkpoint")
+    parser.add_argument(
+        "--config", help=f"YAML config file (default {os.path.relpath(DEFAULT_CONFIG)})"
+    )
+    parser.add_argument(
+        "--resume", metavar="CHECKPOINT", help="continue the run saved in this checkpoint"
+    )
     docs = field_docs()
     for field in dataclasses.fields(TrainConfig):
-        parser.add_argument(f"--{field.name}", default=argparse.SUPPRESS, metavar="VALUE", help=docs[field.name])
+        parser.add_argument(
+            f"--{field.name}", default=argparse.SUPPRESS, metavar="VALUE", help=docs[field.name]
+        )
     args = vars(parser.parse_args(argv))
     config_path, resume = args.pop("config"), args.pop("resume")
     try:
@@ -293,7 +343,9 @@ def parse_args(argv=None):
     try:
         if resume is not None:
             if config_path is not None:
-                parser.error("--resume uses the checkpoint's config; pass changes as --FIELD VALUE, not --config")
+                parser.error(
+                    "--resume uses the checkpoint's config; pass changes as --FIELD VALUE, not --config"
+                )
             values = read_checkpoint(resume)["config"]
             stem = values.get("name", "")
         else:
@@ -306,7 +358,9 @@ def parse_args(argv=None):
         parser.error(str(error))
     changed = [k for k in RESUME_FIXED if getattr(base, k) != getattr(config, k)]
     if resume is not None and changed:
-        parser.error(f"--resume cannot change {changed}: the checkpoint's network, games and pool depend on them")
+        parser.error(
+            f"--resume cannot change {changed}: the checkpoint's network, games and pool depend on them"
+        )
     return config, resume, stem
 
 
@@ -316,15 +370,22 @@ def state_to_tensors(state):
     out = {}
     for field in dataclasses.fields(state):
         array = np.ascontiguousarray(getattr(state, field.name))
-        out[field.name] = (array.dtype.str, list(array.shape), torch.from_numpy(array.reshape(-1).view(np.uint8).copy()))
+        out[field.name] = (
+            array.dtype.str,
+            list(array.shape),
+            torch.from_numpy(array.reshape(-1).view(np.uint8).copy()),
+        )
     return out
 
 
 def state_from_tensors(state_class, saved):
     """Inverse of :func:`state_to_tensors`."""
-    return state_class(**{
-        name: tensor.numpy().view(np.dtype(dtype)).reshape(shape).copy() for name, (dtype, shape, tensor) in saved.items()
-    })
+    return state_class(
+        **{
+            name: tensor.numpy().view(np.dtype(dtype)).reshape(shape).copy()
+            for name, (dtype, shape, tensor) in saved.items()
+        }
+    )
 
 
 def read_checkpoint(path):
@@ -366,14 +427,28 @@ class DealStats:
 
     def __init__(self):
         self.counts = dict.fromkeys(
-            ("seat_deals", "declared", "made", "moons", "swaps", "points", "deals", "thrown_in",
-             "seat_games", "games_won"), 0)
+            (
+                "seat_deals",
+                "declared",
+                "made",
+                "moons",
+                "swaps",
+                "points",
+                "deals",
+                "thrown_in",
+                "seat_games",
+                "games_won",
+            ),
+            0,
+        )
 
     def add_deals(self, deals, roles):
         learner = roles[deals.game] == LEARNER  # bool[M, 3]
         seats = np.arange(3)
         declarer = learner & (deals.declarer[:, None] == seats)
-        moon = deals.bid == MOON_LEVEL  # bid is 6 for a moon, so "made" is tricks >= bid at every level
+        moon = (
+            deals.bid == MOON_LEVEL
+        )  # bid is 6 for a moon, so "made" is tricks >= bid at every level
         c = self.counts
         c["deals"] += len(deals.game)
         c["thrown_in"] += int(deals.thrown_in.sum())
@@ -418,7 +493,9 @@ def act_opponents(actions, roles_now, obs, mask, pool, heuristic, config, genera
         if config.opponent_sample:
             actions[games] = sample_actions(masked_log_probs(logits, mask_t), generator).numpy()
         else:
-            actions[games] = logits.masked_fill(~mask_t, torch.finfo(logits.dtype).min).argmax(-1).numpy()
+            actions[games] = (
+                logits.masked_fill(~mask_t, torch.finfo(logits.dtype).min).argmax(-1).numpy()
+            )
 
 
 class RolloutBuffer:
@@ -488,7 +565,7 @@ class RolloutBuffer:
         Steps are processed from the last, so a row's successor (always at a
         later step) is ready when the row is computed.
         """
-        values, rewards = self.value[:self.count], self.reward[:self.count]
+        values, rewards = self.value[: self.count], self.reward[: self.count]
         advantages = np.zeros(self.count, np.float32)
         for t in range(len(self.step_starts) - 2, -1, -1):
             rows = np.arange(self.step_starts[t], self.step_starts[t + 1])
@@ -508,8 +585,14 @@ def evaluate_policy(model, game, opponent, games, config):
     import evaluate  # lazily: evaluation is optional and has its own dependencies
 
     policy = PPOPolicy(game, model, seed=config.eval_seed, name="ppo")
-    result = evaluate.run_match([policy, opponent, opponent], variant="ghost", games=games, seed=config.eval_seed,
-                                episode="game", rules=dict(config.rules) or None)
+    result = evaluate.run_match(
+        [policy, opponent, opponent],
+        variant="ghost",
+        games=games,
+        seed=config.eval_seed,
+        episode="game",
+        rules=dict(config.rules) or None,
+    )
     return result.players[0]
 
 
@@ -517,7 +600,9 @@ def main(argv=None):
     config, resume, config_stem = parse_args(argv)
     checkpoint = read_checkpoint(resume) if resume else None
     if not config.name:
-        config = dataclasses.replace(config, name=f"{config_stem}__{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}")
+        config = dataclasses.replace(
+            config, name=f"{config_stem}__{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
+        )
     run_dir = os.path.join(config.runs_dir, config.name)
 
     # --- seeding: every random choice below draws from these three generators
@@ -529,16 +614,27 @@ def main(argv=None):
 
     # --- environment, network, optimizer, opponents
     engine_reward = "win" if config.reward == "win" else "points"
-    venv = GhostEuchreVec(config.num_envs, seed=config.seed, episode=config.episode, reward=engine_reward,
-                          **config.rules)
+    venv = GhostEuchreVec(
+        config.num_envs,
+        seed=config.seed,
+        episode=config.episode,
+        reward=engine_reward,
+        **config.rules,
+    )
     game = venv.game
     model = ActorCritic(game.obs_size, game.num_actions, config.hidden_sizes, config.activation)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate, eps=1e-5, fused=True)
-    pool = [copy.deepcopy(model) for _ in range(config.pool_size)]  # slot 0 holds the initial network
+    pool = [
+        copy.deepcopy(model) for _ in range(config.pool_size)
+    ]  # slot 0 holds the initial network
     pool_added = 1  # snapshots taken so far; slot = number % pool_size
     heuristic = None
-    if (config.heuristic_share > 0 and config.opponent_share > 0) or config.bidding_warmup_steps > 0:
-        from agents import make_policy  # lazily: only needed with heuristic opponents or bidding warm-up
+    if (
+        config.heuristic_share > 0 and config.opponent_share > 0
+    ) or config.bidding_warmup_steps > 0:
+        from agents import (
+            make_policy,
+        )  # lazily: only needed with heuristic opponents or bidding warm-up
 
         heuristic = make_policy("heuristic", game, seed=config.seed)
     obs, mask, player = venv.reset()
@@ -564,31 +660,56 @@ def main(argv=None):
         torch.set_rng_state(checkpoint["rng"]["torch"])
         if heuristic is not None and "heuristic" in checkpoint["rng"]:
             heuristic.rng.bit_generator.state = checkpoint["rng"]["heuristic"]
-        update, global_step, learner_step = checkpoint["update"], checkpoint["global_step"], checkpoint["learner_step"]
+        update, global_step, learner_step = (
+            checkpoint["update"],
+            checkpoint["global_step"],
+            checkpoint["learner_step"],
+        )
     for slot in pool:
         slot.requires_grad_(False)
 
     def save_checkpoint(path):
-        rng_state = {"numpy": np_rng.bit_generator.state, "sample": sample_gen.get_state(),
-                     "torch": torch.get_rng_state()}
+        rng_state = {
+            "numpy": np_rng.bit_generator.state,
+            "sample": sample_gen.get_state(),
+            "torch": torch.get_rng_state(),
+        }
         if heuristic is not None and hasattr(heuristic, "rng"):
             rng_state["heuristic"] = heuristic.rng.bit_generator.state
-        atomic_torch_save({
-            "format": CHECKPOINT_FORMAT, "config": dataclasses.asdict(config),
-            "model": model.state_dict(), "model_config": dict(model.config), "optimizer": optimizer.state_dict(),
-            "pool": [slot.state_dict() for slot in pool], "pool_added": pool_added,
-            "env_state": state_to_tensors(venv.state), "roles": torch.from_numpy(roles.copy()), "rng": rng_state,
-            "update": update, "global_step": global_step, "learner_step": learner_step,
-        }, path)
+        atomic_torch_save(
+            {
+                "format": CHECKPOINT_FORMAT,
+                "config": dataclasses.asdict(config),
+                "model": model.state_dict(),
+                "model_config": dict(model.config),
+                "optimizer": optimizer.state_dict(),
+                "pool": [slot.state_dict() for slot in pool],
+                "pool_added": pool_added,
+                "env_state": state_to_tensors(venv.state),
+                "roles": torch.from_numpy(roles.copy()),
+                "rng": rng_state,
+                "update": update,
+                "global_step": global_step,
+                "learner_step": learner_step,
+            },
+            path,
+        )
 
     from torch.utils.tensorboard import SummaryWriter
 
     os.makedirs(run_dir, exist_ok=True)
     writer = SummaryWriter(run_dir)
-    writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(
-        f"|{k}|{v}|" for k, v in dataclasses.asdict(config).items()), global_step)
-    print(f"run {run_dir}: {num_updates} updates of {batch_size} decisions"
-          + (f", resuming after update {update}" if checkpoint else ""), flush=True)
+    writer.add_text(
+        "hyperparameters",
+        "|param|value|\n|-|-|\n"
+        + "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(config).items()),
+        global_step,
+    )
+    print(
+        f"run {run_dir}: {num_updates} updates of {batch_size} decisions"
+        + (f", resuming after update {update}" if checkpoint else ""),
+        flush=True,
+    )
 
     buf = RolloutBuffer(batch_size, game.obs_size, game.num_actions, config.num_envs)
     game_index = np.arange(config.num_envs)
@@ -597,7 +718,9 @@ def main(argv=None):
     if config.progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=num_updates, initial=update, unit="update", dynamic_ncols=True, file=sys.stdout)
+        bar = tqdm(
+            total=num_updates, initial=update, unit="update", dynamic_ncols=True, file=sys.stdout
+        )
 
     while update < num_updates:
         tick = time.perf_counter()
@@ -610,7 +733,9 @@ def main(argv=None):
         # --- rollout: every game makes one decision per step
         for _ in range(config.num_steps):
             role_now = roles[game_index, player]
-            if global_step < config.bidding_warmup_steps:  # the heuristic bids and names trump for the learner
+            if (
+                global_step < config.bidding_warmup_steps
+            ):  # the heuristic bids and names trump for the learner
                 taught = np.flatnonzero((role_now == LEARNER) & ~mask[:, PLAY_CARDS].any(axis=1))
                 role_now = role_now.copy()
                 role_now[taught] = config.pool_size + 1
@@ -653,7 +778,9 @@ def main(argv=None):
         if len(pending_games):
             pending_obs = game.observe(venv.state.take(pending_games), pending_seats)
             with torch.no_grad():
-                buf.set_bootstrap(pending_games, pending_seats, model.value(torch.from_numpy(pending_obs)).numpy())
+                buf.set_bootstrap(
+                    pending_games, pending_seats, model.value(torch.from_numpy(pending_obs)).numpy()
+                )
         advantages, returns = buf.advantages(config.gamma, config.gae_lambda)
 
         # --- PPO update over the learner decisions
@@ -664,15 +791,24 @@ def main(argv=None):
         b_logprobs = torch.from_numpy(buf.logprob[:count])
         b_values = torch.from_numpy(buf.value[:count])
         b_advantages, b_returns = torch.from_numpy(advantages), torch.from_numpy(returns)
-        lesson_obs, lesson_mask, lesson_actions = (torch.from_numpy(np.concatenate(x)) for x in zip(*lessons)) \
-            if lessons else (None, None, torch.zeros(0, dtype=torch.int64))
-        lesson_size = -(-len(lesson_actions) * config.minibatch_size // max(count, 1))  # same share per minibatch
+        lesson_obs, lesson_mask, lesson_actions = (
+            (torch.from_numpy(np.concatenate(x)) for x in zip(*lessons))
+            if lessons
+            else (None, None, torch.zeros(0, dtype=torch.int64))
+        )
+        lesson_size = -(
+            -len(lesson_actions) * config.minibatch_size // max(count, 1)
+        )  # same share per minibatch
         clipfracs, approx_kl, imitation_loss = [], torch.zeros(()), torch.zeros(())
         for _epoch in range(config.update_epochs):
             order = torch.from_numpy(np_rng.permutation(count))
-            lesson_order = torch.from_numpy(np_rng.permutation(len(lesson_actions))) if len(lesson_actions) else None
+            lesson_order = (
+                torch.from_numpy(np_rng.permutation(len(lesson_actions)))
+                if len(lesson_actions)
+                else None
+            )
             for number, start in enumerate(range(0, count, config.minibatch_size)):
-                mb = order[start:start + config.minibatch_size]
+                mb = order[start : start + config.minibatch_size]
                 logits, new_value = model(b_obs[mb])
                 log_probs = masked_log_probs(logits, b_mask[mb])
                 new_logprob = log_probs.gather(1, b_actions[mb][:, None]).squeeze(1)
@@ -685,20 +821,34 @@ def main(argv=None):
                 mb_adv = b_advantages[mb]
                 if config.norm_adv and len(mb) > 1:
                     mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
-                pg_loss = torch.max(-mb_adv * ratio,
-                                    -mb_adv * ratio.clamp(1 - config.clip_coef, 1 + config.clip_coef)).mean()
+                pg_loss = torch.max(
+                    -mb_adv * ratio,
+                    -mb_adv * ratio.clamp(1 - config.clip_coef, 1 + config.clip_coef),
+                ).mean()
                 if config.clip_vloss:
-                    clipped = b_values[mb] + (new_value - b_values[mb]).clamp(-config.clip_coef, config.clip_coef)
-                    v_loss = 0.5 * torch.max((new_value - b_returns[mb]) ** 2, (clipped - b_returns[mb]) ** 2).mean()
+                    clipped = b_values[mb] + (new_value - b_values[mb]).clamp(
+                        -config.clip_coef, config.clip_coef
+                    )
+                    v_loss = (
+                        0.5
+                        * torch.max(
+                            (new_value - b_returns[mb]) ** 2, (clipped - b_returns[mb]) ** 2
+                        ).mean()
+                    )
                 else:
                     v_loss = 0.5 * ((new_value - b_returns[mb]) ** 2).mean()
                 entropy_loss = entropy.mean()
                 loss = pg_loss - config.ent_coef * entropy_loss + config.vf_coef * v_loss
-                lb = lesson_order[number * lesson_size:(number + 1) * lesson_size] if lesson_order is not None else []
+                lb = (
+                    lesson_order[number * lesson_size : (number + 1) * lesson_size]
+                    if lesson_order is not None
+                    else []
+                )
                 if len(lb):
                     lesson_logits, _ = model(lesson_obs[lb])
-                    imitation_loss = torch.nn.functional.cross_entropy(mask_logits(lesson_logits, lesson_mask[lb]),
-                                                                       lesson_actions[lb])
+                    imitation_loss = torch.nn.functional.cross_entropy(
+                        mask_logits(lesson_logits, lesson_mask[lb]), lesson_actions[lb]
+                    )
                     loss = loss + config.imitation_coef * imitation_loss
                 optimizer.zero_grad()
                 loss.backward()
@@ -714,7 +864,11 @@ def main(argv=None):
             pool[pool_added % config.pool_size].load_state_dict(model.state_dict())
             pool_added += 1
         var_returns = returns.var()
-        explained_var = float("nan") if var_returns == 0 else 1 - (returns - buf.value[:count]).var() / var_returns
+        explained_var = (
+            float("nan")
+            if var_returns == 0
+            else 1 - (returns - buf.value[:count]).var() / var_returns
+        )
         auction = buf.mask[:count, PASS]  # PASS is legal only in the auction
         bids = (buf.action[:count] >= BID_3) & (buf.action[:count] <= MOON)
         sps = int((global_step - start_step) / train_time)
@@ -730,10 +884,14 @@ def main(argv=None):
             "losses/clipfrac": float(np.mean(clipfracs)),
             "losses/explained_variance": float(explained_var),
             "losses/imitation_loss": imitation_loss.item(),
-            "euchre/bid_rate": float(bids[auction & (buf.action[:count] != SWAP)].mean()) if auction.any() else float("nan"),
+            "euchre/bid_rate": float(bids[auction & (buf.action[:count] != SWAP)].mean())
+            if auction.any()
+            else float("nan"),
             **stats.rates(),
         }
-        evaluate_now = config.eval_every and update % config.eval_every == 0 and update < num_updates
+        evaluate_now = (
+            config.eval_every and update % config.eval_every == 0 and update < num_updates
+        )
         torch.set_num_threads(config.rollout_threads)
         if evaluate_now:
             for opponent in ("heuristic", "random"):
@@ -750,30 +908,45 @@ def main(argv=None):
             bar.set_postfix(progress, refresh=False)
             bar.update(1)
         elif evaluate_now or update % 10 == 0:
-            print(f"update {update}/{num_updates}, {global_step} decisions: "
-                  + ", ".join(f"{k} {v}" for k, v in progress.items()), flush=True)
-        if config.checkpoint_every and update % config.checkpoint_every == 0 and update < num_updates:
+            print(
+                f"update {update}/{num_updates}, {global_step} decisions: "
+                + ", ".join(f"{k} {v}" for k, v in progress.items()),
+                flush=True,
+            )
+        if (
+            config.checkpoint_every
+            and update % config.checkpoint_every == 0
+            and update < num_updates
+        ):
             save_checkpoint(os.path.join(run_dir, "checkpoints", f"update_{update:06d}.pt"))
             saved = sorted(os.listdir(os.path.join(run_dir, "checkpoints")))
-            for old in saved[:-config.keep_checkpoints] if config.keep_checkpoints else []:
+            for old in saved[: -config.keep_checkpoints] if config.keep_checkpoints else []:
                 os.remove(os.path.join(run_dir, "checkpoints", old))
     if bar is not None:
         bar.close()
 
     save_checkpoint(os.path.join(run_dir, "final.pt"))
     save_policy(os.path.join(run_dir, "policy.pt"), model)
-    print(f"{global_step} decisions ({learner_step} by the learner) in {train_time:.0f} s of rollouts and updates: "
-          f"{(global_step - start_step) / max(train_time, 1e-9):,.0f} decisions/s; saved {run_dir}/final.pt and policy.pt")
+    print(
+        f"{global_step} decisions ({learner_step} by the learner) in {train_time:.0f} s of rollouts and updates: "
+        f"{(global_step - start_step) / max(train_time, 1e-9):,.0f} decisions/s; saved {run_dir}/final.pt and policy.pt"
+    )
 
     # --- final evaluation table
     if config.final_eval_games:
-        print(f"\nevaluation: greedy policy vs two copies of each opponent, {config.final_eval_games} duplicate games")
-        print(f"{'opponents':<12} {'games':>6} {'win rate':>9} {'95% interval':>17} {'points/deal':>12}")
+        print(
+            f"\nevaluation: greedy policy vs two copies of each opponent, {config.final_eval_games} duplicate games"
+        )
+        print(
+            f"{'opponents':<12} {'games':>6} {'win rate':>9} {'95% interval':>17} {'points/deal':>12}"
+        )
         for opponent in ("heuristic", "random"):
             row = evaluate_policy(model, game, opponent, config.final_eval_games, config)
             low, high = row["win_rate_ci95"]
-            print(f"{opponent:<12} {row['games']:>6} {row['win_rate']:>9.3f} {f'[{low:.3f}, {high:.3f}]':>17} "
-                  f"{row['mean_points_per_deal']:>12.2f}")
+            print(
+                f"{opponent:<12} {row['games']:>6} {row['win_rate']:>9.3f} {f'[{low:.3f}, {high:.3f}]':>17} "
+                f"{row['mean_points_per_deal']:>12.2f}"
+            )
             writer.add_scalar(f"eval/final_win_rate_vs_{opponent}", row["win_rate"], global_step)
     writer.close()
     return run_dir

@@ -73,9 +73,25 @@ SUITS = np.arange(NUM_SUITS)
 # Trump ranks from the top: right bower, left bower, A, K, Q, T, 9 (rank ids).
 _TRUMP_RANKS = (5, 4, 3, 1, 0)  # A, K, Q, T, 9
 _OFF_RANKS = (5, 4, 3, 2, 1, 0)  # A, K, Q, J, T, 9
-ROLE_NAMES = ("right", "left", "A", "K", "Q", "T", "9", "off A", "off K", "off Q", "off J", "off T", "off 9")
+ROLE_NAMES = (
+    "right",
+    "left",
+    "A",
+    "K",
+    "Q",
+    "T",
+    "9",
+    "off A",
+    "off K",
+    "off Q",
+    "off J",
+    "off T",
+    "off 9",
+)
 # Expected tricks as declarer per card role (same order as ROLE_NAMES).
-ROLE_VALUE = np.array([1.55, 1.01, 0.82, 0.73, 0.65, 0.6, 0.6, 0.65, 0.15, -0.01, -0.05, -0.11, -0.12], np.float32)
+ROLE_VALUE = np.array(
+    [1.55, 1.01, 0.82, 0.73, 0.65, 0.6, 0.6, 0.65, 0.15, -0.01, -0.05, -0.11, -0.12], np.float32
+)
 VOID_VALUE = 0.4  # per off-suit void, when holding at least two trumps
 
 
@@ -105,9 +121,15 @@ LEAD_STRENGTH = STRENGTH[SUITS[:, None], EFF, np.arange(NUM_CARDS)]
 TRUMP_CARDS = np.argsort(-np.where(IS_TRUMP, LEAD_STRENGTH, -1), axis=1, kind="stable")[:, :7]
 # Matrices for hand @ matrix (hand float32[N, 24]):
 CARD_VALUE = ROLE_VALUE[ROLE].T.copy()  # [24, 4]: value of card c with trump t
-SUIT_COLUMNS = np.eye(NUM_SUITS * NUM_SUITS, dtype=np.float32)[SUITS[:, None] * NUM_SUITS + EFF].sum(axis=0)  # [24, 16]
-SUIT_TO_TRUMP = np.repeat(np.eye(NUM_SUITS, dtype=np.float32), NUM_SUITS, axis=0)  # [16, 4]: sum over suits
-TRUMP_COLUMNS = np.array([t * NUM_SUITS + t for t in SUITS])  # columns of SUIT_COLUMNS counting trumps
+SUIT_COLUMNS = np.eye(NUM_SUITS * NUM_SUITS, dtype=np.float32)[
+    SUITS[:, None] * NUM_SUITS + EFF
+].sum(axis=0)  # [24, 16]
+SUIT_TO_TRUMP = np.repeat(
+    np.eye(NUM_SUITS, dtype=np.float32), NUM_SUITS, axis=0
+)  # [16, 4]: sum over suits
+TRUMP_COLUMNS = np.array(
+    [t * NUM_SUITS + t for t in SUITS]
+)  # columns of SUIT_COLUMNS counting trumps
 OFF_NON_ACE = ((ROLE >= ROLE_NAMES.index("off K")).T).astype(np.float32)  # [24, 4]
 OFF_KING = ((ROLE == ROLE_NAMES.index("off K")).T).astype(np.float32)  # [24, 4]
 ACE_OF = 5 * NUM_SUITS + CARD_SUIT  # int[24]: the ace of card c's printed suit
@@ -118,14 +140,18 @@ def _beaters_table():
     table = np.zeros((NUM_SUITS, NUM_CARDS), HAND_DTYPE)
     for trump in SUITS:
         for card in range(NUM_CARDS):
-            higher = (EFF[trump] == EFF[trump, card]) & (LEAD_STRENGTH[trump] > LEAD_STRENGTH[trump, card])
+            higher = (EFF[trump] == EFF[trump, card]) & (
+                LEAD_STRENGTH[trump] > LEAD_STRENGTH[trump, card]
+            )
             table[trump, card] = CARD_BIT[higher].sum()
     return table
 
 
 BEATERS = _beaters_table()
 # Throw-off cost: off-suit cards by rank (0..5), +10 when boss, +20 when trump (+ trump strength).
-THROW_COST = np.where(IS_TRUMP, 20 + LEAD_STRENGTH.astype(np.int16), CARD_RANK[None, :]).astype(np.int16)
+THROW_COST = np.where(IS_TRUMP, 20 + LEAD_STRENGTH.astype(np.int16), CARD_RANK[None, :]).astype(
+    np.int16
+)
 _NEVER = np.int16(9999)
 
 
@@ -182,9 +208,16 @@ class GhostHeuristic(Policy):
     def act(self, obs, mask):
         actions = np.zeros(len(obs), np.int64)
         start, _ = ghost.OBS_OFFSETS["phase"]
-        phase = np.select([obs[:, start + ghost.TRUMP] > 0.5, obs[:, start + ghost.PLAY] > 0.5],
-                          [ghost.TRUMP, ghost.PLAY], ghost.AUCTION)
-        for code, rule in ((ghost.AUCTION, self._auction), (ghost.TRUMP, self._trump), (ghost.PLAY, self._play)):
+        phase = np.select(
+            [obs[:, start + ghost.TRUMP] > 0.5, obs[:, start + ghost.PLAY] > 0.5],
+            [ghost.TRUMP, ghost.PLAY],
+            ghost.AUCTION,
+        )
+        for code, rule in (
+            (ghost.AUCTION, self._auction),
+            (ghost.TRUMP, self._trump),
+            (ghost.PLAY, self._play),
+        ):
             rows = np.flatnonzero(phase == code)
             if len(rows) == 0:
                 continue
@@ -220,7 +253,8 @@ class GhostHeuristic(Policy):
 
     def _play(self, obs, mask):
         hand, dead, played_by, current, trump, leader, declarer = _fields(
-            obs, "hand", "dead_hand", "played_by", "current_trick", "trump", "leader", "declarer")
+            obs, "hand", "dead_hand", "played_by", "current_trick", "trump", "leader", "declarer"
+        )
         n = len(hand)
         legal = mask[:, :NUM_CARDS]
         hand = hand > 0.5
@@ -231,11 +265,19 @@ class GhostHeuristic(Policy):
         is_trump = IS_TRUMP[trump]
         trumps_unseen = (unseen & is_trump).any(axis=1)
 
-        in_trick = (current[:, :NUM_CARDS] + current[:, NUM_CARDS:2 * NUM_CARDS] + current[:, 2 * NUM_CARDS:]) > 0.5
+        in_trick = (
+            current[:, :NUM_CARDS]
+            + current[:, NUM_CARDS : 2 * NUM_CARDS]
+            + current[:, 2 * NUM_CARDS :]
+        ) > 0.5
         position = in_trick.sum(axis=1)  # 0 leading, 1 second, 2 last
-        led_card = current.reshape(n, 3, NUM_CARDS)[np.arange(n), leader.argmax(axis=1)].argmax(axis=1)
+        led_card = current.reshape(n, 3, NUM_CARDS)[np.arange(n), leader.argmax(axis=1)].argmax(
+            axis=1
+        )
         led = EFFECTIVE_SUIT[trump, led_card]
-        if getattr(self.game.rules, "allow_renege", False):  # the mask allows reneges: never play one
+        if getattr(
+            self.game.rules, "allow_renege", False
+        ):  # the mask allows reneges: never play one
             follow = legal & (EFF[trump] == led[:, None]) & (position > 0)[:, None]
             legal = np.where(follow.any(axis=1)[:, None], follow, legal)
         strength = STRENGTH[trump, led, :NUM_CARDS]  # [N, 24] under the led suit
@@ -336,11 +378,16 @@ class ClassicHeuristic(Policy):
         order_value = np.where(dealer == 0, own_take, tricks[rows, up_suit] + sign * up_value)
         order = mask[rows, classic.SUIT_CLUBS + up_suit] & (order_value >= self.order_above)
         # Round 2: the best legal suit.
-        suit_legal = mask[:, classic.SUIT_CLUBS:classic.SUIT_CLUBS + NUM_SUITS]
+        suit_legal = mask[:, classic.SUIT_CLUBS : classic.SUIT_CLUBS + NUM_SUITS]
         named = np.where(suit_legal, tricks, -np.inf).argmax(axis=1)
-        name = suit_legal.any(axis=1) & ~mask[rows, classic.SUIT_CLUBS + up_suit] & (
-            (tricks[rows, named] >= self.name_above) | ~mask[:, classic.PASS])
-        return np.select([order, name], [classic.SUIT_CLUBS + up_suit, classic.SUIT_CLUBS + named], classic.PASS)
+        name = (
+            suit_legal.any(axis=1)
+            & ~mask[rows, classic.SUIT_CLUBS + up_suit]
+            & ((tricks[rows, named] >= self.name_above) | ~mask[:, classic.PASS])
+        )
+        return np.select(
+            [order, name], [classic.SUIT_CLUBS + up_suit, classic.SUIT_CLUBS + named], classic.PASS
+        )
 
     def _discard(self, obs, mask):
         hand, trump = self._get(obs, "hand", "trump")
@@ -359,7 +406,16 @@ class ClassicHeuristic(Policy):
 
     def _play(self, obs, mask):
         hand, discard, played_by, current, trump, leader, maker, sitting_out = self._get(
-            obs, "hand", "discard", "played_by", "current_trick", "trump", "leader", "maker", "sitting_out")
+            obs,
+            "hand",
+            "discard",
+            "played_by",
+            "current_trick",
+            "trump",
+            "leader",
+            "maker",
+            "sitting_out",
+        )
         n = len(hand)
         rows = np.arange(n)
         legal = mask[:, :NUM_CARDS]
@@ -377,7 +433,9 @@ class ClassicHeuristic(Policy):
         players = 4 - (sitting_out > 0.5).sum(axis=1)
         led_card = trick[rows, leader.argmax(axis=1)].argmax(axis=1)
         strength = STRENGTH[trump, EFFECTIVE_SUIT[trump, led_card], :NUM_CARDS]
-        seat_strength = np.where(trick, strength[:, None, :], -1).max(axis=2)  # [N, 4] by relative seat
+        seat_strength = np.where(trick, strength[:, None, :], -1).max(
+            axis=2
+        )  # [N, 4] by relative seat
         best = seat_strength.max(axis=1)
         partner_winning = (position > 0) & (seat_strength[:, 2] == best)
         partner_card = trick[:, 2].argmax(axis=1)
@@ -391,15 +449,17 @@ class ClassicHeuristic(Policy):
         boss_trump = legal & is_trump & boss
         boss_off = legal & ~is_trump & boss
         highest = 27 - lead_strength
-        return _first_rule((
-            (leading & making & trumps_unseen, boss_trump, highest),
-            (leading, boss_off, highest),
-            (leading & ~making, boss_trump, highest),
-            (partner_safe, legal, throw),
-            (position > 0, beats & boss, strength),
-            (position > 0, beats, strength),
-            (True, legal, throw),
-        ))
+        return _first_rule(
+            (
+                (leading & making & trumps_unseen, boss_trump, highest),
+                (leading, boss_off, highest),
+                (leading & ~making, boss_trump, highest),
+                (partner_safe, legal, throw),
+                (position > 0, beats & boss, strength),
+                (position > 0, beats, strength),
+                (True, legal, throw),
+            )
+        )
 
 
 def heuristic_policy(game, seed=None):
@@ -408,4 +468,6 @@ def heuristic_policy(game, seed=None):
         return GhostHeuristic(game, seed)
     if isinstance(game, classic.ClassicEuchre):
         return ClassicHeuristic(game, seed)
-    raise ValueError(f"no heuristic for {type(game).__name__}; expected GhostEuchre or ClassicEuchre")
+    raise ValueError(
+        f"no heuristic for {type(game).__name__}; expected GhostEuchre or ClassicEuchre"
+    )

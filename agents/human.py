@@ -44,8 +44,13 @@ def action_name(game, action):
         return f"suit {card_name(action - classic.SUIT_CLUBS)[1]} ({SUIT_WORDS[action - classic.SUIT_CLUBS]})"
     if ghost.TRUMP_CLUBS <= action < ghost.TRUMP_CLUBS + 4:
         return f"trump {card_name(action - ghost.TRUMP_CLUBS)[1]} ({SUIT_WORDS[action - ghost.TRUMP_CLUBS]})"
-    return {ghost.BID_3: "bid 3", ghost.BID_4: "bid 4", ghost.BID_5: "bid 5", ghost.MOON: "moon",
-            ghost.SWAP: "swap"}[action]
+    return {
+        ghost.BID_3: "bid 3",
+        ghost.BID_4: "bid 4",
+        ghost.BID_5: "bid 5",
+        ghost.MOON: "moon",
+        ghost.SWAP: "swap",
+    }[action]
 
 
 def parse_move(game, text, legal):
@@ -109,7 +114,9 @@ class HumanPolicy(Policy):
             action = parse_move(self.game, text, legal)
             if action is not None:
                 return action
-            self.write(f"Not a legal move: {text.strip()!r}. Enter a number 1..{len(legal)} or a move's name.")
+            self.write(
+                f"Not a legal move: {text.strip()!r}. Enter a number 1..{len(legal)} or a move's name."
+            )
 
     def describe(self, obs):
         """What this seat sees, as a few lines of text (from the observation only)."""
@@ -139,7 +146,11 @@ class HumanPolicy(Policy):
             lines.append(f"Maker: {relative[int(field('maker').argmax())]}")
         trick = field("current_trick").reshape(len(relative), NUM_CARDS)
         if trick.any():
-            played = [f"{relative[r]} {card_name(int(trick[r].argmax()))}" for r in range(len(relative)) if trick[r].any()]
+            played = [
+                f"{relative[r]} {card_name(int(trick[r].argmax()))}"
+                for r in range(len(relative))
+                if trick[r].any()
+            ]
             lines.append(f"Trick so far: {', '.join(played)}")
         scale = self.game.rules.target_score
         if _is_classic(self.game):
@@ -147,7 +158,9 @@ class HumanPolicy(Policy):
             lines.append(f"Scores: your team {scores[0]}, other team {scores[1]}")
         else:
             scores = np.rint(field("scores") * scale).astype(int)
-            lines.append("Scores: " + ", ".join(f"{relative[r]} {scores[r]}" for r in range(len(relative))))
+            lines.append(
+                "Scores: " + ", ".join(f"{relative[r]} {scores[r]}" for r in range(len(relative)))
+            )
         return "\n".join(lines)
 
 
@@ -193,10 +206,18 @@ class Narrator:
             else:
                 points = ", ".join(str(int(p)) for p in deals.points[0])
                 scores = ", ".join(str(int(s)) for s in deals.scores[0])
-                self.write(f"  deal over: tricks {tricks.tolist()}, points {points}; scores {scores}")
+                self.write(
+                    f"  deal over: tricks {tricks.tolist()}, points {points}; scores {scores}"
+                )
         elif (state.tricks_won[0] != self.tricks).any():
-            self.write(f"  trick won by {self._seat(int(np.flatnonzero(state.tricks_won[0] - self.tricks)[0]))}")
+            self.write(
+                f"  trick won by {self._seat(int(np.flatnonzero(state.tricks_won[0] - self.tricks)[0]))}"
+            )
         if result.terminated[0] or result.truncated[0]:
             scores = deals.scores[0] if len(deals.game) else state.scores[0]
-            how = "game over" if result.terminated[0] else f"game cut at {self.game.rules.max_deals} deals"
+            how = (
+                "game over"
+                if result.terminated[0]
+                else f"game cut at {self.game.rules.max_deals} deals"
+            )
             self.write(f"=== {how}: final scores {', '.join(str(int(s)) for s in scores)} ===")

@@ -50,7 +50,15 @@ class PIMCPolicy(Policy):
 
     name = "pimc"
 
-    def __init__(self, game, seed=None, samples=64, rollout="heuristic", objective="relative", max_games=32768):
+    def __init__(
+        self,
+        game,
+        seed=None,
+        samples=64,
+        rollout="heuristic",
+        objective="relative",
+        max_games=32768,
+    ):
         super().__init__(game, seed)
         if not isinstance(game, GhostEuchre):
             raise ValueError(f"pimc plays Ghost Hand Euchre only; got a {type(game).__name__}")
@@ -58,7 +66,9 @@ class PIMCPolicy(Policy):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"pimc: {key} must be an int >= 1, got {value!r}")
         if objective not in OBJECTIVES:
-            raise ValueError(f"pimc: objective must be one of {list(OBJECTIVES)}, got {objective!r}")
+            raise ValueError(
+                f"pimc: objective must be one of {list(OBJECTIVES)}, got {objective!r}"
+            )
         if rollout not in ("heuristic", "random"):
             raise ValueError(f"pimc: rollout must be 'heuristic' or 'random', got {rollout!r}")
         from .specs import make_policy  # late import: specs imports the policy modules by name
@@ -66,7 +76,9 @@ class PIMCPolicy(Policy):
         self.samples = int(samples)
         self.objective = objective
         self.max_games = int(max_games)
-        self.playout_game = GhostEuchre(episode="deal", reward="points", **dataclasses.asdict(game.rules))
+        self.playout_game = GhostEuchre(
+            episode="deal", reward="points", **dataclasses.asdict(game.rules)
+        )
         self.rollout = make_policy(rollout, self.playout_game, seed=int(self.rng.integers(2**63)))
         self.name = f"pimc(samples={self.samples})"
 
@@ -101,7 +113,10 @@ class PIMCPolicy(Policy):
             game_row = np.repeat(rows, num_worlds)
             game_world = np.tile(np.arange(num_worlds), len(rows))
             state = world_states(
-                self.playout_game, knowledge, hands[game_row, game_world], out_of_play[game_row, game_world],
+                self.playout_game,
+                knowledge,
+                hands[game_row, game_world],
+                out_of_play[game_row, game_world],
                 rows=game_row,
             )
             totals = self._play_out(state, np.repeat(acts, num_worlds))
@@ -142,5 +157,7 @@ class PIMCPolicy(Policy):
             actions = self.rollout.act(game.observe(state, state.player.astype(np.int64)), mask)
         elif len(choice):
             sub = state.take(choice)
-            actions[choice] = self.rollout.act(game.observe(sub, sub.player.astype(np.int64)), mask[choice])
+            actions[choice] = self.rollout.act(
+                game.observe(sub, sub.player.astype(np.int64)), mask[choice]
+            )
         return actions

@@ -43,7 +43,9 @@ class ActorCritic(nn.Module):
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {activation!r}")
         if not hidden_sizes or any(not isinstance(h, int) or h < 1 for h in hidden_sizes):
-            raise ValueError(f"hidden_sizes must be a non-empty list of positive ints, got {hidden_sizes!r}")
+            raise ValueError(
+                f"hidden_sizes must be a non-empty list of positive ints, got {hidden_sizes!r}"
+            )
         self.config = {
             "obs_size": int(obs_size),
             "num_actions": int(num_actions),
@@ -90,7 +92,11 @@ def sample_actions(log_probs, generator=None):
 
 def save_policy(path, model):
     """Write the network alone (state dict and config) to ``path``, atomically."""
-    payload = {"format": POLICY_FORMAT, "model": model.state_dict(), "model_config": dict(model.config)}
+    payload = {
+        "format": POLICY_FORMAT,
+        "model": model.state_dict(),
+        "model_config": dict(model.config),
+    }
     atomic_torch_save(payload, path)
 
 
@@ -116,12 +122,16 @@ def load_model(path):
     except Exception as error:  # corrupt file, not a torch file, or unsafe content
         raise ValueError(f"cannot read PPO checkpoint {path!r}: {error}") from None
     if not isinstance(payload, dict) or "model" not in payload or "model_config" not in payload:
-        raise ValueError(f"{path!r} is not a PPO checkpoint of train.py (expected keys 'model' and 'model_config')")
+        raise ValueError(
+            f"{path!r} is not a PPO checkpoint of train.py (expected keys 'model' and 'model_config')"
+        )
     try:
         model = ActorCritic(**payload["model_config"])
         model.load_state_dict(payload["model"])
     except (TypeError, RuntimeError) as error:  # config or weights that do not fit this network
-        raise ValueError(f"PPO checkpoint {path!r} does not fit agents.ppo.ActorCritic: {error}") from None
+        raise ValueError(
+            f"PPO checkpoint {path!r} does not fit agents.ppo.ActorCritic: {error}"
+        ) from None
     model.eval()
     return model
 
@@ -137,7 +147,10 @@ class PPOPolicy(Policy):
 
     def __init__(self, game, model, seed=None, sample=False, name=None):
         super().__init__(game, seed)
-        if model.config["obs_size"] != game.obs_size or model.config["num_actions"] != game.num_actions:
+        if (
+            model.config["obs_size"] != game.obs_size
+            or model.config["num_actions"] != game.num_actions
+        ):
             raise ValueError(
                 f"network expects obs_size={model.config['obs_size']}, num_actions={model.config['num_actions']}; "
                 f"this variant has obs_size={game.obs_size}, num_actions={game.num_actions}"

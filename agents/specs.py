@@ -19,8 +19,10 @@ import re
 
 from .base import Policy
 
-EXPECTED = ("random, heuristic, human, pimc, ppo:PATH or package.module:ClassName "
-            "(each optionally followed by :key=value,...)")
+EXPECTED = (
+    "random, heuristic, human, pimc, ppo:PATH or package.module:ClassName "
+    "(each optionally followed by :key=value,...)"
+)
 _IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"
 _MODULE_RE = re.compile(rf"{_IDENTIFIER}(\.{_IDENTIFIER})*")
 _CLASS_RE = re.compile(_IDENTIFIER)
@@ -42,7 +44,9 @@ def parse_kwargs(text, spec):
         key, sep, value = item.partition("=")
         key = key.strip()
         if not sep or not _KEY_RE.fullmatch(key):
-            raise ValueError(f"policy spec {spec!r}: bad argument {item!r}; expected key=value pairs separated by commas")
+            raise ValueError(
+                f"policy spec {spec!r}: bad argument {item!r}; expected key=value pairs separated by commas"
+            )
         if key in kwargs:
             raise ValueError(f"policy spec {spec!r}: argument {key!r} is given twice")
         kwargs[key] = parse_value(value.strip())
@@ -68,7 +72,9 @@ def split_spec(spec):
     target is the checkpoint path for 'ppo', 'module:Class' for 'class', else None.
     """
     if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(f"policy spec must be a non-empty string, got {spec!r}; expected {EXPECTED}")
+        raise ValueError(
+            f"policy spec must be a non-empty string, got {spec!r}; expected {EXPECTED}"
+        )
     spec = spec.strip()
     parts = spec.split(":")
     kwargs = {}
@@ -78,12 +84,16 @@ def split_spec(spec):
     if head == "ppo":
         path = ":".join(rest)
         if not path:
-            raise ValueError(f"policy spec {spec!r}: ppo needs a checkpoint path, as in ppo:runs/NAME/final.pt")
+            raise ValueError(
+                f"policy spec {spec!r}: ppo needs a checkpoint path, as in ppo:runs/NAME/final.pt"
+            )
         return "ppo", path, kwargs
     if head in BUILTINS:
         if rest:
-            raise ValueError(f"policy spec {spec!r}: unexpected {':'.join(rest)!r} after {head!r}; "
-                             f"arguments are written {head}:key=value,...")
+            raise ValueError(
+                f"policy spec {spec!r}: unexpected {':'.join(rest)!r} after {head!r}; "
+                f"arguments are written {head}:key=value,..."
+            )
         return head, None, kwargs
     if len(rest) == 1 and _MODULE_RE.fullmatch(head) and _CLASS_RE.fullmatch(rest[0]):
         return "class", f"{head}:{rest[0]}", kwargs
@@ -106,18 +116,24 @@ def make_policy(spec, game, seed=None):
         except ModuleNotFoundError as error:
             if error.name != "agents.ppo":
                 raise
-            raise ValueError(f"policy spec {spec!r}: PPO checkpoints need agents/ppo.py (written with train.py), "
-                             "which is not installed") from None
+            raise ValueError(
+                f"policy spec {spec!r}: PPO checkpoints need agents/ppo.py (written with train.py), "
+                "which is not installed"
+            ) from None
         policy = ppo.load_policy(target, game, seed, **kwargs)
     else:
         factory = _load_attribute(BUILTINS.get(kind, target), spec)
         if not callable(factory):
-            raise ValueError(f"policy spec {spec!r}: {target} is not a class; expected a Policy subclass")
+            raise ValueError(
+                f"policy spec {spec!r}: {target} is not a class; expected a Policy subclass"
+            )
         try:
             policy = factory(game, seed=seed, **kwargs)
         except TypeError as error:
-            raise ValueError(f"policy spec {spec!r}: cannot build it as {target or kind}(game, seed=..., "
-                             f"{', '.join(f'{k}=...' for k in kwargs)}): {error}") from None
+            raise ValueError(
+                f"policy spec {spec!r}: cannot build it as {target or kind}(game, seed=..., "
+                f"{', '.join(f'{k}=...' for k in kwargs)}): {error}"
+            ) from None
     check_policy(policy, spec)
     if kind == "class" and getattr(policy, "name", None) in (None, Policy.name):
         policy.name = spec
@@ -129,13 +145,19 @@ def _load_attribute(path, spec):
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
-        if error.name is None or not (module_name == error.name or module_name.startswith(error.name + ".")):
+        if error.name is None or not (
+            module_name == error.name or module_name.startswith(error.name + ".")
+        ):
             raise
-        raise ValueError(f"policy spec {spec!r}: no module named {module_name!r}; expected an importable "
-                         "package.module:ClassName") from None
+        raise ValueError(
+            f"policy spec {spec!r}: no module named {module_name!r}; expected an importable "
+            "package.module:ClassName"
+        ) from None
     if not hasattr(module, attribute):
-        raise ValueError(f"policy spec {spec!r}: module {module_name!r} has no {attribute!r}; "
-                         "expected package.module:ClassName")
+        raise ValueError(
+            f"policy spec {spec!r}: module {module_name!r} has no {attribute!r}; "
+            "expected package.module:ClassName"
+        )
     return getattr(module, attribute)
 
 
@@ -144,5 +166,7 @@ def check_policy(policy, spec="policy"):
     missing = [attr for attr in ("act", "reset") if not callable(getattr(policy, attr, None))]
     if missing or not isinstance(getattr(policy, "name", None), str):
         what = type(policy).__name__
-        raise ValueError(f"policy spec {spec!r}: {what} does not meet the Policy interface; expected "
-                         "act(obs, mask) -> int64[N], reset(games) and a str name (subclass agents.base.Policy)")
+        raise ValueError(
+            f"policy spec {spec!r}: {what} does not meet the Policy interface; expected "
+            "act(obs, mask) -> int64[N], reset(games) and a str name (subclass agents.base.Policy)"
+        )

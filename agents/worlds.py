@@ -133,13 +133,17 @@ def read_knowledge(obs, game):
     played = bool_to_mask(_field(obs, "played_by", NUM_PLAYERS, NUM_CARDS))
     trick_cards = bool_to_mask(_field(obs, "played_in_trick", NUM_TRICKS, NUM_CARDS))
     trick_one_hot = _field(obs, "current_trick", NUM_PLAYERS, NUM_CARDS)
-    trick = np.where(trick_one_hot.any(axis=2), trick_one_hot.argmax(axis=2), NO_CARD).astype(np.int8)
+    trick = np.where(trick_one_hot.any(axis=2), trick_one_hot.argmax(axis=2), NO_CARD).astype(
+        np.int8
+    )
     contract = _index_or_none(_field(obs, "contract", 4))
     phase = _index_or_none(_field(obs, "phase", 3))
     phase[phase < 0] = OVER
     trump = _index_or_none(_field(obs, "trump", NUM_SUITS))
     declarer = _index_or_none(_field(obs, "declarer", NUM_PLAYERS))
-    leader = np.where(phase == PLAY, _index_or_none(_field(obs, "leader", NUM_PLAYERS)), -1).astype(np.int8)
+    leader = np.where(phase == PLAY, _index_or_none(_field(obs, "leader", NUM_PLAYERS)), -1).astype(
+        np.int8
+    )
 
     # Replay the tricks: who played what in trick k, who led it, who failed to follow.
     by_seat = _card_of(played[:, :, None] & trick_cards[:, None, :])  # int8[N, 3, 6]
@@ -302,7 +306,9 @@ def world_states(game, knowledge, hands, out_of_play, rows=None):
     m = len(hands)
     rows = np.arange(m) if rows is None else np.asarray(rows)
     kn = knowledge
-    acted = (kn.passed_at[rows] >= 0) | (kn.bids[rows, :, None] == np.arange(NUM_PLAYERS)).any(axis=1)
+    acted = (kn.passed_at[rows] >= 0) | (kn.bids[rows, :, None] == np.arange(NUM_PLAYERS)).any(
+        axis=1
+    )
     fields = dict(
         deal_number=kn.deal_number[rows],
         dealer=kn.dealer[rows],
@@ -331,7 +337,9 @@ def world_states(game, knowledge, hands, out_of_play, rows=None):
     for field in dataclasses.fields(GhostState):
         if field.name in fields:
             template = getattr(fresh, field.name)
-            fields[field.name] = np.array(fields[field.name], dtype=template.dtype)  # a copy, engine dtype
+            fields[field.name] = np.array(
+                fields[field.name], dtype=template.dtype
+            )  # a copy, engine dtype
         else:
             fields[field.name] = np.repeat(getattr(fresh, field.name), m, axis=0)
     return GhostState(**fields)

@@ -59,8 +59,10 @@ class RandomPlay:
         self.seconds += time.perf_counter() - start
 
     def line(self, name):
-        return (f"{name:32s} {self.steps / self.seconds:8.0f} steps/s {self.decisions / self.seconds:8.0f} "
-                f"decisions/s  ({self.steps} steps, {self.episodes} episodes ended, {self.seconds:.1f} s)")
+        return (
+            f"{name:32s} {self.steps / self.seconds:8.0f} steps/s {self.decisions / self.seconds:8.0f} "
+            f"decisions/s  ({self.steps} steps, {self.episodes} episodes ended, {self.seconds:.1f} s)"
+        )
 
 
 def engine_breakdown(seconds, seed, **env_kwargs):
@@ -81,19 +83,31 @@ def engine_breakdown(seconds, seed, **env_kwargs):
         setattr(game, name, timed)
     play = RandomPlay(env, seed)
     play.run(seconds)
-    print(f"engine time per step() call, ghost_euchre_v0 {env_kwargs}: {play.steps / play.seconds:.0f} steps/s")
+    print(
+        f"engine time per step() call, ghost_euchre_v0 {env_kwargs}: {play.steps / play.seconds:.0f} steps/s"
+    )
     for name, total in sorted(spent.items(), key=lambda item: -item[1]):
-        print(f"  GhostEuchre.{name:15s} {total / play.steps * 1e6:7.1f} us/step  {total / play.seconds:6.1%}")
+        print(
+            f"  GhostEuchre.{name:15s} {total / play.steps * 1e6:7.1f} us/step  {total / play.seconds:6.1%}"
+        )
     rest = play.seconds - sum(spent.values())
-    print(f"  {'adapter, loop, policy':27s} {rest / play.steps * 1e6:7.1f} us/step  {rest / play.seconds:6.1%}")
+    print(
+        f"  {'adapter, loop, policy':27s} {rest / play.steps * 1e6:7.1f} us/step  {rest / play.seconds:6.1%}"
+    )
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5, help="rounds of play; each env plays once per round")
-    parser.add_argument("--seconds", type=float, default=1.0, help="wall-clock seconds per env per round")
+    parser.add_argument(
+        "--rounds", type=int, default=5, help="rounds of play; each env plays once per round"
+    )
+    parser.add_argument(
+        "--seconds", type=float, default=1.0, help="wall-clock seconds per env per round"
+    )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--profile", action="store_true", help="time the engine calls and cProfile the ghost loop")
+    parser.add_argument(
+        "--profile", action="store_true", help="time the engine calls and cProfile the ghost loop"
+    )
     args = parser.parse_args()
 
     from pettingzoo.classic import texas_holdem_v4
@@ -101,7 +115,9 @@ def main():
     plays = {
         "texas_holdem_v4": RandomPlay(texas_holdem_v4.env(), args.seed),
         "ghost_euchre_v0 episode='game'": RandomPlay(ghost_euchre_v0.env(), args.seed),
-        "ghost_euchre_v0 episode='deal'": RandomPlay(ghost_euchre_v0.env(episode="deal"), args.seed),
+        "ghost_euchre_v0 episode='deal'": RandomPlay(
+            ghost_euchre_v0.env(episode="deal"), args.seed
+        ),
     }
     for _ in range(args.rounds):
         for play in plays.values():
@@ -113,7 +129,9 @@ def main():
         if play is not texas:
             ratio = (play.steps / play.seconds) / (texas.steps / texas.seconds)
             decision_ratio = (play.decisions / play.seconds) / (texas.decisions / texas.seconds)
-            print(f"{name}: {ratio:.2f}x texas_holdem_v4 steps/s ({decision_ratio:.2f}x decisions/s); target 2x")
+            print(
+                f"{name}: {ratio:.2f}x texas_holdem_v4 steps/s ({decision_ratio:.2f}x decisions/s); target 2x"
+            )
 
     if args.profile:
         for episode in ("game", "deal"):

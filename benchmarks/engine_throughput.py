@@ -120,8 +120,12 @@ VARIANTS = (("ghost", GhostEuchre, GhostEuchreVec), ("classic", ClassicEuchre, C
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement, split into the rounds")
-    parser.add_argument("--rounds", type=int, default=5, help="windows per measurement, each after a peer window")
+    parser.add_argument(
+        "--seconds", type=float, default=2.0, help="time per measurement, split into the rounds"
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=5, help="windows per measurement, each after a peer window"
+    )
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 64, 1024, 4096, 16384])
     args = parser.parse_args()
 
@@ -130,22 +134,34 @@ def main():
     for name, engine_class, vector_class in VARIANTS:
         for batch in args.batches:
             timing = args.seconds, args.rounds
-            engine, plain_rate, engine_x = paired_rates(EngineLoop(engine_class(), batch), plain, *timing)
-            vector, tensor_rate, vector_x = paired_rates(VectorLoop(vector_class, batch), tensor, *timing)
+            engine, plain_rate, engine_x = paired_rates(
+                EngineLoop(engine_class(), batch), plain, *timing
+            )
+            vector, tensor_rate, vector_x = paired_rates(
+                VectorLoop(vector_class, batch), tensor, *timing
+            )
             reference_rates["plain"].append(plain_rate)
             reference_rates["tensor"].append(tensor_rate)
-            rows.append(f"| {name} | {batch} | {engine:,.0f} | {engine_x:.1f} | {vector:,.0f} | {vector_x:.1f} |")
+            rows.append(
+                f"| {name} | {batch} | {engine:,.0f} | {engine_x:.1f} | {vector:,.0f} | {vector_x:.1f} |"
+            )
             old = best.get(name, (0.0, 0.0))
             best[name] = (max(old[0], engine_x), max(old[1], vector_x))
-    print(f"OpenSpiel euchre, Python random loop: {np.median(reference_rates['plain']):,.0f} decisions/s "
-          f"(legal_actions), {np.median(reference_rates['tensor']):,.0f} decisions/s (+ information_state_tensor); "
-          f"medians over all windows\n")
-    print("| variant | batch | engine dec/s | x OpenSpiel | vector+obs dec/s | x OpenSpiel+tensor |")
+    print(
+        f"OpenSpiel euchre, Python random loop: {np.median(reference_rates['plain']):,.0f} decisions/s "
+        f"(legal_actions), {np.median(reference_rates['tensor']):,.0f} decisions/s (+ information_state_tensor); "
+        f"medians over all windows\n"
+    )
+    print(
+        "| variant | batch | engine dec/s | x OpenSpiel | vector+obs dec/s | x OpenSpiel+tensor |"
+    )
     print("|---|---:|---:|---:|---:|---:|")
     print("\n".join(rows))
     for name, (engine_x, vector_x) in best.items():
-        print(f"\nbest {name}: engine {engine_x:.1f}x OpenSpiel, vector+obs {vector_x:.1f}x OpenSpiel+tensor "
-              f"(target 30x)")
+        print(
+            f"\nbest {name}: engine {engine_x:.1f}x OpenSpiel, vector+obs {vector_x:.1f}x OpenSpiel+tensor "
+            f"(target 30x)"
+        )
 
 
 if __name__ == "__main__":

@@ -54,7 +54,9 @@ def main():
     batches = record_batches(game, args.batch, count=20)
     for spec in ("heuristic", "random"):
         wall, cpu = decisions_per_second(make_policy(spec, game, seed=1), batches, args.seconds)
-        print(f"{args.variant} {spec:9s} batch {args.batch}: {wall:12,.0f} decisions/s ({cpu:,.0f} per CPU second)")
+        print(
+            f"{args.variant} {spec:9s} batch {args.batch}: {wall:12,.0f} decisions/s ({cpu:,.0f} per CPU second)"
+        )
 
 
 if __name__ == "__main__":

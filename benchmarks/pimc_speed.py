@@ -39,14 +39,18 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=64, help="worlds per decision")
     parser.add_argument("--positions", type=int, default=200, help="decisions timed")
-    parser.add_argument("--batch", type=int, default=64, help="decisions per act() call in the batched timing")
+    parser.add_argument(
+        "--batch", type=int, default=64, help="decisions per act() call in the batched timing"
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
     obs, mask = collect_positions(args.positions, args.seed)
     start, stop = OBS_OFFSETS["phase"]
     phase = obs[:, start:stop].argmax(axis=1)
-    policy = PIMCPolicy(GhostEuchreVec(1, episode="deal").game, seed=args.seed, samples=args.samples)
+    policy = PIMCPolicy(
+        GhostEuchreVec(1, episode="deal").game, seed=args.seed, samples=args.samples
+    )
     policy.act(obs[:1], mask[:1])  # warm-up
 
     single = np.empty(len(obs))
@@ -56,8 +60,10 @@ def main():
         single[i] = time.perf_counter() - begin
     single *= 1e3
     print(f"pimc samples={args.samples}, {len(obs)} decisions from heuristic self-play")
-    print(f"one decision per call: mean {single.mean():.1f} ms, median {np.median(single):.1f} ms, "
-          f"95th percentile {np.percentile(single, 95):.1f} ms")
+    print(
+        f"one decision per call: mean {single.mean():.1f} ms, median {np.median(single):.1f} ms, "
+        f"95th percentile {np.percentile(single, 95):.1f} ms"
+    )
     for code, name in enumerate(PHASE_NAMES[:3]):
         rows = phase == code
         if rows.any():

@@ -27,7 +27,9 @@ def render_as(render_mode, make_text):
     "human" prints that text and returns None; no render mode (None) warns and returns None.
     """
     if render_mode is None:
-        gymnasium.logger.warn("render() was called without a render_mode; make the env with render_mode='ansi'")
+        gymnasium.logger.warn(
+            "render() was called without a render_mode; make the env with render_mode='ansi'"
+        )
         return None
     text = make_text()
     if render_mode == "human":
@@ -66,16 +68,32 @@ class EuchreAEC(AECEnv):
     observation_bounds = None
     render_table = None
 
-    def __init__(self, render_mode=None, episode="game", reward="points", illegal_action="raise",
-                 illegal_action_penalty=-1.0, **rules):
+    def __init__(
+        self,
+        render_mode=None,
+        episode="game",
+        reward="points",
+        illegal_action="raise",
+        illegal_action_penalty=-1.0,
+        **rules,
+    ):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+            raise ValueError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}"
+            )
         if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"illegal_action must be one of {list(ILLEGAL_ACTION_MODES)}, got {illegal_action!r}")
-        if (isinstance(illegal_action_penalty, bool) or not isinstance(illegal_action_penalty, (int, float, np.number))
-                or not math.isfinite(illegal_action_penalty)):
-            raise ValueError(f"illegal_action_penalty must be a finite number, got {illegal_action_penalty!r}")
+            raise ValueError(
+                f"illegal_action must be one of {list(ILLEGAL_ACTION_MODES)}, got {illegal_action!r}"
+            )
+        if (
+            isinstance(illegal_action_penalty, bool)
+            or not isinstance(illegal_action_penalty, (int, float, np.number))
+            or not math.isfinite(illegal_action_penalty)
+        ):
+            raise ValueError(
+                f"illegal_action_penalty must be a finite number, got {illegal_action_penalty!r}"
+            )
         self.game = self.engine(episode=episode, reward=reward, **rules)
         self.render_mode = render_mode
         self.illegal_action = illegal_action
@@ -86,19 +104,27 @@ class EuchreAEC(AECEnv):
         self.agents = []
         low, high = self.observation_bounds(self.game.rules)
         self.observation_spaces = {
-            agent: spaces.Dict({
-                "observation": spaces.Box(low, high, dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, (num_actions,), dtype=np.int8),
-            })
+            agent: spaces.Dict(
+                {
+                    "observation": spaces.Box(low, high, dtype=np.float32),
+                    "action_mask": spaces.Box(0, 1, (num_actions,), dtype=np.int8),
+                }
+            )
             for agent in agents
         }
         self.action_spaces = {agent: spaces.Discrete(num_actions) for agent in agents}
         self.game_state = None
         self._seat_of = {agent: seat for seat, agent in enumerate(agents)}
-        self._seat_index = [np.array([seat]) for seat in range(len(agents))]  # int64[1] per seat, for observe
-        self._action = np.zeros(1, dtype=np.int64)  # the engine's actions argument, refilled each step
+        self._seat_index = [
+            np.array([seat]) for seat in range(len(agents))
+        ]  # int64[1] per seat, for observe
+        self._action = np.zeros(
+            1, dtype=np.int64
+        )  # the engine's actions argument, refilled each step
         self._no_actions = np.zeros(num_actions, dtype=np.int8)
-        self._mask = self._no_actions  # int8[A] legal actions of the agent on move (zeros when none)
+        self._mask = (
+            self._no_actions
+        )  # int8[A] legal actions of the agent on move (zeros when none)
         self._on_move = None  # seat on move, None once the episode is over
         self._obs_cache = [None] * len(agents)  # float32[D] per seat, for the current step
         self._last_deal = None
@@ -120,8 +146,10 @@ class EuchreAEC(AECEnv):
         if options:
             unknown = sorted(set(options) - set(RESET_OPTIONS))
             if unknown:
-                warnings.warn(f"{self.metadata['name']}.reset ignores option(s) {unknown}; "
-                              f"it uses {list(RESET_OPTIONS)}")
+                warnings.warn(
+                    f"{self.metadata['name']}.reset ignores option(s) {unknown}; "
+                    f"it uses {list(RESET_OPTIONS)}"
+                )
             engine_options = {key: options[key] for key in RESET_OPTIONS if key in options}
         if seed is None and self.game_state is not None:
             game_state = self.game_state.copy()
@@ -150,7 +178,9 @@ class EuchreAEC(AECEnv):
         action = self._check_type(action)
         if not self._mask[action]:
             if self.illegal_action == "raise":
-                legal = ", ".join(f"{a} ({self.action_name(a)})" for a in np.flatnonzero(self._mask))
+                legal = ", ".join(
+                    f"{a} ({self.action_name(a)})" for a in np.flatnonzero(self._mask)
+                )
                 raise ValueError(
                     f"{agent}: action {action} ({self.action_name(action)}) is not legal in the "
                     f"{self.infos[agent]['phase']} phase; legal actions are {legal}"
@@ -183,7 +213,9 @@ class EuchreAEC(AECEnv):
             action = action[()]
         last = len(self._mask) - 1
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise ValueError(f"action must be an int in 0..{last}, got {action!r} ({type(action).__name__})")
+            raise ValueError(
+                f"action must be an int in 0..{last}, got {action!r} ({type(action).__name__})"
+            )
         action = int(action)
         if not 0 <= action <= last:
             raise ValueError(f"action must be an int in 0..{last}, got {action}")
@@ -199,8 +231,15 @@ class EuchreAEC(AECEnv):
         self._mask = self._no_actions
         self._on_move = None
         phase = self.infos[agent]["phase"]
-        self.infos = {a: {"phase": phase, "legal_actions": [], "last_deal": self._last_deal,
-                          "illegal_action": (agent, action)} for a in agents}
+        self.infos = {
+            a: {
+                "phase": phase,
+                "legal_actions": [],
+                "last_deal": self._last_deal,
+                "illegal_action": (agent, action),
+            }
+            for a in agents
+        }
         self._accumulate_rewards()
 
     def _new_turn(self):
@@ -221,24 +260,36 @@ class EuchreAEC(AECEnv):
             legal = mask.nonzero()[0].tolist()
             self.agent_selection = agents[player]
         last_deal = self._last_deal
-        self.infos = {agent: {"phase": phase, "legal_actions": legal if seat == player else [],
-                              "last_deal": last_deal}
-                      for seat, agent in enumerate(agents)}
+        self.infos = {
+            agent: {
+                "phase": phase,
+                "legal_actions": legal if seat == player else [],
+                "last_deal": last_deal,
+            }
+            for seat, agent in enumerate(agents)
+        }
 
     # ------------------------------------------------------------- observation
     def observe(self, agent):
         try:
             seat = self._seat_of[agent]
         except KeyError:
-            raise ValueError(f"agent must be one of {self.possible_agents}, got {agent!r}") from None
+            raise ValueError(
+                f"agent must be one of {self.possible_agents}, got {agent!r}"
+            ) from None
         obs = self._obs_cache[seat]
         if obs is None:
-            obs = self._obs_cache[seat] = self.game.observe(self.game_state, self._seat_index[seat])[0]
+            obs = self._obs_cache[seat] = self.game.observe(
+                self.game_state, self._seat_index[seat]
+            )[0]
         mask = self._mask if seat == self._on_move else self._no_actions
         return {"observation": obs.copy(), "action_mask": mask.copy()}
 
     def render(self):
-        return render_as(self.render_mode, lambda: self.render_table(self.game, self.game_state, 0, self.agent_names))
+        return render_as(
+            self.render_mode,
+            lambda: self.render_table(self.game, self.game_state, 0, self.agent_names),
+        )
 
     def close(self):
         """Nothing to release (no window, no files)."""

@@ -59,14 +59,18 @@ def _strength_table():
             for card in range(NUM_CARDS):
                 rank, suit = CARD_RANK[card], CARD_SUIT[card]
                 if EFFECTIVE_SUIT[trump, card] == trump:
-                    table[trump, led, card] = (27 if suit == trump else 26) if rank == JACK else trump_order[rank]
+                    table[trump, led, card] = (
+                        (27 if suit == trump else 26) if rank == JACK else trump_order[rank]
+                    )
                 else:
                     table[trump, led, card] = rank + 1 if suit == led else 0
     return table
 
 
 STRENGTH = _strength_table()
-_STRENGTH_KEY = (STRENGTH.reshape(-1).astype(np.int16) << 2).astype(np.int8)  # [(trump * 4 + led) * 32 + card]
+_STRENGTH_KEY = (STRENGTH.reshape(-1).astype(np.int16) << 2).astype(
+    np.int8
+)  # [(trump * 4 + led) * 32 + card]
 
 
 def effective_suit(cards, trump):
@@ -76,7 +80,9 @@ def effective_suit(cards, trump):
     nothing, -1 or a non-card action, the result is meaningless but harmless).
     """
     suit = cards & 3
-    left_bower = cards == JACK * NUM_SUITS + 3 - trump  # the jack of the trump's partner suit (PARTNER_SUIT[t] = 3 - t)
+    left_bower = (
+        cards == JACK * NUM_SUITS + 3 - trump
+    )  # the jack of the trump's partner suit (PARTNER_SUIT[t] = 3 - t)
     return suit + (trump - suit) * left_bower
 
 
@@ -128,8 +134,14 @@ def unpack_bits(values, width):
     for byte in range(num_bytes):  # shifting out each byte beats slicing a byte view
         as_bytes[..., byte] = values >> (8 * byte)
     # Unpacking one flat byte string is far faster than unpacking along a short last axis.
-    bits = np.unpackbits(as_bytes.reshape(-1), bitorder="little").reshape(*values.shape, 8 * num_bytes)
-    return bits.view(bool) if width == 8 * num_bytes else np.ascontiguousarray(bits[..., :width]).view(bool)
+    bits = np.unpackbits(as_bytes.reshape(-1), bitorder="little").reshape(
+        *values.shape, 8 * num_bytes
+    )
+    return (
+        bits.view(bool)
+        if width == 8 * num_bytes
+        else np.ascontiguousarray(bits[..., :width]).view(bool)
+    )
 
 
 def pack_bits(flags):
@@ -138,7 +150,9 @@ def pack_bits(flags):
     num_rows, width = flags.shape
     if width > 57:
         raise ValueError(f"pack_bits packs at most 57 columns, got {width}")
-    stream = np.zeros((num_rows * width + 7) // 8 + 8, np.uint8)  # 8 spare bytes for the last word read
+    stream = np.zeros(
+        (num_rows * width + 7) // 8 + 8, np.uint8
+    )  # 8 spare bytes for the last word read
     stream[:-8] = np.packbits(flags.reshape(-1), bitorder="little")  # row g starts at bit g * width
     # The little-endian 8-byte word starting at every byte offset (an unaligned, overlapping view).
     words = np.ndarray((len(stream) - 7,), np.uint64, stream, strides=(1,))
@@ -188,4 +202,6 @@ def parse_card(text):
         suit = max(SUIT_LETTERS.find(cleaned[1]), SUIT_SYMBOLS.find(text.strip()[-1]))
         if rank >= 0 and suit >= 0:
             return rank * NUM_SUITS + suit
-    raise ValueError(f"not a card: {text!r}; expected rank 9,T,J,Q,K,A then suit C,D,H,S (e.g. 'JH')")
+    raise ValueError(
+        f"not a card: {text!r}; expected rank 9,T,J,Q,K,A then suit C,D,H,S (e.g. 'JH')"
+    )

@@ -109,20 +109,36 @@ def action_name(action):
 
 
 OBS_LAYOUT = (
-    ("hand", 24, "own hand: 1 if card c is held (the dealer's includes the upcard once ordered up)"),
+    (
+        "hand",
+        24,
+        "own hand: 1 if card c is held (the dealer's includes the upcard once ordered up)",
+    ),
     ("upcard", 24, "the card turned face up after the deal"),
     ("discard", 24, "the card this seat discarded as dealer (all 0 for every other seat)"),
     ("played_by", 96, "[relative seat r, card c] at r*24+c: seat r has played card c this deal"),
     ("played_in_trick", 120, "[trick k, card c] at k*24+c: card c was played in trick k (0..4)"),
-    ("current_trick", 96, "[relative seat r, card c] at r*24+c: card seat r put in the current trick"),
+    (
+        "current_trick",
+        96,
+        "[relative seat r, card c] at r*24+c: card seat r put in the current trick",
+    ),
     ("dealer", 4, "relative seat of the dealer"),
     ("maker", 4, "relative seat that ordered up or named trump (all 0: none yet)"),
     ("leader", 4, "relative seat that leads the current trick (all 0 outside the play phase)"),
-    ("calls", 40, "[round k, relative seat r, call: pass,C,D,H,S] at k*20+r*5+call: seat r's call in round k"),
+    (
+        "calls",
+        40,
+        "[round k, relative seat r, call: pass,C,D,H,S] at k*20+r*5+call: seat r's call in round k",
+    ),
     ("alone", 8, "[relative seat r, choice: alone, with partner] at r*2+choice: seat r's choice"),
     ("sitting_out", 4, "relative seats whose partner went alone"),
     ("trump", 4, "trump suit C, D, H, S (all 0 until made)"),
-    ("phase", 5, "bidding round 1, bidding round 2, discard, alone, play (all 0 once the game is over)"),
+    (
+        "phase",
+        5,
+        "bidding round 1, bidding round 2, discard, alone, play (all 0 once the game is over)",
+    ),
     ("tricks_won", 4, "tricks taken this deal by relative seat, divided by 5"),
     ("scores", 2, "game score of own team, other team, divided by target_score"),
     ("deal_progress", 1, "deals dealt this episode (redeals included) divided by max_deals"),
@@ -204,7 +220,9 @@ class ClassicState(BatchState):
     led_suit: np.ndarray  # int8[N] effective suit led in the current trick, -1 none
     trick: np.ndarray  # int8[N, 4] card each seat put in the current trick, -1 none
     trick_number: np.ndarray  # int8[N] tricks completed this deal
-    trick_cards: np.ndarray  # uint32[N, 5] cards played in trick k this deal (the current one included)
+    trick_cards: (
+        np.ndarray
+    )  # uint32[N, 5] cards played in trick k this deal (the current one included)
     tricks_won: np.ndarray  # int8[N, 4]
 
 
@@ -280,7 +298,9 @@ def _maker_points_table():
     return table
 
 
-MAKER_POINTS = _maker_points_table().reshape(-1)  # [(maker alone * 2 + lone defender) * 6 + makers' tricks]
+MAKER_POINTS = _maker_points_table().reshape(
+    -1
+)  # [(maker alone * 2 + lone defender) * 6 + makers' tricks]
 
 
 def _tail_table(stick_the_dealer):
@@ -304,9 +324,13 @@ _CARD_BIT_OR_NONE = np.append(CARD_BIT, HAND_DTYPE(0))  # index -1 (no card) -> 
 _CARD_BLOCKS = 16  # hand, upcard, discard, 4 played-by, 5 tricks, 4 current-trick cards
 assert OBS_OFFSETS["current_trick"][1] == _CARD_BLOCKS * NUM_CARDS
 # _REL_SEAT_CODE[(seat + 1) * 4 + observer]: relative seat + 1, or 0 for no seat.
-_REL_SEAT_CODE = np.array([0] * 4 + [(s - o) % 4 + 1 for s in range(4) for o in range(4)], dtype=np.intp)
+_REL_SEAT_CODE = np.array(
+    [0] * 4 + [(s - o) % 4 + 1 for s in range(4) for o in range(4)], dtype=np.intp
+)
 _BASE_3 = 3 ** np.arange(NUM_PLAYERS)[:, None]
-_ALONE_DIGIT = np.array([2, 1, 0], dtype=np.intp)  # alone choice 0 (with partner), 1 (alone), -1 (none)
+_ALONE_DIGIT = np.array(
+    [2, 1, 0], dtype=np.intp
+)  # alone choice 0 (with partner), 1 (alone), -1 (none)
 _RELATIVE_SEATS = np.arange(NUM_PLAYERS, dtype=np.intp)[:, None]
 
 
@@ -331,14 +355,19 @@ def _calls_table():
 # bits of two uint64 words per game (word A: dealer .. calls, word B: alone ..
 # phase; bit i = column i of the word's first field) and unpacked with the card
 # blocks as four more 24-column blocks.
-_FLAGS_START, _FLAGS_SPLIT, _FLAGS_STOP = (OBS_OFFSETS[name][i] for name, i in
-                                           (("dealer", 0), ("alone", 0), ("phase", 1)))
+_FLAGS_START, _FLAGS_SPLIT, _FLAGS_STOP = (
+    OBS_OFFSETS[name][i] for name, i in (("dealer", 0), ("alone", 0), ("phase", 1))
+)
 _WORD_A_BITS = _FLAGS_SPLIT - _FLAGS_START
 assert _FLAGS_START == _CARD_BLOCKS * NUM_CARDS and 2 * NUM_CARDS <= _WORD_A_BITS <= 64
 assert _FLAGS_STOP - _FLAGS_START <= 4 * NUM_CARDS and _FLAGS_STOP - _FLAGS_SPLIT <= 64
-_SEATS_FLAGS = one_hot_bits(one_hot_table([4, 4, 4]), OBS_OFFSETS["dealer"][0] - _FLAGS_START)  # dealer, maker, leader
+_SEATS_FLAGS = one_hot_bits(
+    one_hot_table([4, 4, 4]), OBS_OFFSETS["dealer"][0] - _FLAGS_START
+)  # dealer, maker, leader
 _CALLS_FLAGS = one_hot_bits(_calls_table(), OBS_OFFSETS["calls"][0] - _FLAGS_START)
-_ALONE_FLAGS = one_hot_bits(one_hot_table([2, 2, 2, 2]), 0)  # per relative seat: alone, with partner
+_ALONE_FLAGS = one_hot_bits(
+    one_hot_table([2, 2, 2, 2]), 0
+)  # per relative seat: alone, with partner
 _SITTING_OUT_FLAGS = one_hot_bits(
     np.array([[not (bits >> r & 1) for r in range(4)] for bits in range(16)]),
     OBS_OFFSETS["sitting_out"][0] - _FLAGS_SPLIT,
@@ -423,16 +452,24 @@ class ClassicEuchre(BatchedGame):
         """One ``{"hands": [[5 ids] x 4], "upcard": id}`` -> [4 hand masks, upcard id]."""
         where = f"game {game}, deal {number}"
         if not isinstance(deal, dict) or set(deal) != {"hands", "upcard"}:
-            raise ValueError(f"{where}: a deal is a dict with keys 'hands' and 'upcard', got {deal!r}")
+            raise ValueError(
+                f"{where}: a deal is a dict with keys 'hands' and 'upcard', got {deal!r}"
+            )
         hands = deal["hands"]
-        if not isinstance(hands, (list, tuple)) or not all(isinstance(h, (list, tuple, np.ndarray)) for h in hands):
-            raise ValueError(f"{where}: 'hands' must be a list of 4 lists of 5 card ids, got {hands!r}")
+        if not isinstance(hands, (list, tuple)) or not all(
+            isinstance(h, (list, tuple, np.ndarray)) for h in hands
+        ):
+            raise ValueError(
+                f"{where}: 'hands' must be a list of 4 lists of 5 card ids, got {hands!r}"
+            )
         hands = [list(hand) for hand in hands]
         if len(hands) != NUM_PLAYERS:
             raise ValueError(f"{where}: 'hands' must hold 4 hands, got {len(hands)}")
         upcard = deal["upcard"]
         named = [card for hand in hands for card in hand] + [upcard]
-        kitty = sorted(set(range(NUM_CARDS)) - {c for c in named if isinstance(c, (int, np.integer))})
+        kitty = sorted(
+            set(range(NUM_CARDS)) - {c for c in named if isinstance(c, (int, np.integer))}
+        )
         try:
             masks = dealing.parse_deal(
                 hands + [[upcard], kitty],
@@ -466,7 +503,14 @@ class ClassicEuchre(BatchedGame):
         state.active[games] = ALL_ACTIVE
         state.trick_number[games] = 0
         fill_rows((state.tricks_won, state.trick_cards), games, 0)
-        for field in (state.discard, state.maker, state.trump, state.lone_defender, state.leader, state.led_suit):
+        for field in (
+            state.discard,
+            state.maker,
+            state.trump,
+            state.lone_defender,
+            state.leader,
+            state.led_suit,
+        ):
             field[games] = -1
         fill_rows((state.alone, state.trick), games, -1)
 
@@ -480,7 +524,9 @@ class ClassicEuchre(BatchedGame):
 
     def legal_bits(self, state):
         """uint32[N]: legal actions of the player to act as a bit set (bit a = action a)."""
-        code = (state.phase.astype(np.int16) * (2 * NUM_PLAYERS + 1) + state.passes) * NUM_SUITS + (state.upcard & 3)
+        code = (state.phase.astype(np.int16) * (2 * NUM_PLAYERS + 1) + state.passes) * NUM_SUITS + (
+            state.upcard & 3
+        )
         return self.legal_cards(state) | self._tail.take(code)
 
     def step(self, state, actions, auto_reset=False):
@@ -501,7 +547,9 @@ class ClassicEuchre(BatchedGame):
         passing = (phase == BIDDING) & (action == PASS)
 
         # A play or a discard takes the card out of the hand of the seat to act.
-        card_bit = (HAND_DTYPE(1) << action.astype(HAND_DTYPE)) & ALL_CARDS  # 0 for non-card actions
+        card_bit = (
+            HAND_DTYPE(1) << action.astype(HAND_DTYPE)
+        ) & ALL_CARDS  # 0 for non-card actions
         lanes = seat_lanes(seat, NUM_PLAYERS)  # bool[4, N]
         hands = state.hands.T  # [4, N] view
         hands &= ~(card_bit * lanes)
@@ -510,9 +558,13 @@ class ClassicEuchre(BatchedGame):
         # note the suit led.
         trick = state.trick.T
         trick[...] = blend(lanes & playing, action, trick)
-        trick_cells = np.minimum(state.trick_number, NUM_TRICKS - 1).astype(np.intp) * n + game_index(n)
+        trick_cells = np.minimum(state.trick_number, NUM_TRICKS - 1).astype(
+            np.intp
+        ) * n + game_index(n)
         seat_view(state.trick_cards)[trick_cells] |= card_bit * playing
-        state.led_suit[:] = blend(playing & (seat == state.leader), effective_suit(action, state.trump), state.led_suit)
+        state.led_suit[:] = blend(
+            playing & (seat == state.leader), effective_suit(action, state.trump), state.led_suit
+        )
         next_seat = _NEXT_ACTIVE.take(state.active * NUM_PLAYERS + seat)
         trick_done = np.flatnonzero(playing & (next_seat == state.leader))
 
@@ -555,7 +607,9 @@ class ClassicEuchre(BatchedGame):
     @staticmethod
     def _apply_discard(state, games, cards):
         """The dealer's discard (already out of its hand): record it, then the maker chooses."""
-        seat_view(state.held)[state.dealer[games].astype(np.intp) * len(state.player) + games] &= ~CARD_BIT.take(cards)
+        seat_view(state.held)[
+            state.dealer[games].astype(np.intp) * len(state.player) + games
+        ] &= ~CARD_BIT.take(cards)
         state.discard[games] = cards
         state.phase[games] = ALONE
         state.player[games] = state.maker[games]
@@ -564,17 +618,25 @@ class ClassicEuchre(BatchedGame):
         """Alone (bool[M]) or with partner; then the next defender is asked or play starts."""
         seat = state.player[games]
         seat_view(state.alone)[seat.astype(np.intp) * len(state.player) + games] = alone
-        state.active[games] &= ~(alone.astype(np.int8) << (seat + 2) % NUM_PLAYERS)  # the partner sits out
+        state.active[games] &= ~(
+            alone.astype(np.int8) << (seat + 2) % NUM_PLAYERS
+        )  # the partner sits out
         maker_choice = seat == state.maker[games]
         starts = games
         if self.rules.allow_lone_defender:
             lone = alone & ~maker_choice
             state.lone_defender[games[lone]] = seat[lone]
-            first_defender = _FIRST_DEFENDER.take(state.dealer[games] * NUM_PLAYERS + state.maker[games])
+            first_defender = _FIRST_DEFENDER.take(
+                state.dealer[games] * NUM_PLAYERS + state.maker[games]
+            )
             ask = maker_choice | (~alone & (seat == first_defender))
-            state.player[games[ask]] = np.where(maker_choice, first_defender, (seat + 2) % NUM_PLAYERS)[ask]
+            state.player[games[ask]] = np.where(
+                maker_choice, first_defender, (seat + 2) % NUM_PLAYERS
+            )[ask]
             starts = games[~ask]
-        first = _FIRST_ACTIVE.take(state.active[starts] * NUM_PLAYERS + (state.dealer[starts] + 1) % NUM_PLAYERS)
+        first = _FIRST_ACTIVE.take(
+            state.active[starts] * NUM_PLAYERS + (state.dealer[starts] + 1) % NUM_PLAYERS
+        )
         state.phase[starts] = PLAY
         state.leader[starts] = first
         state.player[starts] = first
@@ -582,7 +644,9 @@ class ClassicEuchre(BatchedGame):
     @staticmethod
     def _end_tricks(state, games):
         """Resolve the full tricks of ``games``; returns the games whose fifth trick ended."""
-        winner = trick_winner(take_rows(state.trick, games), state.trump[games], state.led_suit[games])
+        winner = trick_winner(
+            take_rows(state.trick, games), state.trump[games], state.led_suit[games]
+        )
         number = state.trick_number[games]
         seat_view(state.tricks_won)[winner.astype(np.intp) * len(state.player) + games] += 1
         fill_rows((state.trick,), games, NO_CARD)
@@ -607,10 +671,14 @@ class ClassicEuchre(BatchedGame):
         maker_team = maker & 1
         tricks = seat_view(state.tricks_won)
         maker_cell = maker_team.astype(np.intp) * n + games
-        maker_tricks = tricks.take(maker_cell) + tricks.take(maker_cell + 2 * n)  # seats t and t + 2
+        maker_tricks = tricks.take(maker_cell) + tricks.take(
+            maker_cell + 2 * n
+        )  # seats t and t + 2
         maker_alone = seat_view(state.alone).take(maker.astype(np.intp) * n + games) == 1
         lone_defender = state.lone_defender[games] >= 0
-        signed = MAKER_POINTS.take((maker_alone * 2 + lone_defender) * (NUM_TRICKS + 1) + maker_tricks)
+        signed = MAKER_POINTS.take(
+            (maker_alone * 2 + lone_defender) * (NUM_TRICKS + 1) + maker_tricks
+        )
         return maker_team ^ (signed < 0), np.abs(signed).astype(np.int32)
 
     def _end_deals(self, state, thrown_in, scored, auto_reset):
@@ -635,7 +703,8 @@ class ClassicEuchre(BatchedGame):
             maker=maker,
             trump=state.trump[ended],
             upcard=state.upcard[ended],
-            maker_alone=(maker >= 0) & (seat_view(state.alone).take((maker & 3).astype(np.intp) * n + ended) == 1),
+            maker_alone=(maker >= 0)
+            & (seat_view(state.alone).take((maker & 3).astype(np.intp) * n + ended) == 1),
             lone_defender=state.lone_defender[ended],
             tricks=take_rows(state.tricks_won, ended),
             points=points,
@@ -664,7 +733,9 @@ class ClassicEuchre(BatchedGame):
         """
         n = len(state.player)
         seats = self._check_seats(seats, n)
-        rel_cells = ((seats + _RELATIVE_SEATS) & 3) * n + game_index(n)  # [r, i]: relative seat r of game i
+        rel_cells = ((seats + _RELATIVE_SEATS) & 3) * n + game_index(
+            n
+        )  # [r, i]: relative seat r of game i
 
         def by_rel(field):  # [N, 4] per absolute seat -> [4, N] per relative seat
             return seat_view(field).take(rel_cells)
@@ -684,9 +755,13 @@ class ClassicEuchre(BatchedGame):
         flags = _SEATS_FLAGS.take(rel(state.dealer) + 5 * rel(state.maker) + 25 * rel(in_play))
         called = np.where(state.maker >= 0, state.trump + 1, 0)
         first_caller = rel(state.dealer) % NUM_PLAYERS  # relative seat left of the dealer
-        flags |= _CALLS_FLAGS.take(state.passes + (2 * NUM_PLAYERS + 1) * (called + (NUM_SUITS + 1) * first_caller))
+        flags |= _CALLS_FLAGS.take(
+            state.passes + (2 * NUM_PLAYERS + 1) * (called + (NUM_SUITS + 1) * first_caller)
+        )
         later = _ALONE_FLAGS.take((_ALONE_DIGIT.take(by_rel(state.alone)) * _BASE_3).sum(axis=0))
-        rotated = ((state.active.astype(np.intp) * 17) >> seats) & 15  # bit r: relative seat r plays
+        rotated = (
+            (state.active.astype(np.intp) * 17) >> seats
+        ) & 15  # bit r: relative seat r plays
         later |= _SITTING_OUT_FLAGS.take(rotated)
         phase = np.where(state.phase == BIDDING, state.passes >= NUM_PLAYERS, state.phase + 1) + 1
         phase = np.where(state.phase == OVER, 0, phase)
@@ -702,12 +777,16 @@ class ClassicEuchre(BatchedGame):
         obs = np.empty((n, OBS_SIZE), dtype=np.float32)
         unpack_masks_into(obs[:, :_FLAGS_STOP], blocks)
         tricks = by_rel(state.tricks_won) / np.float32(NUM_TRICKS)
-        for rel_seat in range(NUM_PLAYERS):  # column by column: a [N, 4] block write loops over the short axis
+        for rel_seat in range(
+            NUM_PLAYERS
+        ):  # column by column: a [N, 4] block write loops over the short axis
             obs[:, OBS_OFFSETS["tricks_won"][0] + rel_seat] = tricks[rel_seat]
         scores = seat_view(state.scores)
         target = np.float32(self.rules.target_score)
         for rel_team in range(NUM_TEAMS):  # own team, then the other
             team_cells = ((seats & 1) ^ rel_team) * n + game_index(n)
             obs[:, OBS_OFFSETS["scores"][0] + rel_team] = scores.take(team_cells) / target
-        obs[:, OBS_OFFSETS["deal_progress"][0]] = state.deal_number / np.float32(self.rules.max_deals)
+        obs[:, OBS_OFFSETS["deal_progress"][0]] = state.deal_number / np.float32(
+            self.rules.max_deals
+        )
         return obs

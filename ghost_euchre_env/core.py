@@ -33,14 +33,18 @@ class BatchState:
 
     def take(self, index):
         """A new state holding the games ``index`` (int[M], bool[N] or a slice), copied."""
-        return type(self)(**{f.name: getattr(self, f.name)[index].copy() for f in dataclasses.fields(self)})
+        return type(self)(
+            **{f.name: getattr(self, f.name)[index].copy() for f in dataclasses.fields(self)}
+        )
 
     def put(self, index, other):
         """Overwrite games ``index`` (int[M]) with the M games of ``other``."""
         for f in dataclasses.fields(self):
             mine, theirs = getattr(self, f.name), getattr(other, f.name)
             if mine.shape[1:] != theirs.shape[1:]:
-                raise ValueError(f"field {f.name}: shape {theirs.shape[1:]} does not fit {mine.shape[1:]}")
+                raise ValueError(
+                    f"field {f.name}: shape {theirs.shape[1:]} does not fit {mine.shape[1:]}"
+                )
             mine[index] = theirs
 
 
@@ -148,8 +152,14 @@ class BatchedGame:
     def _check_seats(self, seats, num_games):
         """Observer seats as int64[N]; ValueError unless int[N] with values 0..S-1."""
         seats = np.asarray(seats, dtype=np.int64)
-        if seats.shape != (num_games,) or seats.min(initial=0) < 0 or seats.max(initial=0) >= self.num_players:
-            raise ValueError(f"seats must be int[{num_games}] with values 0..{self.num_players - 1}, got {seats!r}")
+        if (
+            seats.shape != (num_games,)
+            or seats.min(initial=0) < 0
+            or seats.max(initial=0) >= self.num_players
+        ):
+            raise ValueError(
+                f"seats must be int[{num_games}] with values 0..{self.num_players - 1}, got {seats!r}"
+            )
         return seats
 
     def start_episodes(self, state, games, options=None):
@@ -170,7 +180,9 @@ class BatchedGame:
 
     def _open_episodes(self, state, games, options=None):
         """Episode bookkeeping of :meth:`start_episodes`, all but dealing the first deal."""
-        dealers, deals = dealing.parse_options(options, len(games), self.num_players, self._parse_deal)
+        dealers, deals = dealing.parse_options(
+            options, len(games), self.num_players, self._parse_deal
+        )
         episode_key = dealing.episode_keys(state.keys[games], state.episode[games])
         state.episode_key[games] = episode_key
         random_dealer = dealing.random_dealers(episode_key, self.num_players)

@@ -15,7 +15,9 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MUL1 = np.uint64(0xBF58476D1CE4E5B9)
 _MUL2 = np.uint64(0x94D049BB133111EB)
 _DEALER_SALT = np.uint64(0xD1B54A32D192ED03)
-_CARD_COUNTERS = np.arange(1, NUM_CARDS + 1, dtype=np.uint64) * _GOLDEN  # one SplitMix64 step per card
+_CARD_COUNTERS = (
+    np.arange(1, NUM_CARDS + 1, dtype=np.uint64) * _GOLDEN
+)  # one SplitMix64 step per card
 _CARD_IDS = np.arange(NUM_CARDS, dtype=np.uint64)
 
 
@@ -94,7 +96,11 @@ def parse_deal(deal, hand_sizes, hand_names):
         if len(cards) != size:
             raise ValueError(f"{name} has {len(cards)} cards {cards}; expected {size}")
         for card in cards:
-            if isinstance(card, bool) or not isinstance(card, (int, np.integer)) or not 0 <= card < NUM_CARDS:
+            if (
+                isinstance(card, bool)
+                or not isinstance(card, (int, np.integer))
+                or not 0 <= card < NUM_CARDS
+            ):
                 raise ValueError(f"{name} holds {card!r}; card ids are ints 0..23")
             if card in seen:
                 raise ValueError(f"card {card} is dealt twice: to {seen[card]} and to {name}")
@@ -121,22 +127,39 @@ def parse_options(options, count, num_seats, parse_one_deal):
         options = [options] * count
     options = list(options)
     if len(options) != count:
-        raise ValueError(f"options list has {len(options)} entries; expected one per game ({count})")
+        raise ValueError(
+            f"options list has {len(options)} entries; expected one per game ({count})"
+        )
     dealers = np.full(count, -1, dtype=np.int8)
     deals = []
     for game, option in enumerate(options):
         option = option or {}
         if not isinstance(option, dict):
-            raise ValueError(f"options for game {game} must be a dict or None, got {type(option).__name__}")
+            raise ValueError(
+                f"options for game {game} must be a dict or None, got {type(option).__name__}"
+            )
         unknown = set(option) - {"dealer", "deals"}
         if unknown:
-            raise ValueError(f"unknown option(s) {sorted(unknown)} for game {game}; expected 'dealer', 'deals'")
+            raise ValueError(
+                f"unknown option(s) {sorted(unknown)} for game {game}; expected 'dealer', 'deals'"
+            )
         dealer = option.get("dealer")
         if dealer is not None:
-            if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < num_seats:
-                raise ValueError(f"game {game}: dealer must be a seat 0..{num_seats - 1}, got {dealer!r}")
+            if (
+                isinstance(dealer, bool)
+                or not isinstance(dealer, (int, np.integer))
+                or not 0 <= dealer < num_seats
+            ):
+                raise ValueError(
+                    f"game {game}: dealer must be a seat 0..{num_seats - 1}, got {dealer!r}"
+                )
             dealers[game] = dealer
-        deals.append([parse_one_deal(deal, game, number) for number, deal in enumerate(option.get("deals") or [])])
+        deals.append(
+            [
+                parse_one_deal(deal, game, number)
+                for number, deal in enumerate(option.get("deals") or [])
+            ]
+        )
     return dealers, deals
 
 

@@ -67,14 +67,20 @@ MOON_LEVEL = 6  # a moon bid ranks as six tricks
 BID_LEVELS = (3, 4, 5, MOON_LEVEL)
 
 
-
 def action_name(action):
     """Readable name of an action id: 'J♥', 'pass', 'trump ♥', 'bid 4', 'moon', 'swap'."""
     if 0 <= action < NUM_CARDS:
         return card_name(action)
     if TRUMP_CLUBS <= action < TRUMP_CLUBS + NUM_SUITS:
         return "trump " + SUIT_SYMBOLS[action - TRUMP_CLUBS]
-    names = {PASS: "pass", BID_3: "bid 3", BID_4: "bid 4", BID_5: "bid 5", MOON: "moon", SWAP: "swap"}
+    names = {
+        PASS: "pass",
+        BID_3: "bid 3",
+        BID_4: "bid 4",
+        BID_5: "bid 5",
+        MOON: "moon",
+        SWAP: "swap",
+    }
     if action in names:
         return names[action]
     raise ValueError(f"action must be an int 0..{NUM_ACTIONS - 1}, got {action!r}")
@@ -86,10 +92,18 @@ NO_SEAT = -1
 
 OBS_LAYOUT = (
     ("hand", 24, "own hand: 1 if card c is held"),
-    ("dead_hand", 24, "own old hand after swapping with the ghost hand (all 0 unless this seat swapped)"),
+    (
+        "dead_hand",
+        24,
+        "own old hand after swapping with the ghost hand (all 0 unless this seat swapped)",
+    ),
     ("played_by", 72, "[relative seat r, card c] at r*24+c: seat r has played card c this deal"),
     ("played_in_trick", 144, "[trick k, card c] at k*24+c: card c was played in trick k (0..5)"),
-    ("current_trick", 72, "[relative seat r, card c] at r*24+c: card seat r put in the current trick"),
+    (
+        "current_trick",
+        72,
+        "[relative seat r, card c] at r*24+c: card seat r put in the current trick",
+    ),
     ("swapper", 3, "relative seat that took the ghost hand (all 0: nobody yet)"),
     ("declarer", 3, "relative seat of the highest bidder (all 0: no bid yet)"),
     ("dealer", 3, "relative seat of the dealer"),
@@ -179,7 +193,9 @@ class GhostState(BatchState):
     player: np.ndarray  # int8[N] seat to act (-1 when OVER)
     swapper: np.ndarray  # int8[N] seat that took the ghost hand
     acted: np.ndarray  # bool[N, 3] seat has bid or passed this deal
-    passed_at: np.ndarray  # int8[N, 3] -1, else the high bid index (0 none, 1..3 = 3..5) when it passed
+    passed_at: (
+        np.ndarray
+    )  # int8[N, 3] -1, else the high bid index (0 none, 1..3 = 3..5) when it passed
     bids: np.ndarray  # int8[N, 4] seat that bid 3, 4, 5, moon
     high_bid: np.ndarray  # int8[N] 0 (none), 3, 4, 5 or 6 (moon)
     declarer: np.ndarray  # int8[N]
@@ -219,8 +235,12 @@ class GhostDealSummary:
 
 _NO_GAMES = np.zeros(0, dtype=np.int64)
 _NO_DEALS = GhostDealSummary(
-    **{f.name: np.zeros((0, NUM_PLAYERS) if f.name in ("tricks", "reneges", "points", "scores") else 0, np.int8)
-       for f in dataclasses.fields(GhostDealSummary)}
+    **{
+        f.name: np.zeros(
+            (0, NUM_PLAYERS) if f.name in ("tricks", "reneges", "points", "scores") else 0, np.int8
+        )
+        for f in dataclasses.fields(GhostDealSummary)
+    }
 )  # the summary of a step in which no deal ended (read-only by convention)
 
 
@@ -249,25 +269,38 @@ def _action_tail_table():
             for action, level in zip((BID_3, BID_4, BID_5, MOON), BID_LEVELS):
                 row[action - NUM_CARDS] = level > high
             row[SWAP - NUM_CARDS] = bool(can_swap)
-    table[TRUMP * 16 : TRUMP * 16 + 16, TRUMP_CLUBS - NUM_CARDS : TRUMP_CLUBS - NUM_CARDS + NUM_SUITS] = True
+    table[
+        TRUMP * 16 : TRUMP * 16 + 16, TRUMP_CLUBS - NUM_CARDS : TRUMP_CLUBS - NUM_CARDS + NUM_SUITS
+    ] = True
     return table
 
 
-_ACTION_TAIL_BITS = (_action_tail_table().astype(np.uint64) << np.arange(NUM_CARDS, NUM_ACTIONS, dtype=np.uint64)).sum(
-    axis=1, dtype=np.uint64
-)  # uint64[64]: the table as action bits 24..33
+_ACTION_TAIL_BITS = (
+    _action_tail_table().astype(np.uint64) << np.arange(NUM_CARDS, NUM_ACTIONS, dtype=np.uint64)
+).sum(axis=1, dtype=np.uint64)  # uint64[64]: the table as action bits 24..33
 
 _CARD_BLOCKS = 14  # hand, dead hand, 3 played-by, 6 tricks, 3 current-trick cards
 assert OBS_OFFSETS["current_trick"][1] == _CARD_BLOCKS * NUM_CARDS
 _CARD_BIT_OR_NONE = np.append(CARD_BIT, HAND_DTYPE(0))  # index -1 (no card) -> empty mask
-_REL_OF_SEAT = (np.arange(NUM_PLAYERS)[:, None] + np.arange(NUM_PLAYERS)) % NUM_PLAYERS  # [r, observer] -> seat
+_REL_OF_SEAT = (
+    np.arange(NUM_PLAYERS)[:, None] + np.arange(NUM_PLAYERS)
+) % NUM_PLAYERS  # [r, observer] -> seat
 
 # The one-hot fields (swapper .. phase) are set as bits of one uint64 word per game
 # (bit i = column FLAGS_START + i) and unpacked together with the card blocks,
 # as two more 24-column blocks.
 _FLAGS_START, _FLAGS_STOP = OBS_OFFSETS["swapper"][0], OBS_OFFSETS["phase"][1]
 assert _FLAGS_START == _CARD_BLOCKS * NUM_CARDS and _FLAGS_STOP - _FLAGS_START <= 2 * NUM_CARDS
-_SEAT_FIELDS = ("swapper", "declarer", "dealer", "leader", "bid 3", "bid 4", "bid 5", "moon")  # 3 columns each
+_SEAT_FIELDS = (
+    "swapper",
+    "declarer",
+    "dealer",
+    "leader",
+    "bid 3",
+    "bid 4",
+    "bid 5",
+    "moon",
+)  # 3 columns each
 assert OBS_OFFSETS["bids"][1] - _FLAGS_START == len(_SEAT_FIELDS) * NUM_PLAYERS
 
 
@@ -277,7 +310,9 @@ def _seat_flag_table():
     for field in range(len(_SEAT_FIELDS)):
         for seat in range(NUM_PLAYERS):
             for observer in range(NUM_PLAYERS):
-                table[field, seat + 1, observer] = 1 << (field * NUM_PLAYERS + (seat - observer) % NUM_PLAYERS)
+                table[field, seat + 1, observer] = 1 << (
+                    field * NUM_PLAYERS + (seat - observer) % NUM_PLAYERS
+                )
     return table.reshape(-1)
 
 
@@ -294,7 +329,9 @@ def _pass_flag_table():
 def _table_flag_table():
     """uint64[7 * 5 * 4]: [high bid 0..6, trump + 1, phase] -> the bits of contract, trump and phase."""
     table = np.zeros((MOON_LEVEL + 1, NUM_SUITS + 1, 4), np.uint64)
-    contract, trump, phase = (OBS_OFFSETS[name][0] - _FLAGS_START for name in ("contract", "trump", "phase"))
+    contract, trump, phase = (
+        OBS_OFFSETS[name][0] - _FLAGS_START for name in ("contract", "trump", "phase")
+    )
     for high in range(MOON_LEVEL + 1):
         for suit in range(-1, NUM_SUITS):
             for game_phase in (AUCTION, TRUMP, PLAY, OVER):
@@ -310,7 +347,9 @@ def _table_flag_table():
 
 
 _SEAT_FLAGS = _seat_flag_table()
-_SEAT_FIELD_BASE = (np.arange(len(_SEAT_FIELDS), dtype=np.intp) * (NUM_PLAYERS + 1) * NUM_PLAYERS)[:, None]
+_SEAT_FIELD_BASE = (np.arange(len(_SEAT_FIELDS), dtype=np.intp) * (NUM_PLAYERS + 1) * NUM_PLAYERS)[
+    :, None
+]
 _PASS_FLAGS = _pass_flag_table()
 _TABLE_FLAGS = _table_flag_table()
 _FLAG_BLOCK = np.uint64((1 << NUM_CARDS) - 1)
@@ -397,7 +436,9 @@ class GhostEuchre(BatchedGame):
     def _parse_deal(deal, game, number):
         where = f"game {game}, deal {number}"
         if not isinstance(deal, dict) or set(deal) != {"hands", "ghost"}:
-            raise ValueError(f"{where}: a deal is a dict with keys 'hands' and 'ghost', got {deal!r}")
+            raise ValueError(
+                f"{where}: a deal is a dict with keys 'hands' and 'ghost', got {deal!r}"
+            )
         hands = list(deal["hands"])
         if len(hands) != NUM_PLAYERS:
             raise ValueError(f"{where}: 'hands' must hold 3 hands, got {len(hands)}")
@@ -414,7 +455,14 @@ class GhostEuchre(BatchedGame):
         use_chosen = number < state.num_chosen[games]
         deck = dealing.random_deals(state.episode_key[games], number)
         bits = CARD_BIT.take(deck).reshape(len(games), 4, HAND_SIZE)
-        dealt = bits[:, :, 0] | bits[:, :, 1] | bits[:, :, 2] | bits[:, :, 3] | bits[:, :, 4] | bits[:, :, 5]
+        dealt = (
+            bits[:, :, 0]
+            | bits[:, :, 1]
+            | bits[:, :, 2]
+            | bits[:, :, 3]
+            | bits[:, :, 4]
+            | bits[:, :, 5]
+        )
         if use_chosen.any():
             rows = games[use_chosen]
             dealt[use_chosen] = state.chosen[rows, number[use_chosen]]
@@ -427,7 +475,11 @@ class GhostEuchre(BatchedGame):
             field[games] = 0
         for field in (state.swapper, state.declarer, state.trump, state.leader, state.led_suit):
             field[games] = -1
-        fill_rows((state.acted, state.tricks_won, state.reneges, state.played_cards, state.trick_cards), games, 0)
+        fill_rows(
+            (state.acted, state.tricks_won, state.reneges, state.played_cards, state.trick_cards),
+            games,
+            0,
+        )
         fill_rows((state.passed_at, state.bids, state.trick), games, -1)
 
     # ---------------------------------------------------------------- decisions
@@ -463,7 +515,9 @@ class GhostEuchre(BatchedGame):
         auction = np.flatnonzero(phase == AUCTION)  # all taken before any game moves on
         naming = np.flatnonzero(phase == TRUMP)
         scored = self._apply_play(state, action, phase == PLAY)
-        thrown_in = self._apply_auction(state, auction, action[auction]) if len(auction) else _NO_GAMES
+        thrown_in = (
+            self._apply_auction(state, auction, action[auction]) if len(auction) else _NO_GAMES
+        )
         if len(naming):
             self._apply_trump(state, naming, action[naming])
         if len(thrown_in) or len(scored):
@@ -489,7 +543,9 @@ class GhostEuchre(BatchedGame):
         cells = seat.astype(np.intp) * n + games
         seat_view(state.acted)[cells] = True
         passing = actions == PASS
-        seat_view(state.passed_at)[cells[passing]] = _PASSED_INDEX.take(state.high_bid[games[passing]])
+        seat_view(state.passed_at)[cells[passing]] = _PASSED_INDEX.take(
+            state.high_bid[games[passing]]
+        )
         bidders, bidder_seat = games[~passing], seat[~passing]
         level = actions[~passing] - (BID_3 - 3)
         state.high_bid[bidders] = level
@@ -497,7 +553,9 @@ class GhostEuchre(BatchedGame):
         seat_view(state.bids)[(level - 3).astype(np.intp) * n + bidders] = bidder_seat
 
         declarer = state.declarer[games]
-        if self.rules.auction == "single_round":  # each seat acts once, clockwise from the dealer's left
+        if (
+            self.rules.auction == "single_round"
+        ):  # each seat acts once, clockwise from the dealer's left
             ended = (seat == state.dealer[games]) | (state.high_bid[games] == MOON_LEVEL)
             state.player[games] = _next_seat(seat)
         else:  # open: the seats that have not passed, but the high bidder, act in turn
@@ -529,7 +587,9 @@ class GhostEuchre(BatchedGame):
         games whose sixth trick ended.
         """
         seat = state.player
-        bit = (HAND_DTYPE(1) << cards.astype(HAND_DTYPE)) & ALL_CARDS  # 0 for non-card actions (24..33)
+        bit = (
+            HAND_DTYPE(1) << cards.astype(HAND_DTYPE)
+        ) & ALL_CARDS  # 0 for non-card actions (24..33)
         on_seat = seat_lanes(seat, NUM_PLAYERS) & playing  # bool[3, N]: the seat that plays
         if self.rules.allow_renege:
             allowed = playable_cards(at_seat(state.hands, on_seat), state.led_suit, state.trump)
@@ -563,15 +623,20 @@ class GhostEuchre(BatchedGame):
     def deal_points(self, state, games):
         """int32[M, 3]: points each seat scores for the finished deals ``games``."""
         rules = self.rules
-        points = take_rows(state.tricks_won, games).astype(np.int32)  # a non-declarer scores its tricks
+        points = take_rows(state.tricks_won, games).astype(
+            np.int32
+        )  # a non-declarer scores its tricks
         rows = np.arange(len(games))
         declarer = state.declarer[games]
         bid = state.high_bid[games].astype(np.int32)
         taken = points[rows, declarer]
         made = taken >= bid
         moon = bid == MOON_LEVEL
-        points[rows, declarer] = np.where(made, np.where(moon, rules.moon_points, taken),
-                                          np.where(moon, -rules.moon_set_penalty, -bid))
+        points[rows, declarer] = np.where(
+            made,
+            np.where(moon, rules.moon_points, taken),
+            np.where(moon, -rules.moon_set_penalty, -bid),
+        )
         return points - take_rows(state.reneges, games).astype(np.int32) * rules.renege_penalty
 
     def _end_deals(self, state, thrown_in, scored, auto_reset):
@@ -605,8 +670,10 @@ class GhostEuchre(BatchedGame):
             scores = summary.scores
             top = np.maximum(np.maximum(scores[:, 0], scores[:, 1]), scores[:, 2])
             leaders = scores == top[:, None]
-            over = (leaders[:, 0] ^ leaders[:, 1] ^ leaders[:, 2]) & ~(leaders[:, 0] & leaders[:, 1]) & (
-                top >= self.rules.target_score
+            over = (
+                (leaders[:, 0] ^ leaders[:, 1] ^ leaders[:, 2])
+                & ~(leaders[:, 0] & leaders[:, 1])
+                & (top >= self.rules.target_score)
             )
             if self.reward == "win":
                 rewards[ended[over]] = np.where(leaders[over], 1.0, -0.5)
@@ -642,9 +709,13 @@ class GhostEuchre(BatchedGame):
         seat_fields += _SEAT_FIELD_BASE + NUM_PLAYERS
         seat_fields += seats
         flags = np.bitwise_or.reduce(_SEAT_FLAGS.take(seat_fields), axis=0)
-        passed = seat_view(state.passed_at).take(cells) + np.arange(1, 15, 5, dtype=np.int8)[:, None]
+        passed = (
+            seat_view(state.passed_at).take(cells) + np.arange(1, 15, 5, dtype=np.int8)[:, None]
+        )
         flags |= np.bitwise_or.reduce(_PASS_FLAGS.take(passed), axis=0)
-        flags |= _TABLE_FLAGS.take((state.high_bid * 5 + state.trump).astype(np.intp) * 4 + state.phase + 4)
+        flags |= _TABLE_FLAGS.take(
+            (state.high_bid * 5 + state.trump).astype(np.intp) * 4 + state.phase + 4
+        )
         blocks[:, _CARD_BLOCKS] = flags & _FLAG_BLOCK
         blocks[:, _CARD_BLOCKS + 1] = flags >> np.uint64(NUM_CARDS)
 
@@ -652,8 +723,12 @@ class GhostEuchre(BatchedGame):
         unpack_masks_into(obs[:, : (_CARD_BLOCKS + 2) * NUM_CARDS], blocks)
         tricks = seat_view(state.tricks_won).take(cells) / np.float32(NUM_TRICKS)
         scores = seat_view(state.scores).take(cells) / np.float32(self.rules.target_score)
-        for rel in range(NUM_PLAYERS):  # column by column: a [N, 3] block write loops over the short axis
+        for rel in range(
+            NUM_PLAYERS
+        ):  # column by column: a [N, 3] block write loops over the short axis
             obs[:, OBS_OFFSETS["tricks_won"][0] + rel] = tricks[rel]
             obs[:, OBS_OFFSETS["scores"][0] + rel] = scores[rel]
-        obs[:, OBS_OFFSETS["deal_progress"][0]] = state.deal_number / np.float32(self.rules.max_deals)
+        obs[:, OBS_OFFSETS["deal_progress"][0]] = state.deal_number / np.float32(
+            self.rules.max_deals
+        )
         return obs

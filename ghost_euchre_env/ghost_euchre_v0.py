@@ -122,8 +122,14 @@ __doc__ = __doc__.format(actions=ACTION_TABLE.strip(), layout=layout_table(OBS_L
 AGENTS = seat_names(NUM_PLAYERS)
 
 
-def env(render_mode=None, episode="game", reward="points", illegal_action="raise",
-        illegal_action_penalty=-1.0, **rules):
+def env(
+    render_mode=None,
+    episode="game",
+    reward="points",
+    illegal_action="raise",
+    illegal_action_penalty=-1.0,
+    **rules,
+):
     """The environment wrapped in PettingZoo's order-enforcing wrapper (the usual entry point)."""
     return wrappers.OrderEnforcingWrapper(
         raw_env(render_mode, episode, reward, illegal_action, illegal_action_penalty, **rules)

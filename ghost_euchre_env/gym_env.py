@@ -42,12 +42,29 @@ class GhostEuchreGymEnv(gymnasium.Env):
 
     metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
 
-    def __init__(self, learner=0, opponents=None, render_mode=None, episode="game", reward="points",
-                 illegal_action="raise", illegal_action_penalty=-1.0, **rules):
+    def __init__(
+        self,
+        learner=0,
+        opponents=None,
+        render_mode=None,
+        episode="game",
+        reward="points",
+        illegal_action="raise",
+        illegal_action_penalty=-1.0,
+        **rules,
+    ):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
-        self.aec = raw_env("ansi" if render_mode else None, episode, reward, illegal_action,
-                           illegal_action_penalty, **rules)
+            raise ValueError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}"
+            )
+        self.aec = raw_env(
+            "ansi" if render_mode else None,
+            episode,
+            reward,
+            illegal_action,
+            illegal_action_penalty,
+            **rules,
+        )
         self.render_mode = render_mode
         self.learner = _agent_name(learner, "learner")
         self.opponents = self._parse_opponents(opponents)
@@ -62,14 +79,18 @@ class GhostEuchreGymEnv(gymnasium.Env):
         if callable(opponents):
             return dict.fromkeys(others, opponents)
         if not isinstance(opponents, dict):
-            raise ValueError(f"opponents must be None, a callable or a dict of callables, got {type(opponents).__name__}")
+            raise ValueError(
+                f"opponents must be None, a callable or a dict of callables, got {type(opponents).__name__}"
+            )
         chosen = dict.fromkeys(others, self._random_action)
         for key, policy in opponents.items():
             agent = _agent_name(key, "opponents key")
             if agent == self.learner:
                 raise ValueError(f"opponents names {agent}, the learner's seat")
             if not callable(policy):
-                raise ValueError(f"opponent for {agent} must be a callable (obs, mask) -> action, got {policy!r}")
+                raise ValueError(
+                    f"opponent for {agent} must be a callable (obs, mask) -> action, got {policy!r}"
+                )
             chosen[agent] = policy
         return chosen
 
@@ -140,7 +161,12 @@ def _agent_name(value, what):
     """An agent name from a seat (0..2) or a name; ValueError otherwise."""
     if isinstance(value, str) and value in AGENTS:
         return value
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and 0 <= value < NUM_PLAYERS:
+    if (
+        isinstance(value, (int, np.integer))
+        and not isinstance(value, bool)
+        and 0 <= value < NUM_PLAYERS
+    ):
         return AGENTS[value]
-    raise ValueError(f"{what} must be a seat 0..{NUM_PLAYERS - 1} or one of {list(AGENTS)}, got {value!r}")
-
+    raise ValueError(
+        f"{what} must be a seat 0..{NUM_PLAYERS - 1} or one of {list(AGENTS)}, got {value!r}"
+    )

@@ -29,7 +29,9 @@ def playthrough(seed, **rules):
     while state.phase[0] != OVER:
         if state.deal_number[0] != deal_shown:
             deal_shown = state.deal_number[0]
-            lines.append(f"deal {deal_shown}: dealer {state.dealer[0]}, scores {state.scores[0].tolist()}")
+            lines.append(
+                f"deal {deal_shown}: dealer {state.dealer[0]}, scores {state.scores[0].tolist()}"
+            )
             for seat in range(3):
                 lines.append(f"  seat {seat}: {_hand(state.hands[0, seat])}")
             lines.append(f"  ghost: {_hand(state.ghost[0])}")
@@ -52,7 +54,9 @@ def playthrough(seed, **rules):
                 )
         if result.terminated[0] or result.truncated[0]:
             how = "terminated" if result.terminated[0] else "truncated"
-            lines.append(f"game {how}: scores {state.scores[0].tolist()} rewards {result.rewards[0].tolist()}")
+            lines.append(
+                f"game {how}: scores {state.scores[0].tolist()} rewards {result.rewards[0].tolist()}"
+            )
     return "\n".join(lines) + "\n"
 
 

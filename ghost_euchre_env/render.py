@@ -7,7 +7,15 @@ only reads the engine state; it never decides a rule.
 """
 
 from . import classic, ghost
-from .cards import CARD_RANK, CARD_SUIT, NUM_CARDS, SUIT_LETTERS, SUIT_SYMBOLS, card_name, mask_to_cards
+from .cards import (
+    CARD_RANK,
+    CARD_SUIT,
+    NUM_CARDS,
+    SUIT_LETTERS,
+    SUIT_SYMBOLS,
+    card_name,
+    mask_to_cards,
+)
 
 EMPTY_SLOT = "·"
 
@@ -33,14 +41,18 @@ def trick_text(game_state, g, order, num_tricks, names, unicode=True):
     parts = []
     for seat in order:
         card = int(game_state.trick[g, seat])
-        parts.append(f"{names[seat]} {card_name(card, unicode) if 0 <= card < NUM_CARDS else EMPTY_SLOT}")
+        parts.append(
+            f"{names[seat]} {card_name(card, unicode) if 0 <= card < NUM_CARDS else EMPTY_SLOT}"
+        )
     return f"trick {int(game_state.trick_number[g]) + 1} of {num_tricks}: " + ", ".join(parts)
 
 
 def text_table(rows):
     """Rows of strings (the first is the header) as left-aligned columns."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows)
+    return "\n".join(
+        "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows
+    )
 
 
 def to_act_text(game_state, g, names, unicode=True):
@@ -57,7 +69,11 @@ def _bid_name(level):
 
 def _auction_text(game_state, g, seat):
     """What seat did in the auction of this deal: 'bid 3, pass', 'pass', '' (not yet)."""
-    made = [f"bid {_bid_name(level)}" for k, level in enumerate(ghost.BID_LEVELS) if game_state.bids[g, k] == seat]
+    made = [
+        f"bid {_bid_name(level)}"
+        for k, level in enumerate(ghost.BID_LEVELS)
+        if game_state.bids[g, k] == seat
+    ]
     if game_state.passed_at[g, seat] >= 0:
         made.append("pass")
     return ", ".join(made)
@@ -81,10 +97,20 @@ def render_ghost(game, game_state, g=0, names=None, unicode=True):
     dealer, declarer, swapper = int(s.dealer[g]), int(s.declarer[g]), int(s.swapper[g])
     rows = [("seat", "score", "auction", "tricks", "")]
     for seat in range(game.num_players):
-        roles = [label for label, who in (("dealer", dealer), ("declarer", declarer), ("took ghost", swapper))
-                 if who == seat]
-        rows.append((names[seat], str(int(s.scores[g, seat])), _auction_text(s, g, seat) or EMPTY_SLOT,
-                     str(int(s.tricks_won[g, seat])), ", ".join(roles)))
+        roles = [
+            label
+            for label, who in (("dealer", dealer), ("declarer", declarer), ("took ghost", swapper))
+            if who == seat
+        ]
+        rows.append(
+            (
+                names[seat],
+                str(int(s.scores[g, seat])),
+                _auction_text(s, g, seat) or EMPTY_SLOT,
+                str(int(s.tricks_won[g, seat])),
+                ", ".join(roles),
+            )
+        )
     lines = [header, text_table(rows)]
 
     high = int(s.high_bid[g])
@@ -96,7 +122,9 @@ def render_ghost(game, game_state, g=0, names=None, unicode=True):
         lines.append("contract: no bid yet")
     ghost_cards = bin(int(s.ghost[g])).count("1")
     if swapper >= 0:
-        lines.append(f"ghost hand: taken by {names[swapper]}; their old hand lies dead ({ghost_cards} cards)")
+        lines.append(
+            f"ghost hand: taken by {names[swapper]}; their old hand lies dead ({ghost_cards} cards)"
+        )
     else:
         lines.append(f"ghost hand: {ghost_cards} cards face down")
     if phase == ghost.PLAY:
@@ -115,8 +143,12 @@ def _calls_text(game_state, g, seat, unicode):
     calls = []
     for k in range(passes + made):
         if (dealer + 1 + k) % classic.NUM_PLAYERS == seat:
-            calls.append("pass" if k < passes else ("order up " if k < classic.NUM_PLAYERS else "name ")
-                         + suits[game_state.trump[g]])
+            calls.append(
+                "pass"
+                if k < passes
+                else ("order up " if k < classic.NUM_PLAYERS else "name ")
+                + suits[game_state.trump[g]]
+            )
     return ", ".join(calls)
 
 
@@ -156,8 +188,11 @@ def render_classic(game, game_state, g=0, names=None, unicode=True):
         lines.append("trump: not made yet")
     if phase == classic.PLAY:
         leader = int(s.leader[g])
-        order = [seat for seat in ((leader + k) % game.num_players for k in range(game.num_players))
-                 if s.active[g] >> seat & 1]
+        order = [
+            seat
+            for seat in ((leader + k) % game.num_players for k in range(game.num_players))
+            if s.active[g] >> seat & 1
+        ]
         lines.append(trick_text(s, g, order, classic.NUM_TRICKS, names, unicode))
     lines.append(to_act_text(s, g, names, unicode))
     return "\n".join(lines)

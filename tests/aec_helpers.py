@@ -30,7 +30,9 @@ def play_episode(env, rng, seed=None, options=None):
 def check_pettingzoo_api(env_module, config):
     """PettingZoo's api_test, seed_test and render_test on ``env_module.env(**config)``."""
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # api_test resets with a dummy option; the env warns it ignores it
+        warnings.simplefilter(
+            "ignore"
+        )  # api_test resets with a dummy option; the env warns it ignores it
         api_test(env_module.env(**config), num_cycles=200)
     seed_test(lambda **kw: env_module.env(**config, **kw), num_cycles=100)
     render_test(lambda render_mode: env_module.env(render_mode=render_mode, **config))

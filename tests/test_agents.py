@@ -11,7 +11,13 @@ import numpy as np
 import pytest
 
 from agents import Policy, make_policy
-from agents.heuristic import ClassicHeuristic, GhostHeuristic, cards_played, hand_evaluation, moon_ready
+from agents.heuristic import (
+    ClassicHeuristic,
+    GhostHeuristic,
+    cards_played,
+    hand_evaluation,
+    moon_ready,
+)
 from agents.human import HumanPolicy, HumanQuit, action_name, parse_move
 from agents.random_policy import random_set_bits
 from agents.specs import parse_value, split_spec
@@ -50,7 +56,9 @@ def test_split_spec_reads_builtins_checkpoints_classes_and_arguments():
     assert split_spec("ppo:runs/a/final.pt") == ("ppo", "runs/a/final.pt", {})
     assert split_spec("ppo:runs/a=b.pt") == ("ppo", "runs/a=b.pt", {})
     assert split_spec("ppo:runs/a.pt:sample=true") == ("ppo", "runs/a.pt", {"sample": True})
-    kind, target, kwargs = split_spec("my.pkg.bots:Greedy:depth=3,temperature=0.5,greedy=false,label=x1")
+    kind, target, kwargs = split_spec(
+        "my.pkg.bots:Greedy:depth=3,temperature=0.5,greedy=false,label=x1"
+    )
     assert (kind, target) == ("class", "my.pkg.bots:Greedy")
     assert kwargs == {"depth": 3, "temperature": 0.5, "greedy": False, "label": "x1"}
     assert type(kwargs["depth"]) is int and type(kwargs["temperature"]) is float
@@ -63,7 +71,7 @@ def test_parse_value_types():
     assert parse_value("abc") == "abc" and parse_value("") == ""
 
 
-USER_MODULE = textwrap.dedent('''
+USER_MODULE = textwrap.dedent("""
     import numpy as np
     from agents.base import Policy
 
@@ -80,7 +88,7 @@ USER_MODULE = textwrap.dedent('''
             pass
 
     NOT_A_CLASS = 3
-''')
+""")
 
 
 @pytest.fixture
@@ -103,24 +111,27 @@ def test_user_class_from_a_module_with_arguments(user_module):
     assert mask[np.arange(5), actions].all()
 
 
-@pytest.mark.parametrize("spec, message", [
-    ("", "non-empty string"),
-    ("foo", "unknown policy spec 'foo'"),
-    ("Random", "unknown policy spec"),
-    ("random:extra", "unexpected 'extra'"),
-    ("random:x", "unexpected 'x'"),
-    ("random:a=1,b", "expected key=value"),
-    ("random:x=1,x=2", "given twice"),
-    ("random:x=1", "cannot build it"),
-    ("ppo:", "needs a checkpoint path"),
-    ("ppo:/no/such/file.pt", "does not exist"),
-    ("no_such_module_xyz:Bot", "no module named 'no_such_module_xyz'"),
-    ("{mod}:Missing", "has no 'Missing'"),
-    ("{mod}:NoAct", "does not meet the Policy interface"),
-    ("{mod}:NOT_A_CLASS", "is not a class"),
-    ("{mod}:FirstLegal:nope=1", "cannot build it"),
-    ("a b:C", "unknown policy spec"),
-])
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("", "non-empty string"),
+        ("foo", "unknown policy spec 'foo'"),
+        ("Random", "unknown policy spec"),
+        ("random:extra", "unexpected 'extra'"),
+        ("random:x", "unexpected 'x'"),
+        ("random:a=1,b", "expected key=value"),
+        ("random:x=1,x=2", "given twice"),
+        ("random:x=1", "cannot build it"),
+        ("ppo:", "needs a checkpoint path"),
+        ("ppo:/no/such/file.pt", "does not exist"),
+        ("no_such_module_xyz:Bot", "no module named 'no_such_module_xyz'"),
+        ("{mod}:Missing", "has no 'Missing'"),
+        ("{mod}:NoAct", "does not meet the Policy interface"),
+        ("{mod}:NOT_A_CLASS", "is not a class"),
+        ("{mod}:FirstLegal:nope=1", "cannot build it"),
+        ("a b:C", "unknown policy spec"),
+    ],
+)
 def test_bad_specs_give_a_one_line_error(user_module, spec, message):
     with pytest.raises(ValueError) as error:
         make_policy(spec.format(mod=user_module), GhostEuchre())
@@ -143,7 +154,9 @@ def test_random_is_legal_seeded_and_uniform():
     other = make_policy("random", game, seed=8).act(None, mask)
     assert np.array_equal(first, again) and not np.array_equal(first, other)
     assert set(np.unique(first)) == {3, 24, 33}
-    assert np.allclose(np.bincount(first, minlength=34)[[3, 24, 33]] / len(first), 1 / 3, atol=0.015)
+    assert np.allclose(
+        np.bincount(first, minlength=34)[[3, 24, 33]] / len(first), 1 / 3, atol=0.015
+    )
     assert first.dtype == np.int64
 
 
@@ -156,7 +169,9 @@ def test_random_set_bits_draws_each_set_bit_equally_often():
     assert drawn.dtype == np.int64
     assert ((bits >> drawn.astype(np.uint64)) & 1).all()
     assert np.allclose(np.bincount(drawn[:30000])[[0, 9, 33]] / 30000, 1 / 3, atol=0.015)
-    assert np.allclose(np.bincount(drawn[30000:])[[5, 24, 30, 31, 32, 33]] / 30000, 1 / 6, atol=0.012)
+    assert np.allclose(
+        np.bincount(drawn[30000:])[[5, 24, 30, 31, 32, 33]] / 30000, 1 / 6, atol=0.012
+    )
     with pytest.raises(ValueError, match="unsigned"):
         random_set_bits(np.array([3]), rng)
 
@@ -203,17 +218,23 @@ def test_moon_ready_needs_top_trumps_and_only_sure_off_suit_cards():
 
 def test_heuristic_shoots_the_moon_with_a_sure_hand():
     game, _, obs, mask = ghost_position(
-        ["JH JD AH KH AS AC", "9C TC QC KC 9S TS", "9D TD QD KD AD QS"], "JS JC KS TH 9H QH")
+        ["JH JD AH KH AS AC", "9C TC QC KC 9S TS", "9D TD QD KD AD QS"], "JS JC KS TH 9H QH"
+    )
     assert GhostHeuristic(game).act(obs, mask)[0] == MOON
     _, _, obs, mask = ghost_position(
-        ["JH JD AH KH AS AC", "9C TC QC KC 9S TS", "9D TD QD KD AD QS"], "JS JC KS TH 9H QH", actions=[MOON])
+        ["JH JD AH KH AS AC", "9C TC QC KC 9S TS", "9D TD QD KD AD QS"],
+        "JS JC KS TH 9H QH",
+        actions=[MOON],
+    )
     assert GhostHeuristic(game).act(obs, mask)[0] == TRUMP_CLUBS + H
 
 
 def test_heuristic_swaps_a_weak_hand_and_bids_the_lowest_level_with_a_good_one():
     hands = ["9C TC TS 9D TD JD", "JH AH KH QH AS 9S", "QC KC AC QS KS AD"]
     game, _, obs, mask = ghost_position(hands, "JC JS QD KD TH 9H")
-    assert GhostHeuristic(game).act(obs, mask)[0] == SWAP  # about 2.8 expected tricks: below swap_below
+    assert (
+        GhostHeuristic(game).act(obs, mask)[0] == SWAP
+    )  # about 2.8 expected tricks: below swap_below
     # Seat 1 after seat 0 bid 3: hearts are worth about 5.1 tricks (left bower out: no moon): bid 4, not 5.
     _, _, obs, mask = ghost_position(hands, "JC JS QD KD TH 9H", actions=[BID_3])
     assert GhostHeuristic(game).act(obs, mask)[0] == BID_4
@@ -221,7 +242,9 @@ def test_heuristic_swaps_a_weak_hand_and_bids_the_lowest_level_with_a_good_one()
 
 def test_heuristic_declarer_draws_trumps_with_the_right_bower():
     hands = ["JH JD AH 9C 9S AS", "KH QH TC QC KC TS", "9D TD QD KD AD 9H"]
-    game, _, obs, mask = ghost_position(hands, "JC JS AC KS QS TH", actions=[BID_3, PASS, PASS, TRUMP_CLUBS + H])
+    game, _, obs, mask = ghost_position(
+        hands, "JC JS AC KS QS TH", actions=[BID_3, PASS, PASS, TRUMP_CLUBS + H]
+    )
     assert GhostHeuristic(game).act(obs, mask)[0] == parse_card("JH")
 
 
@@ -230,7 +253,9 @@ def test_heuristic_wins_cheaply_last_and_throws_off_low_when_it_cannot_win():
     opening = [BID_3, PASS, PASS, TRUMP_CLUBS + H, parse_card("AS"), parse_card("TS")]
     hands = ["JH JD AH 9C 9S AS", "KH QH TC QC KC TS", "9D TD QD KD AD 9H"]
     game, _, obs, mask = ghost_position(hands, "JC JS AC KS QS TH", actions=opening)
-    assert GhostHeuristic(game).act(obs, mask)[0] == parse_card("9H")  # its one trump wins the trick
+    assert GhostHeuristic(game).act(obs, mask)[0] == parse_card(
+        "9H"
+    )  # its one trump wins the trick
     hands = ["JH JD AH 9C 9S AS", "KH QH TC QC KC TS", "9D TD QD KD AD JC"]
     game, _, obs, mask = ghost_position(hands, "KS JS AC 9H QS TH", actions=opening)
     # No trump: it throws off its loser JC (AC, KC, QC are out) and keeps the diamonds, all bosses.
@@ -244,19 +269,30 @@ def test_heuristic_is_deterministic_and_batch_independent():
     game = GhostEuchre()
     state = game.init(stream_keys(11, 200))
     for _ in range(30):
-        game.step(state, make_policy("heuristic", game).act(game.observe(state, state.player.astype(np.int64)),
-                                                             game.legal_mask(state)))
+        game.step(
+            state,
+            make_policy("heuristic", game).act(
+                game.observe(state, state.player.astype(np.int64)), game.legal_mask(state)
+            ),
+        )
     obs, mask = game.observe(state, state.player.astype(np.int64)), game.legal_mask(state)
     whole = GhostHeuristic(game).act(obs, mask)
-    one_by_one = [GhostHeuristic(game).act(obs[i:i + 1], mask[i:i + 1])[0] for i in range(len(obs))]
+    one_by_one = [
+        GhostHeuristic(game).act(obs[i : i + 1], mask[i : i + 1])[0] for i in range(len(obs))
+    ]
     assert np.array_equal(whole, one_by_one)
 
 
 # ------------------------------------------------------- classic heuristic
 def classic_position(hands, upcard, dealer=3, actions=()):
     game = ClassicEuchre()
-    state = game.init(stream_keys(0, 1), {"dealer": dealer, "deals": [{"hands": [cards(h) for h in hands],
-                                                                        "upcard": parse_card(upcard)}]})
+    state = game.init(
+        stream_keys(0, 1),
+        {
+            "dealer": dealer,
+            "deals": [{"hands": [cards(h) for h in hands], "upcard": parse_card(upcard)}],
+        },
+    )
     for action in actions:
         game.step(state, np.array([action]))
     player = state.player.astype(np.int64)
@@ -296,13 +332,19 @@ def test_parse_move_accepts_numbers_and_names_and_rejects_the_rest():
     for bad in ("", "0", "6", "99", "JD", "bid 4", "xyzzy", "-1", "1.5", "\x00"):
         assert parse_move(game, bad, legal) is None
     trumps = [25, 26, 27, 28]
-    assert parse_move(game, "hearts", trumps) == parse_move(game, "H", trumps) == parse_move(game, "♥", trumps) == 27
+    assert (
+        parse_move(game, "hearts", trumps)
+        == parse_move(game, "H", trumps)
+        == parse_move(game, "♥", trumps)
+        == 27
+    )
     assert action_name(game, 27) == "trump ♥ (hearts)"
 
 
 def test_human_asks_again_on_bad_input_and_quits_on_end_of_input():
-    game, _, obs, mask = ghost_position(["JH JD AH KH AS AC", "9C TC QC KC 9S TS", "9D TD QD KD AD QS"],
-                                        "JS JC KS TH 9H QH")
+    game, _, obs, mask = ghost_position(
+        ["JH JD AH KH AS AC", "9C TC QC KC 9S TS", "9D TD QD KD AD QS"], "JS JC KS TH 9H QH"
+    )
     replies = iter(["", "garbage", "42", "moon"])
     shown = []
     human = HumanPolicy(game, read=lambda prompt: next(replies), write=shown.append)
@@ -324,7 +366,9 @@ def test_heuristic_never_reneges_when_the_rules_allow_it():
     reneges = 0
     while (state.player >= 0).any():
         state = state.take(np.flatnonzero(state.player >= 0))
-        actions = policy.act(game.observe(state, state.player.astype(np.int64)), game.legal_mask(state))
+        actions = policy.act(
+            game.observe(state, state.player.astype(np.int64)), game.legal_mask(state)
+        )
         reneges += game.step(state, actions).deals.reneges.sum()
     assert reneges == 0
 

@@ -37,7 +37,12 @@ def cards(text):
 
 # Seat 2 holds the five best hearts; nobody else has a heart above T.
 LONE_MARCH = {
-    "hands": [cards("9C TC JC QC KC"), cards("AC 9D TD QD KD"), cards("JH JD AH KH QH"), cards("AD 9H TH TS JS")],
+    "hands": [
+        cards("9C TC JC QC KC"),
+        cards("AC 9D TD QD KD"),
+        cards("JH JD AH KH QH"),
+        cards("AD 9H TH TS JS"),
+    ],
     "upcard": parse_card("9S"),  # rest of the kitty: QS KS AS
 }
 
@@ -80,7 +85,10 @@ def hand(state, seat):
 def test_order_up_puts_the_upcard_in_the_dealers_hand_and_the_dealer_discards():
     game, state = new_game(LONE_MARCH, dealer=3)
     up = LONE_MARCH["upcard"]
-    assert state.player[0] == 0 and legal(game, state) == [PASS, SPADES]  # round 1: pass or order up 9♠'s suit
+    assert state.player[0] == 0 and legal(game, state) == [
+        PASS,
+        SPADES,
+    ]  # round 1: pass or order up 9♠'s suit
     dealer_hand = hand(state, 3)
     act(game, state, SPADES)  # seat 0 orders the dealer up
     assert state.phase[0] == DISCARD and state.player[0] == 3
@@ -158,7 +166,12 @@ def test_going_alone_sits_the_partner_out_and_the_lead_skips_it():
     order, result = play_lowest(game, state)
     assert 0 not in order and len(order) == 15
     assert order[:3] == [1, 2, 3]
-    assert result.deals.tricks[0].tolist() == [0, 0, 5, 0] and result.deals.maker_alone.tolist() == [True]
+    assert result.deals.tricks[0].tolist() == [
+        0,
+        0,
+        5,
+        0,
+    ] and result.deals.maker_alone.tolist() == [True]
     assert result.rewards[0].tolist() == [4, 0, 4, 0]  # lone maker takes all five: 4 to the team
 
 
@@ -226,7 +239,9 @@ def test_follow_suit_counts_the_left_bower_as_trump():
     ],
 )
 @pytest.mark.parametrize("maker", [0, 3])
-def test_scoring_table(maker, maker_tricks, partner_tricks, maker_alone, lone_defender, makers, defenders):
+def test_scoring_table(
+    maker, maker_tricks, partner_tricks, maker_alone, lone_defender, makers, defenders
+):
     game = ClassicEuchre(episode="deal", allow_lone_defender=True)
     state = game.init(dealing.stream_keys(0, 1))
     partner = (maker + 2) % 4
@@ -244,7 +259,9 @@ def test_scoring_table(maker, maker_tricks, partner_tricks, maker_alone, lone_de
 
 def test_euchre_pays_the_defenders_end_to_end():
     game, state = new_game(LONE_MARCH, dealer=3)
-    act(game, state, *[PASS] * 5, HEARTS, WITH_PARTNER)  # seat 1 names hearts; seat 2 holds the top five
+    act(
+        game, state, *[PASS] * 5, HEARTS, WITH_PARTNER
+    )  # seat 1 names hearts; seat 2 holds the top five
     _, result = play_lowest(game, state)
     assert result.deals.tricks[0].tolist() == [0, 0, 5, 0]
     assert result.rewards[0].tolist() == [2, 0, 2, 0] and result.deals.points[0].tolist() == [2, 0]
@@ -359,7 +376,9 @@ def reference_observation(log, observer, max_deals):
     for seat in sitting_out:
         obs["sitting_out"][rel(seat)] = 1
     if phase != OVER:
-        obs["phase"][1 if phase == BIDDING and len(calls) >= 4 else 0 if phase == BIDDING else phase + 1] = 1
+        obs["phase"][
+            1 if phase == BIDDING and len(calls) >= 4 else 0 if phase == BIDDING else phase + 1
+        ] = 1
     obs["tricks_won"][:] = [tricks_won[(observer + r) % 4] / 5 for r in range(4)]
     obs["deal_progress"][0] = 1 / max_deals
     return np.concatenate([obs[name] for name in OBS_OFFSETS])
@@ -371,8 +390,12 @@ def test_observation_matches_the_reference_encoder(allow_lone_defender):
     game = ClassicEuchre(episode="deal", allow_lone_defender=allow_lone_defender)
     state = game.init(dealing.stream_keys(21, num_games))
     logs = [
-        {"dealer": int(state.dealer[g]), "upcard": int(state.upcard[g]),
-         "hands": [mask_to_cards(h) for h in state.hands[g]], "decisions": []}
+        {
+            "dealer": int(state.dealer[g]),
+            "upcard": int(state.upcard[g]),
+            "hands": [mask_to_cards(h) for h in state.hands[g]],
+            "decisions": [],
+        }
         for g in range(num_games)
     ]
     rng = np.random.default_rng(21)
@@ -384,7 +407,9 @@ def test_observation_matches_the_reference_encoder(allow_lone_defender):
         for g in np.flatnonzero(state.phase != OVER):
             for seat in range(4):
                 expected = reference_observation(logs[g], seat, game.rules.max_deals)
-                np.testing.assert_array_equal(obs[seat][g], expected, err_msg=f"game {g} seat {seat}")
+                np.testing.assert_array_equal(
+                    obs[seat][g], expected, err_msg=f"game {g} seat {seat}"
+                )
                 checked += 1
         live = np.flatnonzero(state.phase != OVER)
         sub = state.take(live)
@@ -394,7 +419,9 @@ def test_observation_matches_the_reference_encoder(allow_lone_defender):
         game.step(sub, actions)
         state.put(live, sub)
         for row, g in enumerate(live):
-            logs[g]["decisions"].append((int(phases[row]), int(seats[row]), int(actions[row]), int(sub.player[row])))
+            logs[g]["decisions"].append(
+                (int(phases[row]), int(seats[row]), int(actions[row]), int(sub.player[row]))
+            )
     assert checked > num_games * 4 * 15
     final = game.observe(state, np.zeros(num_games, int))
     start, stop = OBS_OFFSETS["phase"]
@@ -406,7 +433,11 @@ def test_observation_is_finite_and_has_the_documented_size():
     state = game.init(dealing.stream_keys(0, 8))
     obs = game.observe(state, np.arange(8) % 4)
     assert obs.shape == (8, OBS_SIZE) and obs.dtype == np.float32 and np.isfinite(obs).all()
-    assert sum(size for size in (stop - start for start, stop in OBS_OFFSETS.values())) == OBS_SIZE == 464
+    assert (
+        sum(size for size in (stop - start for start, stop in OBS_OFFSETS.values()))
+        == OBS_SIZE
+        == 464
+    )
 
 
 # ---------------------------------------------------------- the batch
@@ -430,7 +461,10 @@ def test_batch_equals_games_played_one_by_one():
             game.next_episodes(singles[i], np.array([0]))
         for i, single in enumerate(singles):
             one = batch.take([i])
-            assert (game.observe(single, single.player.astype(int)) == game.observe(one, one.player.astype(int))).all()
+            assert (
+                game.observe(single, single.player.astype(int))
+                == game.observe(one, one.player.astype(int))
+            ).all()
 
 
 def test_same_seed_same_games():
@@ -485,12 +519,24 @@ def _deal(**changes):
         ({"deals": [_deal(hands=LONE_MARCH["hands"][:3])]}, "must hold 4 hands"),
         ({"deals": [_deal(hands=[1, 2, 3, 4])]}, "'hands' must be a list of 4 lists of 5 card ids"),
         ({"deals": [_deal(hands="9C TC")]}, "'hands' must be a list of 4 lists"),
-        ({"deals": [_deal(hands=[cards("9C TC JC QC"), *LONE_MARCH["hands"][1:]])]}, "seat 0 has 4 cards"),
-        ({"deals": [_deal(hands=[cards("9C TC JC QC AC"), *LONE_MARCH["hands"][1:]])]}, "card 20 is dealt twice"),
-        ({"deals": [_deal(upcard=parse_card("JH"))]}, "card 10 is dealt twice: to seat 2 and to upcard"),
+        (
+            {"deals": [_deal(hands=[cards("9C TC JC QC"), *LONE_MARCH["hands"][1:]])]},
+            "seat 0 has 4 cards",
+        ),
+        (
+            {"deals": [_deal(hands=[cards("9C TC JC QC AC"), *LONE_MARCH["hands"][1:]])]},
+            "card 20 is dealt twice",
+        ),
+        (
+            {"deals": [_deal(upcard=parse_card("JH"))]},
+            "card 10 is dealt twice: to seat 2 and to upcard",
+        ),
         ({"deals": [_deal(upcard=24)]}, "upcard holds 24"),
         ({"deals": [_deal(upcard="9S")]}, "upcard holds '9S'"),
-        ({"deals": [_deal(hands=[[0, 4, 8, 12, 16.0], *LONE_MARCH["hands"][1:]])]}, "seat 0 holds 16.0"),
+        (
+            {"deals": [_deal(hands=[[0, 4, 8, 12, 16.0], *LONE_MARCH["hands"][1:]])]},
+            "seat 0 holds 16.0",
+        ),
     ],
 )
 def test_bad_reset_options(options, message):
@@ -502,7 +548,9 @@ def test_bad_reset_options(options, message):
 def test_options_per_game_and_chosen_deals_in_order():
     game = ClassicEuchre(episode="game")
     second = _deal(upcard=parse_card("QS"))
-    state = game.init(dealing.stream_keys(0, 2), [{"dealer": 3, "deals": [LONE_MARCH, second]}, None])
+    state = game.init(
+        dealing.stream_keys(0, 2), [{"dealer": 3, "deals": [LONE_MARCH, second]}, None]
+    )
     assert state.dealer[0] == 3 and state.upcard[0] == LONE_MARCH["upcard"]
     assert hand(state, 2) == sorted(LONE_MARCH["hands"][2])
     with pytest.raises(ValueError, match="options list has 1 entries; expected one per game"):
@@ -510,7 +558,11 @@ def test_options_per_game_and_chosen_deals_in_order():
     single = state.take([0])
     act(game, single, *[PASS] * 6, HEARTS, GO_ALONE)
     play_lowest(game, single)
-    assert single.deal_number[0] == 2 and single.upcard[0] == parse_card("QS") and single.dealer[0] == 0
+    assert (
+        single.deal_number[0] == 2
+        and single.upcard[0] == parse_card("QS")
+        and single.dealer[0] == 0
+    )
 
 
 def test_bad_observer_and_bad_actions():
@@ -523,6 +575,13 @@ def test_bad_observer_and_bad_actions():
 
 
 def test_action_names():
-    assert [action_name(a) for a in (0, 11, 24, 27, 29, 30)] == ["9♣", "J♠", "pass", "suit ♥", "alone", "partner"]
+    assert [action_name(a) for a in (0, 11, 24, 27, 29, 30)] == [
+        "9♣",
+        "J♠",
+        "pass",
+        "suit ♥",
+        "alone",
+        "partner",
+    ]
     with pytest.raises(ValueError, match="0..30"):
         action_name(NUM_ACTIONS)

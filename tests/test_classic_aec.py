@@ -67,7 +67,9 @@ def test_aec_deals_like_game_0_of_the_vector_env(episode):
             np.testing.assert_array_equal(obs["observation"], vobs[0])
             np.testing.assert_array_equal(obs["action_mask"].astype(bool), vmask[0])
             action = random_action(obs, rng)
-            vobs, vmask, vplayer, _, done = venv.step([action] + [int(np.flatnonzero(m)[0]) for m in vmask[1:]])
+            vobs, vmask, vplayer, _, done = venv.step(
+                [action] + [int(np.flatnonzero(m)[0]) for m in vmask[1:]]
+            )
             env.step(action)
             if env.agents and env.terminations["player_0"]:
                 assert done[0]
@@ -104,12 +106,32 @@ def test_aec_reset_options_returns_and_infos():
     assert tuple(returns[a] for a in AGENTS) == (scores[0], scores[1], scores[0], scores[1])
     assert max(scores) >= 6
     for summary in summaries:
-        assert set(summary) == {"deal", "thrown_in", "dealer", "maker", "trump", "upcard", "maker_alone",
-                                "lone_defender", "tricks", "points", "scores"}
-        assert summary["maker"] in AGENTS and summary["trump"] in "CDHS" and sum(summary["tricks"]) == 5
+        assert set(summary) == {
+            "deal",
+            "thrown_in",
+            "dealer",
+            "maker",
+            "trump",
+            "upcard",
+            "maker_alone",
+            "lone_defender",
+            "tricks",
+            "points",
+            "scores",
+        }
+        assert (
+            summary["maker"] in AGENTS
+            and summary["trump"] in "CDHS"
+            and sum(summary["tricks"]) == 5
+        )
 
-    returns = play_episode(classic_euchre_v0.env(reward="win", target_score=6), np.random.default_rng(4), seed=9)
-    assert sorted(returns.values()) == [-1.0, -1.0, 1.0, 1.0] and returns["player_0"] == returns["player_2"]
+    returns = play_episode(
+        classic_euchre_v0.env(reward="win", target_score=6), np.random.default_rng(4), seed=9
+    )
+    assert (
+        sorted(returns.values()) == [-1.0, -1.0, 1.0, 1.0]
+        and returns["player_0"] == returns["player_2"]
+    )
 
 
 def test_aec_hand_traced_lone_deal():
@@ -130,9 +152,17 @@ def test_aec_hand_traced_lone_deal():
     assert "player_0" not in movers and len(movers) == 15  # player_0 sits out; three cards a trick
     assert env.rewards == {"player_0": 4.0, "player_1": 0.0, "player_2": 4.0, "player_3": 0.0}
     assert env.infos["player_1"]["last_deal"] == {
-        "deal": 1, "thrown_in": False, "dealer": "player_3", "maker": "player_2", "trump": "H",
-        "upcard": parse_card("9S"), "maker_alone": True, "lone_defender": None, "tricks": (0, 0, 5, 0),
-        "points": (4, 0), "scores": (4, 0),
+        "deal": 1,
+        "thrown_in": False,
+        "dealer": "player_3",
+        "maker": "player_2",
+        "trump": "H",
+        "upcard": parse_card("9S"),
+        "maker_alone": True,
+        "lone_defender": None,
+        "tricks": (0, 0, 5, 0),
+        "points": (4, 0),
+        "scores": (4, 0),
     }
 
 
@@ -165,8 +195,11 @@ def test_aec_illegal_action_raises_or_terminates():
     env = classic_euchre_v0.env()
     env.reset(seed=0, options={"dealer": 3, "deals": [LONE_MARCH]})
     before = env.observe("player_0")["observation"]
-    with pytest.raises(ValueError, match=r"action 27 \(suit ♥\) is not legal in the bidding phase; "
-                                         r"legal actions are 24 \(pass\), 28 \(suit ♠\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"action 27 \(suit ♥\) is not legal in the bidding phase; "
+        r"legal actions are 24 \(pass\), 28 \(suit ♠\)",
+    ):
         env.step(HEARTS)
     np.testing.assert_array_equal(env.observe("player_0")["observation"], before)
     env.step(np.int32(PASS))

@@ -47,7 +47,8 @@ def play_both(allow_lone_defender, stick_the_dealer, seed, pass_rate=0.0, num_de
     theirs = pyspiel.load_game("euchre", params)
     state = ours.init(dealing.stream_keys(seed, num_deals))
     spiel = [
-        openspiel_deal(theirs, state.dealer[i], state.hands[i], state.upcard[i]) for i in range(num_deals)
+        openspiel_deal(theirs, state.dealer[i], state.hands[i], state.upcard[i])
+        for i in range(num_deals)
     ]
     history = [[] for _ in range(num_deals)]
     rewards = np.zeros((num_deals, NUM_PLAYERS))
@@ -77,12 +78,16 @@ def play_both(allow_lone_defender, stick_the_dealer, seed, pass_rate=0.0, num_de
         seen["march"] += int((made >= 2).sum())
         done = result.terminated
         for row in np.flatnonzero(~done):
-            assert not spiel[games[row]].is_terminal(), f"game {games[row]}, history {history[games[row]]}"
+            assert not spiel[games[row]].is_terminal(), (
+                f"game {games[row]}, history {history[games[row]]}"
+            )
         for game in games[done]:
             assert spiel[game].is_terminal(), f"game {game}, history {history[game]}"
             expected = np.array(spiel[game].returns())
             got = rewards[game] - np.roll(rewards[game], -1)
-            assert np.array_equal(got, expected), f"game {game}, history {history[game]}: {got} != {expected}"
+            assert np.array_equal(got, expected), (
+                f"game {game}, history {history[game]}: {got} != {expected}"
+            )
         state = state.take(~done)
         games = games[~done]
     return decisions, seen
@@ -90,7 +95,9 @@ def play_both(allow_lone_defender, stick_the_dealer, seed, pass_rate=0.0, num_de
 
 @pytest.mark.parametrize("allow_lone_defender", [False, True])
 def test_same_decisions_and_returns_as_openspiel(allow_lone_defender):
-    decisions, seen = play_both(allow_lone_defender, stick_the_dealer=True, seed=11 + allow_lone_defender)
+    decisions, seen = play_both(
+        allow_lone_defender, stick_the_dealer=True, seed=11 + allow_lone_defender
+    )
     assert decisions > 15 * NUM_DEALS
     assert seen["thrown_in"] == 0
     assert min(seen["maker_alone"], seen["euchred"], seen["march"]) > 50

@@ -13,15 +13,39 @@ from evaluate import clustered_win_ci, run_match, seatings, wilson_interval
 from ghost_euchre_env import GhostEuchre
 
 PLAYER_KEYS = {
-    "name": str, "spec": str, "games": int, "wins": int, "win_rate": float, "win_rate_ci95": list,
-    "mean_points_per_deal": float, "deals": int, "contracts": int, "contracts_made": int,
-    "contract_success_rate": (float, type(None)), "moons": int, "moons_made": int, "swaps": int,
-    "mean_final_score": float, "rating": (dict, type(None)),
+    "name": str,
+    "spec": str,
+    "games": int,
+    "wins": int,
+    "win_rate": float,
+    "win_rate_ci95": list,
+    "mean_points_per_deal": float,
+    "deals": int,
+    "contracts": int,
+    "contracts_made": int,
+    "contract_success_rate": (float, type(None)),
+    "moons": int,
+    "moons_made": int,
+    "swaps": int,
+    "mean_final_score": float,
+    "rating": (dict, type(None)),
 }
 MATCH_KEYS = {
-    "schema": str, "variant": str, "episode": str, "rules": dict, "seed": int, "games": int, "sequences": int,
-    "seatings": int, "deals": int, "redeals": int, "truncated": int, "decisions": int, "wall_time_s": float,
-    "rating_model": (str, type(None)), "players": list,
+    "schema": str,
+    "variant": str,
+    "episode": str,
+    "rules": dict,
+    "seed": int,
+    "games": int,
+    "sequences": int,
+    "seatings": int,
+    "deals": int,
+    "redeals": int,
+    "truncated": int,
+    "decisions": int,
+    "wall_time_s": float,
+    "rating_model": (str, type(None)),
+    "players": list,
 }
 
 
@@ -55,7 +79,9 @@ def test_clustered_interval_is_never_narrower_than_independent_games():
     assert clustered_win_ci(wins, clusters) == pytest.approx(wilson_interval(100, 300))
     # One cluster, or p = 0: plain Wilson.
     assert clustered_win_ci([1, 0, 1], [0, 0, 0]) == pytest.approx(wilson_interval(2, 3))
-    assert clustered_win_ci(np.zeros(12), np.repeat(np.arange(2), 6)) == pytest.approx(wilson_interval(0, 12))
+    assert clustered_win_ci(np.zeros(12), np.repeat(np.arange(2), 6)) == pytest.approx(
+        wilson_interval(0, 12)
+    )
 
 
 # --------------------------------------------------------------- seating
@@ -66,7 +92,9 @@ def test_ghost_seating_plays_every_permutation_once_per_sequence():
         block = seat_player[sequence == s]
         assert sorted(map(tuple, block)) == sorted(itertools.permutations(range(3)))
     for player, seat in itertools.product(range(3), range(3)):
-        assert (seat_player[:, seat] == player).sum() == 34  # every player in every seat equally often
+        assert (
+            seat_player[:, seat] == player
+        ).sum() == 34  # every player in every seat equally often
 
 
 def test_classic_seating_rotates_the_table_and_keeps_partners():
@@ -123,15 +151,20 @@ def test_points_add_up_to_the_final_scores():
 def test_deal_episodes_and_classic_matches():
     single = run_match(["heuristic", "random", "random"], games=60, seed=3, episode="deal")
     assert single.deals == 60 and single.episode == "deal"
-    classic = run_match(["heuristic", "random", "heuristic", "random"], variant="classic", games=40, seed=3)
+    classic = run_match(
+        ["heuristic", "random", "heuristic", "random"], variant="classic", games=40, seed=3
+    )
     assert classic.players[0]["win_rate"] == classic.players[2]["win_rate"] >= 0.85
     assert classic.players[0]["win_rate"] + classic.players[1]["win_rate"] == pytest.approx(
-        1 - classic.truncated.mean())
+        1 - classic.truncated.mean()
+    )
 
 
 def test_num_envs_splits_the_batch_without_changing_deterministic_play():
     whole = run_match(["heuristic", "heuristic", "heuristic"], games=12, seed=9, episode="deal")
-    split = run_match(["heuristic", "heuristic", "heuristic"], games=12, seed=9, episode="deal", num_envs=5)
+    split = run_match(
+        ["heuristic", "heuristic", "heuristic"], games=12, seed=9, episode="deal", num_envs=5
+    )
     assert np.array_equal(whole.final_scores, split.final_scores)
 
 
@@ -172,7 +205,11 @@ def test_same_seed_same_results_and_a_new_seed_differs():
 
 def test_json_schema_csv_and_plot(tmp_path):
     result = run_match(["heuristic", "random", "random"], games=12, seed=0)
-    json_path, csv_path, png_path = tmp_path / "out" / "r.json", tmp_path / "r.csv", tmp_path / "r.png"
+    json_path, csv_path, png_path = (
+        tmp_path / "out" / "r.json",
+        tmp_path / "r.csv",
+        tmp_path / "r.png",
+    )
     evaluate.write_json(result, json_path)
     evaluate.write_csv(result, csv_path)
     evaluate.write_plot(result, png_path)
@@ -201,8 +238,23 @@ def test_json_schema_csv_and_plot(tmp_path):
 # ---------------------------------------------------------------------- CLI
 def test_cli_writes_outputs_and_reports_errors_in_one_line(tmp_path, capsys):
     out = tmp_path / "m.json"
-    assert evaluate.main(["heuristic", "random", "random", "--games", "6", "--quiet", "--json", str(out),
-                          "--rule", "target_score=16"]) == 0
+    assert (
+        evaluate.main(
+            [
+                "heuristic",
+                "random",
+                "random",
+                "--games",
+                "6",
+                "--quiet",
+                "--json",
+                str(out),
+                "--rule",
+                "target_score=16",
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     assert "heuristic" in printed and "random#2" in printed and f"wrote {out}" in printed
     assert json.loads(out.read_text())["rules"]["target_score"] == 16
@@ -217,7 +269,9 @@ def test_human_game_at_the_terminal_survives_garbage_and_end_of_input(monkeypatc
     monkeypatch.setattr("builtins.input", lambda prompt="": next(replies))
     assert evaluate.main(["human", "heuristic", "heuristic", "--episode", "deal"]) == 0
     printed = capsys.readouterr().out
-    assert "Not a legal move: 'what?'" in printed and "deal over" in printed and "game over" in printed
+    assert (
+        "Not a legal move: 'what?'" in printed and "deal over" in printed and "game over" in printed
+    )
 
     def end_of_input(prompt=""):
         raise EOFError

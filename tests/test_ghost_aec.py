@@ -44,7 +44,9 @@ def test_spaces_are_built_once_and_observations_fit_them():
             other_obs = env.observe(other)
             assert space.contains(other_obs)
             if other != agent:
-                assert not other_obs["action_mask"].any()  # only the agent on move has legal actions
+                assert not other_obs[
+                    "action_mask"
+                ].any()  # only the agent on move has legal actions
         if terminated or truncated:
             env.step(None)
             continue
@@ -103,8 +105,10 @@ def test_seeded_reset_repeats_and_unseeded_reset_moves_on():
 
 
 def test_reset_options_choose_dealer_and_deal_and_unknown_options_warn():
-    deal = {"hands": [[0, 1, 2, 3, 4, 5], [6, 7, 8, 9, 10, 11], [12, 13, 14, 15, 16, 17]],
-            "ghost": [18, 19, 20, 21, 22, 23]}
+    deal = {
+        "hands": [[0, 1, 2, 3, 4, 5], [6, 7, 8, 9, 10, 11], [12, 13, 14, 15, 16, 17]],
+        "ghost": [18, 19, 20, 21, 22, 23],
+    }
     env = ghost_euchre_v0.env()
     env.reset(seed=0, options={"dealer": 1, "deals": [deal]})
     assert env.agent_selection == "player_2"  # left of the dealer
@@ -156,8 +160,19 @@ def test_infos_carry_phase_legal_actions_and_deal_summary():
     assert [s["deal"] for s in summaries] == list(range(1, len(summaries) + 1))
     running = np.zeros(3, int)
     for summary in summaries:
-        assert set(summary) == {"deal", "thrown_in", "dealer", "declarer", "swapper", "bid", "trump",
-                                "tricks", "reneges", "points", "scores"}
+        assert set(summary) == {
+            "deal",
+            "thrown_in",
+            "dealer",
+            "declarer",
+            "swapper",
+            "bid",
+            "trump",
+            "tricks",
+            "reneges",
+            "points",
+            "scores",
+        }
         if summary["thrown_in"]:
             assert summary["declarer"] is None and summary["points"] == (0, 0, 0)
         else:
@@ -192,8 +207,11 @@ def test_illegal_action_raises_listing_legal_ones_and_changes_nothing():
     env = ghost_euchre_v0.env()
     env.reset(seed=0)
     before = env.observe(env.agent_selection)["observation"]
-    with pytest.raises(ValueError, match=r"action 0 \(9♣\) is not legal in the auction phase; legal actions are "
-                                         r"24 \(pass\), 29 \(bid 3\), 30 \(bid 4\), 31 \(bid 5\), 32 \(moon\), 33 \(swap\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"action 0 \(9♣\) is not legal in the auction phase; legal actions are "
+        r"24 \(pass\), 29 \(bid 3\), 30 \(bid 4\), 31 \(bid 5\), 32 \(moon\), 33 \(swap\)",
+    ):
         env.step(0)
     np.testing.assert_array_equal(env.observe(env.agent_selection)["observation"], before)
     env.step(np.int32(24))  # numpy integers are fine
@@ -237,8 +255,10 @@ def test_dead_steps_after_the_game_ends():
 
 
 def test_render_ansi_shows_the_table_and_human_prints_it(capsys):
-    deal = {"hands": [[10, 9, 22, 18, 0, 7], [20, 16, 12, 21, 17, 2], [23, 19, 15, 11, 4, 14]],
-            "ghost": [8, 1, 5, 13, 3, 6]}
+    deal = {
+        "hands": [[10, 9, 22, 18, 0, 7], [20, 16, 12, 21, 17, 2], [23, 19, 15, 11, 4, 14]],
+        "ghost": [8, 1, 5, 13, 3, 6],
+    }
     env = ghost_euchre_v0.env(render_mode="ansi")
     env.reset(seed=0, options={"dealer": 2, "deals": [deal]})
     env.step(30)  # player_0 bids 4
@@ -277,8 +297,10 @@ def test_render_ansi_shows_the_table_and_human_prints_it(capsys):
 #   Q♠ beats T♠: p2.
 # Trick 6, p2 leads K♠ (its last card). p0 A♥ (last card, trump) wins; p1 T♦.
 # Tricks: p0 4, p1 1, p2 1. p0 bid 4 and took 4: +4; the others +1 per trick: points (4, 1, 1).
-TRACED_DEAL = {"hands": [[10, 9, 22, 18, 0, 7], [20, 16, 12, 21, 17, 2], [23, 19, 15, 11, 4, 14]],
-               "ghost": [8, 1, 5, 13, 3, 6]}
+TRACED_DEAL = {
+    "hands": [[10, 9, 22, 18, 0, 7], [20, 16, 12, 21, 17, 2], [23, 19, 15, 11, 4, 14]],
+    "ghost": [8, 1, 5, 13, 3, 6],
+}
 TRACE = [  # (agent on move, its legal actions, the action taken)
     ("player_0", [24, 29, 30, 31, 32, 33], 30),
     ("player_1", [24, 31, 32, 33], 33),
@@ -323,9 +345,19 @@ def test_hand_traced_deal(episode):
             assert not env.observe("player_0")["observation"][dead_start:dead_stop].any()
     assert env.rewards == {"player_0": 4.0, "player_1": 1.0, "player_2": 1.0}
     summary = env.infos["player_0"]["last_deal"]
-    assert summary == {"deal": 1, "thrown_in": False, "dealer": "player_2", "declarer": "player_0",
-                       "swapper": "player_1", "bid": 4, "trump": "H", "tricks": (4, 1, 1), "reneges": (0, 0, 0),
-                       "points": (4, 1, 1), "scores": (4, 1, 1)}
+    assert summary == {
+        "deal": 1,
+        "thrown_in": False,
+        "dealer": "player_2",
+        "declarer": "player_0",
+        "swapper": "player_1",
+        "bid": 4,
+        "trump": "H",
+        "tricks": (4, 1, 1),
+        "reneges": (0, 0, 0),
+        "points": (4, 1, 1),
+        "scores": (4, 1, 1),
+    }
     if episode == "deal":
         assert all(env.terminations.values())
     else:  # play goes on: a random second deal, dealt by the next seat clockwise

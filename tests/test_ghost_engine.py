@@ -98,7 +98,9 @@ def test_left_bower_is_trump_not_its_printed_suit():
     # Hearts led: JD follows suit.
     assert mask_to_cards(playable_cards(hand, np.array([H]), np.array([H]))[0]) == cards("JD")
     # Spades led, no spade: any card.
-    assert mask_to_cards(playable_cards(hand, np.array([S]), np.array([H]))[0]) == sorted(cards("JD 9D AC"))
+    assert mask_to_cards(playable_cards(hand, np.array([S]), np.array([H]))[0]) == sorted(
+        cards("JD 9D AC")
+    )
 
 
 def test_trick_winner_left_bower_led_means_trump_led():
@@ -122,7 +124,9 @@ def test_trick_winner_and_effective_suit_agree_with_the_tables_everywhere():
     led = EFFECTIVE_SUIT[trump, trick[np.arange(5000), leader]]
     want = STRENGTH[trump[:, None], led[:, None], trick].argmax(axis=1)
     assert np.array_equal(trick_winner(trick, trump.astype(np.int8), led.astype(np.int8)), want)
-    assert trick_winner(trick[:2], np.array([-1, -1], np.int8), np.array([-1, -1], np.int8)).shape == (2,)
+    assert trick_winner(
+        trick[:2], np.array([-1, -1], np.int8), np.array([-1, -1], np.int8)
+    ).shape == (2,)
     card = rng.integers(0, 24, 5000).astype(np.int8)
     assert np.array_equal(effective_suit(card, trump.astype(np.int8)), EFFECTIVE_SUIT[trump, card])
 
@@ -163,7 +167,12 @@ def test_moon_deal_follow_suit_and_left_bower_play_out():
     assert result.rewards[0].tolist() == [0, 24, 0]
     assert state.scores[0].tolist() == [0, 24, 0]
     deal = result.deals
-    assert deal.game.tolist() == [0] and deal.bid[0] == 6 and deal.declarer[0] == 1 and deal.trump[0] == H
+    assert (
+        deal.game.tolist() == [0]
+        and deal.bid[0] == 6
+        and deal.declarer[0] == 1
+        and deal.trump[0] == H
+    )
     assert deal.tricks[0].tolist() == [0, 6, 0] and not deal.thrown_in[0]
     # The game goes on: next deal dealt by seat 1, seat 2 to act.
     assert state.deal_number[0] == 2 and state.dealer[0] == 1 and state.player[0] == 2
@@ -237,7 +246,9 @@ def test_all_pass_ends_a_deal_episode_with_zero_points():
     game, state = new_game(episode="deal")
     for seat in (1, 2, 0):
         result = act(game, state, PASS, seat=seat)
-    assert result.terminated[0] and result.rewards[0].tolist() == [0, 0, 0] and state.phase[0] == OVER
+    assert (
+        result.terminated[0] and result.rewards[0].tolist() == [0, 0, 0] and state.phase[0] == OVER
+    )
     assert not game.legal_mask(state).any()
 
 
@@ -278,8 +289,13 @@ def play_moon_deal(game, state, renege=False):
     act(game, state, parse_card("AS"), seat=1)
     act(game, state, parse_card("JC"), seat=2)
     result = act(game, state, parse_card("9D" if renege else "JS"), seat=0)
-    plays = [("JH", "9H", "AD"), ("JD", "TH", "KD"), ("AH", "AC", "QD"), ("KH", "KC", "TD"),
-             ("QH", "QC", "9D" if not renege else "JS")]
+    plays = [
+        ("JH", "9H", "AD"),
+        ("JD", "TH", "KD"),
+        ("AH", "AC", "QD"),
+        ("KH", "KC", "TD"),
+        ("QH", "QC", "9D" if not renege else "JS"),
+    ]
     for lead, second, third in plays:
         act(game, state, parse_card(lead), seat=1)
         act(game, state, parse_card(second), seat=2)
@@ -320,7 +336,10 @@ def test_game_ends_at_target_with_a_single_leader():
 
 
 def test_tie_at_target_plays_a_tie_break_deal():
-    second = {"hands": [DEAL["hands"][0], DEAL["hands"][2], DEAL["hands"][1]], "ghost": DEAL["ghost"]}
+    second = {
+        "hands": [DEAL["hands"][0], DEAL["hands"][2], DEAL["hands"][1]],
+        "ghost": DEAL["ghost"],
+    }
     game, state = new_game(deals=[DEAL, second], reward="win")
     state.scores[0] = [32, 8, 0]
     result = play_moon_deal(game, state)
@@ -399,4 +418,7 @@ def test_chosen_deals_then_random_deals():
         act(game, state, PASS)
     # The list is used up: the redeal is random but still a partition of the deck.
     held = np.concatenate([state.hands[0], [state.ghost[0]]])
-    assert np.bitwise_or.reduce(held) == (1 << 24) - 1 and sum(bin(int(h)).count("1") for h in held) == 24
+    assert (
+        np.bitwise_or.reduce(held) == (1 << 24) - 1
+        and sum(bin(int(h)).count("1") for h in held) == 24
+    )

@@ -37,8 +37,11 @@ def check_invariants(state):
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**63 - 1), auction=st.sampled_from(["single_round", "open"]),
-       allow_renege=st.booleans())
+@given(
+    seed=st.integers(0, 2**63 - 1),
+    auction=st.sampled_from(["single_round", "open"]),
+    allow_renege=st.booleans(),
+)
 def test_random_games_keep_the_invariants(seed, auction, allow_renege):
     """500 games per example, played to the end (max_deals=12 keeps random games short)."""
     game = GhostEuchre(auction=auction, allow_renege=allow_renege, max_deals=12)
@@ -153,7 +156,9 @@ def test_observation_is_egocentric():
             block = seen[:, start + 24 * rel : start + 24 * (rel + 1)].astype(bool)
             assert (block == mask_to_bool(state.played_cards[:, (seat + rel) % 3])).all()
         hand_start, hand_stop = OBS_OFFSETS["hand"]
-        assert (seen[:, hand_start:hand_stop].astype(bool) == mask_to_bool(state.hands[:, seat])).all()
+        assert (
+            seen[:, hand_start:hand_stop].astype(bool) == mask_to_bool(state.hands[:, seat])
+        ).all()
         dealer_start, dealer_stop = OBS_OFFSETS["dealer"]
         assert (seen[:, dealer_start:dealer_stop].argmax(axis=1) == (state.dealer - seat) % 3).all()
 
@@ -177,7 +182,11 @@ def test_auto_reset_step_equals_step_then_next_episodes(engine):
         done = second.terminated | second.truncated
         engine.next_episodes(by_hand, np.flatnonzero(done))
         ended += done.sum()
-        assert np.array_equal(first.terminated, second.terminated) and np.array_equal(first.rewards, second.rewards)
+        assert np.array_equal(first.terminated, second.terminated) and np.array_equal(
+            first.rewards, second.rewards
+        )
         for field in dataclasses.fields(with_reset):
-            assert np.array_equal(getattr(with_reset, field.name), getattr(by_hand, field.name)), field.name
+            assert np.array_equal(getattr(with_reset, field.name), getattr(by_hand, field.name)), (
+                field.name
+            )
     assert ended > 0

@@ -172,8 +172,16 @@ def test_maskable_ppo_trains_without_an_illegal_action():
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # tiny network: extra threads only contend
     try:
-        model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=64, n_epochs=2, seed=0,
-                                        device="cpu", verbose=0)
+        model = sb3_contrib.MaskablePPO(
+            "MlpPolicy",
+            env,
+            n_steps=128,
+            batch_size=64,
+            n_epochs=2,
+            seed=0,
+            device="cpu",
+            verbose=0,
+        )
         model.learn(total_timesteps=384)
     finally:
         torch.set_num_threads(threads)

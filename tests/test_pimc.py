@@ -56,8 +56,26 @@ RUFF_DEAL = {
     "hands": [cards("AC AD AS 9C 9H QD"), cards("TC 9D 9S KC KS JS"), cards("JC TD TS QC QS KD")],
     "ghost": cards("JH JD AH KH QH TH"),
 }
-RUFF_ACTIONS = [BID_4, PASS, PASS, TRUMP_CLUBS + H, "AC", "TC", "JC", "AD", "9D", "TD", "AS", "9S", "TS",
-                "9C", "KC", "QC", "KS", "QS"]
+RUFF_ACTIONS = [
+    BID_4,
+    PASS,
+    PASS,
+    TRUMP_CLUBS + H,
+    "AC",
+    "TC",
+    "JC",
+    "AD",
+    "9D",
+    "TD",
+    "AS",
+    "9S",
+    "TS",
+    "9C",
+    "KC",
+    "QC",
+    "KS",
+    "QS",
+]
 
 
 def place_sets(hands, out_of_play):
@@ -72,8 +90,16 @@ def place_sets(hands, out_of_play):
 def check_partition(knowledge, hands, out_of_play):
     """Every world deals each card exactly once, with the right sizes and known cards fixed."""
     n, w = out_of_play.shape
-    all_masks = np.concatenate([hands, out_of_play[..., None], np.broadcast_to(
-        np.bitwise_or.reduce(knowledge.played, axis=1)[:, None, None], (n, w, 1))], axis=2)
+    all_masks = np.concatenate(
+        [
+            hands,
+            out_of_play[..., None],
+            np.broadcast_to(
+                np.bitwise_or.reduce(knowledge.played, axis=1)[:, None, None], (n, w, 1)
+            ),
+        ],
+        axis=2,
+    )
     held = mask_to_bool(all_masks).sum(axis=2)
     assert (held == 1).all()
     assert (hands[:, :, 0] == knowledge.hand[:, None]).all()
@@ -106,7 +132,11 @@ def exact_marginals(unseen, allowed, sizes):
 def test_shown_voids_are_read_and_respected():
     game, state, obs = play(VOID_DEAL, VOID_ACTIONS)
     knowledge = read_knowledge(obs, game)
-    assert knowledge.voids[0].tolist() == [[False] * 4, [True, False, False, False], [False, True, False, False]]
+    assert knowledge.voids[0].tolist() == [
+        [False] * 4,
+        [True, False, False, False],
+        [False, True, False, False],
+    ]
     assert knowledge.sizes[0].tolist() == [0, 4, 4, 6]
     hands, out = sample_worlds(knowledge, 4000, np.random.default_rng(0))
     check_partition(knowledge, hands, out)
@@ -126,7 +156,9 @@ def test_sampling_is_uniform_over_consistent_worlds():
     knowledge = read_knowledge(obs, game)
     unseen = mask_to_cards(knowledge.unseen[0])
     suit = EFFECTIVE_SUIT[S]
-    allowed = {c: {p for p in (1, 2) if not knowledge.voids[0, p, suit[c]]} | {OUT_OF_PLAY} for c in unseen}
+    allowed = {
+        c: {p for p in (1, 2) if not knowledge.voids[0, p, suit[c]]} | {OUT_OF_PLAY} for c in unseen
+    }
     exact = exact_marginals(unseen, allowed, (4, 4))
     worlds = 20000
     hands, out = sample_worlds(knowledge, worlds, np.random.default_rng(1))
@@ -161,7 +193,9 @@ def test_swapper_knows_its_dead_hand():
 
 
 def test_another_swapper_hides_its_dead_hand():
-    game, state, obs = play(VOID_DEAL, [PASS, SWAP, PASS])  # seat 1 swaps, then passes; seat 2 to act
+    game, state, obs = play(
+        VOID_DEAL, [PASS, SWAP, PASS]
+    )  # seat 1 swaps, then passes; seat 2 to act
     knowledge = read_knowledge(obs, game)
     assert knowledge.swapper[0] == 2  # seat 1, seen from seat 2
     assert knowledge.sizes[0].tolist() == [0, 6, 6, 6]
@@ -179,7 +213,11 @@ def test_renege_rules_infer_no_voids():
 
 @pytest.mark.parametrize(
     "seed, episode, rules",
-    [(0, "deal", {}), (1, "game", {"auction": "open"}), (2, "game", {"allow_renege": True, "target_score": 10})],
+    [
+        (0, "deal", {}),
+        (1, "game", {"auction": "open"}),
+        (2, "game", {"allow_renege": True, "target_score": 10}),
+    ],
 )
 def test_world_with_the_true_cards_is_the_true_game(seed, episode, rules):
     """Rebuilding the true world from an observation reproduces the game; voids read are true; samples fit them."""
@@ -195,7 +233,9 @@ def test_world_with_the_true_cards_is_the_true_game(seed, episode, rules):
         assert np.array_equal(venv.game.observe(world, np.zeros(16, np.int64)), obs)
         assert np.array_equal(venv.game.legal_mask(world), mask)
         suit_of_card = EFFECTIVE_SUIT[np.maximum(knowledge.trump, 0)]  # int8[N, 24]
-        void_cards = np.take_along_axis(knowledge.voids, suit_of_card[:, None, :].astype(np.int64), axis=2)
+        void_cards = np.take_along_axis(
+            knowledge.voids, suit_of_card[:, None, :].astype(np.int64), axis=2
+        )
         assert not (mask_to_bool(true_hands) & void_cards).any()
         hands, out = sample_worlds(knowledge, 16, rng)
         check_partition(knowledge, hands, out)
@@ -205,8 +245,12 @@ def test_world_with_the_true_cards_is_the_true_game(seed, episode, rules):
         true_copy = state.copy()
         true_rewards = venv.game.step(true_copy, actions).rewards
         world_rewards = venv.game.step(world, actions).rewards
-        no_reneges = (state.reneges == 0).all(axis=1)  # past reneges are hidden: worlds set them to 0
-        assert np.array_equal(np.take_along_axis(true_rewards, rel, axis=1)[no_reneges], world_rewards[no_reneges])
+        no_reneges = (state.reneges == 0).all(
+            axis=1
+        )  # past reneges are hidden: worlds set them to 0
+        assert np.array_equal(
+            np.take_along_axis(true_rewards, rel, axis=1)[no_reneges], world_rewards[no_reneges]
+        )
         obs, mask, player, _, _ = venv.step(actions)
 
 
@@ -216,7 +260,9 @@ def test_finds_the_only_winning_card():
     assert np.flatnonzero(mask[0]).tolist() == sorted(cards("9H QD"))
     policy = PIMCPolicy(game, seed=0, samples=32)
     knowledge = read_knowledge(obs, game)
-    values = policy.action_values(knowledge, *sample_worlds(knowledge, 32, np.random.default_rng(0)), mask)
+    values = policy.action_values(
+        knowledge, *sample_worlds(knowledge, 32, np.random.default_rng(0)), mask
+    )
     assert values[0, parse_card("9H")] > values[0, parse_card("QD")]
     assert policy.act(obs, mask)[0] == parse_card("9H")
 

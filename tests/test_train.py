@@ -10,15 +10,45 @@ import torch
 
 import train
 from agents import make_policy
-from agents.ppo import ActorCritic, PPOPolicy, load_policy, mask_logits, masked_entropy, masked_log_probs, sample_actions
+from agents.ppo import (
+    ActorCritic,
+    PPOPolicy,
+    load_policy,
+    mask_logits,
+    masked_entropy,
+    masked_log_probs,
+    sample_actions,
+)
 from ghost_euchre_env import GhostEuchre, GhostEuchreVec
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TINY = [  # a run of a few hundred decisions that still touches every part of the loop
-    "--num_envs", "16", "--num_steps", "8", "--minibatch_size", "32", "--update_epochs", "2",
-    "--hidden_sizes", "[32]", "--pool_size", "2", "--snapshot_every", "1", "--opponent_share", "0.5",
-    "--heuristic_share", "0.5", "--eval_games", "6", "--progress", "false", "--torch_threads", "1",
-    "--bidding_warmup_steps", "256",
+    "--num_envs",
+    "16",
+    "--num_steps",
+    "8",
+    "--minibatch_size",
+    "32",
+    "--update_epochs",
+    "2",
+    "--hidden_sizes",
+    "[32]",
+    "--pool_size",
+    "2",
+    "--snapshot_every",
+    "1",
+    "--opponent_share",
+    "0.5",
+    "--heuristic_share",
+    "0.5",
+    "--eval_games",
+    "6",
+    "--progress",
+    "false",
+    "--torch_threads",
+    "1",
+    "--bidding_warmup_steps",
+    "256",
 ]
 
 
@@ -35,23 +65,57 @@ def test_smoke_run_of_the_real_script(tmp_path):
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     result = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "train.py"), "--runs_dir", str(tmp_path), "--name", "smoke",
-         "--total_steps", "512", "--eval_every", "2", "--checkpoint_every", "2", "--final_eval_games", "6", *TINY],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            os.path.join(ROOT, "train.py"),
+            "--runs_dir",
+            str(tmp_path),
+            "--name",
+            "smoke",
+            "--total_steps",
+            "512",
+            "--eval_every",
+            "2",
+            "--checkpoint_every",
+            "2",
+            "--final_eval_games",
+            "6",
+            *TINY,
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stderr
     run = tmp_path / "smoke"
-    assert "decisions/s" in result.stdout and "heuristic" in result.stdout and "random" in result.stdout
+    assert (
+        "decisions/s" in result.stdout
+        and "heuristic" in result.stdout
+        and "random" in result.stdout
+    )
     assert (run / "final.pt").is_file() and (run / "policy.pt").is_file()
     assert (run / "checkpoints" / "update_000002.pt").is_file()
     assert any(name.startswith("events.out.tfevents") for name in os.listdir(run))
     events = EventAccumulator(str(run))
     events.Reload()
     tags = set(events.Tags()["scalars"])
-    expected = {"charts/SPS", "losses/policy_loss", "losses/value_loss", "losses/entropy", "losses/approx_kl",
-                "losses/clipfrac", "losses/explained_variance", "euchre/bid_rate", "euchre/bid_success_rate",
-                "euchre/moon_rate", "euchre/swap_rate", "euchre/points_per_deal", "eval/win_rate_vs_heuristic",
-                "eval/win_rate_vs_random"}
+    expected = {
+        "charts/SPS",
+        "losses/policy_loss",
+        "losses/value_loss",
+        "losses/entropy",
+        "losses/approx_kl",
+        "losses/clipfrac",
+        "losses/explained_variance",
+        "euchre/bid_rate",
+        "euchre/bid_success_rate",
+        "euchre/moon_rate",
+        "euchre/swap_rate",
+        "euchre/points_per_deal",
+        "eval/win_rate_vs_heuristic",
+        "eval/win_rate_vs_random",
+    }
     assert expected <= tags, expected - tags
     game = GhostEuchre()
     for path in (run / "policy.pt", run / "final.pt"):
@@ -59,7 +123,9 @@ def test_smoke_run_of_the_real_script(tmp_path):
         venv = GhostEuchreVec(64, seed=3)
         obs, mask, _ = venv.reset()
         for _ in range(40):
-            obs, mask, *_ = venv.step(policy.act(obs, mask))  # venv.step raises on an illegal action
+            obs, mask, *_ = venv.step(
+                policy.act(obs, mask)
+            )  # venv.step raises on an illegal action
 
 
 def _final_state(path):
@@ -67,12 +133,26 @@ def _final_state(path):
 
 
 def test_resume_continues_exactly(tmp_path, torch_globals):
-    common = ["--total_steps", "512", "--checkpoint_every", "2", "--keep_checkpoints", "0", "--eval_every", "3",
-              "--final_eval_games", "0", *TINY]
+    common = [
+        "--total_steps",
+        "512",
+        "--checkpoint_every",
+        "2",
+        "--keep_checkpoints",
+        "0",
+        "--eval_every",
+        "3",
+        "--final_eval_games",
+        "0",
+        *TINY,
+    ]
     straight = train.main(["--runs_dir", str(tmp_path / "a"), "--name", "run", *common])
     halfway = os.path.join(straight, "checkpoints", "update_000002.pt")
     resumed = train.main(["--resume", halfway, "--runs_dir", str(tmp_path / "b")])
-    a, b = _final_state(os.path.join(straight, "final.pt")), _final_state(os.path.join(resumed, "final.pt"))
+    a, b = (
+        _final_state(os.path.join(straight, "final.pt")),
+        _final_state(os.path.join(resumed, "final.pt")),
+    )
     assert a["update"] == b["update"] == 4 and a["global_step"] == b["global_step"]
     for key in a["model"]:
         assert torch.equal(a["model"][key], b["model"][key]), key
@@ -88,9 +168,21 @@ def test_resume_continues_exactly(tmp_path, torch_globals):
 
 
 def test_same_seed_same_run_and_other_seed_differs(tmp_path, torch_globals):
-    args = ["--total_steps", "256", "--checkpoint_every", "0", "--eval_every", "0", "--final_eval_games", "0", *TINY]
-    runs = [train.main(["--runs_dir", str(tmp_path / d), "--name", "r", "--seed", s, *args])
-            for d, s in (("x", "5"), ("y", "5"), ("z", "6"))]
+    args = [
+        "--total_steps",
+        "256",
+        "--checkpoint_every",
+        "0",
+        "--eval_every",
+        "0",
+        "--final_eval_games",
+        "0",
+        *TINY,
+    ]
+    runs = [
+        train.main(["--runs_dir", str(tmp_path / d), "--name", "r", "--seed", s, *args])
+        for d, s in (("x", "5"), ("y", "5"), ("z", "6"))
+    ]
     x, y, z = (_final_state(os.path.join(r, "policy.pt"))["model"] for r in runs)
     assert all(torch.equal(x[k], y[k]) for k in x)
     assert not all(torch.equal(x[k], z[k]) for k in x)
@@ -104,19 +196,22 @@ def test_every_field_has_a_docstring_and_shipped_configs_load():
             train.make_config(train.read_yaml(os.path.join(ROOT, "configs", name)), name)
 
 
-@pytest.mark.parametrize("values, message", [
-    ({"num_env": 8}, "unknown config key(s) ['num_env']"),
-    ({"num_envs": "many"}, "num_envs must be an integer"),
-    ({"num_envs": 8.0}, "num_envs must be an integer"),
-    ({"anneal_lr": 1}, "anneal_lr must be true or false"),
-    ({"hidden_sizes": [64, "wide"]}, "hidden_sizes must be a list of integers"),
-    ({"rules": "open"}, "rules must be a mapping"),
-    ({"learning_rate": "fast"}, "learning_rate must be a number"),
-    ({"gamma": 1.5}, "gamma must be in [0, 1]"),
-    ({"num_envs": 0}, "num_envs must be at least 1"),
-    ({"reward": "win", "episode": "deal"}, "reward='win' needs episode='game'"),
-    ({"reward": "score"}, "reward must be 'margin', 'points' or 'win'"),
-])
+@pytest.mark.parametrize(
+    "values, message",
+    [
+        ({"num_env": 8}, "unknown config key(s) ['num_env']"),
+        ({"num_envs": "many"}, "num_envs must be an integer"),
+        ({"num_envs": 8.0}, "num_envs must be an integer"),
+        ({"anneal_lr": 1}, "anneal_lr must be true or false"),
+        ({"hidden_sizes": [64, "wide"]}, "hidden_sizes must be a list of integers"),
+        ({"rules": "open"}, "rules must be a mapping"),
+        ({"learning_rate": "fast"}, "learning_rate must be a number"),
+        ({"gamma": 1.5}, "gamma must be in [0, 1]"),
+        ({"num_envs": 0}, "num_envs must be at least 1"),
+        ({"reward": "win", "episode": "deal"}, "reward='win' needs episode='game'"),
+        ({"reward": "score"}, "reward must be 'margin', 'points' or 'win'"),
+    ],
+)
 def test_config_errors_name_the_key(values, message):
     with pytest.raises(ValueError) as error:
         train.make_config(values, "test.yaml")
@@ -126,18 +221,33 @@ def test_config_errors_name_the_key(values, message):
 def test_config_values_are_read_as_yaml_and_override_the_file(tmp_path):
     path = tmp_path / "c.yaml"
     path.write_text("num_envs: 64\nlearning_rate: 3e-4\ntarget_kl: 0.02\n")
-    config, resume, stem = train.parse_args(["--config", str(path), "--num_envs", "32", "--rules", "{auction: open}",
-                                             "--hidden_sizes", "[64, 32]", "--target_kl", "null"])
+    config, resume, stem = train.parse_args(
+        [
+            "--config",
+            str(path),
+            "--num_envs",
+            "32",
+            "--rules",
+            "{auction: open}",
+            "--hidden_sizes",
+            "[64, 32]",
+            "--target_kl",
+            "null",
+        ]
+    )
     assert (config.num_envs, config.learning_rate, config.target_kl) == (32, 3e-4, None)
     assert config.rules == {"auction": "open"} and config.hidden_sizes == (64, 32)
     assert resume is None and stem == "c"
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--bogus", "1"], "unrecognized arguments: --bogus"),
-    (["--num_envs", "abc"], "num_envs must be an integer"),
-    (["--config", "missing.yaml"], "does not exist"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--bogus", "1"], "unrecognized arguments: --bogus"),
+        (["--num_envs", "abc"], "num_envs must be an integer"),
+        (["--config", "missing.yaml"], "does not exist"),
+    ],
+)
 def test_command_line_errors_exit_with_a_message(argv, message, capsys):
     with pytest.raises(SystemExit) as error:
         train.parse_args(argv)
@@ -188,7 +298,9 @@ def test_ppo_policy_plays_legal_actions_greedy_and_sampled():
     torch.manual_seed(0)
     model = ActorCritic(game.obs_size, game.num_actions, (16,))
     with torch.no_grad():
-        model.actor.bias.copy_(torch.linspace(5, 40, game.num_actions))  # prefers high (often illegal) ids
+        model.actor.bias.copy_(
+            torch.linspace(5, 40, game.num_actions)
+        )  # prefers high (often illegal) ids
     rng = np.random.default_rng(1)
     obs = rng.random((500, game.obs_size), dtype=np.float32)
     mask = _random_masks(rng, 500, game.num_actions)
@@ -212,7 +324,9 @@ def test_load_policy_rejects_other_files(tmp_path):
 def test_rewards_between_decisions_go_to_that_seats_last_decision():
     buf = train.RolloutBuffer(capacity=8, obs_size=1, num_actions=1, num_envs=2)
     buf.add(np.array([0, 1]), np.array([0, 2]))  # rows 0, 1
-    buf.add_rewards(np.array([[1.0, 5.0, 0.0], [0.0, 0.0, 2.0]]))  # seat 1 of game 0 has not decided: dropped
+    buf.add_rewards(
+        np.array([[1.0, 5.0, 0.0], [0.0, 0.0, 2.0]])
+    )  # seat 1 of game 0 has not decided: dropped
     buf.add(np.array([0]), np.array([1]))  # row 2
     buf.add_rewards(np.array([[1.0, 3.0, 0.0], [0.0, 0.0, 4.0]]))
     buf.end_games(np.array([1]))
@@ -227,7 +341,7 @@ def test_rewards_between_decisions_go_to_that_seats_last_decision():
 def _reference_gae(buf, gamma, lam):
     """Plain GAE along each linked sequence, written the slow way."""
     advantages = np.zeros(buf.count)
-    heads = set(range(buf.count)) - set(buf.next[:buf.count][buf.next[:buf.count] >= 0].tolist())
+    heads = set(range(buf.count)) - set(buf.next[: buf.count][buf.next[: buf.count] >= 0].tolist())
     for head in heads:
         chain = [head]
         while buf.next[chain[-1]] >= 0:
@@ -266,7 +380,7 @@ def test_gae_follows_each_seat_in_a_real_rollout():
     assert buf.done.any() and (buf.reward != 0).any()
     advantages, returns = buf.advantages(0.97, 0.9)
     assert np.allclose(advantages, _reference_gae(buf, 0.97, 0.9), atol=1e-5)
-    assert np.allclose(returns, advantages + buf.value[:buf.count])
+    assert np.allclose(returns, advantages + buf.value[: buf.count])
 
 
 def test_default_yaml_matches_the_dataclass_defaults():
