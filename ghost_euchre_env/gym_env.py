@@ -26,7 +26,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from . import GYM_ENV_ID as ENV_ID
+from . import GYM_ENV_ID as ENV_ID  # noqa: F401 (re-exported as gym_env.ENV_ID)
 from .aec import render_as
 from .ghost import NUM_ACTIONS, NUM_PLAYERS
 from .ghost_euchre_v0 import AGENTS, raw_env

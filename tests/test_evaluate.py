@@ -56,7 +56,7 @@ def test_wilson_interval_matches_published_values():
     assert wilson_interval(0, 10) == pytest.approx((0.0, 0.2775), abs=1e-4)
     assert wilson_interval(5, 10) == pytest.approx((0.2366, 0.7634), abs=1e-4)
     assert wilson_interval(10, 10) == pytest.approx((0.7225, 1.0), abs=1e-4)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="trials must be > 0"):
         wilson_interval(0, 0)
 
 
@@ -198,7 +198,7 @@ def test_same_seed_same_results_and_a_new_seed_differs():
 
     first, scores = summary(7)
     again, scores_again = summary(7)
-    other, scores_other = summary(8)
+    _other, scores_other = summary(8)
     assert first == again and np.array_equal(scores, scores_again)
     assert not np.array_equal(scores, scores_other)
 
