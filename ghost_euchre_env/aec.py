@@ -65,7 +65,11 @@ class EuchreAEC(AECEnv):
     stack them into arrays (Tianshou's replay buffer) take them as they are.
     """
 
-    metadata = {"render_modes": ["human", "ansi"], "is_parallelizable": False, "render_fps": 1}
+    metadata = {  # noqa: RUF012 (an instance attribute in the base)
+        "render_modes": ["human", "ansi"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
     engine = None
     agent_names = ()
     phase_names = ()
@@ -150,7 +154,8 @@ class EuchreAEC(AECEnv):
             if unknown:
                 warnings.warn(
                     f"{self.metadata['name']}.reset ignores option(s) {unknown}; "
-                    f"it uses {list(RESET_OPTIONS)}"
+                    f"it uses {list(RESET_OPTIONS)}",
+                    stacklevel=2,
                 )
             engine_options = {key: options[key] for key in RESET_OPTIONS if key in options}
         if seed is None and self.game_state is not None:
@@ -195,7 +200,7 @@ class EuchreAEC(AECEnv):
         deal_number = int(game_state.deal_number[0])
         self._action[0] = action
         result = self.game.step(game_state, self._action)
-        self.rewards = dict(zip(self.agent_names, result.rewards[0].tolist()))
+        self.rewards = dict(zip(self.agent_names, result.rewards[0].tolist(), strict=True))
         if len(result.deals.game):
             self._last_deal = self.deal_info(result.deals, deal_number)
         if result.terminated[0]:
