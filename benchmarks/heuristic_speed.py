@@ -17,7 +17,7 @@ import time
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from agents import make_policy
-from evaluate import make_game
+from arena.match import make_game
 from ghost_euchre_env.vector import VectorEnv
 
 

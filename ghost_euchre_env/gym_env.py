@@ -40,7 +40,7 @@ class GhostEuchreGymEnv(gymnasium.Env):
     illegal learner action ends the episode with the penalty as its reward.
     """
 
-    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}  # noqa: RUF012 (an instance attribute in the base)
 
     def __init__(
         self,
