@@ -11,8 +11,8 @@ validation and rendering are the AEC env's:
 - reward: the learner's reward summed over its action and the opponents'
   actions up to its next turn (or the end of the episode);
 - terminated / truncated: the AEC env's, for the learner;
-- info: the learner's AEC info (``phase``, ``legal_actions``, ``last_deal``)
-  plus ``action_mask``.
+- info: the learner's AEC info (``phase``, ``last_deal``, ``illegal_action``:
+  fixed-shape numbers) plus ``action_mask``.
 
 An opponent is any callable ``(obs float32[390], mask bool[34]) -> action``;
 ``opponents`` is None (every other seat plays uniformly random legal actions,
@@ -20,13 +20,17 @@ drawn from the env's ``np_random``), one callable for every other seat, or a
 dict from agent name (``"player_1"``) or seat to callable (missing seats play
 randomly). ``reset(seed=s)`` deals like the AEC env seeded with ``s`` and seeds
 the random opponents; ``reset()`` continues with the next episode.
+
+Version history: v0 (ghost_euchre_env 0.1.0); before its first published
+release, info took the AEC env's fixed-shape numeric infos (``legal_actions``
+dropped: ``action_masks()`` holds them).
 """
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from . import GYM_ENV_ID as ENV_ID
+from . import GYM_ENV_ID as ENV_ID  # noqa: F401 (re-exported as gym_env.ENV_ID)
 from .aec import render_as
 from .ghost import NUM_ACTIONS, NUM_PLAYERS
 from .ghost_euchre_v0 import AGENTS, raw_env
@@ -40,7 +44,7 @@ class GhostEuchreGymEnv(gymnasium.Env):
     illegal learner action ends the episode with the penalty as its reward.
     """
 
-    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}  # noqa: RUF012 (an instance attribute in the base)
 
     def __init__(
         self,
@@ -140,9 +144,7 @@ class GhostEuchreGymEnv(gymnasium.Env):
 
     def _info(self):
         info = dict(self.aec.infos[self.learner])
-        info["legal_actions"] = list(info["legal_actions"])
-        if info["last_deal"] is not None:
-            info["last_deal"] = dict(info["last_deal"])
+        info["last_deal"] = dict(info["last_deal"])
         info["action_mask"] = self._mask.copy()
         return info
 

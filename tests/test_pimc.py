@@ -212,7 +212,7 @@ def test_renege_rules_infer_no_voids():
 
 
 @pytest.mark.parametrize(
-    "seed, episode, rules",
+    ("seed", "episode", "rules"),
     [
         (0, "deal", {}),
         (1, "game", {"auction": "open"}),
