@@ -240,7 +240,7 @@ def test_discard_decision_worlds():
 
 
 @pytest.mark.parametrize(
-    "seed, episode, rules",
+    ("seed", "episode", "rules"),
     [
         (0, "deal", {}),
         (1, "game", {"stick_the_dealer": False}),
@@ -282,7 +282,7 @@ def test_world_with_the_true_cards_is_the_true_game(seed, episode, rules):
 
 
 @pytest.mark.parametrize(
-    "decisions, worst",
+    ("decisions", "worst"),
     [
         (1, "pass"),  # seat 3 holds JH KH 9H: order up the TH (its partner deals)
         (2, "JD"),  # the dealer never discards the left bower
