@@ -1,0 +1,1 @@
+"""Where bots meet: matches, the league and its store, the web page."""
