@@ -10,18 +10,18 @@ engine's and ``ghost_euchre_env.render``'s helpers.
 """
 
 import dataclasses
+import typing
 
 import numpy as np
 
 from ghost_euchre_env import classic, dealing, ghost
 from ghost_euchre_env.cards import CARD_RANK, CARD_SUIT, RANK_LETTERS, SUIT_SYMBOLS
-from ghost_euchre_env.classic import ClassicEuchre
-from ghost_euchre_env.core import check_choice
-from ghost_euchre_env.ghost import GhostEuchre
+from ghost_euchre_env.classic import ClassicDealSummary, ClassicState
+from ghost_euchre_env.ghost import GhostDealSummary, GhostState
 from ghost_euchre_env.render import auction_text, bid_name, calls_text, hand_by_suit
 
-VARIANTS = {"ghost": GhostEuchre, "classic": ClassicEuchre}
-EPISODES = ("game", "deal")
+from .match import make_game
+
 # The moves that are not cards, in the order the page shows them as buttons.
 GHOST_BUTTONS = (
     ghost.PASS,
@@ -66,9 +66,9 @@ class Table:
     """
 
     def __init__(self, variant="ghost", seed=0, episode="game", rules=None, names=None):
-        check_choice("variant", variant, VARIANTS)
+        self.game = make_game(variant, episode, rules)
         self.variant = variant
-        self.game = VARIANTS[variant](episode=episode, **dict(rules or {}))
+        self.rules_module = ghost if variant == "ghost" else classic  # its names and phases
         self.seed = seed
         self.state = self.game.init(dealing.stream_keys(seed, 1))
         seats = range(self.game.num_players)
@@ -92,7 +92,7 @@ class Table:
 
     def action_name(self, action):
         """The engine's name of an action id: 'J♥', 'pass', 'bid 4', 'trump ♥', 'suit ♥', 'alone'."""
-        return (ghost if self.variant == "ghost" else classic).action_name(action)
+        return self.rules_module.action_name(action)
 
     def observation(self, seat):
         """(obs float32[1, D], mask bool[1, A]) of ``seat``: what a policy is given."""
@@ -113,10 +113,10 @@ class Table:
         seat, phase, leader = int(s.player[0]), int(s.phase[0]), int(s.leader[0])
         trick, tricks_won = s.trick[0].copy(), s.tricks_won[0].copy()
         deal = int(s.deal_number[0])
-        if self.variant == "ghost" and action == ghost.SWAP:
+        if isinstance(s, GhostState) and action == ghost.SWAP:
             self.ghost_taken = int(s.ghost[0])
         result = self.game.step(s, np.array([action]))
-        phase_names = ghost.PHASE_NAMES if self.variant == "ghost" else classic.PHASE_NAMES
+        deals = typing.cast("GhostDealSummary | ClassicDealSummary", result.deals)
         self.moves.append(
             {
                 "step": len(self.moves) + 1,
@@ -124,18 +124,18 @@ class Table:
                 "seat": seat,
                 "action": int(action),
                 "name": self.action_name(action),
-                "phase": phase_names[phase],
+                "phase": self.rules_module.PHASE_NAMES[phase],
             }
         )
-        ended = len(result.deals.game) > 0
-        if phase == self._play_phase:
+        ended = len(deals.game) > 0
+        if phase == self.rules_module.PLAY:
             trick[seat] = action
-            after = result.deals.tricks[0] if ended else s.tricks_won[0]
+            after = deals.tricks[0] if ended else s.tricks_won[0]
             winner = np.flatnonzero(after - tricks_won)
             if len(winner):
                 self.tricks.append(self._trick(trick, leader, int(winner[0])))
         if ended:
-            self.deals.append(self._deal_summary(result.deals, deal))
+            self.deals.append(self._deal_summary(deals, deal))
             self.tricks, self.ghost_taken = [], None
         if result.terminated[0] or result.truncated[0]:
             self.over, self.truncated = True, bool(result.truncated[0])
@@ -152,10 +152,6 @@ class Table:
                 move = dict(move, action=None, name="discard")
             seen.append(move)
         return seen
-
-    @property
-    def _play_phase(self):
-        return ghost.PLAY if self.variant == "ghost" else classic.PLAY
 
     def _trick(self, trick, leader, winner):
         """A trick as {"leader", "winner", "cards": [{"seat", "card"}] in play order}."""
@@ -198,7 +194,6 @@ class Table:
         legal = self.legal() if to_act in visible else []
         hand_cards = [cards(s.hands[0, seat]) if seat in visible else None for seat in self._seats]
         buttons = GHOST_BUTTONS if self.variant == "ghost" else CLASSIC_BUTTONS
-        phase_names = ghost.PHASE_NAMES if self.variant == "ghost" else classic.PHASE_NAMES
         leader = _seat_or_none(s.leader[0])
         view = {
             "variant": self.variant,
@@ -207,7 +202,7 @@ class Table:
             "rules": dataclasses.asdict(self.game.rules),
             "step": len(self.moves),
             "deal": int(s.deal_number[0]),
-            "phase": phase_names[int(s.phase[0])],
+            "phase": self.rules_module.PHASE_NAMES[int(s.phase[0])],
             "dealer": _seat_or_none(s.dealer[0]),
             "to_act": to_act,
             "over": self.over,
@@ -249,6 +244,7 @@ class Table:
 
     def _ghost_view(self, view, visible):
         s = self.state
+        assert isinstance(s, GhostState)
         declarer, swapper, trump = (_seat_or_none(x[0]) for x in (s.declarer, s.swapper, s.trump))
         view["scores"] = [int(x) for x in s.scores[0]]
         for entry in view["seats"]:
@@ -286,6 +282,7 @@ class Table:
 
     def _classic_view(self, view, visible):
         s = self.state
+        assert isinstance(s, ClassicState)
         dealer, maker, trump = view["dealer"], _seat_or_none(s.maker[0]), _seat_or_none(s.trump[0])
         view["scores"] = [int(x) for x in s.scores[0]]  # by team: seats 0 & 2, seats 1 & 3
         alone_names = {-1: "", 0: "with partner", 1: "alone"}

@@ -40,7 +40,6 @@ import os
 import secrets
 import threading
 import time
-import typing
 
 import numpy as np
 from starlette.applications import Starlette
@@ -50,15 +49,15 @@ from starlette.responses import FileResponse, JSONResponse, RedirectResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from agents.base import Policy
-from agents.specs import make_policy, split_spec
-from ghost_euchre_env.core import check_actions
+from agents.specs import split_spec
 
-from .table import EPISODES, VARIANTS, Table
+from .match import EPISODES, VARIANTS, act, build_players, make_game
+from .table import Table
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 PAGES = ("play", "watch", "leaderboard")
 DEFAULT_BOT = "heuristic"
+PERSON = "you"  # the person's name at the table
 SUGGESTED_SPECS = ("heuristic", "random", "pimc", "ppo:agents/pretrained/ghost_ppo.pt")
 NEW_GAME_FIELDS = ("variant", "seat", "bots", "seed", "episode", "rules")
 ACTION_FIELDS = ("action", "step")
@@ -77,11 +76,17 @@ class ApiError(Exception):
 # ------------------------------------------------------------------ sessions
 @dataclasses.dataclass
 class PlayGame:
-    """A person at ``seat`` of ``table``; bots (seat -> Policy) at the other seats."""
+    """A person at ``seat`` of ``table``; the bots ``policies`` at the other seats.
+
+    seat_bot: int[1, S], the index in ``policies`` of the bot at each seat (-1
+    at the person's); names: the bots' names.
+    """
 
     table: Table
     seat: int
-    bots: dict
+    policies: list
+    names: list
+    seat_bot: np.ndarray
     lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
     last_used: float = 0.0
 
@@ -91,11 +96,10 @@ class PlayGame:
         while not table.over and table.to_act != self.seat:
             seat = table.to_act
             obs, mask = table.observation(seat)
-            bot = self.bots[seat]
             try:
-                action = check_actions(bot.act(obs, mask), mask)
+                action = act(self.policies, self.names, self.seat_bot, obs, mask, np.array([seat]))
             except ValueError as error:
-                raise ApiError(500, f"bot {bot.name!r} at seat {seat} failed: {error}") from None
+                raise ApiError(500, str(error)) from None
             table.apply(int(action[0]))
 
 
@@ -171,11 +175,6 @@ class GameStore:
 
 
 # ------------------------------------------------------------------ requests
-def _bot_seed(seed, seat):
-    """The seed of the bot at ``seat``, derived from the game's seed."""
-    return int(np.random.SeedSequence([seed, seat]).generate_state(1, np.uint64)[0] >> np.uint64(1))
-
-
 def _check_fields(body, allowed):
     if not isinstance(body, dict):
         raise ApiError(400, f"expected a JSON object, got {type(body).__name__}")
@@ -200,18 +199,20 @@ def _int_field(body, name, default, low, high=None):
 def new_game(body):
     """A :class:`PlayGame` from the JSON body of ``POST /api/games`` (ApiError 400 if bad)."""
     _check_fields(body, NEW_GAME_FIELDS)
-    variant = body.get("variant", "ghost")
-    if variant not in VARIANTS:
-        raise ApiError(400, f"variant must be one of {list(VARIANTS)}, got {variant!r}")
-    episode = body.get("episode", "game")
-    if episode not in EPISODES:
-        raise ApiError(400, f"episode must be one of {list(EPISODES)}, got {episode!r}")
+    variant, episode = body.get("variant", "ghost"), body.get("episode", "game")
+    for name, value, choices in (("variant", variant, VARIANTS), ("episode", episode, EPISODES)):
+        if value not in choices:
+            raise ApiError(400, f"{name} must be one of {list(choices)}, got {value!r}")
     rules = body.get("rules") or {}
     if not isinstance(rules, dict):
         raise ApiError(400, f"rules must be an object of the engine's options, got {rules!r}")
     seed = body.get("seed")
     seed = secrets.randbelow(1 << 31) if seed is None else _int_field(body, "seed", 0, 0)
-    num_players = VARIANTS[variant].num_players
+    try:
+        table = Table(variant, seed, episode, rules)
+    except ValueError as error:
+        raise ApiError(400, str(error)) from None
+    num_players = table.game.num_players
     seat = _int_field(body, "seat", 0, 0, num_players - 1)
     specs = body.get("bots", [DEFAULT_BOT] * (num_players - 1))
     if not isinstance(specs, list) or len(specs) != num_players - 1:
@@ -220,24 +221,16 @@ def new_game(body):
             f"bots must be a list of {num_players - 1} policy specs (one per other seat), got {specs!r}",
         )
     try:
-        for spec in specs:
-            if split_spec(spec)[0] == "human":
-                raise ApiError(400, "bots: 'human' is the page's own seat; choose a bot spec")
-        bot_seats = [s for s in range(num_players) if s != seat]
-        names = ["you"] * num_players
-        for k, (s, spec) in enumerate(zip(bot_seats, specs, strict=True)):
-            taken = [other.strip() for other in specs[:k]].count(spec.strip())
-            names[s] = spec.strip() if taken == 0 else f"{spec.strip()}#{taken + 1}"
-        table = Table(variant, seed, episode, rules, names)
-        bots = {  # make_policy checked the Policy interface
-            s: typing.cast(Policy, make_policy(spec, table.game, seed=_bot_seed(seed, s)))
-            for s, spec in zip(bot_seats, specs, strict=True)
-        }
-    except (ValueError, TypeError) as error:
+        if any(split_spec(spec)[0] == "human" for spec in specs):
+            raise ApiError(400, "bots: 'human' is the page's own seat; choose a bot spec")
+        policies, names, _ = build_players(specs, table.game, seed)
+    except ValueError as error:
         raise ApiError(400, str(error)) from None
-    for bot in bots.values():
-        bot.reset(np.arange(1))
-    return PlayGame(table, seat, bots)
+    seat_bot = np.array([[-1 if s == seat else s - (s > seat) for s in range(num_players)]])
+    table.names = [PERSON if s == seat else names[b] for s, b in enumerate(seat_bot[0])]
+    for policy in policies:
+        policy.reset(np.arange(1))
+    return PlayGame(table, seat, policies, names, seat_bot)
 
 
 def play_response(game_id, game):
@@ -338,7 +331,7 @@ def create_app(db=None, store=None):
     async def options(request):
         return JSONResponse(
             {
-                "variants": {v: engine.num_players for v, engine in VARIANTS.items()},
+                "variants": {v: make_game(v).num_players for v in VARIANTS},
                 "episodes": list(EPISODES),
                 "default_bot": DEFAULT_BOT,
                 "specs": [

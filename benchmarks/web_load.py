@@ -11,6 +11,10 @@ differ. Prints the counts and the median / 95th percentile / max response time;
 ``--json FILE`` writes them. Traffic goes to 127.0.0.1 only; every loop is
 bounded (``--max-requests`` per game, ``--timeout`` per request).
 
+The peer, measured in the same run on the same server just before: the same
+kind of games played one at a time (``--peer-games``, seeds after the loaded
+ones), so the response time of a lone request is printed beside the loaded one.
+
 Usage: ``python benchmarks/web_load.py [--games 50] [--episode game|deal] [--bots heuristic,heuristic] [--json FILE]``
 """
 
@@ -29,6 +33,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from arena.files import write_atomic  # noqa: E402
 from ghost_euchre_env import dealing  # noqa: E402
 from ghost_euchre_env.classic import ClassicEuchre  # noqa: E402
 from ghost_euchre_env.ghost import GhostEuchre  # noqa: E402
@@ -73,7 +78,7 @@ def engine_scores(record):
 
 
 def play_one(port, body, seed, timeout, max_requests):
-    """Play one game to the end; returns {"times": [s, ...], "error": str|None, "over", "match"}."""
+    """Play one game to the end; returns {"times": [s per request], "error": str or None, "over": bool}."""
     times = []
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
 
@@ -125,7 +130,7 @@ def run_load(port, games, body, seed=0, timeout=60.0, max_requests=5000):
     for thread in threads:
         thread.join()
     wall = time.perf_counter() - start
-    times = np.array([t for r in results for t in r["times"]])
+    times = [t for r in results for t in r["times"]]
     errors = [r["error"] for r in results if r["error"]]
     return {
         "games": games,
@@ -137,8 +142,9 @@ def run_load(port, games, body, seed=0, timeout=60.0, max_requests=5000):
         "requests_per_s": round(len(times) / wall, 1),
         "median_ms": round(float(np.median(times)) * 1e3, 1),
         "p95_ms": round(float(np.percentile(times, 95)) * 1e3, 1),
-        "max_ms": round(float(times.max()) * 1e3, 1),
+        "max_ms": round(float(max(times)) * 1e3, 1),
         "body": body,
+        "times": times,
     }
 
 
@@ -153,16 +159,37 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0, help="game i uses seed + i")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
     parser.add_argument("--max-requests", type=int, default=5000, help="per game")
+    parser.add_argument(
+        "--peer-games", type=int, default=3, help="games played one at a time first (the peer)"
+    )
     parser.add_argument("--json", metavar="FILE", help="write the summary as JSON")
     args = parser.parse_args(argv)
     body = {"variant": args.variant, "episode": args.episode, "bots": args.bots.split(",")}
     port = free_port()
     server = start_server(port)
     try:
+        peer = [
+            run_load(port, 1, body, args.seed + args.games + k, args.timeout, args.max_requests)
+            for k in range(args.peer_games)
+        ]
         summary = run_load(port, args.games, body, args.seed, args.timeout, args.max_requests)
     finally:
         server.terminate()
         server.wait(30)
+    if peer:
+        times = [t for p in peer for t in p["times"]]
+        summary["peer"] = {
+            "games": len(peer),
+            "lost": sum(p["lost"] for p in peer),
+            "requests": len(times),
+            "median_ms": round(float(np.median(times)) * 1e3, 1),
+            "p95_ms": round(float(np.percentile(times, 95)) * 1e3, 1),
+        }
+        print(
+            f"peer: {len(peer)} games one at a time: {summary['peer']['lost']} lost; "
+            f"{len(times)} requests, response time median {summary['peer']['median_ms']} ms, "
+            f"p95 {summary['peer']['p95_ms']} ms"
+        )
     print(
         f"{summary['games']} games at once ({args.variant}, episode={args.episode}, "
         f"bots {args.bots}): {summary['finished']} finished, {summary['lost']} lost; "
@@ -173,8 +200,8 @@ def main(argv=None):
     for error in summary["errors"]:
         print(f"  error: {error}")
     if args.json:
-        with open(args.json, "w") as handle:  # TODO(web): arena.files.write_atomic once on main
-            json.dump(summary, handle, indent=2)
+        summary.pop("times")
+        write_atomic(args.json, lambda handle: json.dump(summary, handle, indent=2))
     return 0 if summary["lost"] == 0 else 1
 
 

@@ -60,7 +60,11 @@ class EuchreAEC(AECEnv):
       finished deal of a batch-of-one deal summary (``agent_or_none`` helps).
     """
 
-    metadata = {"render_modes": ["human", "ansi"], "is_parallelizable": False, "render_fps": 1}
+    metadata = {  # noqa: RUF012 (an instance attribute in the base)
+        "render_modes": ["human", "ansi"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
     engine = None
     agent_names = ()
     phase_names = ()
@@ -148,7 +152,8 @@ class EuchreAEC(AECEnv):
             if unknown:
                 warnings.warn(
                     f"{self.metadata['name']}.reset ignores option(s) {unknown}; "
-                    f"it uses {list(RESET_OPTIONS)}"
+                    f"it uses {list(RESET_OPTIONS)}",
+                    stacklevel=2,
                 )
             engine_options = {key: options[key] for key in RESET_OPTIONS if key in options}
         if seed is None and self.game_state is not None:
@@ -192,7 +197,7 @@ class EuchreAEC(AECEnv):
         deal_number = int(game_state.deal_number[0])
         self._action[0] = action
         result = self.game.step(game_state, self._action)
-        self.rewards = dict(zip(self.agent_names, result.rewards[0].tolist()))
+        self.rewards = dict(zip(self.agent_names, result.rewards[0].tolist(), strict=True))
         if len(result.deals.game):
             self._last_deal = self.deal_info(result.deals, deal_number)
         if result.terminated[0]:

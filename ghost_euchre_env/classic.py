@@ -472,13 +472,13 @@ class ClassicEuchre(BatchedGame):
         )
         try:
             masks = dealing.parse_deal(
-                hands + [[upcard], kitty],
+                [*hands, [upcard], kitty],
                 [HAND_SIZE] * NUM_PLAYERS + [1, 3],
                 ["seat 0", "seat 1", "seat 2", "seat 3", "upcard", "rest of the kitty"],
             )
         except ValueError as error:
             raise ValueError(f"{where}: {error}") from None
-        return masks[:NUM_PLAYERS] + [int(upcard)]
+        return [*masks[:NUM_PLAYERS], int(upcard)]
 
     def _start_deals(self, state, games):
         """Deal the next deal in ``games`` and open its bidding."""

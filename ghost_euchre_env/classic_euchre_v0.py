@@ -153,7 +153,7 @@ class raw_env(EuchreAEC):
     See the module docstring. ``game_state`` is the one game's ``ClassicState`` (N = 1).
     """
 
-    metadata = {**EuchreAEC.metadata, "name": "classic_euchre_v0"}
+    metadata = {**EuchreAEC.metadata, "name": "classic_euchre_v0"}  # noqa: RUF012 (an instance attribute in the base)
     engine = ClassicEuchre
     agent_names = AGENTS
     phase_names = PHASE_NAMES

@@ -278,7 +278,7 @@ def one_hot_table(sizes):
     table = np.zeros((int(np.prod(radices)), sum(sizes)), dtype=np.float32)
     for code in range(len(table)):
         rest, offset = code, 0
-        for size, radix in zip(sizes, radices):
+        for size, radix in zip(sizes, radices, strict=True):
             digit, rest = rest % radix, rest // radix
             if digit:
                 table[code, offset + digit - 1] = 1.0
@@ -310,6 +310,12 @@ def layout_table(layout):
         offset += size
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     rule = " ".join("=" * w for w in widths)
-    lines = [rule, " ".join(c.ljust(w) for c, w in zip(rows[0], widths)).rstrip(), rule]
-    lines += [" ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows[1:]]
-    return "\n".join(lines + [rule])
+    lines = [
+        rule,
+        " ".join(c.ljust(w) for c, w in zip(rows[0], widths, strict=True)).rstrip(),
+        rule,
+    ]
+    lines += [
+        " ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows[1:]
+    ]
+    return "\n".join([*lines, rule])

@@ -266,7 +266,7 @@ def _action_tail_table():
         for can_swap in (0, 1):
             row = table[AUCTION * 16 + high * 2 + can_swap]
             row[PASS - NUM_CARDS] = True
-            for action, level in zip((BID_3, BID_4, BID_5, MOON), BID_LEVELS):
+            for action, level in zip((BID_3, BID_4, BID_5, MOON), BID_LEVELS, strict=True):
                 row[action - NUM_CARDS] = level > high
             row[SWAP - NUM_CARDS] = bool(can_swap)
     table[
@@ -444,7 +444,7 @@ class GhostEuchre(BatchedGame):
             raise ValueError(f"{where}: 'hands' must hold 3 hands, got {len(hands)}")
         try:
             return dealing.parse_deal(
-                hands + [deal["ghost"]], [HAND_SIZE] * 4, ["seat 0", "seat 1", "seat 2", "ghost"]
+                [*hands, deal["ghost"]], [HAND_SIZE] * 4, ["seat 0", "seat 1", "seat 2", "ghost"]
             )
         except ValueError as error:
             raise ValueError(f"{where}: {error}") from None

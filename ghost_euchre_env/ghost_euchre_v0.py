@@ -159,7 +159,7 @@ class raw_env(EuchreAEC):
     See the module docstring. ``game_state`` is the one game's ``GhostState`` (N = 1).
     """
 
-    metadata = {**EuchreAEC.metadata, "name": "ghost_euchre_v0"}
+    metadata = {**EuchreAEC.metadata, "name": "ghost_euchre_v0"}  # noqa: RUF012 (an instance attribute in the base)
     engine = GhostEuchre
     agent_names = AGENTS
     phase_names = PHASE_NAMES

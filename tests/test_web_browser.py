@@ -122,7 +122,7 @@ def test_a_person_plays_a_whole_deal_against_two_heuristics(server, browser):
         disabled = {int(b.get_attribute("data-action")) for b in buttons if not b.is_enabled()}
         assert enabled == legal
         assert disabled and not disabled & legal
-        if clicks == 0:
+        if clicks == 5:  # mid-deal: cards on the table, a trick or two taken
             screenshot(browser, "play")
         choice = int(rng.choice(sorted(legal)))
         step = board.get_attribute("data-step")
@@ -136,4 +136,3 @@ def test_a_person_plays_a_whole_deal_against_two_heuristics(server, browser):
     assert [int(f.text) for f in finals] == state.scores[0].tolist()
     assert clicks >= 6  # the person bid or passed and played six cards
     assert len(browser.find_elements(By.CSS_SELECTOR, "#last-deal ol.tricks li")) == 6
-    screenshot(browser, "play-over")
