@@ -61,7 +61,7 @@ class GhostEuchreGymEnv(gymnasium.Env):
             raise ValueError(
                 f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}"
             )
-        self.aec = raw_env(
+        self.aec = self.make_aec(
             "ansi" if render_mode else None,
             episode,
             reward,
@@ -75,6 +75,14 @@ class GhostEuchreGymEnv(gymnasium.Env):
         self.observation_space = self.aec.observation_space(self.learner)["observation"]
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._mask = np.zeros(NUM_ACTIONS, bool)
+
+    def make_aec(
+        self, render_mode, episode, reward, illegal_action, illegal_action_penalty, **rules
+    ):
+        """The AEC env this view runs on (a subclass may run on another ghost_euchre_v0-like env)."""
+        return raw_env(
+            render_mode, episode, reward, illegal_action, illegal_action_penalty, **rules
+        )
 
     def _parse_opponents(self, opponents):
         others = [agent for agent in AGENTS if agent != self.learner]
