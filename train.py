@@ -84,7 +84,9 @@ import torch.distributed as dist
 import yaml
 
 from agents import make_policy
+from agents.composite import CompositePolicy
 from agents.ppo import (
+    LEARN_MODES,
     ActorCritic,
     PPOPolicy,
     mask_logits,
@@ -94,9 +96,10 @@ from agents.ppo import (
     sample_actions,
 )
 from arena.files import write_atomic
-from ghost_euchre_env import GhostEuchre, GhostEuchreVec
+from ghost_euchre_env import GhostBiddingVec, GhostEuchre, GhostEuchreVec
 from ghost_euchre_env.dealing import stream_keys
 from ghost_euchre_env.ghost import BID_3, MOON, MOON_LEVEL, NUM_CARDS, PASS, SWAP
+from ghost_euchre_env.vector import VectorEnv
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_CONFIG = os.path.join(HERE, "configs", "default.yaml")
@@ -138,6 +141,14 @@ class TrainConfig:
     """factor applied to the rewards"""
     rules: dict = dataclasses.field(default_factory=dict)
     """rules options passed to the engine, e.g. {auction: open}; empty = RULES.md defaults"""
+    learn: str = "all"
+    """the decisions the network makes: 'all'; 'auction' (the auction and trump decisions: games run in the auction
+    view GhostBiddingVec, every card play made inside it by card_play); 'play' (the card play: the learner's auction
+    and trump decisions are made by bidding)"""
+    card_play: str = "heuristic"
+    """policy spec that plays every card when learn='auction' (any spec: heuristic, pimc, ppo:PATH, a user class)"""
+    bidding: str = "heuristic"
+    """policy spec that makes the learner's auction and trump decisions when learn='play'"""
 
     # self-play opponents
     opponent_share: float = 0.5
@@ -215,6 +226,7 @@ class TrainConfig:
                 raise ValueError(f"{name} must be {expected}, got {getattr(self, name)!r}")
 
         check("episode", self.episode in ("game", "deal"), "'game' or 'deal'")
+        check("learn", self.learn in LEARN_MODES, "'all', 'auction' or 'play'")
         check("reward", self.reward in ("margin", "points", "win"), "'margin', 'points' or 'win'")
         if self.reward == "win" and self.episode != "game":
             raise ValueError("reward='win' needs episode='game' (a single deal has no winner)")
@@ -372,7 +384,10 @@ def read_yaml(path):
     return values
 
 
-RESUME_FIXED = ("num_envs", "episode", "reward", "rules", "pool_size", "hidden_sizes", "activation")
+RESUME_FIXED = (
+    "num_envs", "episode", "reward", "rules", "learn", "card_play", "bidding", "pool_size",
+    "hidden_sizes", "activation",
+)  # fmt: skip
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -490,7 +505,7 @@ def read_checkpoint(path):
 
 
 # ----------------------------------------------------------------------------- rollout pieces
-LEARNER = 0  # seat role; 1..pool_size = snapshot slot + 1; pool_size + 1 = heuristic
+LEARNER = 0  # seat role; 1..pool_size = snapshot slot + 1; pool_size + 1 = heuristic; pool_size + 2 = partner
 PLAY_CARDS = slice(0, NUM_CARDS)  # action ids of the play phase
 
 
@@ -513,6 +528,8 @@ def assign_roles(roles, games, config, pool_filled, rng):
 class DealStats:
     """Counts over the deals that ended, seen from the learner's seats (for TensorBoard)."""
 
+    LEVELS = ((3, "3"), (4, "4"), (5, "5"), (MOON_LEVEL, "moon"))
+
     def __init__(self):
         self.counts = dict.fromkeys(
             (
@@ -522,10 +539,13 @@ class DealStats:
                 "moons",
                 "swaps",
                 "points",
+                "contract_points",
                 "deals",
                 "thrown_in",
                 "seat_games",
                 "games_won",
+                *(f"declared_{name}" for _, name in self.LEVELS),
+                *(f"made_{name}" for _, name in self.LEVELS),
             ),
             0,
         )
@@ -546,6 +566,13 @@ class DealStats:
         c["moons"] += int((declarer & moon[:, None]).sum())
         c["swaps"] += int((learner & (deals.swapper[:, None] == seats)).sum())
         c["points"] += int(deals.points[learner].sum())
+        c["contract_points"] += int(deals.points[declarer].sum())
+        made = (declarer & (deals.tricks >= deals.bid[:, None])).any(axis=1)
+        declared = declarer.any(axis=1)
+        for level, name in self.LEVELS:
+            at_level = declared & (deals.bid == level)
+            c[f"declared_{name}"] += int(at_level.sum())
+            c[f"made_{name}"] += int((at_level & made).sum())
 
     def add_game_ends(self, deals, roles, finished):
         """finished: bool[N] games that ended by the rules this step (not truncated)."""
@@ -564,18 +591,31 @@ class DealStats:
             "euchre/moon_rate": ratio("moons", "seat_deals"),
             "euchre/swap_rate": ratio("swaps", "seat_deals"),
             "euchre/points_per_deal": ratio("points", "seat_deals"),
+            "euchre/points_per_contract": ratio("contract_points", "declared"),
+            **{
+                f"euchre/bid_rate_{n}": ratio(f"declared_{n}", "seat_deals") for _, n in self.LEVELS
+            },
+            **{
+                f"euchre/make_rate_{n}": ratio(f"made_{n}", f"declared_{n}") for _, n in self.LEVELS
+            },
             "euchre/thrown_in_rate": ratio("thrown_in", "deals"),
             "charts/learner_game_win_rate": ratio("games_won", "seat_games"),
         }
 
 
 def act_opponents(actions, roles_now, obs, mask, run):
-    """Fill ``actions`` for the games whose acting seat is an opponent (roles_now int[N] != LEARNER)."""
+    """Fill ``actions`` for the games whose acting seat is not the network (roles_now int[N] != LEARNER).
+
+    Role pool_size + 2 is the learner's seat when ``run.partner`` (the ``bidding``
+    policy of learn='play') makes its decision.
+    """
     config = run.config
     for role in np.unique(roles_now[roles_now != LEARNER]):
         games = np.flatnonzero(roles_now == role)
-        if role == config.pool_size + 1:
-            actions[games] = run.heuristic.act(obs[games], mask[games])
+        if role >= config.pool_size + 1:
+            policy = run.heuristic if role == config.pool_size + 1 else run.partner
+            assert policy is not None  # a role is drawn only for a policy that exists
+            actions[games] = policy.act(obs[games], mask[games])
             continue
         mask_t = torch.from_numpy(mask[games]).to(run.device)
         logits, _ = run.pool[role - 1](torch.from_numpy(obs[games]).to(run.device))
@@ -668,14 +708,29 @@ class RolloutBuffer:
         return advantages, advantages + values
 
 
+def evaluation_players(model, game, opponent, config):
+    """The greedy network as a full player and two ``opponent`` seats (spec), as ``learn`` says.
+
+    learn='auction': the network bids and every seat's card play is ``card_play``
+    (a bidding match); learn='play': ``bidding`` bids for the network.
+    """
+    policy = PPOPolicy(game, model, seed=config.eval_seed, name="ppo")
+    if config.learn == "auction":
+        card_play = make_policy(config.card_play, game, seed=config.eval_seed)
+        opponent = f"composite[{opponent} | {config.card_play}]"
+        return [CompositePolicy(game, policy, card_play, name="ppo"), opponent, opponent]
+    if config.learn == "play":
+        bidding = make_policy(config.bidding, game, seed=config.eval_seed)
+        return [CompositePolicy(game, bidding, policy, name="ppo"), opponent, opponent]
+    return [policy, opponent, opponent]
+
+
 def evaluate_policy(model, game, opponent, games, config):
     """evaluate.run_match of the greedy network against two ``opponent`` seats on duplicate deals."""
     import evaluate  # lazily: evaluation is optional and has its own dependencies
 
-    cpu_model = copy.deepcopy(model).cpu()  # evaluate.py plays on the CPU
-    policy = PPOPolicy(game, cpu_model, seed=config.eval_seed, name="ppo")
     result = evaluate.run_match(
-        [policy, opponent, opponent],
+        evaluation_players(copy.deepcopy(model).cpu(), game, opponent, config),  # on the CPU
         variant="ghost",
         games=games,
         seed=config.eval_seed,
@@ -812,8 +867,9 @@ class Run:
 
     config: TrainConfig
     ranks: Ranks
-    venv: GhostEuchreVec
-    """this rank's games: games rank * n .. (rank + 1) * n - 1 of the seed's deal streams, n = num_envs / world size"""
+    venv: VectorEnv
+    """GhostEuchreVec, or GhostBiddingVec for learn='auction': this rank's games, games rank * n ..
+    (rank + 1) * n - 1 of the seed's deal streams, n = num_envs / world size"""
     model: ActorCritic
     optimizer: torch.optim.Optimizer
     pool: list
@@ -840,8 +896,14 @@ class Run:
     learner_step: int = 0
     """decisions made by the learner so far (all ranks)"""
 
+    partner: typing.Any = None
+    """learn='auction': the card_play Policy (inside the env); learn='play': the bidding Policy; else None"""
+    deals: int = 0
+    """deals played so far (redeals included)"""
+
     @property
     def game(self):
+        """the env's game: the engine, or for learn='auction' the AuctionGame around it"""
         return self.venv.game
 
     @property
@@ -854,6 +916,11 @@ class Run:
         return self.venv.num_envs
 
     @property
+    def engine(self):
+        """the GhostEuchre engine (what policies are built for)"""
+        return getattr(self.venv.game, "engine", self.venv.game)
+
+    @property
     def batch_size(self):
         """decisions per rollout (all ranks)"""
         return self.config.num_envs * self.config.num_steps
@@ -864,8 +931,8 @@ class Run:
 
     @property
     def warming_up(self):
-        """True while the heuristic makes the learner's auction decisions"""
-        return self.global_step < self.config.bidding_warmup_steps
+        """True while the network imitates the heuristic's auction decisions (never with learn='play')"""
+        return self.global_step < self.config.bidding_warmup_steps and self.config.learn != "play"
 
 
 def setup(config, ranks):
@@ -881,7 +948,17 @@ def setup(config, ranks):
 
     engine_reward = "win" if config.reward == "win" else "points"
     num_envs = config.num_envs // ranks.world_size
-    venv = GhostEuchreVec(num_envs, episode=config.episode, reward=engine_reward, **config.rules)
+    engine = GhostEuchre(episode=config.episode, reward=engine_reward, **config.rules)
+    partner = None
+    if config.learn == "auction":
+        partner = make_policy(config.card_play, engine, seed=seed + 1)
+        venv = GhostBiddingVec(
+            num_envs, partner, None, config.episode, engine_reward, **config.rules
+        )
+    else:
+        venv = GhostEuchreVec(num_envs, None, config.episode, engine_reward, **config.rules)
+        if config.learn == "play":
+            partner = make_policy(config.bidding, engine, seed=seed + 1)
     game = venv.game
     model = ActorCritic(game.obs_size, game.num_actions, config.hidden_sizes, config.activation)
     model.to(ranks.device)
@@ -895,7 +972,7 @@ def setup(config, ranks):
     if (
         config.heuristic_share > 0 and config.opponent_share > 0
     ) or config.bidding_warmup_steps > 0:
-        heuristic = make_policy("heuristic", game, seed=seed)
+        heuristic = make_policy("heuristic", engine, seed=seed)
     keys = stream_keys(config.seed, config.num_envs)[
         ranks.rank * num_envs : (ranks.rank + 1) * num_envs
     ]
@@ -905,7 +982,7 @@ def setup(config, ranks):
     assign_roles(roles, np.arange(num_envs), config, pool_added, np_rng)
     return Run(
         config, ranks, venv, model, optimizer, pool, pool_added, heuristic, roles, obs, mask, player,
-        np_rng, minibatch_rng, sample_gen,
+        np_rng, minibatch_rng, sample_gen, partner=partner,
     )  # fmt: skip
 
 
@@ -928,6 +1005,8 @@ def rank_state(run):
         rng["minibatch"] = run.minibatch_rng.bit_generator.state
     if run.heuristic is not None:
         rng["heuristic"] = run.heuristic.rng.bit_generator.state
+    if run.partner is not None:
+        rng["partner"] = run.partner.rng.bit_generator.state
     return {
         "env_state": state_to_tensors(run.venv.state),
         "roles": torch.from_numpy(run.roles.copy()),
@@ -953,6 +1032,9 @@ def restore(run, checkpoint):
     torch.set_rng_state(mine["rng"]["torch"])
     if run.heuristic is not None and "heuristic" in mine["rng"]:
         run.heuristic.rng.bit_generator.state = mine["rng"]["heuristic"]
+    if run.partner is not None and "partner" in mine["rng"]:
+        run.partner.rng.bit_generator.state = mine["rng"]["partner"]
+    run.deals = checkpoint.get("deals", 0)
     run.update = checkpoint["update"]
     run.global_step = checkpoint["global_step"]
     run.learner_step = checkpoint["learner_step"]
@@ -994,6 +1076,7 @@ def save_checkpoint(run, path):
         "update": run.update,
         "global_step": run.global_step,
         "learner_step": run.learner_step,
+        "deals": run.deals,
     }
     if run.ranks.world_size > 1:
         payload["world_size"] = run.ranks.world_size
@@ -1007,8 +1090,11 @@ def collect_rollout(run, buf):
 
     The learner's decisions go to ``buf`` (cleared first). Returns the
     :class:`DealStats` of the deals that ended and the warm-up lessons: a list of
-    (obs, mask, action) per step of the auction decisions the heuristic made for
-    the learner (empty after the warm-up).
+    (obs, mask, action) per step of the heuristic's choices in the learner's
+    auction decisions (empty after the warm-up). learn='all': the heuristic makes
+    those decisions and the network imitates them; learn='auction' (the card
+    play is already sensible): the network makes them and also imitates the
+    heuristic's choice; learn='play': ``bidding`` makes them, no warm-up.
     """
     config, device = run.config, run.device
     stats, lessons = DealStats(), []
@@ -1018,12 +1104,13 @@ def collect_rollout(run, buf):
         obs, mask, player = run.obs, run.mask, run.player
         role_now = run.roles[game_index, player]
         warming_up = run.warming_up
-        if warming_up:  # the heuristic bids and names trump for the learner
-            taught = np.flatnonzero((role_now == LEARNER) & ~mask[:, PLAY_CARDS].any(axis=1))
-            role_now = role_now.copy()
-            role_now[taught] = config.pool_size + 1
-        else:
-            taught = game_index[:0]
+        own_auction = (role_now == LEARNER) & ~mask[:, PLAY_CARDS].any(axis=1)
+        taught = game_index[:0]
+        if config.learn == "play":  # the bidding policy makes the learner's auction decisions
+            role_now = np.where(own_auction, config.pool_size + 2, role_now)
+        elif warming_up and config.learn == "all":  # the heuristic bids and names trump for it
+            taught = np.flatnonzero(own_auction)
+            role_now = np.where(own_auction, config.pool_size + 1, role_now)
         learners = np.flatnonzero(role_now == LEARNER)
         rows = buf.add(learners, player[learners])
         buf.obs[rows] = obs[learners]
@@ -1039,7 +1126,11 @@ def collect_rollout(run, buf):
                 actions[learners] = chosen.cpu().numpy()
             act_opponents(actions, role_now, obs, mask, run)
         buf.action[rows] = actions[learners]
-        if warming_up:
+        if warming_up and config.learn == "auction":
+            lessons.append(
+                (obs[learners], mask[learners], run.heuristic.act(obs[learners], mask[learners]))
+            )
+        elif warming_up:
             lessons.append((obs[taught], mask[taught], actions[taught]))
 
         run.obs, run.mask, run.player, rewards, done = run.venv.step(actions)
@@ -1076,10 +1167,13 @@ def advantages_and_returns(run, buf):
 
 
 # ----------------------------------------------------------------------------- update
-def batch_shares(run, buf, lessons):
-    """int64[world_size, 2]: every rank's learner decisions and warm-up lessons in this rollout (by rank)."""
-    shares = run.ranks.all_rows([buf.count, sum(len(actions) for _, _, actions in lessons)])
+def batch_shares(run, buf, lessons, stats):
+    """int64[world_size, 3]: every rank's learner decisions, warm-up lessons and deals played in this
+    rollout (by rank); the run's counts of learner decisions and deals take all ranks' in."""
+    lesson_count = sum(len(actions) for _, _, actions in lessons)
+    shares = run.ranks.all_rows([buf.count, lesson_count, stats.counts["deals"]])
     run.learner_step += int(shares[:, 0].sum())
+    run.deals += int(shares[:, 2].sum())
     return shares
 
 
@@ -1254,8 +1348,11 @@ def update_scalars(run, buf, returns, stats, lessons, losses):
     rates. The bid rate counts the learner's seats' auction decisions: the network's, and during the warm-up
     the heuristic's for it."""
     count = buf.count
-    masks = np.concatenate([buf.mask[:count], *(mask for _, mask, _ in lessons)])
-    actions = np.concatenate([buf.action[:count], *(action for _, _, action in lessons)])
+    # the learner's seats' auction decisions: the network's, and the heuristic's for it during the
+    # warm-up of learn='all' (with learn='auction' the lessons are choices that were not played)
+    played = lessons if run.config.learn == "all" else []
+    masks = np.concatenate([buf.mask[:count], *(mask for _, mask, _ in played)])
+    actions = np.concatenate([buf.action[:count], *(action for _, _, action in played)])
     auction, bids = auction_counts(masks, actions)
     returns = returns.astype(np.float64)
     residual = returns - buf.value[:count]
@@ -1300,7 +1397,7 @@ class Log:
     RECENT = 10  # updates in the progress bar's recent decisions/s
 
     def __init__(self, run_dir, run, resumed):
-        self.train_time, self.start_step = 0.0, run.global_step
+        self.train_time, self.start_step, self.start_deals = 0.0, run.global_step, run.deals
         self.start_time = time.perf_counter()
         self.recent = collections.deque(maxlen=self.RECENT)  # (decisions, seconds) per update
         self.bar = None
@@ -1366,6 +1463,7 @@ class Log:
         scalars = {
             "charts/learning_rate": run.optimizer.param_groups[0]["lr"],
             "charts/SPS": self.sps(run),
+            "charts/deals_per_s": int((run.deals - self.start_deals) / self.train_time),
             "charts/SPS_wall": int(
                 (run.global_step - self.start_step) / (time.perf_counter() - self.start_time)
             ),
@@ -1412,7 +1510,7 @@ def periodic_evaluation(run, log):
     torch.set_num_threads(config.rollout_threads)
     scalars, parts = {}, []
     for opponent in ("heuristic", "random"):
-        row = evaluate_policy(run.model, run.game, opponent, config.eval_games, config)
+        row = evaluate_policy(run.model, run.engine, opponent, config.eval_games, config)
         scalars[f"eval/win_rate_vs_{opponent}"] = row["win_rate"]
         scalars[f"eval/points_per_deal_vs_{opponent}"] = row["mean_points_per_deal"]
         low, high = row["win_rate_ci95"]
@@ -1454,7 +1552,7 @@ def final_evaluation(run, log):
         f"{'opponents':<12} {'games':>6} {'win rate':>9} {'95% interval':>17} {'points/deal':>12}"
     )
     for opponent in ("heuristic", "random"):
-        row = evaluate_policy(run.model, run.game, opponent, config.final_eval_games, config)
+        row = evaluate_policy(run.model, run.engine, opponent, config.final_eval_games, config)
         low, high = row["win_rate_ci95"]
         print(
             f"{opponent:<12} {row['games']:>6} {row['win_rate']:>9.3f} {f'[{low:.3f}, {high:.3f}]':>17} "
@@ -1470,12 +1568,17 @@ def finish(run, log, run_dir):
     save_checkpoint(run, os.path.join(run_dir, "final.pt"))
     if not log.active:
         return
-    save_torch(policy_payload(run.model), os.path.join(run_dir, "policy.pt"))
-    decisions = run.global_step - log.start_step
+    config = run.config
+    partner_spec = {"auction": config.card_play, "play": config.bidding}.get(config.learn)
+    save_torch(
+        policy_payload(run.model, config.learn, partner_spec), os.path.join(run_dir, "policy.pt")
+    )
+    decisions, deals = run.global_step - log.start_step, run.deals - log.start_deals
+    seconds = max(log.train_time, 1e-9)
     print(
         f"{run.global_step} decisions ({run.learner_step} by the learner) in {log.train_time:.0f} s of "
-        f"rollouts and updates: {decisions / max(log.train_time, 1e-9):,.0f} decisions/s; "
-        f"saved {run_dir}/final.pt and policy.pt"
+        f"rollouts and updates: {decisions / seconds:,.0f} decisions/s; {deals} deals, "
+        f"{deals / seconds:,.0f} deals/s; saved {run_dir}/final.pt and policy.pt"
     )
     if run.config.final_eval_games:
         final_evaluation(run, log)
@@ -1516,7 +1619,7 @@ def main(argv=None):
         advantages, returns = advantages_and_returns(run, buf)
         # --- update (minibatches over all ranks' decisions, gradients summed over the ranks)
         torch.set_num_threads(config.torch_threads)
-        shares = batch_shares(run, buf, lessons)
+        shares = batch_shares(run, buf, lessons, stats)
         losses = ppo_update(run, buf, advantages, returns, lessons, shares)
         run.update += 1
         log.timed(run.global_step - step_before, time.perf_counter() - tick)

@@ -143,7 +143,7 @@ from .classic import (
 from .core import layout_table
 from .render import render_classic
 
-__doc__ = __doc__.format(actions=ACTION_TABLE.strip(), layout=layout_table(OBS_LAYOUT))
+__doc__ = (__doc__ or "").format(actions=ACTION_TABLE.strip(), layout=layout_table(OBS_LAYOUT))
 
 AGENTS = seat_names(NUM_PLAYERS)
 

@@ -146,7 +146,7 @@ from .ghost import (
 )
 from .render import render_ghost
 
-__doc__ = __doc__.format(actions=ACTION_TABLE.strip(), layout=layout_table(OBS_LAYOUT))
+__doc__ = (__doc__ or "").format(actions=ACTION_TABLE.strip(), layout=layout_table(OBS_LAYOUT))
 
 AGENTS = seat_names(NUM_PLAYERS)
 
