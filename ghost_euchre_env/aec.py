@@ -3,8 +3,9 @@
 :class:`EuchreAEC` runs one game of a batched engine (a batch of one) behind
 PettingZoo's AEC API: argument checks, spaces, seeded and continued resets,
 action checks, illegal actions, dead steps, observations, infos and rendering.
-A variant module subclasses it with its engine, names, deal summary,
-observation bounds and renderer; that module's docstring documents the env.
+A variant module subclasses it with its engine, names, deal details,
+score bounds and renderer, and exposes ``env = raw_env.wrapped``; that module's
+docstring documents the env.
 """
 
 import math
@@ -14,8 +15,10 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
 
 from . import dealing
+from .cards import SUIT_LETTERS
 
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 RESET_OPTIONS = ("dealer", "deals")
@@ -54,10 +57,12 @@ class EuchreAEC(AECEnv):
     - ``metadata``: the base's plus ``"name"`` (e.g. ``"ghost_euchre_v0"``);
     - ``engine``: the engine class; ``agent_names``: one name per seat;
     - ``phase_names``: phase id -> name; ``action_name(action) -> str``;
-    - ``observation_bounds(rules) -> (low, high)``, each float32[obs_size];
+    - ``scores_field``: (start, stop) of the scores in the observation, and
+      ``score_bounds(rules) -> (low, high)``: the bounds of those columns (every
+      other column lies in [0, 1]);
     - ``render_table(game, game_state, g, names) -> str``;
-    - ``deal_info(deals, deal_number) -> dict``: a method reading the one
-      finished deal of a batch-of-one deal summary (``agent_or_none`` helps).
+    - ``deal_details(deals) -> dict``: the variant's fields of the one finished
+      deal of a batch-of-one deal summary (``agent_or_none`` helps).
     """
 
     metadata = {"render_modes": ["human", "ansi"], "is_parallelizable": False, "render_fps": 1}
@@ -65,8 +70,14 @@ class EuchreAEC(AECEnv):
     agent_names = ()
     phase_names = ()
     action_name = None
-    observation_bounds = None
+    scores_field = (0, 0)
+    score_bounds = None
     render_table = None
+
+    @classmethod
+    def wrapped(cls, *args, **kwargs):
+        """``cls(*args, **kwargs)`` in PettingZoo's order-enforcing wrapper: the module's ``env()``."""
+        return wrappers.OrderEnforcingWrapper(cls(*args, **kwargs))
 
     def __init__(
         self,
@@ -134,6 +145,31 @@ class EuchreAEC(AECEnv):
 
     def action_space(self, agent):
         return self.action_spaces[agent]
+
+    def observation_bounds(self, rules):
+        """(low, high) float32[obs_size]: [0, 1] for every column, ``score_bounds(rules)`` for the scores."""
+        low = np.zeros(self.game.obs_size, np.float32)
+        high = np.ones(self.game.obs_size, np.float32)
+        start, stop = self.scores_field
+        low[start:stop], high[start:stop] = self.score_bounds(rules)
+        return low, high
+
+    def deal_info(self, deals, deal_number):
+        """The one finished deal in a batch-of-one deal summary, as a readable dict."""
+        trump = int(deals.trump[0])
+        return {
+            "deal": deal_number,
+            "thrown_in": bool(deals.thrown_in[0]),
+            "dealer": self.agent_names[int(deals.dealer[0])],
+            "trump": SUIT_LETTERS[trump] if trump >= 0 else None,
+            **self.deal_details(deals),
+            "tricks": tuple(deals.tricks[0].tolist()),
+            "points": tuple(deals.points[0].tolist()),
+            "scores": tuple(deals.scores[0].tolist()),
+        }
+
+    def deal_details(self, deals):
+        raise NotImplementedError
 
     def agent_or_none(self, seat):
         """The agent name of ``seat`` (an int), or None for no seat (-1)."""
