@@ -43,8 +43,11 @@ kinds load in evaluate.py as ``ppo:PATH``.
 
 import argparse
 import ast
+import collections
 import copy
 import dataclasses
+import itertools
+import math
 import os
 import sys
 import time
@@ -55,6 +58,7 @@ import numpy as np
 import torch
 import yaml
 
+from agents import make_policy
 from agents.ppo import (
     ActorCritic,
     PPOPolicy,
@@ -65,12 +69,16 @@ from agents.ppo import (
     sample_actions,
     save_policy,
 )
-from ghost_euchre_env import GhostEuchreVec
+from ghost_euchre_env import GhostEuchre, GhostEuchreVec
 from ghost_euchre_env.ghost import BID_3, MOON, MOON_LEVEL, NUM_CARDS, PASS, SWAP
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_CONFIG = os.path.join(HERE, "configs", "default.yaml")
 CHECKPOINT_FORMAT = "ghost-euchre-train-v1"
+CHECKPOINT_KEYS = (  # what save_checkpoint writes and restore reads
+    "config", "model", "model_config", "optimizer", "pool", "pool_added", "env_state", "roles", "rng",
+    "update", "global_step", "learner_step",
+)  # fmt: skip
 
 
 @dataclasses.dataclass(frozen=True)
@@ -147,7 +155,7 @@ class TrainConfig:
     """value loss weight"""
     max_grad_norm: float = 0.5
     """gradient norm clip"""
-    target_kl: typing.Optional[float] = None
+    target_kl: float | None = None
     """stop an update's epochs early once approx_kl exceeds this (null = never)"""
     hidden_sizes: tuple[int, ...] = (256, 256)
     """widths of the network's shared hidden layers"""
@@ -208,10 +216,14 @@ class TrainConfig:
         check("gamma", 0 <= self.gamma <= 1, "in [0, 1]")
         check("gae_lambda", 0 <= self.gae_lambda <= 1, "in [0, 1]")
         for name in ("learning_rate", "clip_coef", "max_grad_norm", "reward_scale"):
-            check(name, getattr(self, name) > 0, "positive")
+            check(name, 0 < getattr(self, name) < math.inf, "a finite positive number")
         for name in ("ent_coef", "vf_coef", "imitation_coef"):
-            check(name, getattr(self, name) >= 0, "at least 0")
-        check("target_kl", self.target_kl is None or self.target_kl > 0, "null or positive")
+            check(name, 0 <= getattr(self, name) < math.inf, "a finite number >= 0")
+        check(
+            "target_kl",
+            self.target_kl is None or 0 < self.target_kl < math.inf,
+            "null or a finite positive number",
+        )
         check(
             "hidden_sizes",
             len(self.hidden_sizes) >= 1 and min(self.hidden_sizes) >= 1,
@@ -220,6 +232,10 @@ class TrainConfig:
         check(
             "name", os.sep not in self.name and self.name not in (".", ".."), "a plain folder name"
         )
+        try:  # the engine checks its own rules options
+            GhostEuchre(**self.rules)
+        except ValueError as error:
+            raise ValueError(f"rules: {error}") from None
 
 
 # ----------------------------------------------------------------------------- config loading
@@ -234,10 +250,12 @@ def field_docs():
     ]
     return {
         node.target.id: after.value.value
-        for node, after in zip(body, body[1:])
+        for node, after in itertools.pairwise(body)
         if isinstance(node, ast.AnnAssign)
+        and isinstance(node.target, ast.Name)
         and isinstance(after, ast.Expr)
         and isinstance(after.value, ast.Constant)
+        and isinstance(after.value.value, str)
     }
 
 
@@ -295,7 +313,10 @@ def make_config(values, source="config"):
         raise ValueError(
             f"{source}: unknown config key(s) {unknown}; valid keys are {sorted(hints)}"
         )
-    return TrainConfig(**{k: _check_type(k, v, hints[k], source) for k, v in values.items()})
+    checked: dict[str, typing.Any] = {
+        k: _check_type(k, v, hints[k], source) for k, v in values.items()
+    }
+    return TrainConfig(**checked)
 
 
 def read_yaml(path):
@@ -316,11 +337,19 @@ def read_yaml(path):
 RESUME_FIXED = ("num_envs", "episode", "reward", "rules", "pool_size", "hidden_sizes", "activation")
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line (the usage of every field is ``--help``'s job)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
 def parse_args(argv=None):
     """-> (TrainConfig, resume path or None, config file stem for the run name)."""
-    parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0],
+    parser = OneLineParser(
+        description=(__doc__ or "").split("\n\n")[0],
         allow_abbrev=False,
+        usage="%(prog)s [--config FILE | --resume CHECKPOINT] [--FIELD VALUE ...]",
         epilog="Values are YAML: 1000, 3e-4, true, [256, 256], {auction: open}.",
     )
     parser.add_argument(
@@ -339,7 +368,7 @@ def parse_args(argv=None):
     try:
         overrides = {k: yaml.safe_load(v) for k, v in args.items()}
     except yaml.YAMLError as error:
-        parser.error(f"a command-line value is not valid YAML: {error}")
+        parser.error(f"a command-line value is not valid YAML: {' '.join(str(error).split())}")
     try:
         if resume is not None:
             if config_path is not None:
@@ -347,12 +376,12 @@ def parse_args(argv=None):
                     "--resume uses the checkpoint's config; pass changes as --FIELD VALUE, not --config"
                 )
             values = read_checkpoint(resume)["config"]
-            stem = values.get("name", "")
+            stem, source = values.get("name", ""), str(resume)
         else:
-            config_path = config_path or DEFAULT_CONFIG
+            config_path = source = str(config_path or DEFAULT_CONFIG)
             values = read_yaml(config_path)
             stem = os.path.splitext(os.path.basename(config_path))[0]
-        base = make_config(values, resume or config_path)
+        base = make_config(values, source)
         config = make_config({**values, **overrides}, "command line")
     except ValueError as error:
         parser.error(str(error))
@@ -394,10 +423,15 @@ def read_checkpoint(path):
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except FileNotFoundError:
         raise ValueError(f"checkpoint {path!r} does not exist") from None
-    except Exception as error:  # not a torch file, or unsafe content
-        raise ValueError(f"cannot read checkpoint {path!r}: {error}") from None
+    except Exception as error:  # noqa: BLE001 (any failure to read: not a torch file, unsafe content)
+        raise ValueError(
+            f"cannot read checkpoint {path!r}: {' '.join(str(error).split())}"
+        ) from None
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
         raise ValueError(f"{path!r} is not a train.py checkpoint (format {CHECKPOINT_FORMAT!r})")
+    missing = [key for key in CHECKPOINT_KEYS if key not in payload]
+    if missing:
+        raise ValueError(f"checkpoint {path!r} is missing the key(s) {missing}")
     return payload
 
 
@@ -596,15 +630,58 @@ def evaluate_policy(model, game, opponent, games, config):
     return result.players[0]
 
 
-def main(argv=None):
-    config, resume, config_stem = parse_args(argv)
-    checkpoint = read_checkpoint(resume) if resume else None
-    if not config.name:
-        config = dataclasses.replace(
-            config, name=f"{config_stem}__{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
-        )
-    run_dir = os.path.join(config.runs_dir, config.name)
+# ----------------------------------------------------------------------------- the run's state
+@dataclasses.dataclass
+class Run:
+    """Everything one update hands to the next, and what a checkpoint saves."""
 
+    config: TrainConfig
+    venv: GhostEuchreVec
+    model: ActorCritic
+    optimizer: torch.optim.Optimizer
+    pool: list
+    """past snapshots (ActorCritic) played by the opponents; role s + 1 = slot s"""
+    pool_added: int
+    """snapshots taken so far (the next one goes to slot pool_added % pool_size)"""
+    heuristic: typing.Any
+    """the heuristic Policy (opponent and warm-up teacher), or None when neither is used"""
+    roles: np.ndarray
+    """int8[N, 3]: the role of each seat in each game's current episode (LEARNER, slot + 1, HEURISTIC)"""
+    obs: np.ndarray
+    mask: np.ndarray
+    player: np.ndarray
+    """the decision every game is waiting for: observation, legal mask and seat to act"""
+    np_rng: np.random.Generator
+    """seat roles and minibatch order"""
+    sample_gen: torch.Generator
+    """action sampling"""
+    update: int = 0
+    global_step: int = 0
+    """decisions played so far (every seat of every game)"""
+    learner_step: int = 0
+    """decisions made by the learner so far"""
+
+    @property
+    def game(self):
+        return self.venv.game
+
+    @property
+    def batch_size(self):
+        """decisions per rollout"""
+        return self.config.num_envs * self.config.num_steps
+
+    @property
+    def num_updates(self):
+        return max(1, self.config.total_steps // self.batch_size)
+
+    @property
+    def warming_up(self):
+        """True while the heuristic makes the learner's auction decisions"""
+        return self.global_step < self.config.bidding_warmup_steps
+
+
+def setup(config):
+    """A new run: seeding, environment, network, optimizer, opponents, the first deal of every game."""
     # --- seeding: every random choice below draws from these three generators
     np_rng = np.random.default_rng(config.seed)  # seat roles, minibatch order
     torch.manual_seed(config.seed)  # network initialisation
@@ -612,7 +689,6 @@ def main(argv=None):
     torch.set_num_threads(config.rollout_threads)  # switched to torch_threads for each update
     torch.use_deterministic_algorithms(True)
 
-    # --- environment, network, optimizer, opponents
     engine_reward = "win" if config.reward == "win" else "points"
     venv = GhostEuchreVec(
         config.num_envs,
@@ -627,328 +703,484 @@ def main(argv=None):
     pool = [
         copy.deepcopy(model) for _ in range(config.pool_size)
     ]  # slot 0 holds the initial network
-    pool_added = 1  # snapshots taken so far; slot = number % pool_size
+    for slot in pool:
+        slot.requires_grad_(False)
     heuristic = None
     if (
         config.heuristic_share > 0 and config.opponent_share > 0
     ) or config.bidding_warmup_steps > 0:
-        from agents import (
-            make_policy,
-        )  # lazily: only needed with heuristic opponents or bidding warm-up
-
         heuristic = make_policy("heuristic", game, seed=config.seed)
     obs, mask, player = venv.reset()
     roles = np.zeros((config.num_envs, 3), np.int8)
+    pool_added = 1
     assign_roles(roles, np.arange(config.num_envs), config, pool_added, np_rng)
-    batch_size = config.num_envs * config.num_steps
-    num_updates = max(1, config.total_steps // batch_size)
-    update, global_step, learner_step = 0, 0, 0
+    return Run(
+        config, venv, model, optimizer, pool, pool_added, heuristic, roles, obs, mask, player,
+        np_rng, sample_gen,
+    )  # fmt: skip
 
-    if checkpoint is not None:
-        model.load_state_dict(checkpoint["model"])
-        optimizer.load_state_dict(checkpoint["optimizer"])
-        for slot, weights in zip(pool, checkpoint["pool"]):
-            slot.load_state_dict(weights)
-        pool_added = checkpoint["pool_added"]
-        venv.state = state_from_tensors(type(venv.state), checkpoint["env_state"])
-        venv.mask = game.legal_mask(venv.state)
-        mask, player = venv.mask, venv.state.player.astype(np.int64)
-        obs = game.observe(venv.state, player)
-        roles = checkpoint["roles"].numpy().copy()
-        np_rng.bit_generator.state = checkpoint["rng"]["numpy"]
-        sample_gen.set_state(checkpoint["rng"]["sample"])
-        torch.set_rng_state(checkpoint["rng"]["torch"])
-        if heuristic is not None and "heuristic" in checkpoint["rng"]:
-            heuristic.rng.bit_generator.state = checkpoint["rng"]["heuristic"]
-        update, global_step, learner_step = (
-            checkpoint["update"],
-            checkpoint["global_step"],
-            checkpoint["learner_step"],
-        )
-    for slot in pool:
-        slot.requires_grad_(False)
 
-    def save_checkpoint(path):
-        rng_state = {
-            "numpy": np_rng.bit_generator.state,
-            "sample": sample_gen.get_state(),
-            "torch": torch.get_rng_state(),
-        }
-        if heuristic is not None and hasattr(heuristic, "rng"):
-            rng_state["heuristic"] = heuristic.rng.bit_generator.state
-        atomic_torch_save(
-            {
-                "format": CHECKPOINT_FORMAT,
-                "config": dataclasses.asdict(config),
-                "model": model.state_dict(),
-                "model_config": dict(model.config),
-                "optimizer": optimizer.state_dict(),
-                "pool": [slot.state_dict() for slot in pool],
-                "pool_added": pool_added,
-                "env_state": state_to_tensors(venv.state),
-                "roles": torch.from_numpy(roles.copy()),
-                "rng": rng_state,
-                "update": update,
-                "global_step": global_step,
-                "learner_step": learner_step,
-            },
-            path,
-        )
+def restore(run, checkpoint):
+    """Continue ``run`` (set up from the checkpoint's config) where ``checkpoint`` left it."""
+    run.model.load_state_dict(checkpoint["model"])
+    run.optimizer.load_state_dict(checkpoint["optimizer"])
+    for slot, weights in zip(run.pool, checkpoint["pool"], strict=True):
+        slot.load_state_dict(weights)
+    run.pool_added = checkpoint["pool_added"]
+    game, venv = run.game, run.venv
+    venv.state = state_from_tensors(type(venv.state), checkpoint["env_state"])
+    venv.mask = game.legal_mask(venv.state)
+    run.mask, run.player = venv.mask, venv.state.player.astype(np.int64)
+    run.obs = game.observe(venv.state, run.player)
+    run.roles = checkpoint["roles"].numpy().copy()
+    run.np_rng.bit_generator.state = checkpoint["rng"]["numpy"]
+    run.sample_gen.set_state(checkpoint["rng"]["sample"])
+    torch.set_rng_state(checkpoint["rng"]["torch"])
+    if run.heuristic is not None and "heuristic" in checkpoint["rng"]:
+        run.heuristic.rng.bit_generator.state = checkpoint["rng"]["heuristic"]
+    run.update = checkpoint["update"]
+    run.global_step = checkpoint["global_step"]
+    run.learner_step = checkpoint["learner_step"]
 
-    from torch.utils.tensorboard import SummaryWriter
 
-    os.makedirs(run_dir, exist_ok=True)
-    writer = SummaryWriter(run_dir)
-    writer.add_text(
-        "hyperparameters",
-        "|param|value|\n|-|-|\n"
-        + "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(config).items()),
-        global_step,
-    )
-    print(
-        f"run {run_dir}: {num_updates} updates of {batch_size} decisions"
-        + (f", resuming after update {update}" if checkpoint else ""),
-        flush=True,
-    )
+def save_checkpoint(run, path):
+    """Write everything :func:`restore` needs to ``path``, atomically."""
+    rng_state = {
+        "numpy": run.np_rng.bit_generator.state,
+        "sample": run.sample_gen.get_state(),
+        "torch": torch.get_rng_state(),
+    }
+    if run.heuristic is not None:
+        rng_state["heuristic"] = run.heuristic.rng.bit_generator.state
+    payload = {
+        "format": CHECKPOINT_FORMAT,
+        "config": dataclasses.asdict(run.config),
+        "model": run.model.state_dict(),
+        "model_config": dict(run.model.config),
+        "optimizer": run.optimizer.state_dict(),
+        "pool": [slot.state_dict() for slot in run.pool],
+        "pool_added": run.pool_added,
+        "env_state": state_to_tensors(run.venv.state),
+        "roles": torch.from_numpy(run.roles.copy()),
+        "rng": rng_state,
+        "update": run.update,
+        "global_step": run.global_step,
+        "learner_step": run.learner_step,
+    }
+    atomic_torch_save(payload, path)
 
-    buf = RolloutBuffer(batch_size, game.obs_size, game.num_actions, config.num_envs)
+
+# ----------------------------------------------------------------------------- rollout
+def collect_rollout(run, buf):
+    """Play ``num_steps`` steps of every game: each game's acting seat decides once per step.
+
+    The learner's decisions go to ``buf`` (cleared first). Returns the
+    :class:`DealStats` of the deals that ended and the warm-up lessons: a list of
+    (obs, mask, action) per step of the auction decisions the heuristic made for
+    the learner (empty after the warm-up).
+    """
+    config = run.config
+    stats, lessons = DealStats(), []
+    buf.clear()
     game_index = np.arange(config.num_envs)
-    train_time, start_step, start_time = 0.0, global_step, time.perf_counter()
-    bar = None
-    if config.progress:
-        from tqdm import tqdm
-
-        bar = tqdm(
-            total=num_updates, initial=update, unit="update", dynamic_ncols=True, file=sys.stdout
-        )
-
-    while update < num_updates:
-        tick = time.perf_counter()
-        if config.anneal_lr:
-            optimizer.param_groups[0]["lr"] = config.learning_rate * (1.0 - update / num_updates)
-        stats = DealStats()
-        buf.clear()
-        lessons = []  # (obs, mask, heuristic action) of the learner's decisions made by the heuristic (warm-up)
-        torch.set_num_threads(config.rollout_threads)
-        # --- rollout: every game makes one decision per step
-        for _ in range(config.num_steps):
-            role_now = roles[game_index, player]
-            if (
-                global_step < config.bidding_warmup_steps
-            ):  # the heuristic bids and names trump for the learner
-                taught = np.flatnonzero((role_now == LEARNER) & ~mask[:, PLAY_CARDS].any(axis=1))
-                role_now = role_now.copy()
-                role_now[taught] = config.pool_size + 1
-            learners = np.flatnonzero(role_now == LEARNER)
-            rows = buf.add(learners, player[learners])
-            buf.obs[rows] = obs[learners]
-            buf.mask[rows] = mask[learners]
-            actions = np.zeros(config.num_envs, np.int64)
-            with torch.no_grad():
-                if len(learners):
-                    logits, value = model(torch.from_numpy(buf.obs[rows]))
-                    log_probs = masked_log_probs(logits, torch.from_numpy(buf.mask[rows]))
-                    chosen = sample_actions(log_probs, sample_gen)
-                    buf.logprob[rows] = log_probs.gather(1, chosen[:, None]).squeeze(1).numpy()
-                    buf.value[rows] = value.numpy()
-                    actions[learners] = chosen.numpy()
-                act_opponents(actions, role_now, obs, mask, pool, heuristic, config, sample_gen)
-            buf.action[rows] = actions[learners]
-            if global_step < config.bidding_warmup_steps:
-                lessons.append((obs[taught], mask[taught], actions[taught]))
-
-            obs, mask, player, rewards, done = venv.step(actions)
-            global_step += config.num_envs
-            if config.reward == "margin":
-                rewards = rewards - (rewards.sum(axis=1, keepdims=True) - rewards) / 2
-            buf.add_rewards(rewards * config.reward_scale)
-            deals = venv.last_result.deals
-            if len(deals.game):
-                stats.add_deals(deals, roles)
-            if done.any():
-                stats.add_game_ends(deals, roles, done & ~venv.truncated)
-                ended = np.flatnonzero(done)
-                buf.end_games(ended)
-                assign_roles(roles, ended, config, min(pool_added, config.pool_size), np_rng)
-        count = buf.count
-        learner_step += count
-
-        # --- bootstrap the sequences still open with the value of that seat's current observation
-        pending_games, pending_seats = buf.pending()
-        if len(pending_games):
-            pending_obs = game.observe(venv.state.take(pending_games), pending_seats)
-            with torch.no_grad():
-                buf.set_bootstrap(
-                    pending_games, pending_seats, model.value(torch.from_numpy(pending_obs)).numpy()
-                )
-        advantages, returns = buf.advantages(config.gamma, config.gae_lambda)
-
-        # --- PPO update over the learner decisions
-        torch.set_num_threads(config.torch_threads)
-        b_obs = torch.from_numpy(buf.obs[:count])
-        b_mask = torch.from_numpy(buf.mask[:count])
-        b_actions = torch.from_numpy(buf.action[:count])
-        b_logprobs = torch.from_numpy(buf.logprob[:count])
-        b_values = torch.from_numpy(buf.value[:count])
-        b_advantages, b_returns = torch.from_numpy(advantages), torch.from_numpy(returns)
-        lesson_obs, lesson_mask, lesson_actions = (
-            (torch.from_numpy(np.concatenate(x)) for x in zip(*lessons))
-            if lessons
-            else (None, None, torch.zeros(0, dtype=torch.int64))
-        )
-        lesson_size = -(
-            -len(lesson_actions) * config.minibatch_size // max(count, 1)
-        )  # same share per minibatch
-        clipfracs, approx_kl, imitation_loss = [], torch.zeros(()), torch.zeros(())
-        for _epoch in range(config.update_epochs):
-            order = torch.from_numpy(np_rng.permutation(count))
-            lesson_order = (
-                torch.from_numpy(np_rng.permutation(len(lesson_actions)))
-                if len(lesson_actions)
-                else None
+    for _ in range(config.num_steps):
+        obs, mask, player = run.obs, run.mask, run.player
+        role_now = run.roles[game_index, player]
+        warming_up = run.warming_up
+        if warming_up:  # the heuristic bids and names trump for the learner
+            taught = np.flatnonzero((role_now == LEARNER) & ~mask[:, PLAY_CARDS].any(axis=1))
+            role_now = role_now.copy()
+            role_now[taught] = config.pool_size + 1
+        else:
+            taught = game_index[:0]
+        learners = np.flatnonzero(role_now == LEARNER)
+        rows = buf.add(learners, player[learners])
+        buf.obs[rows] = obs[learners]
+        buf.mask[rows] = mask[learners]
+        actions = np.zeros(config.num_envs, np.int64)
+        with torch.no_grad():
+            if len(learners):
+                logits, value = run.model(torch.from_numpy(buf.obs[rows]))
+                log_probs = masked_log_probs(logits, torch.from_numpy(buf.mask[rows]))
+                chosen = sample_actions(log_probs, run.sample_gen)
+                buf.logprob[rows] = log_probs.gather(1, chosen[:, None]).squeeze(1).numpy()
+                buf.value[rows] = value.numpy()
+                actions[learners] = chosen.numpy()
+            act_opponents(
+                actions, role_now, obs, mask, run.pool, run.heuristic, config, run.sample_gen
             )
-            for number, start in enumerate(range(0, count, config.minibatch_size)):
-                mb = order[start : start + config.minibatch_size]
-                logits, new_value = model(b_obs[mb])
-                log_probs = masked_log_probs(logits, b_mask[mb])
-                new_logprob = log_probs.gather(1, b_actions[mb][:, None]).squeeze(1)
-                entropy = masked_entropy(log_probs, b_mask[mb])
-                logratio = new_logprob - b_logprobs[mb]
-                ratio = logratio.exp()
-                with torch.no_grad():
-                    approx_kl = ((ratio - 1) - logratio).mean()
-                    clipfracs.append(((ratio - 1.0).abs() > config.clip_coef).float().mean().item())
-                mb_adv = b_advantages[mb]
-                if config.norm_adv and len(mb) > 1:
-                    mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
-                pg_loss = torch.max(
-                    -mb_adv * ratio,
-                    -mb_adv * ratio.clamp(1 - config.clip_coef, 1 + config.clip_coef),
-                ).mean()
-                if config.clip_vloss:
-                    clipped = b_values[mb] + (new_value - b_values[mb]).clamp(
-                        -config.clip_coef, config.clip_coef
-                    )
-                    v_loss = (
-                        0.5
-                        * torch.max(
-                            (new_value - b_returns[mb]) ** 2, (clipped - b_returns[mb]) ** 2
-                        ).mean()
-                    )
-                else:
-                    v_loss = 0.5 * ((new_value - b_returns[mb]) ** 2).mean()
-                entropy_loss = entropy.mean()
-                loss = pg_loss - config.ent_coef * entropy_loss + config.vf_coef * v_loss
-                lb = (
-                    lesson_order[number * lesson_size : (number + 1) * lesson_size]
-                    if lesson_order is not None
-                    else []
+        buf.action[rows] = actions[learners]
+        if warming_up:
+            lessons.append((obs[taught], mask[taught], actions[taught]))
+
+        run.obs, run.mask, run.player, rewards, done = run.venv.step(actions)
+        run.global_step += config.num_envs
+        if config.reward == "margin":
+            rewards = rewards - (rewards.sum(axis=1, keepdims=True) - rewards) / 2
+        buf.add_rewards(rewards * config.reward_scale)
+        result = run.venv.last_result
+        assert result is not None  # set by every step
+        if len(result.deals.game):
+            stats.add_deals(result.deals, run.roles)
+        if done.any():
+            stats.add_game_ends(result.deals, run.roles, done & ~run.venv.truncated)
+            ended = np.flatnonzero(done)
+            buf.end_games(ended)
+            assign_roles(
+                run.roles, ended, config, min(run.pool_added, config.pool_size), run.np_rng
+            )
+    run.learner_step += buf.count
+    return stats, lessons
+
+
+def advantages_and_returns(run, buf):
+    """GAE over the rollout in ``buf`` -> (advantages, returns) float32[count].
+
+    The sequences still open are bootstrapped with the value of that seat's current observation.
+    """
+    pending_games, pending_seats = buf.pending()
+    if len(pending_games):
+        pending_obs = run.game.observe(run.venv.state.take(pending_games), pending_seats)
+        with torch.no_grad():
+            values = run.model.value(torch.from_numpy(pending_obs)).numpy()
+        buf.set_bootstrap(pending_games, pending_seats, values)
+    return buf.advantages(run.config.gamma, run.config.gae_lambda)
+
+
+# ----------------------------------------------------------------------------- update
+def ppo_update(run, buf, advantages, returns, lessons):
+    """``update_epochs`` passes of clipped PPO over the learner's decisions in ``buf``.
+
+    During the warm-up each minibatch also takes its share of the lessons
+    (imitation of the heuristic's auction decisions, cross-entropy). Returns the
+    losses of the last minibatch and the clip fraction of the whole update.
+    """
+    config, model, optimizer = run.config, run.model, run.optimizer
+    count = buf.count
+    b_obs = torch.from_numpy(buf.obs[:count])
+    b_mask = torch.from_numpy(buf.mask[:count])
+    b_actions = torch.from_numpy(buf.action[:count])
+    b_logprobs = torch.from_numpy(buf.logprob[:count])
+    b_values = torch.from_numpy(buf.value[:count])
+    b_advantages, b_returns = torch.from_numpy(advantages), torch.from_numpy(returns)
+    lesson_obs, lesson_mask, lesson_actions = (
+        (torch.from_numpy(np.concatenate(x)) for x in zip(*lessons, strict=True))
+        if lessons
+        else (None, None, torch.zeros(0, dtype=torch.int64))
+    )
+    lesson_size = -(
+        -len(lesson_actions) * config.minibatch_size // max(count, 1)
+    )  # same share per minibatch
+    zero = torch.zeros(())
+    pg_loss, v_loss, entropy_loss, approx_kl, imitation_loss = zero, zero, zero, zero, zero
+    clipfracs = []
+    for _epoch in range(config.update_epochs):
+        order = torch.from_numpy(run.np_rng.permutation(count))
+        lesson_order = (
+            torch.from_numpy(run.np_rng.permutation(len(lesson_actions)))
+            if len(lesson_actions)
+            else None
+        )
+        for number, start in enumerate(range(0, count, config.minibatch_size)):
+            mb = order[start : start + config.minibatch_size]
+            logits, new_value = model(b_obs[mb])
+            log_probs = masked_log_probs(logits, b_mask[mb])
+            new_logprob = log_probs.gather(1, b_actions[mb][:, None]).squeeze(1)
+            entropy = masked_entropy(log_probs, b_mask[mb])
+            logratio = new_logprob - b_logprobs[mb]
+            ratio = logratio.exp()
+            with torch.no_grad():
+                approx_kl = ((ratio - 1) - logratio).mean()
+                clipfracs.append(((ratio - 1.0).abs() > config.clip_coef).float().mean().item())
+            mb_adv = b_advantages[mb]
+            if config.norm_adv and len(mb) > 1:
+                mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+            pg_loss = torch.max(
+                -mb_adv * ratio, -mb_adv * ratio.clamp(1 - config.clip_coef, 1 + config.clip_coef)
+            ).mean()
+            if config.clip_vloss:
+                clipped = b_values[mb] + (new_value - b_values[mb]).clamp(
+                    -config.clip_coef, config.clip_coef
                 )
+                v_loss = (
+                    0.5
+                    * torch.max(
+                        (new_value - b_returns[mb]) ** 2, (clipped - b_returns[mb]) ** 2
+                    ).mean()
+                )
+            else:
+                v_loss = 0.5 * ((new_value - b_returns[mb]) ** 2).mean()
+            entropy_loss = entropy.mean()
+            loss = pg_loss - config.ent_coef * entropy_loss + config.vf_coef * v_loss
+            if lesson_order is not None:
+                lb = lesson_order[number * lesson_size : (number + 1) * lesson_size]
                 if len(lb):
+                    assert lesson_obs is not None and lesson_mask is not None
                     lesson_logits, _ = model(lesson_obs[lb])
                     imitation_loss = torch.nn.functional.cross_entropy(
                         mask_logits(lesson_logits, lesson_mask[lb]), lesson_actions[lb]
                     )
                     loss = loss + config.imitation_coef * imitation_loss
-                optimizer.zero_grad()
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
-                optimizer.step()
-            if config.target_kl is not None and approx_kl > config.target_kl:
-                break
-        update += 1
-        train_time += time.perf_counter() - tick
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
+            optimizer.step()
+        if config.target_kl is not None and approx_kl > config.target_kl:
+            break
+    return {
+        "losses/policy_loss": pg_loss.item(),
+        "losses/value_loss": v_loss.item(),
+        "losses/entropy": entropy_loss.item(),
+        "losses/approx_kl": approx_kl.item(),
+        "losses/clipfrac": float(np.mean(clipfracs)) if clipfracs else float("nan"),
+        "losses/imitation_loss": imitation_loss.item(),
+    }
 
-        # --- snapshots, logging, evaluation, checkpoints
-        if update % config.snapshot_every == 0:
-            pool[pool_added % config.pool_size].load_state_dict(model.state_dict())
-            pool_added += 1
-        var_returns = returns.var()
-        explained_var = (
-            float("nan")
-            if var_returns == 0
-            else 1 - (returns - buf.value[:count]).var() / var_returns
+
+def take_snapshot(run):
+    """Every ``snapshot_every`` updates the network joins the opponent pool (oldest slot replaced)."""
+    if run.update % run.config.snapshot_every == 0:
+        run.pool[run.pool_added % run.config.pool_size].load_state_dict(run.model.state_dict())
+        run.pool_added += 1
+
+
+# ----------------------------------------------------------------------------- log and checkpoint
+def bid_rate(masks, actions):
+    """Share of auction decisions (PASS legal, SWAP not chosen) that bid 3, 4, 5 or MOON; NaN if none.
+
+    masks bool[M, A], actions int[M].
+    """
+    auction = masks[:, PASS] & (actions != SWAP)  # PASS is legal only in the auction
+    bids = (actions >= BID_3) & (actions <= MOON)
+    return float(bids[auction].mean()) if auction.any() else float("nan")
+
+
+def rollout_scalars(run, buf, returns, stats, lessons):
+    """TensorBoard scalars of one rollout: learner share, explained variance, Euchre rates."""
+    count = buf.count
+    var_returns = returns.var()
+    explained_var = (
+        float("nan") if var_returns == 0 else 1 - (returns - buf.value[:count]).var() / var_returns
+    )
+    # the learner's seats' auction decisions: the network's, and the heuristic's for it during the warm-up
+    masks = np.concatenate([buf.mask[:count], *(mask for _, mask, _ in lessons)])
+    actions = np.concatenate([buf.action[:count], *(action for _, _, action in lessons)])
+    return {
+        "charts/learner_share": count / run.batch_size,
+        "losses/explained_variance": float(explained_var),
+        "euchre/bid_rate": bid_rate(masks, actions),
+        **stats.rates(),
+    }
+
+
+class Log:
+    """Where a run reports: TensorBoard, the progress bar or printed lines, config.yaml, the SPS clocks."""
+
+    RECENT = 10  # updates in the progress bar's recent decisions/s
+
+    def __init__(self, run_dir, run, resumed):
+        from torch.utils.tensorboard import SummaryWriter
+
+        config = run.config
+        os.makedirs(run_dir, exist_ok=True)
+        self.run_dir = run_dir
+        self.writer = SummaryWriter(run_dir)
+        self.writer.add_text(
+            "hyperparameters",
+            "|param|value|\n|-|-|\n"
+            + "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(config).items()),
+            run.global_step,
         )
-        auction = buf.mask[:count, PASS]  # PASS is legal only in the auction
-        bids = (buf.action[:count] >= BID_3) & (buf.action[:count] <= MOON)
-        sps = int((global_step - start_step) / train_time)
+        print(
+            f"run {run_dir}: {run.num_updates} updates of {run.batch_size} decisions"
+            + (f", resuming after update {run.update}" if resumed else ""),
+            flush=True,
+        )
+        self.train_time, self.start_step = 0.0, run.global_step
+        self.start_time = time.perf_counter()
+        self.recent = collections.deque(maxlen=self.RECENT)  # (decisions, seconds) per update
+        self.bar = None
+        if config.progress:
+            from tqdm import tqdm
+
+            self.bar = tqdm(
+                total=run.num_updates,
+                initial=run.update,
+                unit="update",
+                dynamic_ncols=True,
+                file=sys.stdout,
+            )
+
+    def timed(self, decisions, seconds):
+        """Count one update's rollout and update time."""
+        self.train_time += seconds
+        self.recent.append((decisions, seconds))
+
+    def sps(self, run):
+        """decisions per second of rollouts and updates since this process started"""
+        return int((run.global_step - self.start_step) / self.train_time)
+
+    def recent_sps(self):
+        """decisions per second over the last RECENT updates"""
+        decisions, seconds = map(sum, zip(*self.recent, strict=True))
+        return int(decisions / seconds)
+
+    def write(self, line):
+        """Print a line without breaking the progress bar."""
+        if self.bar is not None:
+            self.bar.write(line, file=sys.stdout)
+        else:
+            print(line, flush=True)
+
+    def update(self, run, scalars, evaluated):
+        """Record one update's scalars; move the bar (or print every 10th update and evaluations)."""
         scalars = {
-            "charts/learning_rate": optimizer.param_groups[0]["lr"],
-            "charts/SPS": sps,
-            "charts/SPS_wall": int((global_step - start_step) / (time.perf_counter() - start_time)),
-            "charts/learner_share": count / batch_size,
-            "losses/policy_loss": pg_loss.item(),
-            "losses/value_loss": v_loss.item(),
-            "losses/entropy": entropy_loss.item(),
-            "losses/approx_kl": approx_kl.item(),
-            "losses/clipfrac": float(np.mean(clipfracs)),
-            "losses/explained_variance": float(explained_var),
-            "losses/imitation_loss": imitation_loss.item(),
-            "euchre/bid_rate": float(bids[auction & (buf.action[:count] != SWAP)].mean())
-            if auction.any()
-            else float("nan"),
-            **stats.rates(),
+            "charts/learning_rate": run.optimizer.param_groups[0]["lr"],
+            "charts/SPS": self.sps(run),
+            "charts/SPS_wall": int(
+                (run.global_step - self.start_step) / (time.perf_counter() - self.start_time)
+            ),
+            **scalars,
         }
-        evaluate_now = (
-            config.eval_every and update % config.eval_every == 0 and update < num_updates
-        )
-        torch.set_num_threads(config.rollout_threads)
-        if evaluate_now:
-            for opponent in ("heuristic", "random"):
-                row = evaluate_policy(model, game, opponent, config.eval_games, config)
-                scalars[f"eval/win_rate_vs_{opponent}"] = row["win_rate"]
-                scalars[f"eval/points_per_deal_vs_{opponent}"] = row["mean_points_per_deal"]
         for key, value in scalars.items():
-            writer.add_scalar(key, value, global_step)
-        progress = {"SPS": sps, "pts/deal": f"{scalars['euchre/points_per_deal']:.2f}"}
-        if evaluate_now:
+            self.writer.add_scalar(key, value, run.global_step)
+        progress = {
+            "SPS": self.recent_sps(),
+            "pts/deal": f"{scalars['euchre/points_per_deal']:.2f}",
+        }
+        if evaluated:
             progress["win_vs_heuristic"] = f"{scalars['eval/win_rate_vs_heuristic']:.3f}"
             progress["win_vs_random"] = f"{scalars['eval/win_rate_vs_random']:.3f}"
-        if bar is not None:
-            bar.set_postfix(progress, refresh=False)
-            bar.update(1)
-        elif evaluate_now or update % 10 == 0:
+        if self.bar is not None:
+            self.bar.set_postfix(progress, refresh=False)
+            self.bar.update(1)
+        elif evaluated or run.update % 10 == 0:
             print(
-                f"update {update}/{num_updates}, {global_step} decisions: "
+                f"update {run.update}/{run.num_updates}, {run.global_step} decisions: "
                 + ", ".join(f"{k} {v}" for k, v in progress.items()),
                 flush=True,
             )
-        if (
-            config.checkpoint_every
-            and update % config.checkpoint_every == 0
-            and update < num_updates
-        ):
-            save_checkpoint(os.path.join(run_dir, "checkpoints", f"update_{update:06d}.pt"))
-            saved = sorted(os.listdir(os.path.join(run_dir, "checkpoints")))
-            for old in saved[: -config.keep_checkpoints] if config.keep_checkpoints else []:
-                os.remove(os.path.join(run_dir, "checkpoints", old))
-    if bar is not None:
-        bar.close()
 
-    save_checkpoint(os.path.join(run_dir, "final.pt"))
-    save_policy(os.path.join(run_dir, "policy.pt"), model)
-    print(
-        f"{global_step} decisions ({learner_step} by the learner) in {train_time:.0f} s of rollouts and updates: "
-        f"{(global_step - start_step) / max(train_time, 1e-9):,.0f} decisions/s; saved {run_dir}/final.pt and policy.pt"
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
+def periodic_evaluation(run, log):
+    """Every ``eval_every`` updates (not the last): win rates against heuristic and random, printed.
+
+    Returns their scalars ({} when it is not time).
+    """
+    config = run.config
+    if not (
+        config.eval_every and run.update % config.eval_every == 0 and run.update < run.num_updates
+    ):
+        return {}
+    torch.set_num_threads(config.rollout_threads)
+    scalars, parts = {}, []
+    for opponent in ("heuristic", "random"):
+        row = evaluate_policy(run.model, run.game, opponent, config.eval_games, config)
+        scalars[f"eval/win_rate_vs_{opponent}"] = row["win_rate"]
+        scalars[f"eval/points_per_deal_vs_{opponent}"] = row["mean_points_per_deal"]
+        low, high = row["win_rate_ci95"]
+        parts.append(f"vs {opponent} {row['win_rate']:.3f} [{low:.3f}, {high:.3f}]")
+    log.write(
+        f"evaluation after update {run.update} ({run.global_step} decisions, {row['games']} games): "
+        f"win rate {', '.join(parts)}"
     )
+    return scalars
 
-    # --- final evaluation table
-    if config.final_eval_games:
+
+def periodic_checkpoint(run, run_dir):
+    """Every ``checkpoint_every`` updates (not the last): checkpoints/update_NNNNNN.pt, old ones pruned."""
+    config = run.config
+    if not (
+        config.checkpoint_every
+        and run.update % config.checkpoint_every == 0
+        and run.update < run.num_updates
+    ):
+        return
+    folder = os.path.join(run_dir, "checkpoints")
+    save_checkpoint(run, os.path.join(folder, f"update_{run.update:06d}.pt"))
+    saved = sorted(os.listdir(folder))
+    for old in saved[: -config.keep_checkpoints] if config.keep_checkpoints else []:
+        os.remove(os.path.join(folder, old))
+
+
+def final_evaluation(run, log):
+    """The table of the greedy network against two heuristics and two random players."""
+    config = run.config
+    print(
+        f"\nevaluation: greedy policy vs two copies of each opponent, {config.final_eval_games} duplicate games"
+    )
+    print(
+        f"{'opponents':<12} {'games':>6} {'win rate':>9} {'95% interval':>17} {'points/deal':>12}"
+    )
+    for opponent in ("heuristic", "random"):
+        row = evaluate_policy(run.model, run.game, opponent, config.final_eval_games, config)
+        low, high = row["win_rate_ci95"]
         print(
-            f"\nevaluation: greedy policy vs two copies of each opponent, {config.final_eval_games} duplicate games"
+            f"{opponent:<12} {row['games']:>6} {row['win_rate']:>9.3f} {f'[{low:.3f}, {high:.3f}]':>17} "
+            f"{row['mean_points_per_deal']:>12.2f}"
         )
-        print(
-            f"{'opponents':<12} {'games':>6} {'win rate':>9} {'95% interval':>17} {'points/deal':>12}"
+        log.writer.add_scalar(
+            f"eval/final_win_rate_vs_{opponent}", row["win_rate"], run.global_step
         )
-        for opponent in ("heuristic", "random"):
-            row = evaluate_policy(model, game, opponent, config.final_eval_games, config)
-            low, high = row["win_rate_ci95"]
-            print(
-                f"{opponent:<12} {row['games']:>6} {row['win_rate']:>9.3f} {f'[{low:.3f}, {high:.3f}]':>17} "
-                f"{row['mean_points_per_deal']:>12.2f}"
+
+
+# ----------------------------------------------------------------------------- main
+def main(argv=None):
+    """Train as the command line says; returns the run's folder."""
+    config, resume, config_stem = parse_args(argv)
+    checkpoint = read_checkpoint(resume) if resume else None
+    if not config.name:
+        config = dataclasses.replace(
+            config, name=f"{config_stem}__{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
+        )
+    run_dir = os.path.join(config.runs_dir, config.name)
+
+    # --- setup or resume
+    run = setup(config)
+    if checkpoint is not None:
+        restore(run, checkpoint)
+    log = Log(run_dir, run, resumed=checkpoint is not None)
+    buf = RolloutBuffer(run.batch_size, run.game.obs_size, run.game.num_actions, config.num_envs)
+
+    while run.update < run.num_updates:
+        tick, step_before = time.perf_counter(), run.global_step
+        if config.anneal_lr:
+            run.optimizer.param_groups[0]["lr"] = config.learning_rate * (
+                1.0 - run.update / run.num_updates
             )
-            writer.add_scalar(f"eval/final_win_rate_vs_{opponent}", row["win_rate"], global_step)
-    writer.close()
+        # --- rollout
+        torch.set_num_threads(config.rollout_threads)
+        stats, lessons = collect_rollout(run, buf)
+        advantages, returns = advantages_and_returns(run, buf)
+        # --- update
+        torch.set_num_threads(config.torch_threads)
+        losses = ppo_update(run, buf, advantages, returns, lessons)
+        run.update += 1
+        log.timed(run.global_step - step_before, time.perf_counter() - tick)
+        take_snapshot(run)
+        # --- log and checkpoint
+        scalars = {**losses, **rollout_scalars(run, buf, returns, stats, lessons)}
+        evaluation = periodic_evaluation(run, log)
+        log.update(run, {**scalars, **evaluation}, evaluated=bool(evaluation))
+        periodic_checkpoint(run, run_dir)
+    log.close()
+
+    save_checkpoint(run, os.path.join(run_dir, "final.pt"))
+    save_policy(os.path.join(run_dir, "policy.pt"), run.model)
+    print(
+        f"{run.global_step} decisions ({run.learner_step} by the learner) in {log.train_time:.0f} s of "
+        f"rollouts and updates: {(run.global_step - log.start_step) / max(log.train_time, 1e-9):,.0f} "
+        f"decisions/s; saved {run_dir}/final.pt and policy.pt"
+    )
+    if config.final_eval_games:
+        torch.set_num_threads(config.rollout_threads)
+        final_evaluation(run, log)
+    log.writer.close()
     return run_dir
 
 

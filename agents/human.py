@@ -95,11 +95,11 @@ class HumanPolicy(Policy):
 
     def __init__(self, game, seed=None, read=None, write=None):
         super().__init__(game, seed)
-        self.read = read or (lambda prompt: input(prompt))
+        self.read = read or (lambda prompt: input(prompt))  # noqa: PLW0108 (late-bound: sees a patched input)
         self.write = write or print
 
     def act(self, obs, mask):
-        return np.array([self._ask(o, m) for o, m in zip(obs, mask)], np.int64)
+        return np.array([self._ask(o, m) for o, m in zip(obs, mask, strict=True)], np.int64)
 
     def _ask(self, obs, mask):
         self.write(self.describe(obs))

@@ -119,7 +119,7 @@ def load_model(path):
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except FileNotFoundError:
         raise ValueError(f"PPO checkpoint {path!r} does not exist") from None
-    except Exception as error:  # corrupt file, not a torch file, or unsafe content
+    except Exception as error:  # noqa: BLE001 (any failure to read: corrupt file, not a torch file, unsafe content)
         raise ValueError(f"cannot read PPO checkpoint {path!r}: {error}") from None
     if not isinstance(payload, dict) or "model" not in payload or "model_config" not in payload:
         raise ValueError(

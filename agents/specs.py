@@ -13,6 +13,7 @@ kept as strings. Examples: ``random``, ``pimc:samples=16``, ``ppo:runs/a/final.p
 ``mybots.greedy:GreedyBot:depth=2,temperature=0.5``.
 """
 
+import contextlib
 import importlib
 import os
 import re
@@ -59,10 +60,8 @@ def parse_value(text):
     if lowered in ("true", "false"):
         return lowered == "true"
     for kind in (int, float):
-        try:
+        with contextlib.suppress(ValueError):
             return kind(text)
-        except ValueError:
-            pass
     return text
 
 

@@ -309,30 +309,30 @@ def world_states(game, knowledge, hands, out_of_play, rows=None):
     acted = (kn.passed_at[rows] >= 0) | (kn.bids[rows, :, None] == np.arange(NUM_PLAYERS)).any(
         axis=1
     )
-    fields = dict(
-        deal_number=kn.deal_number[rows],
-        dealer=kn.dealer[rows],
-        scores=kn.scores[rows],
-        hands=np.asarray(hands, HAND_DTYPE),
-        ghost=np.asarray(out_of_play, HAND_DTYPE),
-        phase=kn.phase[rows],
-        player=np.zeros(m, np.int8),
-        swapper=kn.swapper[rows],
-        acted=acted,
-        passed_at=kn.passed_at[rows],
-        bids=kn.bids[rows],
-        high_bid=kn.high_bid[rows],
-        declarer=kn.declarer[rows],
-        trump=kn.trump[rows],
-        leader=kn.leader[rows],
-        led_suit=kn.led_suit[rows],
-        trick=kn.trick[rows],
-        trick_number=kn.trick_number[rows],
-        played_cards=kn.played[rows],
-        trick_cards=kn.trick_cards[rows],
-        tricks_won=kn.tricks_won[rows],
-        reneges=np.zeros((m, NUM_PLAYERS), np.int8),
-    )
+    fields = {
+        "deal_number": kn.deal_number[rows],
+        "dealer": kn.dealer[rows],
+        "scores": kn.scores[rows],
+        "hands": np.asarray(hands, HAND_DTYPE),
+        "ghost": np.asarray(out_of_play, HAND_DTYPE),
+        "phase": kn.phase[rows],
+        "player": np.zeros(m, np.int8),
+        "swapper": kn.swapper[rows],
+        "acted": acted,
+        "passed_at": kn.passed_at[rows],
+        "bids": kn.bids[rows],
+        "high_bid": kn.high_bid[rows],
+        "declarer": kn.declarer[rows],
+        "trump": kn.trump[rows],
+        "leader": kn.leader[rows],
+        "led_suit": kn.led_suit[rows],
+        "trick": kn.trick[rows],
+        "trick_number": kn.trick_number[rows],
+        "played_cards": kn.played[rows],
+        "trick_cards": kn.trick_cards[rows],
+        "tricks_won": kn.tricks_won[rows],
+        "reneges": np.zeros((m, NUM_PLAYERS), np.int8),
+    }
     fresh = game.init(np.zeros(1, np.uint64))
     for field in dataclasses.fields(GhostState):
         if field.name in fields:

@@ -40,8 +40,8 @@ class RandomPlay:
         start = time.perf_counter()
         deadline = start + seconds
         while time.perf_counter() < deadline:
-            for agent in self.turns:
-                obs, reward, terminated, truncated, info = env.last()
+            for _ in self.turns:
+                obs, _reward, terminated, truncated, _info = env.last()
                 if terminated or truncated:
                     action = None
                 else:

@@ -28,11 +28,11 @@ import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from agents.random_policy import random_legal_actions, random_set_bits  # noqa: E402
-from ghost_euchre_env import ClassicEuchre, ClassicEuchreVec, GhostEuchre, GhostEuchreVec  # noqa: E402
-from ghost_euchre_env.dealing import stream_keys  # noqa: E402
+from agents.random_policy import random_legal_actions, random_set_bits
+from ghost_euchre_env import ClassicEuchre, ClassicEuchreVec, GhostEuchre, GhostEuchreVec
+from ghost_euchre_env.dealing import stream_keys
 
 
 class OpenSpielLoop:

@@ -16,9 +16,9 @@ import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from agents import make_policy  # noqa: E402
-from evaluate import make_game  # noqa: E402
-from ghost_euchre_env.vector import VectorEnv  # noqa: E402
+from agents import make_policy
+from arena.match import make_game
+from ghost_euchre_env.vector import VectorEnv
 
 
 def record_batches(game, batch, count, warmup=40, seed=0):

@@ -10,6 +10,7 @@ docstring documents the env.
 
 import math
 import warnings
+from typing import ClassVar
 
 import gymnasium
 import numpy as np
@@ -19,6 +20,7 @@ from pettingzoo.utils import wrappers
 
 from . import dealing
 from .cards import SUIT_LETTERS
+from .core import BatchedGame, EpisodeState
 
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 RESET_OPTIONS = ("dealer", "deals")
@@ -65,14 +67,27 @@ class EuchreAEC(AECEnv):
       deal of a batch-of-one deal summary (``agent_or_none`` helps).
     """
 
-    metadata = {"render_modes": ["human", "ansi"], "is_parallelizable": False, "render_fps": 1}
-    engine = None
-    agent_names = ()
-    phase_names = ()
-    action_name = None
-    scores_field = (0, 0)
-    score_bounds = None
-    render_table = None
+    metadata = {  # noqa: RUF012 (an instance attribute in the base)
+        "render_modes": ["human", "ansi"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+    engine: ClassVar[type[BatchedGame]] = BatchedGame
+    agent_names: ClassVar[tuple[str, ...]] = ()
+    phase_names: ClassVar[tuple[str, ...]] = ()
+    scores_field: ClassVar[tuple[int, int]] = (0, 0)
+
+    @staticmethod
+    def action_name(action):
+        raise NotImplementedError
+
+    @staticmethod
+    def score_bounds(rules):
+        raise NotImplementedError
+
+    @staticmethod
+    def render_table(game, game_state, g, names):
+        raise NotImplementedError
 
     @classmethod
     def wrapped(cls, *args, **kwargs):
@@ -124,7 +139,7 @@ class EuchreAEC(AECEnv):
             for agent in agents
         }
         self.action_spaces = {agent: spaces.Discrete(num_actions) for agent in agents}
-        self.game_state = None
+        self.game_state: EpisodeState | None = None
         self._seat_of = {agent: seat for seat, agent in enumerate(agents)}
         self._seat_index = [
             np.array([seat]) for seat in range(len(agents))
@@ -184,7 +199,8 @@ class EuchreAEC(AECEnv):
             if unknown:
                 warnings.warn(
                     f"{self.metadata['name']}.reset ignores option(s) {unknown}; "
-                    f"it uses {list(RESET_OPTIONS)}"
+                    f"it uses {list(RESET_OPTIONS)}",
+                    stacklevel=2,
                 )
             engine_options = {key: options[key] for key in RESET_OPTIONS if key in options}
         if seed is None and self.game_state is not None:
@@ -225,10 +241,11 @@ class EuchreAEC(AECEnv):
             return
         self._cumulative_rewards[agent] = 0.0
         game_state = self.game_state
+        assert game_state is not None  # set by reset(), which the order-enforcing wrapper requires
         deal_number = int(game_state.deal_number[0])
         self._action[0] = action
         result = self.game.step(game_state, self._action)
-        self.rewards = dict(zip(self.agent_names, result.rewards[0].tolist()))
+        self.rewards = dict(zip(self.agent_names, result.rewards[0].tolist(), strict=True))
         if len(result.deals.game):
             self._last_deal = self.deal_info(result.deals, deal_number)
         if result.terminated[0]:
@@ -281,6 +298,7 @@ class EuchreAEC(AECEnv):
     def _new_turn(self):
         """Read whose turn it is, their legal actions (one engine call) and the phase from the engine."""
         game_state = self.game_state
+        assert game_state is not None
         agents = self.agent_names
         self._obs_cache = [None] * len(agents)
         phase = self.phase_names[game_state.phase[0]]

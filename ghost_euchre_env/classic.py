@@ -158,7 +158,7 @@ ids    meaning                                                   phase
 ====== ========================================================= ==========
 """  # the action ids as a reStructuredText table (used in the docs)
 
-__doc__ = __doc__.format(actions=ACTION_TABLE.strip(), layout=layout_table(OBS_LAYOUT))
+__doc__ = (__doc__ or "").format(actions=ACTION_TABLE.strip(), layout=layout_table(OBS_LAYOUT))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -361,7 +361,7 @@ _SITTING_OUT_FLAGS = one_hot_bits(
 _TRUMP_PHASE_FLAGS = one_hot_bits(one_hot_table([4, 5]), OBS_OFFSETS["trump"][0] - _FLAGS_SPLIT)
 
 
-class ClassicEuchre(BatchedGame):
+class ClassicEuchre(BatchedGame[ClassicState, ClassicDealSummary]):
     """The rules of classic 4-player Euchre over batches of games.
 
     ``ClassicEuchre(episode="game", reward="points", **rules)``: episode "game"

@@ -110,7 +110,7 @@ from .classic import (
 from .core import layout_table
 from .render import render_classic
 
-__doc__ = __doc__.format(actions=ACTION_TABLE.strip(), layout=layout_table(OBS_LAYOUT))
+__doc__ = (__doc__ or "").format(actions=ACTION_TABLE.strip(), layout=layout_table(OBS_LAYOUT))
 
 AGENTS = seat_names(NUM_PLAYERS)
 
@@ -129,7 +129,7 @@ class raw_env(EuchreAEC):
     See the module docstring. ``game_state`` is the one game's ``ClassicState`` (N = 1).
     """
 
-    metadata = {**EuchreAEC.metadata, "name": "classic_euchre_v0"}
+    metadata = {**EuchreAEC.metadata, "name": "classic_euchre_v0"}  # noqa: RUF012 (an instance attribute in the base)
     engine = ClassicEuchre
     agent_names = AGENTS
     phase_names = PHASE_NAMES

@@ -12,7 +12,7 @@ once.
 
 import dataclasses
 import functools
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
 
 import numpy as np
 
@@ -37,6 +37,7 @@ def column(dtype, *shape, fill=0, per_deal=False):
     )
 
 
+@dataclasses.dataclass
 class BatchState:
     """Base for a dataclass whose every field is an array with a leading game axis (one is ``player``).
 
@@ -44,6 +45,9 @@ class BatchState:
     seat's column of every game is then contiguous, and the engines update it
     with whole-array operations. Indexing is unchanged.
     """
+
+    if TYPE_CHECKING:  # declared by every subclass (see EpisodeState)
+        player: np.ndarray
 
     def __post_init__(self):
         for f in dataclasses.fields(self):
@@ -240,8 +244,12 @@ class DealSummary:
     scores: np.ndarray
 
 
+StateT = TypeVar("StateT", bound=EpisodeState)
+SummaryT = TypeVar("SummaryT", bound=DealSummary)
+
+
 @dataclasses.dataclass
-class StepResult:
+class StepResult(Generic[SummaryT]):
     """What one batched step produced.
 
     rewards: float32[N, S] by absolute seat; terminated, truncated: bool[N] (the
@@ -252,10 +260,10 @@ class StepResult:
     rewards: np.ndarray
     terminated: np.ndarray
     truncated: np.ndarray
-    deals: DealSummary
+    deals: SummaryT
 
 
-class BatchedGame:
+class BatchedGame(Generic[StateT, SummaryT]):
     """The engine skeleton: options, episodes, deals, steps, scoring and game ends.
 
     ``Engine(episode="game", reward="points", **rules)``: episode "game" (deals
@@ -291,8 +299,8 @@ class BatchedGame:
     over_phase = -1
     loss_reward = -1.0
     rules_type: ClassVar[type] = Rules
-    state_type: ClassVar[type[EpisodeState]] = EpisodeState
-    summary_type: ClassVar[type[DealSummary]] = DealSummary
+    state_type: type[StateT]
+    summary_type: type[SummaryT]
     score_column: ClassVar[np.ndarray] = np.zeros(0, np.intp)
     deal_keys: ClassVar[tuple[str, ...]] = ("hands",)
     hand_size = 0
@@ -310,10 +318,12 @@ class BatchedGame:
         self.reward = reward
         self.rules = self.rules_type(**rules)
         self._deal_resets = _deal_resets(self.state_type)
-        self._no_deals = None  # the summary of a step in which no deal ended, made once
+        self._no_deals: SummaryT | None = (
+            None  # the summary of a step in which no deal ended, made once
+        )
 
     # ------------------------------------------------------------------ episodes
-    def init(self, keys, options=None):
+    def init(self, keys, options=None) -> StateT:
         """A new batch: one game per stream key (uint64[N]), first deal dealt.
 
         options: None, one dict for every game, or a list of N dicts (or None),
@@ -396,6 +406,9 @@ class BatchedGame:
     def legal_bits(self, state):
         raise NotImplementedError
 
+    def observe(self, state, seats):
+        raise NotImplementedError
+
     def legal_mask(self, state):
         """bool[N, A]: legal actions of the player to act (all False when over); ``legal_bits`` unpacked."""
         return unpack_bits(self.legal_bits(state), self.num_actions)
@@ -413,7 +426,7 @@ class BatchedGame:
             )
         return seats
 
-    def step(self, state, actions, auto_reset=False):
+    def step(self, state, actions, auto_reset=False) -> StepResult[SummaryT]:
         """Apply one legal action per game (int[N]), in place; returns a :class:`StepResult`.
 
         Actions are not checked here (adapters check them once, with
@@ -503,22 +516,26 @@ class BatchedGame:
         state.player[finished] = NO_SEAT
 
     # ------------------------------------------------------------ variant hooks
-    def _deal_rows(self, deck):
+    @staticmethod
+    def _deal_rows(deck):
         raise NotImplementedError
 
-    def _deal_row(self, hands, deal):
+    @staticmethod
+    def _deal_row(hands, deal):
         raise NotImplementedError
 
-    def _open_deal(self, state, games, rows):
+    @staticmethod
+    def _open_deal(state, games, rows):
         raise NotImplementedError
 
-    def _apply(self, state, actions):
+    def _apply(self, state, action):
         raise NotImplementedError
 
     def deal_points(self, state, games):
         raise NotImplementedError
 
-    def _summary_fields(self, state, games):
+    @staticmethod
+    def _summary_fields(state, games):
         raise NotImplementedError
 
     def _game_won(self, scores):
@@ -608,7 +625,7 @@ def one_hot_table(sizes):
     table = np.zeros((int(np.prod(radices)), sum(sizes)), dtype=np.float32)
     for code in range(len(table)):
         rest, offset = code, 0
-        for size, radix in zip(sizes, radices):
+        for size, radix in zip(sizes, radices, strict=True):
             digit, rest = rest % radix, rest // radix
             if digit:
                 table[code, offset + digit - 1] = 1.0
@@ -640,6 +657,12 @@ def layout_table(layout):
         offset += size
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     rule = " ".join("=" * w for w in widths)
-    lines = [rule, " ".join(c.ljust(w) for c, w in zip(rows[0], widths)).rstrip(), rule]
-    lines += [" ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows[1:]]
-    return "\n".join(lines + [rule])
+    lines = [
+        rule,
+        " ".join(c.ljust(w) for c, w in zip(rows[0], widths, strict=True)).rstrip(),
+        rule,
+    ]
+    lines += [
+        " ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows[1:]
+    ]
+    return "\n".join([*lines, rule])

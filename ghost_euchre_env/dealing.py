@@ -7,6 +7,8 @@ API runs it: game 0 of a vector env seeded with ``s`` deals exactly like an AEC
 env seeded with ``s``, and duplicate evaluation only needs equal keys.
 """
 
+import secrets
+
 import numpy as np
 
 from .cards import NUM_CARDS, cards_to_mask
@@ -39,7 +41,7 @@ def stream_keys(seed, num_games):
     game 0 of seed[i] would get). None draws fresh entropy from the OS.
     """
     if seed is None:
-        seed = int(np.random.SeedSequence().entropy % (1 << 63))
+        return stream_keys(secrets.randbits(63), num_games)  # fresh entropy from the OS
     if np.ndim(seed) == 0:
         _check_seed(seed)
         base = mix64(np.uint64(int(seed) % (1 << 64)))
@@ -91,7 +93,7 @@ def parse_deal(deal, hand_sizes, hand_names):
     """
     masks = []
     seen = {}
-    for cards, size, name in zip(deal, hand_sizes, hand_names):
+    for cards, size, name in zip(deal, hand_sizes, hand_names, strict=True):
         cards = list(cards)
         if len(cards) != size:
             raise ValueError(f"{name} has {len(cards)} cards {cards}; expected {size}")
@@ -169,12 +171,15 @@ def store_chosen(state, games, deals):
     ``state.chosen`` (uint32[N, K, W]) grows along K when a game brings more deals.
     deals: M lists of rows of W ints, or None (no chosen deals).
     """
-    state.num_chosen[games] = [len(d) for d in deals] if deals else 0
+    if deals is None:
+        state.num_chosen[games] = 0
+        return
+    state.num_chosen[games] = [len(d) for d in deals]
     longest = int(state.num_chosen[games].max(initial=0))
     if longest > state.chosen.shape[1]:
         grown = np.zeros((state.num_games, longest, state.chosen.shape[2]), state.chosen.dtype)
         grown[:, : state.chosen.shape[1]] = state.chosen
         state.chosen = grown
-    for row, game_deals in zip(games, deals or []):
+    for row, game_deals in zip(games, deals, strict=True):
         if game_deals:
             state.chosen[row, : len(game_deals)] = game_deals

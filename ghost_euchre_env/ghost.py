@@ -136,7 +136,7 @@ ids    meaning                    phase
 ====== ========================== =========
 """  # the action ids as a reStructuredText table (used in the docs)
 
-__doc__ = __doc__.format(actions=ACTION_TABLE.strip(), layout=layout_table(OBS_LAYOUT))
+__doc__ = (__doc__ or "").format(actions=ACTION_TABLE.strip(), layout=layout_table(OBS_LAYOUT))
 
 AUCTIONS = ("single_round", "open")
 
@@ -242,7 +242,7 @@ def _action_tail_table():
         for can_swap in (0, 1):
             row = table[AUCTION * 16 + high * 2 + can_swap]
             row[PASS - NUM_CARDS] = True
-            for action, level in zip((BID_3, BID_4, BID_5, MOON), BID_LEVELS):
+            for action, level in zip((BID_3, BID_4, BID_5, MOON), BID_LEVELS, strict=True):
                 row[action - NUM_CARDS] = level > high
             row[SWAP - NUM_CARDS] = bool(can_swap)
     table[
@@ -330,7 +330,7 @@ def _next_seat(seat):
     return seat + 1 - NUM_PLAYERS * (seat == NUM_PLAYERS - 1)
 
 
-class GhostEuchre(BatchedGame):
+class GhostEuchre(BatchedGame[GhostState, GhostDealSummary]):
     """The rules of Ghost Hand Euchre over batches of games.
 
     ``GhostEuchre(episode="game", reward="points", **rules)``: episode "game"

@@ -112,7 +112,7 @@ from .ghost import (
 )
 from .render import render_ghost
 
-__doc__ = __doc__.format(actions=ACTION_TABLE.strip(), layout=layout_table(OBS_LAYOUT))
+__doc__ = (__doc__ or "").format(actions=ACTION_TABLE.strip(), layout=layout_table(OBS_LAYOUT))
 
 AGENTS = seat_names(NUM_PLAYERS)
 
@@ -138,7 +138,7 @@ class raw_env(EuchreAEC):
     See the module docstring. ``game_state`` is the one game's ``GhostState`` (N = 1).
     """
 
-    metadata = {**EuchreAEC.metadata, "name": "ghost_euchre_v0"}
+    metadata = {**EuchreAEC.metadata, "name": "ghost_euchre_v0"}  # noqa: RUF012 (an instance attribute in the base)
     engine = GhostEuchre
     agent_names = AGENTS
     phase_names = PHASE_NAMES

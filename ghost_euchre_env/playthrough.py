@@ -9,8 +9,7 @@ import argparse
 
 import numpy as np
 
-from .cards import mask_to_cards
-from .cards import card_name
+from .cards import card_name, mask_to_cards
 from .dealing import stream_keys
 from .ghost import OVER, PHASE_NAMES, GhostEuchre, action_name
 
@@ -32,8 +31,7 @@ def playthrough(seed, **rules):
             lines.append(
                 f"deal {deal_shown}: dealer {state.dealer[0]}, scores {state.scores[0].tolist()}"
             )
-            for seat in range(3):
-                lines.append(f"  seat {seat}: {_hand(state.hands[0, seat])}")
+            lines.extend(f"  seat {seat}: {_hand(state.hands[0, seat])}" for seat in range(3))
             lines.append(f"  ghost: {_hand(state.ghost[0])}")
         legal = np.flatnonzero(game.legal_mask(state)[0])
         action = int(rng.choice(legal))

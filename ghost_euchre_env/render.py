@@ -51,7 +51,8 @@ def text_table(rows):
     """Rows of strings (the first is the header) as left-aligned columns."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return "\n".join(
-        "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows
+        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        for row in rows
     )
 
 
@@ -140,15 +141,13 @@ def _calls_text(game_state, g, seat, unicode):
     suits = SUIT_SYMBOLS if unicode else SUIT_LETTERS
     passes, dealer = int(game_state.passes[g]), int(game_state.dealer[g])
     made = game_state.maker[g] >= 0
-    calls = []
-    for k in range(passes + made):
-        if (dealer + 1 + k) % classic.NUM_PLAYERS == seat:
-            calls.append(
-                "pass"
-                if k < passes
-                else ("order up " if k < classic.NUM_PLAYERS else "name ")
-                + suits[game_state.trump[g]]
-            )
+    calls = [
+        "pass"
+        if k < passes
+        else ("order up " if k < classic.NUM_PLAYERS else "name ") + suits[game_state.trump[g]]
+        for k in range(passes + made)
+        if (dealer + 1 + k) % classic.NUM_PLAYERS == seat
+    ]
     return ", ".join(calls)
 
 
@@ -164,8 +163,10 @@ def render_classic(game, game_state, g=0, names=None, unicode=True):
     names = names or [f"seat {i}" for i in range(game.num_players)]
     phase = int(s.phase[g])
     lines = [
-        f"Classic Euchre · deal {int(s.deal_number[g])} · {classic.PHASE_NAMES[phase]}"
-        f" · target {game.rules.target_score}",
+        (
+            f"Classic Euchre · deal {int(s.deal_number[g])} · {classic.PHASE_NAMES[phase]}"
+            f" · target {game.rules.target_score}"
+        ),
         f"scores: {names[0]} & {names[2]} {int(s.scores[g, 0])}, {names[1]} & {names[3]} {int(s.scores[g, 1])}",
     ]
     dealer, maker = int(s.dealer[g]), int(s.maker[g])

@@ -8,8 +8,8 @@ Rewards are by absolute seat; ``player`` says who acts next in each game.
 import numpy as np
 
 from . import dealing
-from .core import check_actions, check_int
 from .classic import ClassicEuchre
+from .core import check_actions, check_int
 from .ghost import GhostEuchre
 
 

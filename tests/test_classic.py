@@ -93,10 +93,10 @@ def test_order_up_puts_the_upcard_in_the_dealers_hand_and_the_dealer_discards():
     act(game, state, SPADES)  # seat 0 orders the dealer up
     assert state.phase[0] == DISCARD and state.player[0] == 3
     assert state.maker[0] == 0 and state.trump[0] == 3
-    assert hand(state, 3) == sorted(dealer_hand + [up])
+    assert hand(state, 3) == sorted([*dealer_hand, up])
     assert legal(game, state) == dealer_hand  # any card but the upcard
     act(game, state, parse_card("JS"))
-    assert hand(state, 3) == sorted(set(dealer_hand + [up]) - {parse_card("JS")})
+    assert hand(state, 3) == sorted({*dealer_hand, up} - {parse_card("JS")})
     assert state.discard[0] == parse_card("JS")
     # Only the dealer sees its discard.
     start, stop = OBS_OFFSETS["discard"]
@@ -219,7 +219,7 @@ def test_follow_suit_counts_the_left_bower_as_trump():
 
 # ------------------------------------------------------------ scoring
 @pytest.mark.parametrize(
-    "maker_tricks, partner_tricks, maker_alone, lone_defender, makers, defenders",
+    ("maker_tricks", "partner_tricks", "maker_alone", "lone_defender", "makers", "defenders"),
     [
         (3, 0, False, False, 1, 0),
         (2, 2, False, False, 1, 0),
@@ -486,7 +486,7 @@ def test_deals_are_partitions():
 
 # ----------------------------------------------------------- bad input
 @pytest.mark.parametrize(
-    "kwargs, message",
+    ("kwargs", "message"),
     [
         ({"episode": "match"}, "episode"),
         ({"reward": "tricks"}, "reward"),
@@ -510,7 +510,7 @@ def _deal(**changes):
 
 
 @pytest.mark.parametrize(
-    "options, message",
+    ("options", "message"),
     [
         ({"dealer": 4}, "dealer must be a seat 0..3"),
         ({"dealer": True}, "dealer must be a seat 0..3"),
@@ -583,5 +583,5 @@ def test_action_names():
         "alone",
         "partner",
     ]
-    with pytest.raises(ValueError, match="0..30"):
+    with pytest.raises(ValueError, match=r"0\.\.30"):
         action_name(NUM_ACTIONS)

@@ -107,6 +107,6 @@ def test_same_decisions_and_returns_as_openspiel(allow_lone_defender):
 @pytest.mark.parametrize("allow_lone_defender", [False, True])
 def test_same_as_openspiel_without_stick_the_dealer(allow_lone_defender):
     # Passing 70% of the time throws about 6% of the deals in (eight passes).
-    decisions, seen = play_both(allow_lone_defender, stick_the_dealer=False, seed=5, pass_rate=0.7)
+    _decisions, seen = play_both(allow_lone_defender, stick_the_dealer=False, seed=5, pass_rate=0.7)
     assert seen["thrown_in"] > 50
     assert (seen["lone_defender"] > 50) == allow_lone_defender

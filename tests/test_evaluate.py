@@ -1,4 +1,4 @@
-"""evaluate.py: duplicate seating, intervals, ratings, outputs, determinism and the CLI."""
+"""arena.match/stats/report and evaluate.py: duplicate seating, intervals, ratings, outputs, determinism and the CLI."""
 
 import csv
 import itertools
@@ -9,7 +9,9 @@ import pytest
 
 import evaluate
 from agents.base import Policy
-from evaluate import clustered_win_ci, run_match, seatings, wilson_interval
+from arena import report
+from arena.match import run_match, seatings
+from arena.stats import clustered_win_ci, wilson_interval
 from ghost_euchre_env import GhostEuchre
 
 PLAYER_KEYS = {
@@ -56,7 +58,7 @@ def test_wilson_interval_matches_published_values():
     assert wilson_interval(0, 10) == pytest.approx((0.0, 0.2775), abs=1e-4)
     assert wilson_interval(5, 10) == pytest.approx((0.2366, 0.7634), abs=1e-4)
     assert wilson_interval(10, 10) == pytest.approx((0.7225, 1.0), abs=1e-4)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="trials must be > 0"):
         wilson_interval(0, 0)
 
 
@@ -198,7 +200,7 @@ def test_same_seed_same_results_and_a_new_seed_differs():
 
     first, scores = summary(7)
     again, scores_again = summary(7)
-    other, scores_other = summary(8)
+    _other, scores_other = summary(8)
     assert first == again and np.array_equal(scores, scores_again)
     assert not np.array_equal(scores, scores_other)
 
@@ -210,9 +212,9 @@ def test_json_schema_csv_and_plot(tmp_path):
         tmp_path / "r.csv",
         tmp_path / "r.png",
     )
-    evaluate.write_json(result, json_path)
-    evaluate.write_csv(result, csv_path)
-    evaluate.write_plot(result, png_path)
+    report.write_json(result, json_path)
+    report.write_csv(result, csv_path)
+    report.write_plot(result, png_path)
     data = json.loads(json_path.read_text())
     assert set(data) == set(MATCH_KEYS)
     for key, kind in MATCH_KEYS.items():
@@ -229,7 +231,7 @@ def test_json_schema_csv_and_plot(tmp_path):
         assert set(player["rating"]) == {"mu", "sigma", "ordinal"}
     rows = list(csv.DictReader(csv_path.open()))
     assert [r["name"] for r in rows] == ["heuristic", "random", "random#2"]
-    assert tuple(rows[0]) == evaluate.CSV_COLUMNS
+    assert tuple(rows[0]) == report.CSV_COLUMNS
     assert float(rows[0]["win_rate"]) == pytest.approx(data["players"][0]["win_rate"])
     assert png_path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert not list(tmp_path.glob("**/.tmp-*"))  # temporary files renamed away

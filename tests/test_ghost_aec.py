@@ -2,8 +2,8 @@
 
 import numpy as np
 import pytest
-
 from aec_helpers import check_pettingzoo_api, config_id, play_episode, random_action
+
 from ghost_euchre_env import ghost_euchre_v0
 from ghost_euchre_env.ghost import OBS_OFFSETS
 from ghost_euchre_env.vector import GhostEuchreVec

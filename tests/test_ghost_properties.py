@@ -77,12 +77,12 @@ def test_random_games_keep_the_invariants(seed, auction, allow_renege):
 
 def play_vector(seed, num_envs, steps, **kwargs):
     venv = GhostEuchreVec(num_envs, seed=seed, **kwargs)
-    obs, mask, player = venv.reset()
+    obs, mask, _ = venv.reset()
     rng = np.random.default_rng(1)
     history = [obs.copy()]
     total = np.zeros((num_envs, 3))
     for _ in range(steps):
-        obs, mask, player, rewards, done = venv.step(random_actions(mask, rng))
+        obs, mask, _, rewards, _ = venv.step(random_actions(mask, rng))
         history.append(obs.copy())
         total += rewards
     return np.stack(history), total
@@ -111,7 +111,7 @@ def test_a_game_deals_the_same_whatever_the_batch():
 
 def test_vector_step_rejects_bad_actions_and_leaves_the_batch_unchanged():
     venv = GhostEuchreVec(4, seed=0)
-    obs, mask, player = venv.reset()
+    _obs, mask, _player = venv.reset()
     before = venv.state.copy()
     actions = np.flatnonzero(mask[0])[[0, 0, 0, 0]]
     actions[2] = 0 if not mask[2, 0] else 25  # illegal for game 2
@@ -133,7 +133,7 @@ def test_vector_auto_reset_and_deal_mode():
     rng = np.random.default_rng(0)
     ended = 0
     for _ in range(200):
-        obs, mask, player, rewards, done = venv.step(random_actions(mask, rng))
+        obs, mask, player, _rewards, done = venv.step(random_actions(mask, rng))
         ended += done.sum()
         assert mask.any(axis=1).all() and (player >= 0).all()
         assert obs.shape == (32, OBS_SIZE) and obs.dtype == np.float32
@@ -144,10 +144,10 @@ def test_vector_auto_reset_and_deal_mode():
 
 def test_observation_is_egocentric():
     venv = GhostEuchreVec(16, seed=2)
-    obs, mask, player = venv.reset()
+    _, mask, _ = venv.reset()
     rng = np.random.default_rng(0)
     for _ in range(9):
-        obs, mask, player, _, _ = venv.step(random_actions(mask, rng))
+        _, mask, _, _, _ = venv.step(random_actions(mask, rng))
     state = venv.state
     start, _ = OBS_OFFSETS["played_by"]
     for seat in range(3):

@@ -45,7 +45,7 @@ def test_masks_infos_and_learner_turns():
         assert mask.dtype == bool and mask.any()
         np.testing.assert_array_equal(info["action_mask"], mask)
         assert np.flatnonzero(mask).tolist() == info["legal_actions"]
-        obs, reward, terminated, truncated, info = env.step(masked_random(env, rng))
+        obs, _reward, terminated, truncated, info = env.step(masked_random(env, rng))
         assert env.observation_space.contains(obs)
     assert not env.action_masks().any() and info["phase"] == "over"
     with pytest.raises(RuntimeError, match="reset"):
@@ -106,7 +106,7 @@ def test_seeded_reset_is_deterministic_and_deals_like_the_aec_env():
 
     first, second = trajectory(8), trajectory(8)
     assert len(first) == len(second)
-    for a, b in zip(first, second):
+    for a, b in zip(first, second, strict=True):
         np.testing.assert_array_equal(a, b)
 
     aec = ghost_euchre_v0.env(episode="deal")

@@ -130,7 +130,7 @@ def exact_marginals(unseen, allowed, sizes):
 
 
 def test_shown_voids_are_read_and_respected():
-    game, state, obs = play(VOID_DEAL, VOID_ACTIONS)
+    game, _state, obs = play(VOID_DEAL, VOID_ACTIONS)
     knowledge = read_knowledge(obs, game)
     assert knowledge.voids[0].tolist() == [
         [False] * 4,
@@ -152,7 +152,7 @@ def test_shown_voids_are_read_and_respected():
 
 
 def test_sampling_is_uniform_over_consistent_worlds():
-    game, state, obs = play(VOID_DEAL, VOID_ACTIONS)
+    game, _state, obs = play(VOID_DEAL, VOID_ACTIONS)
     knowledge = read_knowledge(obs, game)
     unseen = mask_to_cards(knowledge.unseen[0])
     suit = EFFECTIVE_SUIT[S]
@@ -170,7 +170,7 @@ def test_sampling_is_uniform_over_consistent_worlds():
 
 def test_auction_worlds_fix_the_ghost_hand():
     deal = VOID_DEAL
-    game, state, obs = play(deal, [])
+    game, _state, obs = play(deal, [])
     knowledge = read_knowledge(obs, game)
     assert knowledge.sizes[0].tolist() == [0, 6, 6, 6]
     hands, out = sample_worlds(knowledge, 500, np.random.default_rng(2))
@@ -193,7 +193,7 @@ def test_swapper_knows_its_dead_hand():
 
 
 def test_another_swapper_hides_its_dead_hand():
-    game, state, obs = play(
+    game, _state, obs = play(
         VOID_DEAL, [PASS, SWAP, PASS]
     )  # seat 1 swaps, then passes; seat 2 to act
     knowledge = read_knowledge(obs, game)
@@ -207,12 +207,12 @@ def test_another_swapper_hides_its_dead_hand():
 
 
 def test_renege_rules_infer_no_voids():
-    game, state, obs = play(VOID_DEAL, VOID_ACTIONS, allow_renege=True)
+    game, _state, obs = play(VOID_DEAL, VOID_ACTIONS, allow_renege=True)
     assert not read_knowledge(obs, game).voids.any()
 
 
 @pytest.mark.parametrize(
-    "seed, episode, rules",
+    ("seed", "episode", "rules"),
     [
         (0, "deal", {}),
         (1, "game", {"auction": "open"}),

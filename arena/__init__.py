@@ -1,0 +1,10 @@
+"""Where bots meet: matches, statistics, reports and atomic files.
+
+- :mod:`arena.match`: duplicate-deal matches on the batched engine (``run_match``,
+  ``MatchResult``, ``seatings``, per-player statistics, interactive play).
+- :mod:`arena.stats`: Wilson and clustered win-rate intervals, OpenSkill ratings.
+- :mod:`arena.report`: a match as a text table, JSON, CSV and a PNG.
+- :mod:`arena.files`: ``write_atomic``, the one atomic file write of the project.
+
+``evaluate.py`` is the command line over these modules.
+"""

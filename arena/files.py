@@ -1,0 +1,57 @@
+"""Atomic file writes: the one way this project replaces a file's contents."""
+
+import os
+import tempfile
+import threading
+
+_UMASK_LOCK = threading.Lock()
+
+
+def current_umask():
+    """The process's file-mode creation mask (e.g. 0o022), read without changing it for long."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    with _UMASK_LOCK:  # elsewhere the mask can only be read by setting it
+        mask = os.umask(0o077)
+        os.umask(mask)
+    return mask
+
+
+def write_atomic(path, write, binary=False):
+    """Replace ``path`` all at once with what ``write(handle)`` writes.
+
+    ``write`` is called with a file object open on a temporary file beside
+    ``path`` (binary if ``binary``, else UTF-8 text); the file is flushed and
+    fsynced, given the usual mode of a new file (0o666 & ~umask, not the 0o600
+    of a temporary file) and renamed over ``path``. Readers see the old file or
+    the new one, never a part. If ``write`` raises, ``path`` is untouched and the
+    temporary file is removed. Missing parent directories are created. Returns
+    ``path``.
+    """
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix="-" + os.path.basename(path))
+    try:
+        mode = "wb" if binary else "w"
+        encoding = None if binary else "utf-8"
+        with os.fdopen(fd, mode, encoding=encoding) as handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp, 0o666 & ~current_umask())
+        os.replace(temp, path)
+    except BaseException:
+        os.unlink(temp)
+        raise
+    if hasattr(os, "O_DIRECTORY"):  # make the rename itself durable (POSIX)
+        dir_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    return path

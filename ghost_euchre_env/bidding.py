@@ -1,0 +1,203 @@
+"""The auction view of Ghost Hand Euchre: only auction and trump decisions are asked for.
+
+Bridge bidding research isolates the auction and scores contracts with a fixed
+card-play oracle; this module does the same for Ghost Hand Euchre.
+:class:`AuctionGame` wraps the engine :class:`~ghost_euchre_env.ghost.GhostEuchre`
+so that every decision it asks for is SWAP, PASS, a bid, MOON or the declarer's
+naming of trump: the card play of a deal happens inside ``step``, made by a
+*card-play policy* given to the constructor (any object with the batched
+``act(obs float32[M, 390], mask bool[M, 34]) -> int[M]`` of ``agents.Policy``;
+this package never imports ``agents``). :class:`GhostBiddingVec` is the vector
+API over it, with the contract of :class:`~ghost_euchre_env.GhostEuchreVec`.
+
+No rule is written here: the engine steps every action, plays included. A step
+applies the auction actions to the whole batch, then plays the deals whose
+trump was just named to their end (all of them start their first trick
+together, so the 18 plays run as whole-batch steps of those games; forced plays
+(one legal card) are made without asking the policy). Rewards, deal summaries
+and episode ends of those plays are reported by the step that caused them, so
+one step of this view is one auction decision per game.
+"""
+
+import dataclasses
+
+import numpy as np
+
+from .core import StepResult, check_actions, check_choice
+from .ghost import PLAY, GhostDealSummary, GhostEuchre
+from .vector import VectorEnv
+
+REWARDS = ("points", "margin")
+
+
+def policy_name(policy):
+    """The name a policy is shown by in errors: its ``name`` attribute, else its class name."""
+    name = getattr(policy, "name", None)
+    return name if isinstance(name, str) else type(policy).__name__
+
+
+def margin(points):
+    """float32[N, 3]: each seat's points minus the mean of the other two seats' (points: [N, 3])."""
+    points = np.asarray(points, np.float32)
+    return points - (points.sum(axis=1, keepdims=True) - points) / 2
+
+
+class AuctionGame:
+    """A Ghost Hand engine whose decisions are the auction and trump ones only.
+
+    ``AuctionGame(card_play, episode="deal", reward="points", **rules)``:
+    card_play makes every card play (see the module docstring); episode as the
+    engine's ("deal" by default: an all-pass deal ends the episode with 0
+    points); reward "points" (each seat's deal points) or "margin" (a seat's
+    points minus the mean of the other two seats'); rules: :class:`GhostRules`.
+    It has the engine's interface (``init``, ``start_episodes``,
+    ``next_episodes``, ``legal_bits``, ``legal_mask``, ``observe``, ``step``),
+    so the adapters of the engine run on it unchanged. ``engine`` is the
+    wrapped ``GhostEuchre``; ``last_plays`` lists the card plays of the latest
+    step as (games int[M], seats int8[M], cards int64[M]) per play round.
+    """
+
+    def __init__(self, card_play, episode="deal", reward="points", **rules):
+        if not callable(getattr(card_play, "act", None)):
+            raise TypeError(
+                f"card_play must have a batched act(obs, mask) -> int[N] (an agents.Policy), "
+                f"got {card_play!r}"
+            )
+        check_choice("reward", reward, REWARDS)
+        self.engine = GhostEuchre(episode=episode, reward="points", **rules)
+        self.card_play = card_play
+        self.reward = reward
+        self.episode = episode
+        self.rules = self.engine.rules
+        self.num_players = self.engine.num_players
+        self.num_actions = self.engine.num_actions
+        self.obs_size = self.engine.obs_size
+        self.over_phase = self.engine.over_phase
+        self.last_plays = []
+
+    def init(self, keys, options=None):
+        """As the engine's ``init``: the first decision of a deal is always an auction one."""
+        return self.engine.init(keys, options)
+
+    def start_episodes(self, state, games, options=None):
+        self.engine.start_episodes(state, games, options)
+
+    def next_episodes(self, state, games):
+        self.engine.next_episodes(state, games)
+
+    def legal_bits(self, state):
+        return self.engine.legal_bits(state)
+
+    def legal_mask(self, state):
+        return self.engine.legal_mask(state)
+
+    def observe(self, state, seats):
+        return self.engine.observe(state, seats)
+
+    def step(self, state, actions, auto_reset=False):
+        """Apply one auction or trump action per game (int[N]), then play every deal it opened to its end.
+
+        Actions are not checked (adapters check them, as for the engine). The
+        card-play policy's actions are checked: a bad one raises ValueError
+        naming the policy, and ``state`` is left as it was before the call.
+        Returns a StepResult holding everything that happened in the call
+        (rewards summed, every deal that ended).
+        """
+        backup = state.copy()
+        try:
+            result = self.engine.step(state, actions, auto_reset)
+            playing = np.flatnonzero(state.phase == PLAY)
+            if len(playing):
+                result = _merge(result, self._play_out(state, playing, auto_reset))
+        except BaseException:
+            state.put(np.arange(state.num_games), backup)
+            raise
+        if self.reward == "margin":
+            result.rewards = margin(result.rewards)
+        return result
+
+    def _play_out(self, state, games, auto_reset):
+        """Play the deals of ``games`` (int[M], all in the play phase) to their end; their StepResult on N games."""
+        sub = state.take(games)
+        engine = self.engine
+        n = state.num_games
+        rewards = np.zeros((n, self.num_players), np.float32)
+        terminated = np.zeros(n, bool)
+        truncated = np.zeros(n, bool)
+        deals = []
+        self.last_plays = plays = []
+        alive = np.arange(len(games))  # rows of ``sub`` still playing
+        while len(alive):
+            bits = engine.legal_bits(sub)
+            player = sub.player.astype(np.int64)
+            if not (bits & (bits - np.uint64(1))).any():  # every play is forced: no policy call
+                actions = np.log2(bits.astype(np.float64)).astype(np.int64)
+            else:
+                actions = self._ask(sub, player)
+            rows = games[alive]
+            plays.append((rows, player.astype(np.int8), actions))
+            result = engine.step(sub, actions, auto_reset)
+            rewards[rows] += result.rewards
+            terminated[rows] |= result.terminated
+            truncated[rows] |= result.truncated
+            ended = result.deals
+            assert isinstance(ended, GhostDealSummary)
+            if len(ended.game):
+                deals.append(dataclasses.replace(ended, game=rows[ended.game]))
+            still = sub.phase == PLAY
+            if not still.all():
+                state.put(rows[~still], sub.take(~still))
+                sub, alive = sub.take(still), alive[still]
+        return StepResult(rewards, terminated, truncated, _concat(deals))
+
+    def _ask(self, sub, player):
+        """The card-play policy's actions for the games of ``sub``, checked (ValueError names the policy)."""
+        mask = self.engine.legal_mask(sub)
+        obs = self.engine.observe(sub, player)
+        chosen = self.card_play.act(obs, mask)
+        try:
+            return check_actions(chosen, mask)
+        except ValueError as error:
+            raise ValueError(
+                f"card-play policy {policy_name(self.card_play)!r} returned a bad action: {error}"
+            ) from None
+
+
+def _concat(deals):
+    """One deal summary holding every row of the summaries ``deals`` (a non-empty list)."""
+    if len(deals) == 1:
+        return deals[0]
+    return type(deals[0])(
+        **{
+            f.name: np.concatenate([getattr(d, f.name) for d in deals])
+            for f in dataclasses.fields(deals[0])
+        }
+    )
+
+
+def _merge(first, second):
+    """The StepResult of two consecutive parts of one step (rewards added, deals in order)."""
+    deals = [d for d in (first.deals, second.deals) if len(d.game)]
+    return StepResult(
+        first.rewards + second.rewards,
+        first.terminated | second.terminated,
+        first.truncated | second.truncated,
+        _concat(deals) if deals else first.deals,
+    )
+
+
+class GhostBiddingVec(VectorEnv):
+    """N Ghost Hand games seen from the auction: the vector API over :class:`AuctionGame`.
+
+    ``GhostBiddingVec(num_envs, card_play, seed=None, episode="deal", reward="points", **rules)``.
+    Same contract as ``GhostEuchreVec``: ``reset(seed, options) -> (obs
+    float32[N, 390], mask bool[N, 34], player int64[N])``; ``step(actions) ->
+    (obs, mask, player, rewards float32[N, 3] by absolute seat, done bool[N])``
+    with automatic resets, chosen deals, ``truncated`` and ``last_result.deals``
+    (every deal that ended in the step). Every decision returned is an auction
+    or trump one; the card play in between is made by ``card_play``. Same seed,
+    same cards as ``GhostEuchreVec``.
+    """
+
+    def __init__(self, num_envs, card_play, seed=None, episode="deal", reward="points", **rules):
+        super().__init__(AuctionGame(card_play, episode, reward, **rules), num_envs, seed)

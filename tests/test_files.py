@@ -1,0 +1,37 @@
+"""arena.files.write_atomic: whole-file replacement with the usual permissions."""
+
+import os
+import stat
+
+import pytest
+
+from arena.files import current_umask, write_atomic
+
+
+def test_write_atomic_text_and_binary_with_usual_permissions(tmp_path):
+    old = os.umask(0o027)
+    try:
+        assert current_umask() == 0o027
+        target = tmp_path / "new" / "dir" / "out.txt"
+        assert write_atomic(target, lambda f: f.write("héllo\n")) == target
+        assert target.read_text(encoding="utf-8") == "héllo\n"
+        assert stat.S_IMODE(target.stat().st_mode) == 0o640
+        write_atomic(target, lambda f: f.write(b"\x00\x01"), binary=True)
+        assert target.read_bytes() == b"\x00\x01"
+    finally:
+        os.umask(old)
+    assert [p.name for p in target.parent.iterdir()] == ["out.txt"]
+
+
+def test_write_atomic_failure_keeps_the_old_file_and_no_temporary(tmp_path):
+    target = tmp_path / "keep.txt"
+    target.write_text("old")
+
+    def broken(handle):
+        handle.write("half")
+        raise RuntimeError("disk on fire")
+
+    with pytest.raises(RuntimeError, match="disk on fire"):
+        write_atomic(target, broken)
+    assert target.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["keep.txt"]
