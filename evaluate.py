@@ -22,6 +22,7 @@ import sys
 
 from agents.human import HumanQuit
 from agents.specs import parse_value, split_spec
+from arena.files import check_writable
 from arena.match import EPISODES, VARIANTS, play_interactive, run_match
 from arena.report import match_table, write_csv, write_json, write_plot
 
@@ -75,12 +76,25 @@ def _parse_rules(items):
 
 def main(argv=None):
     args = parse_args(argv)
+    requested = (
+        ("--json", args.json, write_json),
+        ("--csv", args.csv, write_csv),
+        ("--plot", args.plot, write_plot),
+    )
+    outputs = [(flag, path, write) for flag, path, write in requested if path]
     try:
         rules = _parse_rules(args.rule)
+        for flag, path, _ in outputs:  # before playing, so a bad path loses no results
+            check_writable(path, flag)
         if any(split_spec(spec)[0] == "human" for spec in args.players):
             try:
                 play_interactive(
-                    args.players, args.variant, args.games or 1, args.seed, args.episode, rules
+                    args.players,
+                    args.variant,
+                    1 if args.games is None else args.games,
+                    args.seed,
+                    args.episode,
+                    rules,
                 )
             except HumanQuit:
                 print("\nGame abandoned.")
@@ -88,7 +102,7 @@ def main(argv=None):
         result = run_match(
             args.players,
             args.variant,
-            args.games or 300,
+            300 if args.games is None else args.games,
             args.seed,
             args.episode,
             rules,
@@ -99,10 +113,9 @@ def main(argv=None):
         print(f"evaluate.py: error: {error}", file=sys.stderr)
         return 2
     print(match_table(result))
-    for path, write in ((args.json, write_json), (args.csv, write_csv), (args.plot, write_plot)):
-        if path:
-            write(result, path)
-            print(f"wrote {path}")
+    for _, path, write in outputs:
+        write(result, path)
+        print(f"wrote {path}")
     return 0
 
 

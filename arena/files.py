@@ -22,6 +22,36 @@ def current_umask():
     return mask
 
 
+def check_writable(path, what="file"):
+    """Raise ValueError (one line naming ``what`` and ``path``) unless :func:`write_atomic` could write it now.
+
+    Checks without changing anything lasting: ``path`` must not be a directory,
+    and its nearest existing ancestor must be a directory where a file can be
+    created (probed with a temporary file, removed at once; missing directories
+    below it would be created by the write). For checking output paths before
+    long work, so that the work is not lost to a bad path.
+    """
+    target = os.path.abspath(os.fspath(path))
+    if os.path.isdir(target):
+        raise ValueError(f"cannot write {what} {os.fspath(path)!r}: it is a directory")
+    ancestor = os.path.dirname(target)
+    while not os.path.exists(ancestor):
+        ancestor = os.path.dirname(ancestor)
+    if not os.path.isdir(ancestor):
+        raise ValueError(
+            f"cannot write {what} {os.fspath(path)!r}: {ancestor!r} is not a directory"
+        )
+    try:
+        fd, probe = tempfile.mkstemp(dir=ancestor, prefix=".tmp-probe-")
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise ValueError(
+            f"cannot write {what} {os.fspath(path)!r}: {reason} ({ancestor!r})"
+        ) from None
+    os.close(fd)
+    os.unlink(probe)
+
+
 def write_atomic(path, write, binary=False):
     """Replace ``path`` all at once with what ``write(handle)`` writes.
 

@@ -120,7 +120,7 @@ def _deal_stats(variant, deals, seat_player):
     if variant == "ghost":
         declarer = np.where(deals.thrown_in, -1, deals.declarer).astype(np.int64)
         taken = deals.tricks[rows, np.maximum(declarer, 0)]
-        made = (declarer >= 0) & (taken >= np.minimum(deals.bid, 6))
+        made = (declarer >= 0) & (taken >= deals.bid)  # bid 6 = moon: all six tricks
         return players, deals.points, declarer, made, deals.bid == 6, deals.swapper.astype(np.int64)
     declarer = np.where(deals.thrown_in, -1, deals.maker).astype(np.int64)
     team_tricks = (
@@ -198,6 +198,13 @@ class MatchResult:
         return json.dumps(self.to_dict(), indent=2)
 
 
+def _check_player_count(players, game, variant):
+    if len(players) != game.num_players:
+        raise ValueError(
+            f"{variant} needs {game.num_players} players (one per seat), got {len(players)}"
+        )
+
+
 def _player_seed(seed, index):
     """The seed of player ``index``'s policy, derived from the match seed."""
     return int(
@@ -266,10 +273,7 @@ def run_match(
     """
     check_int("seed", seed, 0)
     game = make_game(variant, episode, rules)
-    if len(players) != game.num_players:
-        raise ValueError(
-            f"{variant} needs {game.num_players} players (one per seat), got {len(players)}"
-        )
+    _check_player_count(players, game, variant)
     policies, names, specs = build_players(players, game, seed)
     sequence, seat_player = seatings(variant, games)
     num_seatings = len(sequence) // (int(sequence[-1]) + 1)
@@ -414,11 +418,10 @@ def play_interactive(
     For matches with a ``human`` player: no duplicate seating. Returns the final
     scores of each game (list of lists, by seat).
     """
+    check_int("games", games, 1)
+    check_int("seed", seed, 0)
     game = make_game(variant, episode, rules)
-    if len(players) != game.num_players:
-        raise ValueError(
-            f"{variant} needs {game.num_players} players (one per seat), got {len(players)}"
-        )
+    _check_player_count(players, game, variant)
     policies, names, _ = build_players(players, game, seed)
     results = []
     for number, key in enumerate(dealing.stream_keys(seed, games)):

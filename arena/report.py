@@ -110,25 +110,42 @@ def write_csv(result, path):
     write_atomic(path, write)
 
 
+def short_label(name, width=40):
+    """``name`` cut to at most ``width`` characters with a middle ellipsis (keeps a path's file name)."""
+    if len(name) <= width:
+        return name
+    tail = (width - 1) // 2
+    return name[: width - 1 - tail] + "…" + name[-tail:]
+
+
 def write_plot(result, path):
-    """A PNG bar chart of the win rates with their 95% intervals and the fair share."""
+    """A PNG of the win rates with their 95% intervals and the fair share.
+
+    One horizontal bar per player, named on the y axis (so long specs such as a
+    checkpoint path never overlap; names beyond 40 characters are shortened in
+    the middle), first player on top.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
 
-    names = [p["name"] for p in result.players]
+    names = [short_label(p["name"]) for p in result.players]
     rates = np.array([p["win_rate"] for p in result.players])
     ci = np.array([p["win_rate_ci95"] for p in result.players])
-    figure = Figure(figsize=(1.6 + 1.3 * len(names), 4))
+    figure = Figure(figsize=(7, 1.4 + 0.5 * len(names)))
     axes = figure.add_subplot()
     errors = np.maximum(0.0, [rates - ci[:, 0], ci[:, 1] - rates])
-    axes.bar(names, rates, yerr=errors, capsize=6, color="tab:blue")
+    rows = np.arange(len(names))
+    axes.barh(rows, rates, xerr=errors, capsize=5, color="tab:blue")
+    axes.set_yticks(rows, names)
+    axes.invert_yaxis()
     fair = 0.5 if result.variant == "classic" else 1 / len(names)
-    axes.axhline(fair, color="gray", linestyle="--", label=f"fair share {fair:.0%}")
-    axes.set_ylim(0, 1)
-    axes.set_ylabel("win rate (95% CI)")
+    axes.axvline(fair, color="gray", linestyle="--", label=f"fair share {fair:.0%}")
+    axes.set_xlim(0, 1)
+    axes.set_xlabel("win rate (95% CI)")
     axes.set_title(f"{result.variant}: {len(result.sequence)} duplicate games, seed {result.seed}")
-    axes.legend(loc="best")
+    axes.legend(loc="lower right")
     figure.tight_layout()
     write_atomic(path, lambda f: figure.savefig(f, format="png", dpi=100), binary=True)
+    return figure

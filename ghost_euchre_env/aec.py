@@ -10,7 +10,8 @@ docstring documents the env.
 
 import math
 import warnings
-from typing import ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
@@ -19,7 +20,6 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import dealing
-from .cards import SUIT_LETTERS
 from .core import BatchedGame, EpisodeState
 
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
@@ -63,8 +63,13 @@ class EuchreAEC(AECEnv):
       ``score_bounds(rules) -> (low, high)``: the bounds of those columns (every
       other column lies in [0, 1]);
     - ``render_table(game, game_state, g, names) -> str``;
-    - ``deal_details(deals) -> dict``: the variant's fields of the one finished
-      deal of a batch-of-one deal summary (``agent_or_none`` helps).
+    - ``no_deal``: the ``"last_deal"`` info while no deal of the episode has ended;
+    - ``deal_details(deals) -> dict``: the variant's own fields of the one
+      finished deal of a batch-of-one deal summary (``deal_info`` adds the
+      shared ones), with the same keys, shapes and dtypes as in ``no_deal``.
+
+    Infos are fixed-shape numbers (module docstrings: Infos), so libraries that
+    stack them into arrays (Tianshou's replay buffer) take them as they are.
     """
 
     metadata = {  # noqa: RUF012 (an instance attribute in the base)
@@ -72,10 +77,11 @@ class EuchreAEC(AECEnv):
         "is_parallelizable": False,
         "render_fps": 1,
     }
-    engine: ClassVar[type[BatchedGame]] = BatchedGame
+    engine: Callable[..., Any] = BatchedGame  # called with (episode=, reward=, **rules)
     agent_names: ClassVar[tuple[str, ...]] = ()
     phase_names: ClassVar[tuple[str, ...]] = ()
     scores_field: ClassVar[tuple[int, int]] = (0, 0)
+    no_deal: ClassVar[dict]
 
     @staticmethod
     def action_name(action):
@@ -87,6 +93,10 @@ class EuchreAEC(AECEnv):
 
     @staticmethod
     def render_table(game, game_state, g, names):
+        raise NotImplementedError
+
+    @staticmethod
+    def deal_details(deals):
         raise NotImplementedError
 
     @classmethod
@@ -153,7 +163,7 @@ class EuchreAEC(AECEnv):
         )  # int8[A] legal actions of the agent on move (zeros when none)
         self._on_move = None  # seat on move, None once the episode is over
         self._obs_cache = [None] * len(agents)  # float32[D] per seat, for the current step
-        self._last_deal = None
+        self._last_deal = dict(self.no_deal)
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -170,25 +180,17 @@ class EuchreAEC(AECEnv):
         return low, high
 
     def deal_info(self, deals, deal_number):
-        """The one finished deal in a batch-of-one deal summary, as a readable dict."""
-        trump = int(deals.trump[0])
+        """The one finished deal in a batch-of-one deal summary, as a dict of numbers (as ``no_deal``)."""
         return {
             "deal": deal_number,
             "thrown_in": bool(deals.thrown_in[0]),
-            "dealer": self.agent_names[int(deals.dealer[0])],
-            "trump": SUIT_LETTERS[trump] if trump >= 0 else None,
+            "dealer": int(deals.dealer[0]),
+            "trump": int(deals.trump[0]),
             **self.deal_details(deals),
             "tricks": tuple(deals.tricks[0].tolist()),
             "points": tuple(deals.points[0].tolist()),
             "scores": tuple(deals.scores[0].tolist()),
         }
-
-    def deal_details(self, deals):
-        raise NotImplementedError
-
-    def agent_or_none(self, seat):
-        """The agent name of ``seat`` (an int), or None for no seat (-1)."""
-        return self.agent_names[seat] if seat >= 0 else None
 
     # ---------------------------------------------------------------- episodes
     def reset(self, seed=None, options=None):
@@ -216,7 +218,7 @@ class EuchreAEC(AECEnv):
         self._cumulative_rewards = dict.fromkeys(agents, 0.0)
         self.terminations = dict.fromkeys(agents, False)
         self.truncations = dict.fromkeys(agents, False)
-        self._last_deal = None
+        self._last_deal = dict(self.no_deal)
         self._new_turn()
         if self.render_mode == "human":
             self.render()
@@ -233,9 +235,10 @@ class EuchreAEC(AECEnv):
                 legal = ", ".join(
                     f"{a} ({self.action_name(a)})" for a in np.flatnonzero(self._mask)
                 )
+                phase = self.phase_names[self.infos[agent]["phase"]]
                 raise ValueError(
                     f"{agent}: action {action} ({self.action_name(action)}) is not legal in the "
-                    f"{self.infos[agent]['phase']} phase; legal actions are {legal}"
+                    f"{phase} phase; legal actions are {legal}"
                 )
             self._terminate_illegal(agent, action)
             return
@@ -287,9 +290,8 @@ class EuchreAEC(AECEnv):
         self.infos = {
             a: {
                 "phase": phase,
-                "legal_actions": [],
                 "last_deal": self._last_deal,
-                "illegal_action": (agent, action),
+                "illegal_action": action if a == agent else -1,
             }
             for a in agents
         }
@@ -301,26 +303,19 @@ class EuchreAEC(AECEnv):
         assert game_state is not None
         agents = self.agent_names
         self._obs_cache = [None] * len(agents)
-        phase = self.phase_names[game_state.phase[0]]
+        phase = int(game_state.phase[0])
         player = int(game_state.player[0])
         if player < 0:  # the episode is over; agent_selection stays on the last agent to act
             self._on_move = None
             self._mask = self._no_actions
-            legal = []
         else:
             self._on_move = player
-            mask = self.game.legal_mask(game_state)[0]
-            self._mask = mask.view(np.int8)
-            legal = mask.nonzero()[0].tolist()
+            self._mask = self.game.legal_mask(game_state)[0].view(np.int8)
             self.agent_selection = agents[player]
         last_deal = self._last_deal
         self.infos = {
-            agent: {
-                "phase": phase,
-                "legal_actions": legal if seat == player else [],
-                "last_deal": last_deal,
-            }
-            for seat, agent in enumerate(agents)
+            agent: {"phase": phase, "last_deal": last_deal, "illegal_action": -1}
+            for agent in agents
         }
 
     # ------------------------------------------------------------- observation

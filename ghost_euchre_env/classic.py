@@ -361,7 +361,7 @@ _SITTING_OUT_FLAGS = one_hot_bits(
 _TRUMP_PHASE_FLAGS = one_hot_bits(one_hot_table([4, 5]), OBS_OFFSETS["trump"][0] - _FLAGS_SPLIT)
 
 
-class ClassicEuchre(BatchedGame[ClassicState, ClassicDealSummary]):
+class ClassicEuchre(BatchedGame[ClassicRules, ClassicState, ClassicDealSummary]):
     """The rules of classic 4-player Euchre over batches of games.
 
     ``ClassicEuchre(episode="game", reward="points", **rules)``: episode "game"

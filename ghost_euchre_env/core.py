@@ -12,7 +12,7 @@ once.
 
 import dataclasses
 import functools
-from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
@@ -23,6 +23,8 @@ EPISODES = ("game", "deal")  # episode="game": play to target_score; "deal": one
 REWARDS = ("points", "win")  # reward="points": deal points as scored; "win": +1 / loss at game end
 NO_SEAT = -1
 FLAG_BLOCK = np.uint64(ALL_CARDS)  # the low 24 bits: one observation block of flags
+
+StateSelf = TypeVar("StateSelf", bound="BatchState")
 
 
 def column(dtype, *shape, fill=0, per_deal=False):
@@ -74,11 +76,11 @@ class BatchState:
     def num_games(self):
         return len(self.player)  # every state has a ``player`` field: int8[N]
 
-    def copy(self):
+    def copy(self: StateSelf) -> StateSelf:
         """A deep copy (no array shared with this state)."""
         return self.take(slice(None))
 
-    def take(self, index):
+    def take(self: StateSelf, index) -> StateSelf:
         """A new state holding the games ``index`` (int[M], bool[N] or a slice), copied."""
         return type(self)(
             **{f.name: getattr(self, f.name)[index].copy() for f in dataclasses.fields(self)}
@@ -214,8 +216,13 @@ class Rules:
     MINIMUMS: ClassVar[dict[str, int]] = {"target_score": 1, "max_deals": 1}
     CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {}
 
+    if TYPE_CHECKING:  # every variant has these two options; ``@dataclass`` makes the fields
+        __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
+        target_score: int
+        max_deals: int
+
     def __post_init__(self):
-        for f in dataclasses.fields(self):  # pyright: ignore[reportArgumentType]
+        for f in dataclasses.fields(self):
             value = getattr(self, f.name)
             if f.type is bool:
                 if not isinstance(value, (bool, np.bool_)):
@@ -244,6 +251,7 @@ class DealSummary:
     scores: np.ndarray
 
 
+RulesT = TypeVar("RulesT", bound=Rules)
 StateT = TypeVar("StateT", bound=EpisodeState)
 SummaryT = TypeVar("SummaryT", bound=DealSummary)
 
@@ -263,7 +271,7 @@ class StepResult(Generic[SummaryT]):
     deals: SummaryT
 
 
-class BatchedGame(Generic[StateT, SummaryT]):
+class BatchedGame(Generic[RulesT, StateT, SummaryT]):
     """The engine skeleton: options, episodes, deals, steps, scoring and game ends.
 
     ``Engine(episode="game", reward="points", **rules)``: episode "game" (deals
@@ -298,7 +306,7 @@ class BatchedGame(Generic[StateT, SummaryT]):
     obs_size = 0
     over_phase = -1
     loss_reward = -1.0
-    rules_type: ClassVar[type] = Rules
+    rules_type: type[RulesT]
     state_type: type[StateT]
     summary_type: type[SummaryT]
     score_column: ClassVar[np.ndarray] = np.zeros(0, np.intp)

@@ -330,7 +330,7 @@ def _next_seat(seat):
     return seat + 1 - NUM_PLAYERS * (seat == NUM_PLAYERS - 1)
 
 
-class GhostEuchre(BatchedGame[GhostState, GhostDealSummary]):
+class GhostEuchre(BatchedGame[GhostRules, GhostState, GhostDealSummary]):
     """The rules of Ghost Hand Euchre over batches of games.
 
     ``GhostEuchre(episode="game", reward="points", **rules)``: episode "game"

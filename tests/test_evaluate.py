@@ -3,9 +3,12 @@
 import csv
 import itertools
 import json
+import os
+import stat
 
 import numpy as np
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 import evaluate
 from agents.base import Policy
@@ -281,3 +284,66 @@ def test_human_game_at_the_terminal_survives_garbage_and_end_of_input(monkeypatc
     monkeypatch.setattr("builtins.input", end_of_input)
     assert evaluate.main(["heuristic", "human", "heuristic"]) == 0
     assert "Game abandoned." in capsys.readouterr().out
+
+
+def test_games_below_one_is_an_error_in_both_modes(monkeypatch, capsys):
+    def no_input(prompt=""):
+        raise AssertionError("a game was started")
+
+    monkeypatch.setattr("builtins.input", no_input)
+    for argv in (["random"] * 3, ["human", "heuristic", "heuristic"]):
+        for games in ("0", "-6"):
+            assert evaluate.main([*argv, "--games", games, "--quiet"]) == 2
+            error = capsys.readouterr().err.strip()
+            assert error.startswith("evaluate.py: error:") and "games" in error
+            assert games in error and "\n" not in error
+
+
+def test_unwritable_output_paths_fail_before_the_match(tmp_path, monkeypatch, capsys):
+    def no_match(*args, **kwargs):
+        raise AssertionError("the match was played")
+
+    monkeypatch.setattr(evaluate, "run_match", no_match)
+    a_file = tmp_path / "file.txt"
+    a_file.write_text("x")
+    for flag, path in (
+        ("--json", a_file / "out.json"),  # below a regular file
+        ("--csv", tmp_path),  # a directory
+        ("--plot", a_file / "deeper" / "out.png"),
+    ):
+        assert evaluate.main(["random"] * 3 + ["--quiet", flag, str(path)]) == 2
+        error = capsys.readouterr().err.strip()
+        assert (
+            error.startswith(f"evaluate.py: error: cannot write {flag} {str(path)!r}")
+            and "\n" not in error
+        )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file.txt"]  # nothing created
+
+
+def test_output_files_have_the_usual_permissions(tmp_path):
+    old = os.umask(0o022)
+    try:
+        paths = [tmp_path / name for name in ("m.json", "m.csv", "m.png")]
+        argv = ["heuristic", "random", "random", "--games", "6", "--quiet"]
+        for flag, path in zip(("--json", "--csv", "--plot"), paths, strict=True):
+            argv += [flag, str(path)]
+        assert evaluate.main(argv) == 0
+    finally:
+        os.umask(old)
+    assert [stat.S_IMODE(p.stat().st_mode) for p in paths] == [0o644] * 3
+
+
+def test_plot_names_long_specs_without_overlap(tmp_path):
+    result = run_match(["heuristic", "random", "random"], games=6, seed=0)
+    long_names = ["ppo:runs/a_long_experiment_name__1__20260101/checkpoints/best.pt", "p", "x" * 90]
+    for player, name in zip(result.players, long_names, strict=True):
+        player["name"] = name
+    figure = report.write_plot(result, tmp_path / "long.png")
+    renderer = FigureCanvasAgg(figure).get_renderer()
+    page = figure.bbox
+    labels = [t for t in figure.axes[0].get_yticklabels() if t.get_text()]
+    assert [t.get_text() for t in labels][1] == "p" and len(labels[2].get_text()) == 40
+    boxes = [t.get_window_extent(renderer) for t in labels]
+    for i, box in enumerate(boxes):
+        assert page.x0 <= box.x0 and box.x1 <= page.x1 and page.y0 <= box.y0 and box.y1 <= page.y1
+        assert not any(box.overlaps(other) for other in boxes[i + 1 :])

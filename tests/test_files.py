@@ -5,7 +5,7 @@ import stat
 
 import pytest
 
-from arena.files import current_umask, write_atomic
+from arena.files import check_writable, current_umask, write_atomic
 
 
 def test_write_atomic_text_and_binary_with_usual_permissions(tmp_path):
@@ -35,3 +35,15 @@ def test_write_atomic_failure_keeps_the_old_file_and_no_temporary(tmp_path):
         write_atomic(target, broken)
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["keep.txt"]
+
+
+def test_check_writable_names_the_problem_and_creates_nothing(tmp_path):
+    a_file = tmp_path / "file.txt"
+    a_file.write_text("x")
+    check_writable(tmp_path / "missing" / "dirs" / "out.json")  # would be created by the write
+    check_writable(a_file)  # an existing file is replaced
+    with pytest.raises(ValueError, match=r"cannot write --csv '.*': it is a directory"):
+        check_writable(tmp_path, "--csv")
+    with pytest.raises(ValueError, match=r"file\.txt' is not a directory"):
+        check_writable(a_file / "x" / "out.json")
+    assert [p.name for p in tmp_path.iterdir()] == ["file.txt"]
