@@ -165,6 +165,12 @@ class EuchreAEC(AECEnv):
         self._obs_cache = [None] * len(agents)  # float32[D] per seat, for the current step
         self._last_deal = dict(self.no_deal)
 
+    def _state(self) -> EpisodeState:
+        """``game_state``; RuntimeError before the first ``reset()``."""
+        if self.game_state is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self.game_state
+
     def observation_space(self, agent):
         return self.observation_spaces[agent]
 
@@ -243,8 +249,7 @@ class EuchreAEC(AECEnv):
             self._terminate_illegal(agent, action)
             return
         self._cumulative_rewards[agent] = 0.0
-        game_state = self.game_state
-        assert game_state is not None  # set by reset(), which the order-enforcing wrapper requires
+        game_state = self._state()
         deal_number = int(game_state.deal_number[0])
         self._action[0] = action
         result = self.game.step(game_state, self._action)
@@ -299,8 +304,7 @@ class EuchreAEC(AECEnv):
 
     def _new_turn(self):
         """Read whose turn it is, their legal actions (one engine call) and the phase from the engine."""
-        game_state = self.game_state
-        assert game_state is not None
+        game_state = self._state()
         agents = self.agent_names
         self._obs_cache = [None] * len(agents)
         phase = int(game_state.phase[0])
@@ -328,16 +332,16 @@ class EuchreAEC(AECEnv):
             ) from None
         obs = self._obs_cache[seat]
         if obs is None:
-            obs = self._obs_cache[seat] = self.game.observe(
-                self.game_state, self._seat_index[seat]
-            )[0]
+            obs = self._obs_cache[seat] = self.game.observe(self._state(), self._seat_index[seat])[
+                0
+            ]
         mask = self._mask if seat == self._on_move else self._no_actions
         return {"observation": obs.copy(), "action_mask": mask.copy()}
 
     def render(self):
         return render_as(
             self.render_mode,
-            lambda: self.render_table(self.game, self.game_state, 0, self.agent_names),
+            lambda: self.render_table(self.game, self._state(), 0, self.agent_names),
         )
 
     def close(self):
