@@ -70,7 +70,9 @@ import torch
 import yaml
 
 from agents import make_policy
+from agents.composite import CompositePolicy
 from agents.ppo import (
+    LEARN_MODES,
     ActorCritic,
     PPOPolicy,
     mask_logits,
@@ -80,12 +82,20 @@ from agents.ppo import (
     sample_actions,
 )
 from arena.files import write_atomic
-from ghost_euchre_env import ClassicEuchreVec, GhostEuchreVec, classic, ghost
-from ghost_euchre_env.ghost import BID_3, MOON, MOON_LEVEL, PASS, SWAP
+from ghost_euchre_env import (
+    ClassicEuchre,
+    ClassicEuchreVec,
+    GhostBiddingVec,
+    GhostEuchre,
+    GhostEuchreVec,
+    classic,
+)
+from ghost_euchre_env.ghost import BID_3, MOON, MOON_LEVEL, NUM_CARDS, PASS, SWAP
+from ghost_euchre_env.vector import VectorEnv
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-VARIANTS = {"ghost": GhostEuchreVec, "classic": ClassicEuchreVec}  # config.variant -> vector env
-PLAY_PHASE = {"ghost": ghost.PLAY, "classic": classic.PLAY}  # the engine's card-play phase
+# config.variant -> (engine, vector env)
+VARIANTS = {"ghost": (GhostEuchre, GhostEuchreVec), "classic": (ClassicEuchre, ClassicEuchreVec)}
 DEFAULT_CONFIG = os.path.join(HERE, "configs", "default.yaml")
 CHECKPOINT_FORMAT = "ghost-euchre-train-v1"
 CHECKPOINT_KEYS = (  # what save_checkpoint writes and restore reads
@@ -123,6 +133,14 @@ class TrainConfig:
     """factor applied to the rewards"""
     rules: dict = dataclasses.field(default_factory=dict)
     """rules options passed to the engine, e.g. {auction: open}; empty = RULES.md defaults"""
+    learn: str = "all"
+    """the decisions the network makes: 'all'; 'auction' (the auction and trump decisions: games run in the auction
+    view GhostBiddingVec, every card play made inside it by card_play); 'play' (the card play: the learner's auction
+    and trump decisions are made by bidding)"""
+    card_play: str = "heuristic"
+    """policy spec that plays every card when learn='auction' (any spec: heuristic, pimc, ppo:PATH, a user class)"""
+    bidding: str = "heuristic"
+    """policy spec that makes the learner's auction and trump decisions when learn='play'"""
 
     # self-play opponents
     opponent_share: float = 0.5
@@ -201,6 +219,9 @@ class TrainConfig:
 
         check("variant", self.variant in VARIANTS, "'ghost' or 'classic'")
         check("episode", self.episode in ("game", "deal"), "'game' or 'deal'")
+        check("learn", self.learn in LEARN_MODES, "'all', 'auction' or 'play'")
+        if self.variant == "classic" and self.learn != "all":
+            raise ValueError(f"learn={self.learn!r} needs variant='ghost' (classic learns 'all')")
         check("reward", self.reward in ("margin", "points", "win"), "'margin', 'points' or 'win'")
         if self.reward == "win" and self.episode != "game":
             raise ValueError("reward='win' needs episode='game' (a single deal has no winner)")
@@ -250,7 +271,7 @@ class TrainConfig:
             "name", os.sep not in self.name and self.name not in (".", ".."), "a plain folder name"
         )
         try:  # the engine checks its own rules options
-            VARIANTS[self.variant](1, **self.rules)
+            VARIANTS[self.variant][0](**self.rules)
         except ValueError as error:
             raise ValueError(f"rules: {error}") from None
 
@@ -352,15 +373,9 @@ def read_yaml(path):
 
 
 RESUME_FIXED = (
-    "variant",
-    "num_envs",
-    "episode",
-    "reward",
-    "rules",
-    "pool_size",
-    "hidden_sizes",
-    "activation",
-)
+    "variant", "num_envs", "episode", "reward", "rules", "learn", "card_play", "bidding", "pool_size",
+    "hidden_sizes", "activation",
+)  # fmt: skip
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -462,7 +477,8 @@ def read_checkpoint(path):
 
 
 # ----------------------------------------------------------------------------- rollout pieces
-LEARNER = 0  # seat role; 1..pool_size = snapshot slot + 1; pool_size + 1 = heuristic
+LEARNER = 0  # seat role; 1..pool_size = snapshot slot + 1; pool_size + 1 = heuristic; pool_size + 2 = partner
+PLAY_CARDS = slice(0, NUM_CARDS)  # action ids of the play phase
 
 
 def assign_roles(roles, games, config, pool_filled, rng):
@@ -494,8 +510,21 @@ def margin_rewards(rewards, variant):
     return rewards - (rewards.sum(axis=1, keepdims=True) - rewards) / 2
 
 
+def before_card_play(run, mask):
+    """bool[N]: the decision every game waits for comes before the card play (what the warm-up teaches).
+
+    ghost: the auction and trump (cards are legal only in card play); classic:
+    ordering up, naming trump, the dealer's discard and going alone.
+    """
+    if run.config.variant == "classic":
+        return run.venv.state.phase != classic.PLAY
+    return ~mask[:, PLAY_CARDS].any(axis=1)
+
+
 class DealStats:
     """Ghost Hand counts over the deals that ended, seen from the learner's seats (for TensorBoard)."""
+
+    LEVELS = ((3, "3"), (4, "4"), (5, "5"), (MOON_LEVEL, "moon"))
 
     def __init__(self):
         self.counts = dict.fromkeys(
@@ -506,10 +535,13 @@ class DealStats:
                 "moons",
                 "swaps",
                 "points",
+                "contract_points",
                 "deals",
                 "thrown_in",
                 "seat_games",
                 "games_won",
+                *(f"declared_{name}" for _, name in self.LEVELS),
+                *(f"made_{name}" for _, name in self.LEVELS),
             ),
             0,
         )
@@ -530,6 +562,13 @@ class DealStats:
         c["moons"] += int((declarer & moon[:, None]).sum())
         c["swaps"] += int((learner & (deals.swapper[:, None] == seats)).sum())
         c["points"] += int(deals.points[learner].sum())
+        c["contract_points"] += int(deals.points[declarer].sum())
+        made = (declarer & (deals.tricks >= deals.bid[:, None])).any(axis=1)
+        declared = declarer.any(axis=1)
+        for level, name in self.LEVELS:
+            at_level = declared & (deals.bid == level)
+            c[f"declared_{name}"] += int(at_level.sum())
+            c[f"made_{name}"] += int((at_level & made).sum())
 
     def add_game_ends(self, deals, roles, finished):
         """finished: bool[N] games that ended by the rules this step (not truncated)."""
@@ -548,6 +587,13 @@ class DealStats:
             "euchre/moon_rate": ratio("moons", "seat_deals"),
             "euchre/swap_rate": ratio("swaps", "seat_deals"),
             "euchre/points_per_deal": ratio("points", "seat_deals"),
+            "euchre/points_per_contract": ratio("contract_points", "declared"),
+            **{
+                f"euchre/bid_rate_{n}": ratio(f"declared_{n}", "seat_deals") for _, n in self.LEVELS
+            },
+            **{
+                f"euchre/make_rate_{n}": ratio(f"made_{n}", f"declared_{n}") for _, n in self.LEVELS
+            },
             "euchre/thrown_in_rate": ratio("thrown_in", "deals"),
             "charts/learner_game_win_rate": ratio("games_won", "seat_games"),
         }
@@ -627,12 +673,18 @@ class ClassicDealStats:
 DEAL_STATS = {"ghost": DealStats, "classic": ClassicDealStats}
 
 
-def act_opponents(actions, roles_now, obs, mask, pool, heuristic, config, generator):
-    """Fill ``actions`` for the games whose acting seat is an opponent (roles_now int[N] != LEARNER)."""
+def act_opponents(actions, roles_now, obs, mask, pool, heuristic, config, generator, partner=None):
+    """Fill ``actions`` for the games whose acting seat is not the network (roles_now int[N] != LEARNER).
+
+    Role pool_size + 2 is the learner's seat when ``partner`` (the ``bidding``
+    policy of learn='play') makes its decision.
+    """
     for role in np.unique(roles_now[roles_now != LEARNER]):
         games = np.flatnonzero(roles_now == role)
-        if role == config.pool_size + 1:
-            actions[games] = heuristic.act(obs[games], mask[games])
+        if role >= config.pool_size + 1:
+            policy = heuristic if role == config.pool_size + 1 else partner
+            assert policy is not None  # a role is drawn only for a policy that exists
+            actions[games] = policy.act(obs[games], mask[games])
             continue
         mask_t = torch.from_numpy(mask[games])
         logits, _ = pool[role - 1](torch.from_numpy(obs[games]))
@@ -726,19 +778,32 @@ class RolloutBuffer:
         return advantages, advantages + values
 
 
-def evaluate_policy(model, game, opponent, games, config):
-    """evaluate.run_match of the greedy network against two ``opponent`` seats on duplicate deals.
+def evaluation_players(model, game, opponent, config):
+    """The greedy network as a full player and two ``opponent`` seats (spec), as ``learn`` says.
 
-    Classic: the network's team (two seats) against a team of two ``opponent`` seats.
+    learn='auction': the network bids and every seat's card play is ``card_play``
+    (a bidding match); learn='play': ``bidding`` bids for the network. Classic:
+    the network's team (seats 0 and 2) against a team of two ``opponent`` seats.
     """
+    policy = PPOPolicy(game, model, seed=config.eval_seed, name="ppo")
+    if config.learn == "auction":
+        card_play = make_policy(config.card_play, game, seed=config.eval_seed)
+        opponent = f"composite[{opponent} | {config.card_play}]"
+        return [CompositePolicy(game, policy, card_play, name="ppo"), opponent, opponent]
+    if config.learn == "play":
+        bidding = make_policy(config.bidding, game, seed=config.eval_seed)
+        return [CompositePolicy(game, bidding, policy, name="ppo"), opponent, opponent]
+    if config.variant == "classic":
+        return [policy, opponent, policy, opponent]
+    return [policy, opponent, opponent]
+
+
+def evaluate_policy(model, game, opponent, games, config):
+    """evaluate.run_match of the greedy network against two ``opponent`` seats on duplicate deals."""
     import evaluate  # lazily: evaluation is optional and has its own dependencies
 
-    policy = PPOPolicy(game, model, seed=config.eval_seed, name="ppo")
-    players = [policy, opponent, opponent]
-    if config.variant == "classic":
-        players = [policy, opponent, policy, opponent]
     result = evaluate.run_match(
-        players,
+        evaluation_players(model, game, opponent, config),
         variant=config.variant,
         games=games,
         seed=config.eval_seed,
@@ -754,7 +819,8 @@ class Run:
     """Everything one update hands to the next, and what a checkpoint saves."""
 
     config: TrainConfig
-    venv: GhostEuchreVec | ClassicEuchreVec
+    venv: VectorEnv
+    """GhostEuchreVec (ClassicEuchreVec for variant='classic'), or GhostBiddingVec for learn='auction'"""
     model: ActorCritic
     optimizer: torch.optim.Optimizer
     pool: list
@@ -764,7 +830,7 @@ class Run:
     heuristic: typing.Any
     """the heuristic Policy (opponent and warm-up teacher), or None when neither is used"""
     roles: np.ndarray
-    """int8[N, S]: the role of each seat in each game's current episode (LEARNER, slot + 1, HEURISTIC)"""
+    """int8[N, 3]: the role of each seat in each game's current episode (LEARNER, slot + 1, HEURISTIC)"""
     obs: np.ndarray
     mask: np.ndarray
     player: np.ndarray
@@ -779,9 +845,20 @@ class Run:
     learner_step: int = 0
     """decisions made by the learner so far"""
 
+    partner: typing.Any = None
+    """learn='auction': the card_play Policy (inside the env); learn='play': the bidding Policy; else None"""
+    deals: int = 0
+    """deals played so far (redeals included)"""
+
     @property
     def game(self):
+        """the env's game: the engine, or for learn='auction' the AuctionGame around it"""
         return self.venv.game
+
+    @property
+    def engine(self):
+        """the GhostEuchre engine (what policies are built for)"""
+        return getattr(self.venv.game, "engine", self.venv.game)
 
     @property
     def batch_size(self):
@@ -794,8 +871,8 @@ class Run:
 
     @property
     def warming_up(self):
-        """True while the heuristic makes the learner's auction decisions"""
-        return self.global_step < self.config.bidding_warmup_steps
+        """True while the network imitates the heuristic's auction decisions (never with learn='play')"""
+        return self.global_step < self.config.bidding_warmup_steps and self.config.learn != "play"
 
 
 def setup(config):
@@ -808,13 +885,20 @@ def setup(config):
     torch.use_deterministic_algorithms(True)
 
     engine_reward = "win" if config.reward == "win" else "points"
-    venv = VARIANTS[config.variant](
-        config.num_envs,
-        seed=config.seed,
-        episode=config.episode,
-        reward=engine_reward,
-        **config.rules,
-    )
+    engine_class, vector_class = VARIANTS[config.variant]
+    engine = engine_class(episode=config.episode, reward=engine_reward, **config.rules)
+    partner = None
+    if config.learn == "auction":
+        partner = make_policy(config.card_play, engine, seed=config.seed + 1)
+        venv = GhostBiddingVec(
+            config.num_envs, partner, config.seed, config.episode, engine_reward, **config.rules
+        )
+    else:
+        venv = vector_class(
+            config.num_envs, config.seed, config.episode, engine_reward, **config.rules
+        )
+        if config.learn == "play":
+            partner = make_policy(config.bidding, engine, seed=config.seed + 1)
     game = venv.game
     model = ActorCritic(game.obs_size, game.num_actions, config.hidden_sizes, config.activation)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate, eps=1e-5, fused=True)
@@ -827,14 +911,14 @@ def setup(config):
     if (
         config.heuristic_share > 0 and config.opponent_share > 0
     ) or config.bidding_warmup_steps > 0:
-        heuristic = make_policy("heuristic", game, seed=config.seed)
+        heuristic = make_policy("heuristic", engine, seed=config.seed)
     obs, mask, player = venv.reset()
     roles = np.zeros((config.num_envs, game.num_players), np.int8)
     pool_added = 1
     assign_roles(roles, np.arange(config.num_envs), config, pool_added, np_rng)
     return Run(
         config, venv, model, optimizer, pool, pool_added, heuristic, roles, obs, mask, player,
-        np_rng, sample_gen,
+        np_rng, sample_gen, partner=partner,
     )  # fmt: skip
 
 
@@ -856,6 +940,9 @@ def restore(run, checkpoint):
     torch.set_rng_state(checkpoint["rng"]["torch"])
     if run.heuristic is not None and "heuristic" in checkpoint["rng"]:
         run.heuristic.rng.bit_generator.state = checkpoint["rng"]["heuristic"]
+    if run.partner is not None and "partner" in checkpoint["rng"]:
+        run.partner.rng.bit_generator.state = checkpoint["rng"]["partner"]
+    run.deals = checkpoint.get("deals", 0)
     run.update = checkpoint["update"]
     run.global_step = checkpoint["global_step"]
     run.learner_step = checkpoint["learner_step"]
@@ -885,6 +972,8 @@ def save_checkpoint(run, path):
     }
     if run.heuristic is not None:
         rng_state["heuristic"] = run.heuristic.rng.bit_generator.state
+    if run.partner is not None:
+        rng_state["partner"] = run.partner.rng.bit_generator.state
     payload = {
         "format": CHECKPOINT_FORMAT,
         "config": dataclasses.asdict(run.config),
@@ -899,6 +988,7 @@ def save_checkpoint(run, path):
         "update": run.update,
         "global_step": run.global_step,
         "learner_step": run.learner_step,
+        "deals": run.deals,
     }
     save_torch(payload, path)
 
@@ -909,8 +999,11 @@ def collect_rollout(run, buf):
 
     The learner's decisions go to ``buf`` (cleared first). Returns the
     :class:`DealStats` of the deals that ended and the warm-up lessons: a list of
-    (obs, mask, action) per step of the auction decisions the heuristic made for
-    the learner (empty after the warm-up).
+    (obs, mask, action) per step of the heuristic's choices in the learner's
+    auction decisions (empty after the warm-up). learn='all': the heuristic makes
+    those decisions and the network imitates them; learn='auction' (the card
+    play is already sensible): the network makes them and also imitates the
+    heuristic's choice; learn='play': ``bidding`` makes them, no warm-up.
     """
     config = run.config
     stats, lessons = DEAL_STATS[config.variant](), []
@@ -920,13 +1013,13 @@ def collect_rollout(run, buf):
         obs, mask, player = run.obs, run.mask, run.player
         role_now = run.roles[game_index, player]
         warming_up = run.warming_up
-        if warming_up:  # the heuristic makes the learner's decisions before card play
-            card_play = run.venv.state.phase == PLAY_PHASE[config.variant]
-            taught = np.flatnonzero((role_now == LEARNER) & ~card_play)
-            role_now = role_now.copy()
-            role_now[taught] = config.pool_size + 1
-        else:
-            taught = game_index[:0]
+        own_auction = (role_now == LEARNER) & before_card_play(run, mask)
+        taught = game_index[:0]
+        if config.learn == "play":  # the bidding policy makes the learner's auction decisions
+            role_now = np.where(own_auction, config.pool_size + 2, role_now)
+        elif warming_up and config.learn == "all":  # the heuristic bids and names trump for it
+            taught = np.flatnonzero(own_auction)
+            role_now = np.where(own_auction, config.pool_size + 1, role_now)
         learners = np.flatnonzero(role_now == LEARNER)
         rows = buf.add(learners, player[learners])
         buf.obs[rows] = obs[learners]
@@ -941,10 +1034,15 @@ def collect_rollout(run, buf):
                 buf.value[rows] = value.numpy()
                 actions[learners] = chosen.numpy()
             act_opponents(
-                actions, role_now, obs, mask, run.pool, run.heuristic, config, run.sample_gen
-            )
+                actions, role_now, obs, mask, run.pool, run.heuristic, config, run.sample_gen,
+                run.partner,
+            )  # fmt: skip
         buf.action[rows] = actions[learners]
-        if warming_up:
+        if warming_up and config.learn == "auction":
+            lessons.append(
+                (obs[learners], mask[learners], run.heuristic.act(obs[learners], mask[learners]))
+            )
+        elif warming_up:
             lessons.append((obs[taught], mask[taught], actions[taught]))
 
         run.obs, run.mask, run.player, rewards, done = run.venv.step(actions)
@@ -954,6 +1052,7 @@ def collect_rollout(run, buf):
         buf.add_rewards(rewards * config.reward_scale)
         result = run.venv.last_result
         assert result is not None  # set by every step
+        run.deals += len(result.deals.game)
         if len(result.deals.game):
             stats.add_deals(result.deals, run.roles)
         if done.any():
@@ -1100,9 +1199,11 @@ def rollout_scalars(run, buf, returns, stats, lessons):
     explained_var = (
         float("nan") if var_returns == 0 else 1 - (returns - buf.value[:count]).var() / var_returns
     )
-    # the learner's seats' auction decisions: the network's, and the heuristic's for it during the warm-up
-    masks = np.concatenate([buf.mask[:count], *(mask for _, mask, _ in lessons)])
-    actions = np.concatenate([buf.action[:count], *(action for _, _, action in lessons)])
+    # the learner's seats' auction decisions: the network's, and the heuristic's for it during the
+    # warm-up of learn='all' (with learn='auction' the lessons are choices that were not played)
+    played = lessons if run.config.learn == "all" else []
+    masks = np.concatenate([buf.mask[:count], *(mask for _, mask, _ in played)])
+    actions = np.concatenate([buf.action[:count], *(action for _, _, action in played)])
     return {
         "charts/learner_share": count / run.batch_size,
         "losses/explained_variance": float(explained_var),
@@ -1134,7 +1235,7 @@ class Log:
             + (f", resuming after update {run.update}" if resumed else ""),
             flush=True,
         )
-        self.train_time, self.start_step = 0.0, run.global_step
+        self.train_time, self.start_step, self.start_deals = 0.0, run.global_step, run.deals
         self.start_time = time.perf_counter()
         self.recent = collections.deque(maxlen=self.RECENT)  # (decisions, seconds) per update
         self.bar = None
@@ -1175,6 +1276,7 @@ class Log:
         scalars = {
             "charts/learning_rate": run.optimizer.param_groups[0]["lr"],
             "charts/SPS": self.sps(run),
+            "charts/deals_per_s": int((run.deals - self.start_deals) / self.train_time),
             "charts/SPS_wall": int(
                 (run.global_step - self.start_step) / (time.perf_counter() - self.start_time)
             ),
@@ -1218,7 +1320,7 @@ def periodic_evaluation(run, log):
     torch.set_num_threads(config.rollout_threads)
     scalars, parts = {}, []
     for opponent in ("heuristic", "random"):
-        row = evaluate_policy(run.model, run.game, opponent, config.eval_games, config)
+        row = evaluate_policy(run.model, run.engine, opponent, config.eval_games, config)
         scalars[f"eval/win_rate_vs_{opponent}"] = row["win_rate"]
         scalars[f"eval/points_per_deal_vs_{opponent}"] = row["mean_points_per_deal"]
         low, high = row["win_rate_ci95"]
@@ -1256,7 +1358,7 @@ def final_evaluation(run, log):
         f"{'opponents':<12} {'games':>6} {'win rate':>9} {'95% interval':>17} {'points/deal':>12}"
     )
     for opponent in ("heuristic", "random"):
-        row = evaluate_policy(run.model, run.game, opponent, config.final_eval_games, config)
+        row = evaluate_policy(run.model, run.engine, opponent, config.final_eval_games, config)
         low, high = row["win_rate_ci95"]
         print(
             f"{opponent:<12} {row['games']:>6} {row['win_rate']:>9.3f} {f'[{low:.3f}, {high:.3f}]':>17} "
@@ -1313,11 +1415,16 @@ def main(argv=None):
     log.close()
 
     save_checkpoint(run, os.path.join(run_dir, "final.pt"))
-    save_torch(policy_payload(run.model), os.path.join(run_dir, "policy.pt"))
+    partner_spec = {"auction": config.card_play, "play": config.bidding}.get(config.learn)
+    save_torch(
+        policy_payload(run.model, config.learn, partner_spec), os.path.join(run_dir, "policy.pt")
+    )
     print(
         f"{run.global_step} decisions ({run.learner_step} by the learner) in {log.train_time:.0f} s of "
         f"rollouts and updates: {(run.global_step - log.start_step) / max(log.train_time, 1e-9):,.0f} "
-        f"decisions/s; saved {run_dir}/final.pt and policy.pt"
+        f"decisions/s; {run.deals - log.start_deals} deals, "
+        f"{(run.deals - log.start_deals) / max(log.train_time, 1e-9):,.0f} deals/s; "
+        f"saved {run_dir}/final.pt and policy.pt"
     )
     if config.final_eval_games:
         torch.set_num_threads(config.rollout_threads)

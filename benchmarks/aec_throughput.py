@@ -97,7 +97,7 @@ def engine_breakdown(seconds, seed, **env_kwargs):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument(
         "--rounds", type=int, default=5, help="rounds of play; each env plays once per round"
     )

@@ -46,7 +46,7 @@ def collect_positions(variant, count, seed):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--variant", choices=sorted(VARIANTS), default="ghost")
     parser.add_argument("--samples", type=int, default=64, help="worlds per decision")
     parser.add_argument("--positions", type=int, default=200, help="decisions timed")

@@ -9,7 +9,8 @@ observation bounds and renderer; that module's docstring documents the env.
 
 import math
 import warnings
-from typing import ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
@@ -17,6 +18,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from . import dealing
+from .core import BatchedGame, BatchState
 
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 RESET_OPTIONS = ("dealer", "deals")
@@ -70,12 +72,13 @@ class EuchreAEC(AECEnv):
         "is_parallelizable": False,
         "render_fps": 1,
     }
-    engine = None
-    agent_names = ()
-    phase_names = ()
-    action_name = None
-    observation_bounds = None
-    render_table = None
+    # Set by each variant (see above).
+    engine: ClassVar[Callable[..., BatchedGame[Any]]]
+    agent_names: ClassVar[tuple[str, ...]]
+    phase_names: ClassVar[tuple[str, ...]]
+    action_name: Callable[[int | np.integer], str]
+    observation_bounds: Callable[[Any], tuple[np.ndarray, np.ndarray]]
+    render_table: Callable[..., str]
     no_deal: ClassVar[dict]
 
     def __init__(
@@ -123,7 +126,7 @@ class EuchreAEC(AECEnv):
             for agent in agents
         }
         self.action_spaces = {agent: spaces.Discrete(num_actions) for agent in agents}
-        self.game_state = None
+        self.game_state: BatchState | None = None
         self._seat_of = {agent: seat for seat, agent in enumerate(agents)}
         self._seat_index = [
             np.array([seat]) for seat in range(len(agents))
@@ -138,6 +141,16 @@ class EuchreAEC(AECEnv):
         self._on_move = None  # seat on move, None once the episode is over
         self._obs_cache = [None] * len(agents)  # float32[D] per seat, for the current step
         self._last_deal = dict(self.no_deal)
+
+    def deal_info(self, deals, deal_number) -> dict:
+        """The one finished deal of a batch-of-one deal summary, with the keys of ``no_deal``."""
+        raise NotImplementedError
+
+    def _state(self) -> BatchState:
+        """``game_state``; RuntimeError before the first ``reset()``."""
+        if self.game_state is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self.game_state
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -196,7 +209,7 @@ class EuchreAEC(AECEnv):
             self._terminate_illegal(agent, action)
             return
         self._cumulative_rewards[agent] = 0.0
-        game_state = self.game_state
+        game_state = self._state()
         deal_number = int(game_state.deal_number[0])
         self._action[0] = action
         result = self.game.step(game_state, self._action)
@@ -251,7 +264,7 @@ class EuchreAEC(AECEnv):
 
     def _new_turn(self):
         """Read whose turn it is, their legal actions (one engine call) and the phase from the engine."""
-        game_state = self.game_state
+        game_state = self._state()
         agents = self.agent_names
         self._obs_cache = [None] * len(agents)
         phase = int(game_state.phase[0])
@@ -279,16 +292,16 @@ class EuchreAEC(AECEnv):
             ) from None
         obs = self._obs_cache[seat]
         if obs is None:
-            obs = self._obs_cache[seat] = self.game.observe(
-                self.game_state, self._seat_index[seat]
-            )[0]
+            obs = self._obs_cache[seat] = self.game.observe(self._state(), self._seat_index[seat])[
+                0
+            ]
         mask = self._mask if seat == self._on_move else self._no_actions
         return {"observation": obs.copy(), "action_mask": mask.copy()}
 
     def render(self):
         return render_as(
             self.render_mode,
-            lambda: self.render_table(self.game, self.game_state, 0, self.agent_names),
+            lambda: self.render_table(self.game, self._state(), 0, self.agent_names),
         )
 
     def close(self):

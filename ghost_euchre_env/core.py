@@ -23,7 +23,10 @@ class BatchState:
 
     # Declared for the type checker; ``@dataclass`` sets them on each subclass.
     __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
-    player: np.ndarray
+    episode: np.ndarray  # int64[N] episodes started with this game's stream key
+    deal_number: np.ndarray  # int32[N] deals dealt this episode
+    phase: np.ndarray  # int8[N] the variant's phase id
+    player: np.ndarray  # int8[N] seat to act, -1 when the game is over
 
     def __post_init__(self):
         for f in dataclasses.fields(self):
@@ -163,6 +166,18 @@ class BatchedGame(Generic[_Rules]):
     num_actions = 0
     over_phase = -1
     rules: _Rules
+
+    def init(self, keys, options=None) -> BatchState:
+        """A new batch: one game per stream key (uint64[N]), first deal dealt."""
+        raise NotImplementedError
+
+    def step(self, state, actions, auto_reset=False) -> "StepResult[Any]":
+        """Apply one legal action per game (int[N]) in place."""
+        raise NotImplementedError
+
+    def observe(self, state, seats) -> np.ndarray:
+        """float32[N, D]: each game observed by seat ``seats[i]``."""
+        raise NotImplementedError
 
     def legal_bits(self, state) -> np.ndarray:
         """unsigned int[N]: legal actions of the player to act as a bit set (bit a = action a)."""
