@@ -17,6 +17,7 @@ import contextlib
 import importlib
 import os
 import re
+from collections.abc import Callable
 
 from .base import Policy
 
@@ -108,7 +109,7 @@ def make_policy(spec, game, seed=None):
     """
     kind, target, kwargs = split_spec(spec)
     if kind == "ppo":
-        if not os.path.isfile(target):
+        if target is None or not os.path.isfile(target):
             raise ValueError(f"policy spec {spec!r}: checkpoint file {target!r} does not exist")
         try:
             ppo = importlib.import_module("agents.ppo")
@@ -121,7 +122,7 @@ def make_policy(spec, game, seed=None):
             ) from None
         policy = ppo.load_policy(target, game, seed, **kwargs)
     else:
-        factory = _load_attribute(BUILTINS.get(kind, target), spec)
+        factory: Callable[..., Policy] = _load_attribute(BUILTINS.get(kind, target), spec)
         if not callable(factory):
             raise ValueError(
                 f"policy spec {spec!r}: {target} is not a class; expected a Policy subclass"

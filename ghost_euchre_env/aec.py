@@ -18,7 +18,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from . import dealing
-from .core import BatchedGame, BatchState
+from .core import BatchState, Engine
 
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 RESET_OPTIONS = ("dealer", "deals")
@@ -73,7 +73,7 @@ class EuchreAEC(AECEnv):
         "render_fps": 1,
     }
     # Set by each variant (see above).
-    engine: ClassVar[Callable[..., BatchedGame[Any]]]
+    engine: Callable[..., Engine]
     agent_names: ClassVar[tuple[str, ...]]
     phase_names: ClassVar[tuple[str, ...]]
     action_name: Callable[[int | np.integer], str]

@@ -280,6 +280,21 @@ class StepResult(Generic[_Deals]):
     deals: _Deals
 
 
+class Engine(Protocol):
+    """What the adapters (vector, AEC) use of an engine: a :class:`BatchedGame`, or a view of one
+    with the same interface (``bidding.AuctionGame``)."""
+
+    num_players: int
+    num_actions: int
+    rules: Any
+
+    def init(self, keys, options=None) -> BatchState: ...
+    def start_episodes(self, state, games, options=None) -> None: ...
+    def legal_mask(self, state) -> np.ndarray: ...
+    def observe(self, state, seats) -> np.ndarray: ...
+    def step(self, state, actions, auto_reset=False) -> StepResult[Any]: ...
+
+
 def check_actions(actions, mask):
     """Validate a batch of actions against the legal mask; return them as int64[N].
 
