@@ -6,6 +6,7 @@ Usage::
                        [--episode game|deal] [--rule KEY=VALUE ...] [--num-envs N]
                        [--json FILE] [--csv FILE] [--plot FILE] [--quiet]
     python evaluate.py human heuristic heuristic      # play at the terminal
+    python evaluate.py serve [--db FILE] [--port 8000] [--host 127.0.0.1]   # the web page
 
 One SPEC per seat (3 for ghost, 4 for classic; see ``agents.specs``). Each SPEC is
 a *player*; the same spec given twice is two players (``random``, ``random#2``).
@@ -74,7 +75,29 @@ def _parse_rules(items):
     return rules
 
 
+def serve_main(argv):
+    """``serve``: run the local web page (arena.web) until Ctrl-C."""
+    parser = argparse.ArgumentParser(
+        prog="evaluate.py serve",
+        description="The local web page: play against the bots, watch recorded games, "
+        "see the leaderboard.",
+    )
+    parser.add_argument("--db", metavar="FILE", help="the league's SQLite store")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default: this machine only)"
+    )
+    args = parser.parse_args(argv)
+    from arena.web import serve
+
+    serve(args.db, args.host, args.port)
+    return 0
+
+
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["serve"]:
+        return serve_main(argv[1:])
     args = parse_args(argv)
     requested = (
         ("--json", args.json, write_json),
