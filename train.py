@@ -1,8 +1,9 @@
-"""PPO self-play for Ghost Hand Euchre, in one file you can read top to bottom.
+"""PPO self-play for Ghost Hand and classic Euchre, in one file you can read top to bottom.
 
 Usage::
 
     python train.py                                   # configs/default.yaml
+    python train.py --config configs/classic.yaml     # classic Euchre, partnerships
     python train.py --config configs/long.yaml --seed 3
     python train.py --total_steps 2_000_000 --num_envs 512 --rules "{auction: open}"
     python train.py --resume runs/NAME/checkpoints/update_000100.pt
@@ -15,13 +16,13 @@ names it. ``--resume`` continues a run from a checkpoint with the checkpoint's
 config (command-line options still override it) and reproduces exactly the
 run that was not interrupted.
 
-How it trains. ``num_envs`` games run in one ``GhostEuchreVec``; each step, one
-seat per game decides. At the start of every game each seat gets a role: the
+How it trains. ``num_envs`` games run in one ``GhostEuchreVec`` (``variant:
+classic``: ``ClassicEuchreVec``); each step, one seat per game decides. At the start of every game each seat gets a role: the
 learner (the network being trained) or an opponent (a past snapshot of the
 network from a pool, or the heuristic). Every seat the learner plays is its own
 trajectory: a decision's successor is the same seat's next decision in the same
 game, the rewards paid to that seat in between (by absolute seat, every step)
-are added to the decision, and the end of the game closes all three seats'
+are added to the decision, and the end of the game closes all its seats'
 trajectories. Advantages are GAE over those per-seat sequences; a trajectory
 still open when the rollout ends is bootstrapped with the value of that seat's
 current observation. Only learner decisions enter the PPO batch, with their
@@ -35,6 +36,15 @@ opponent makes a contract costs points), and during ``bidding_warmup_steps`` the
 heuristic bids and names trump for the learner while the network imitates it,
 so PPO first learns card play under sensible contracts and then improves the
 auction from the heuristic's instead of from random.
+
+Classic Euchre (``variant: classic``): one network plays all four seats; a
+seat's reward is its team's, and the margin is its team's points minus the
+other team's. Partners are drawn like opponents (the learner, a snapshot or the
+heuristic), so the learner plays with and against all of them. During the
+warm-up the heuristic makes every learner decision before card play (ordering
+up, naming trump, the dealer's discard, going alone). TensorBoard adds the
+order-up rate, the maker's success rate, lone hands tried and made, and euchres
+suffered; evaluations pit the network's team against a team of two opponents.
 
 Output under ``runs/NAME/``: ``config.yaml`` (the run's config, readable and
 reusable with ``--config``), TensorBoard logs, ``checkpoints/update_*.pt``
@@ -72,11 +82,20 @@ from agents.ppo import (
     sample_actions,
 )
 from arena.files import write_atomic
-from ghost_euchre_env import GhostBiddingVec, GhostEuchre, GhostEuchreVec
+from ghost_euchre_env import (
+    ClassicEuchre,
+    ClassicEuchreVec,
+    GhostBiddingVec,
+    GhostEuchre,
+    GhostEuchreVec,
+    classic,
+)
 from ghost_euchre_env.ghost import BID_3, MOON, MOON_LEVEL, NUM_CARDS, PASS, SWAP
 from ghost_euchre_env.vector import VectorEnv
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# config.variant -> (engine, vector env)
+VARIANTS = {"ghost": (GhostEuchre, GhostEuchreVec), "classic": (ClassicEuchre, ClassicEuchreVec)}
 DEFAULT_CONFIG = os.path.join(HERE, "configs", "default.yaml")
 CHECKPOINT_FORMAT = "ghost-euchre-train-v1"
 CHECKPOINT_KEYS = (  # what save_checkpoint writes and restore reads
@@ -99,14 +118,17 @@ class TrainConfig:
     """torch threads for rollouts and evaluation: small batches, where more threads mostly wait on each other"""
 
     # environment
+    variant: str = "ghost"
+    """'ghost' (Ghost Hand, 3 players) or 'classic' (4 players in two partnerships: a seat's rewards are its team's)"""
     num_envs: int = 1024
     """games played in parallel (one vector env)"""
     episode: str = "game"
     """'game' (deals until someone reaches target_score) or 'deal' (one deal per episode)"""
     reward: str = "margin"
     """per scored deal, times reward_scale: 'margin' = the seat's points minus the mean of the other two seats'
-    points (zero-sum: what winning the game needs); 'points' = the seat's own points; 'win' = at the game's end,
-    +1 for the winner and -1/2 for the others"""
+    points (classic: its team's points minus the other team's; zero-sum: what winning the game needs); 'points' =
+    the seat's (team's) own points; 'win' = at the game's end, +1 for the winner and -1/2 for the others (classic:
+    +1 for the winning team, -1 for the other)"""
     reward_scale: float = 0.1
     """factor applied to the rewards"""
     rules: dict = dataclasses.field(default_factory=dict)
@@ -195,8 +217,11 @@ class TrainConfig:
             if not ok:
                 raise ValueError(f"{name} must be {expected}, got {getattr(self, name)!r}")
 
+        check("variant", self.variant in VARIANTS, "'ghost' or 'classic'")
         check("episode", self.episode in ("game", "deal"), "'game' or 'deal'")
         check("learn", self.learn in LEARN_MODES, "'all', 'auction' or 'play'")
+        if self.variant == "classic" and self.learn != "all":
+            raise ValueError(f"learn={self.learn!r} needs variant='ghost' (classic learns 'all')")
         check("reward", self.reward in ("margin", "points", "win"), "'margin', 'points' or 'win'")
         if self.reward == "win" and self.episode != "game":
             raise ValueError("reward='win' needs episode='game' (a single deal has no winner)")
@@ -246,7 +271,7 @@ class TrainConfig:
             "name", os.sep not in self.name and self.name not in (".", ".."), "a plain folder name"
         )
         try:  # the engine checks its own rules options
-            GhostEuchre(**self.rules)
+            VARIANTS[self.variant][0](**self.rules)
         except ValueError as error:
             raise ValueError(f"rules: {error}") from None
 
@@ -348,7 +373,7 @@ def read_yaml(path):
 
 
 RESUME_FIXED = (
-    "num_envs", "episode", "reward", "rules", "learn", "card_play", "bidding", "pool_size",
+    "variant", "num_envs", "episode", "reward", "rules", "learn", "card_play", "bidding", "pool_size",
     "hidden_sizes", "activation",
 )  # fmt: skip
 
@@ -457,23 +482,47 @@ PLAY_CARDS = slice(0, NUM_CARDS)  # action ids of the play phase
 
 
 def assign_roles(roles, games, config, pool_filled, rng):
-    """Draw the roles of the three seats of ``games`` (int[M]) for their new episode, in place.
+    """Draw the roles of the S seats of ``games`` (int[M]) for their new episode, in place.
 
-    Each seat is an opponent with probability opponent_share (one seat per game
-    stays the learner); an opponent is the heuristic with probability
-    heuristic_share, else a uniformly chosen snapshot of the pool.
+    roles: int8[N, S]. Each seat is an opponent with probability opponent_share
+    (one seat per game stays the learner); an opponent is the heuristic with
+    probability heuristic_share, else a uniformly chosen snapshot of the pool.
+    In classic Euchre a learner's partner is drawn like any other seat: the
+    learner, a snapshot or the heuristic.
     """
-    count = len(games)
-    opponent = rng.random((count, 3)) < config.opponent_share
-    keep = rng.integers(3, size=count)
+    count, seats = len(games), roles.shape[1]
+    opponent = rng.random((count, seats)) < config.opponent_share
+    keep = rng.integers(seats, size=count)
     opponent[np.arange(count), keep] &= ~opponent.all(axis=1)
-    heuristic = rng.random((count, 3)) < config.heuristic_share
-    slot = rng.integers(pool_filled, size=(count, 3)) + 1
+    heuristic = rng.random((count, seats)) < config.heuristic_share
+    slot = rng.integers(pool_filled, size=(count, seats)) + 1
     roles[games] = np.where(opponent, np.where(heuristic, config.pool_size + 1, slot), LEARNER)
 
 
+def margin_rewards(rewards, variant):
+    """float32[N, S] rewards by seat -> each seat's reward minus its opponents' (zero-sum).
+
+    ghost: minus the mean of the other two seats'; classic (rewards are the
+    team's, at both seats of a team): minus the other team's.
+    """
+    if variant == "classic":
+        return rewards - np.roll(rewards, -1, axis=1)  # seat s + 1 is on the other team
+    return rewards - (rewards.sum(axis=1, keepdims=True) - rewards) / 2
+
+
+def before_card_play(run, mask):
+    """bool[N]: the decision every game waits for comes before the card play (what the warm-up teaches).
+
+    ghost: the auction and trump (cards are legal only in card play); classic:
+    ordering up, naming trump, the dealer's discard and going alone.
+    """
+    if run.config.variant == "classic":
+        return run.venv.state.phase != classic.PLAY
+    return ~mask[:, PLAY_CARDS].any(axis=1)
+
+
 class DealStats:
-    """Counts over the deals that ended, seen from the learner's seats (for TensorBoard)."""
+    """Ghost Hand counts over the deals that ended, seen from the learner's seats (for TensorBoard)."""
 
     LEVELS = ((3, "3"), (4, "4"), (5, "5"), (MOON_LEVEL, "moon"))
 
@@ -550,6 +599,80 @@ class DealStats:
         }
 
 
+class ClassicDealStats:
+    """Classic counts over the deals that ended, seen from the learner's seats (for TensorBoard).
+
+    A "seat-deal" is one deal at one learner seat (a team of two learners counts twice).
+    """
+
+    def __init__(self):
+        self.counts = dict.fromkeys(
+            (
+                "seat_deals",
+                "ordered_up",
+                "made_trump",
+                "maker_made",
+                "alone",
+                "alone_made",
+                "euchred",
+                "points",
+                "deals",
+                "thrown_in",
+                "seat_games",
+                "games_won",
+            ),
+            0,
+        )
+
+    def add_deals(self, deals, roles):
+        learner = roles[deals.game] == LEARNER  # bool[M, 4]
+        maker = learner & (deals.maker[:, None] == classic.SEATS)  # the learner seat made trump
+        ordered = deals.trump == (deals.upcard & 3)  # round 2 cannot name the upcard's suit
+        team_tricks = deals.tricks + np.roll(deals.tricks, 2, axis=1)  # int[M, 4] by seat
+        made = team_tricks >= 3
+        makers_team = (
+            learner & ((deals.maker[:, None] & 1) == classic.SEAT_TEAM) & ~deals.thrown_in[:, None]
+        )
+        c = self.counts
+        c["deals"] += len(deals.game)
+        c["thrown_in"] += int(deals.thrown_in.sum())
+        c["seat_deals"] += int(learner.sum())
+        c["ordered_up"] += int((maker & ordered[:, None]).sum())
+        c["made_trump"] += int(maker.sum())
+        c["maker_made"] += int((maker & made).sum())
+        c["alone"] += int((maker & deals.maker_alone[:, None]).sum())
+        c["alone_made"] += int((maker & deals.maker_alone[:, None] & made).sum())
+        c["euchred"] += int((makers_team & ~made).sum())
+        c["points"] += int(deals.points[:, classic.SEAT_TEAM][learner].sum())
+
+    def add_game_ends(self, deals, roles, finished):
+        """finished: bool[N] games that ended by the rules this step (not truncated)."""
+        rows = finished[deals.game]
+        games, scores = deals.game[rows], deals.scores[rows]
+        learner = roles[games] == LEARNER
+        won = classic.SEAT_TEAM == scores.argmax(axis=1)[:, None]  # bool[G, 4]
+        self.counts["seat_games"] += int(learner.sum())
+        self.counts["games_won"] += int((learner & won).sum())
+
+    def rates(self):
+        c = self.counts
+        ratio = lambda a, b: c[a] / c[b] if c[b] else float("nan")  # noqa: E731
+        return {
+            "euchre/order_up_rate": ratio("ordered_up", "seat_deals"),
+            "euchre/maker_rate": ratio("made_trump", "seat_deals"),
+            "euchre/maker_success_rate": ratio("maker_made", "made_trump"),
+            "euchre/lone_rate": ratio("alone", "seat_deals"),
+            "euchre/lone_made_rate": ratio("alone_made", "alone"),
+            "euchre/euchred_rate": ratio("euchred", "seat_deals"),
+            "euchre/points_per_deal": ratio("points", "seat_deals"),
+            "euchre/thrown_in_rate": ratio("thrown_in", "deals"),
+            "charts/learner_game_win_rate": ratio("games_won", "seat_games"),
+        }
+
+
+DEAL_STATS = {"ghost": DealStats, "classic": ClassicDealStats}
+
+
 def act_opponents(actions, roles_now, obs, mask, pool, heuristic, config, generator, partner=None):
     """Fill ``actions`` for the games whose acting seat is not the network (roles_now int[N] != LEARNER).
 
@@ -583,7 +706,7 @@ class RolloutBuffer:
     ends are bootstrapped (``set_bootstrap``) with the value of that seat's state.
     """
 
-    def __init__(self, capacity, obs_size, num_actions, num_envs):
+    def __init__(self, capacity, obs_size, num_actions, num_envs, num_seats=3):
         self.obs = np.zeros((capacity, obs_size), np.float32)
         self.mask = np.zeros((capacity, num_actions), bool)
         self.action = np.zeros(capacity, np.int64)
@@ -593,7 +716,7 @@ class RolloutBuffer:
         self.done = np.zeros(capacity, bool)
         self.next = np.zeros(capacity, np.int64)
         self.bootstrap = np.zeros(capacity, np.float32)
-        self.last_row = np.zeros((num_envs, 3), np.int64)
+        self.last_row = np.zeros((num_envs, num_seats), np.int64)
         self.clear()
 
     def clear(self):
@@ -617,7 +740,7 @@ class RolloutBuffer:
         return slice(rows[0] if len(rows) else self.count, self.count)
 
     def add_rewards(self, rewards):
-        """Credit rewards float[N, 3] (by absolute seat) to each seat's latest decision."""
+        """Credit rewards float[N, S] (by absolute seat) to each seat's latest decision."""
         open_rows = self.last_row >= 0
         self.reward[self.last_row[open_rows]] += rewards[open_rows]
 
@@ -659,7 +782,8 @@ def evaluation_players(model, game, opponent, config):
     """The greedy network as a full player and two ``opponent`` seats (spec), as ``learn`` says.
 
     learn='auction': the network bids and every seat's card play is ``card_play``
-    (a bidding match); learn='play': ``bidding`` bids for the network.
+    (a bidding match); learn='play': ``bidding`` bids for the network. Classic:
+    the network's team (seats 0 and 2) against a team of two ``opponent`` seats.
     """
     policy = PPOPolicy(game, model, seed=config.eval_seed, name="ppo")
     if config.learn == "auction":
@@ -669,6 +793,8 @@ def evaluation_players(model, game, opponent, config):
     if config.learn == "play":
         bidding = make_policy(config.bidding, game, seed=config.eval_seed)
         return [CompositePolicy(game, bidding, policy, name="ppo"), opponent, opponent]
+    if config.variant == "classic":
+        return [policy, opponent, policy, opponent]
     return [policy, opponent, opponent]
 
 
@@ -678,7 +804,7 @@ def evaluate_policy(model, game, opponent, games, config):
 
     result = evaluate.run_match(
         evaluation_players(model, game, opponent, config),
-        variant="ghost",
+        variant=config.variant,
         games=games,
         seed=config.eval_seed,
         episode="game",
@@ -694,7 +820,7 @@ class Run:
 
     config: TrainConfig
     venv: VectorEnv
-    """GhostEuchreVec, or GhostBiddingVec for learn='auction'"""
+    """GhostEuchreVec (ClassicEuchreVec for variant='classic'), or GhostBiddingVec for learn='auction'"""
     model: ActorCritic
     optimizer: torch.optim.Optimizer
     pool: list
@@ -759,7 +885,8 @@ def setup(config):
     torch.use_deterministic_algorithms(True)
 
     engine_reward = "win" if config.reward == "win" else "points"
-    engine = GhostEuchre(episode=config.episode, reward=engine_reward, **config.rules)
+    engine_class, vector_class = VARIANTS[config.variant]
+    engine = engine_class(episode=config.episode, reward=engine_reward, **config.rules)
     partner = None
     if config.learn == "auction":
         partner = make_policy(config.card_play, engine, seed=config.seed + 1)
@@ -767,7 +894,7 @@ def setup(config):
             config.num_envs, partner, config.seed, config.episode, engine_reward, **config.rules
         )
     else:
-        venv = GhostEuchreVec(
+        venv = vector_class(
             config.num_envs, config.seed, config.episode, engine_reward, **config.rules
         )
         if config.learn == "play":
@@ -786,7 +913,7 @@ def setup(config):
     ) or config.bidding_warmup_steps > 0:
         heuristic = make_policy("heuristic", engine, seed=config.seed)
     obs, mask, player = venv.reset()
-    roles = np.zeros((config.num_envs, 3), np.int8)
+    roles = np.zeros((config.num_envs, game.num_players), np.int8)
     pool_added = 1
     assign_roles(roles, np.arange(config.num_envs), config, pool_added, np_rng)
     return Run(
@@ -879,14 +1006,14 @@ def collect_rollout(run, buf):
     heuristic's choice; learn='play': ``bidding`` makes them, no warm-up.
     """
     config = run.config
-    stats, lessons = DealStats(), []
+    stats, lessons = DEAL_STATS[config.variant](), []
     buf.clear()
     game_index = np.arange(config.num_envs)
     for _ in range(config.num_steps):
         obs, mask, player = run.obs, run.mask, run.player
         role_now = run.roles[game_index, player]
         warming_up = run.warming_up
-        own_auction = (role_now == LEARNER) & ~mask[:, PLAY_CARDS].any(axis=1)
+        own_auction = (role_now == LEARNER) & before_card_play(run, mask)
         taught = game_index[:0]
         if config.learn == "play":  # the bidding policy makes the learner's auction decisions
             role_now = np.where(own_auction, config.pool_size + 2, role_now)
@@ -921,7 +1048,7 @@ def collect_rollout(run, buf):
         run.obs, run.mask, run.player, rewards, done = run.venv.step(actions)
         run.global_step += config.num_envs
         if config.reward == "margin":
-            rewards = rewards - (rewards.sum(axis=1, keepdims=True) - rewards) / 2
+            rewards = margin_rewards(rewards, config.variant)
         buf.add_rewards(rewards * config.reward_scale)
         result = run.venv.last_result
         assert result is not None  # set by every step
@@ -1051,13 +1178,17 @@ def take_snapshot(run):
 
 
 # ----------------------------------------------------------------------------- log and checkpoint
-def bid_rate(masks, actions):
-    """Share of auction decisions (PASS legal, SWAP not chosen) that bid 3, 4, 5 or MOON; NaN if none.
+def bid_rate(masks, actions, variant="ghost"):
+    """Share of auction decisions that bid; NaN if none. masks bool[M, A], actions int[M].
 
-    masks bool[M, A], actions int[M].
+    ghost: decisions with PASS legal and SWAP not chosen that bid 3, 4, 5 or MOON;
+    classic: decisions with PASS legal that order up or name a suit.
     """
     auction = masks[:, PASS] & (actions != SWAP)  # PASS is legal only in the auction
-    bids = (actions >= BID_3) & (actions <= MOON)
+    if variant == "classic":
+        bids = (actions >= classic.SUIT_CLUBS) & (actions < classic.SUIT_CLUBS + 4)
+    else:
+        bids = (actions >= BID_3) & (actions <= MOON)
     return float(bids[auction].mean()) if auction.any() else float("nan")
 
 
@@ -1076,7 +1207,7 @@ def rollout_scalars(run, buf, returns, stats, lessons):
     return {
         "charts/learner_share": count / run.batch_size,
         "losses/explained_variance": float(explained_var),
-        "euchre/bid_rate": bid_rate(masks, actions),
+        "euchre/bid_rate": bid_rate(masks, actions, run.config.variant),
         **stats.rates(),
     }
 
@@ -1255,7 +1386,10 @@ def main(argv=None):
         restore(run, checkpoint)
     log = Log(run_dir, run, resumed=checkpoint is not None)
     write_config(config, os.path.join(run_dir, "config.yaml"))
-    buf = RolloutBuffer(run.batch_size, run.game.obs_size, run.game.num_actions, config.num_envs)
+    game = run.game
+    buf = RolloutBuffer(
+        run.batch_size, game.obs_size, game.num_actions, config.num_envs, game.num_players
+    )
 
     while run.update < run.num_updates:
         tick, step_before = time.perf_counter(), run.global_step
