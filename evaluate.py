@@ -5,6 +5,7 @@ Usage::
     python evaluate.py SPEC SPEC SPEC [--variant ghost|classic] [--games N] [--seed S]
                        [--episode game|deal] [--rule KEY=VALUE ...] [--num-envs N]
                        [--json FILE] [--csv FILE] [--plot FILE] [--quiet]
+                       [--card-play SPEC] [--bid-regret N [--regret-worlds W]]
     python evaluate.py human heuristic heuristic      # play at the terminal
     python evaluate.py serve [--db FILE] [--port 8000] [--host 127.0.0.1]   # the web page
 
@@ -12,6 +13,14 @@ One SPEC per seat (3 for ghost, 4 for classic; see ``agents.specs``). Each SPEC 
 a *player*; the same spec given twice is two players (``random``, ``random#2``).
 ``--games`` is the total number of games, rounded up to whole deal sequences
 (every seating of the players on the same cards: 6 for ghost, 4 for classic).
+
+``--card-play SPEC`` makes it a *bidding match*: every seat's card play is
+made by SPEC and each player's own policy makes only its auction and trump
+decisions; a bidding table follows (contracts by level, points per contract,
+points per deal and its difference to each other player, paired by deal
+sequence). ``--bid-regret N`` adds each player's bid regret over N sampled
+auction decisions against a rollout oracle (:mod:`arena.regret`; the rest of
+each deal played by the card-play policy, ``heuristic`` without --card-play).
 
 This file is the command line only: matches, what counts and the JSON schema
 are in :mod:`arena.match`, intervals and ratings in :mod:`arena.stats`, the
@@ -23,9 +32,11 @@ import sys
 
 from agents.human import HumanQuit
 from agents.specs import parse_value, split_spec
+from arena.bidding import bidding_table, run_bidding_match
 from arena.files import check_writable
 from arena.match import EPISODES, VARIANTS, play_interactive, run_match
 from arena.report import match_table, write_csv, write_json, write_plot
+from ghost_euchre_env.core import check_int
 
 
 # -------------------------------------------------------------------------- CLI
@@ -62,6 +73,21 @@ def parse_args(argv=None):
         "--plot", metavar="FILE", help="write a PNG of the win rates with 95%% intervals"
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--card-play",
+        metavar="SPEC",
+        help="bidding match: SPEC plays every seat's cards, each player only bids (ghost)",
+    )
+    parser.add_argument(
+        "--bid-regret",
+        type=int,
+        default=0,
+        metavar="N",
+        help="bid regret of each player over N sampled auction decisions (ghost)",
+    )
+    parser.add_argument(
+        "--regret-worlds", type=int, default=32, metavar="W", help="worlds per regret decision"
+    )
     return parser.parse_args(argv)
 
 
@@ -122,20 +148,35 @@ def main(argv=None):
             except HumanQuit:
                 print("\nGame abandoned.")
             return 0
-        result = run_match(
-            args.players,
-            args.variant,
-            300 if args.games is None else args.games,
-            args.seed,
-            args.episode,
-            rules,
-            args.num_envs,
-            progress=not args.quiet,
-        )
+        games = 300 if args.games is None else args.games
+        bidding = args.card_play is not None or args.bid_regret != 0
+        regrets = None
+        if bidding:
+            if args.variant != "ghost":
+                raise ValueError("--card-play and --bid-regret are for --variant ghost")
+            check_int("--bid-regret", args.bid_regret, 0)
+            check_int("--regret-worlds", args.regret_worlds, 1)
+            result, regrets = run_bidding_match(
+                args.players, args.card_play, args.bid_regret, args.regret_worlds, games,
+                args.seed, args.episode, rules, args.num_envs, progress=not args.quiet,
+            )  # fmt: skip
+        else:
+            result = run_match(
+                args.players,
+                args.variant,
+                games,
+                args.seed,
+                args.episode,
+                rules,
+                args.num_envs,
+                progress=not args.quiet,
+            )
     except ValueError as error:
         print(f"evaluate.py: error: {error}", file=sys.stderr)
         return 2
     print(match_table(result))
+    if bidding:
+        print(bidding_table(result, regrets))
     for _, path, write in outputs:
         write(result, path)
         print(f"wrote {path}")

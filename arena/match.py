@@ -147,7 +147,8 @@ class MatchResult:
     per game g (G games): sequence int64[G], seat_player int64[G, S], keys
     uint64[G] (the dealing stream key), final_scores int64[G, S] by seat (classic:
     team score at each seat), winner_seat int64[G] (-1 none; classic: a seat of
-    the winning team), truncated bool[G].
+    the winning team), truncated bool[G]; deal_summary: the variant's summary of
+    every deal dealt (its ``game`` is the match's game index).
     """
 
     variant: str
@@ -166,6 +167,7 @@ class MatchResult:
     decisions: int
     wall_time_s: float
     rating_model: str | None = None
+    deal_summary: Any = None
 
     @property
     def num_sequences(self):
@@ -349,6 +351,7 @@ def run_match(
         decisions=decisions,
         wall_time_s=wall,
         rating_model=RATING_MODEL if rated else None,
+        deal_summary=deals,
     )
 
 
