@@ -29,7 +29,7 @@ def wilson_interval(successes, trials, z=Z95):
     denominator = 1 + z * z / trials
     center = (p + z * z / (2 * trials)) / denominator
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return max(0.0, min(p, center - half)), min(1.0, max(p, center + half))
+    return float(max(0.0, min(p, center - half))), float(min(1.0, max(p, center + half)))
 
 
 def clustered_win_ci(wins, clusters, z=Z95):
