@@ -156,6 +156,19 @@ def _error(message):
     return 2
 
 
+def _play_options(args, rules):
+    """The keyword arguments run_match and run_league share, from the command line."""
+    return {
+        "variant": args.variant,
+        "games": 300 if args.games is None else args.games,
+        "seed": args.seed,
+        "episode": args.episode,
+        "rules": rules,
+        "num_envs": args.num_envs,
+        "progress": not args.quiet,
+    }
+
+
 def _check_outputs(args, writers):
     """[(path, write)] of the requested output files, each checked writable before any play."""
     outputs = []
@@ -179,17 +192,7 @@ def match_main(args):
         except HumanQuit:
             print("\nGame abandoned.")
         return 0
-    result = run_match(
-        args.players,
-        args.variant,
-        300 if args.games is None else args.games,
-        args.seed,
-        args.episode,
-        rules,
-        args.num_envs,
-        progress=not args.quiet,
-        record=bool(args.record),
-    )
+    result = run_match(args.players, **_play_options(args, rules), record=bool(args.record))
     print(match_table(result))
     for path, write in outputs:
         write(result, path)
@@ -211,18 +214,7 @@ def league_main(args):
     check_writable(db, "--db")
     with Store(db) as store:
         try:
-            run = run_league(
-                args.players,
-                store,
-                args.variant,
-                300 if args.games is None else args.games,
-                args.seed,
-                args.episode,
-                rules,
-                args.num_envs,
-                progress=not args.quiet,
-                out=print,
-            )
+            run = run_league(args.players, store, **_play_options(args, rules), out=print)
         except KeyboardInterrupt:
             print(f"\ninterrupted: finished matches are stored in {db}; rerun to resume")
             return 130

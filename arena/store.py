@@ -291,7 +291,20 @@ class Store:
         )
         if where:
             query += " WHERE " + " AND ".join(where)
-        columns = ["id", "match_key", "variant", "episode", "rules", "seed", "games", "num_envs", "code_version", "created", "wall_time_s", "decisions"]
+        columns = [
+            "id",
+            "match_key",
+            "variant",
+            "episode",
+            "rules",
+            "seed",
+            "games",
+            "num_envs",
+            "code_version",
+            "created",
+            "wall_time_s",
+            "decisions",
+        ]
         out = []
         for row in self.db.execute(query + " ORDER BY id", args).fetchall():
             match = dict(zip(columns, row, strict=True))

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from . import classic, ghost
-from .cards import card_name
+from .cards import SUIT_LETTERS, SUIT_SYMBOLS, card_name
 from .core import check_choice
 from .render import render_classic, render_ghost
 
@@ -241,6 +241,8 @@ def format_replay(record, unicode=True):
             )
             lines += ["", f"=== deal {deal}: dealer {names[int(s.dealer[0])]}{extra} ==="]
         name = action_name(record.variant, step.action)
+        if not unicode:
+            name = name.translate(str.maketrans(dict(zip(SUIT_SYMBOLS, SUIT_LETTERS, strict=True))))
         if int(s.phase[0]) != play_phase:
             calls.append(f"{names[step.seat]} {name}")
         else:
