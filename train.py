@@ -36,7 +36,8 @@ heuristic bids and names trump for the learner while the network imitates it,
 so PPO first learns card play under sensible contracts and then improves the
 auction from the heuristic's instead of from random.
 
-Output under ``runs/NAME/``: TensorBoard logs, ``checkpoints/update_*.pt``
+Output under ``runs/NAME/``: ``config.yaml`` (the run's config, readable and
+reusable with ``--config``), TensorBoard logs, ``checkpoints/update_*.pt``
 (resumable), ``final.pt`` (resumable) and ``policy.pt`` (the network alone). Both
 kinds load in evaluate.py as ``ppo:PATH``.
 """
@@ -62,13 +63,13 @@ from agents import make_policy
 from agents.ppo import (
     ActorCritic,
     PPOPolicy,
-    atomic_torch_save,
     mask_logits,
     masked_entropy,
     masked_log_probs,
+    policy_payload,
     sample_actions,
-    save_policy,
 )
+from arena.files import write_atomic
 from ghost_euchre_env import GhostEuchre, GhostEuchreVec
 from ghost_euchre_env.ghost import BID_3, MOON, MOON_LEVEL, NUM_CARDS, PASS, SWAP
 
@@ -743,6 +744,21 @@ def restore(run, checkpoint):
     run.learner_step = checkpoint["learner_step"]
 
 
+def save_torch(payload, path):
+    """torch.save ``payload`` to ``path``, atomically."""
+    write_atomic(path, lambda handle: torch.save(payload, handle), binary=True)
+
+
+def write_config(config, path):
+    """The run's config as YAML (``python train.py --config PATH`` runs it again), atomically."""
+    values = {
+        k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(config).items()
+    }
+    text = yaml.safe_dump(values, sort_keys=False, default_flow_style=None)
+    header = "# the config of this run (fields: python train.py --help)\n"
+    write_atomic(path, lambda handle: handle.write(header + text))
+
+
 def save_checkpoint(run, path):
     """Write everything :func:`restore` needs to ``path``, atomically."""
     rng_state = {
@@ -767,7 +783,7 @@ def save_checkpoint(run, path):
         "global_step": run.global_step,
         "learner_step": run.learner_step,
     }
-    atomic_torch_save(payload, path)
+    save_torch(payload, path)
 
 
 # ----------------------------------------------------------------------------- rollout
@@ -1145,6 +1161,7 @@ def main(argv=None):
     if checkpoint is not None:
         restore(run, checkpoint)
     log = Log(run_dir, run, resumed=checkpoint is not None)
+    write_config(config, os.path.join(run_dir, "config.yaml"))
     buf = RolloutBuffer(run.batch_size, run.game.obs_size, run.game.num_actions, config.num_envs)
 
     while run.update < run.num_updates:
@@ -1171,7 +1188,7 @@ def main(argv=None):
     log.close()
 
     save_checkpoint(run, os.path.join(run_dir, "final.pt"))
-    save_policy(os.path.join(run_dir, "policy.pt"), run.model)
+    save_torch(policy_payload(run.model), os.path.join(run_dir, "policy.pt"))
     print(
         f"{run.global_step} decisions ({run.learner_step} by the learner) in {log.train_time:.0f} s of "
         f"rollouts and updates: {(run.global_step - log.start_step) / max(log.train_time, 1e-9):,.0f} "

@@ -90,27 +90,13 @@ def sample_actions(log_probs, generator=None):
     return torch.multinomial(log_probs.exp(), 1, generator=generator).squeeze(-1)
 
 
-def save_policy(path, model):
-    """Write the network alone (state dict and config) to ``path``, atomically."""
-    payload = {
+def policy_payload(model):
+    """The contents of a policy file: the network alone (state dict and config), for ``torch.save``."""
+    return {
         "format": POLICY_FORMAT,
         "model": model.state_dict(),
         "model_config": dict(model.config),
     }
-    atomic_torch_save(payload, path)
-
-
-def atomic_torch_save(payload, path):
-    """torch.save to a temporary file next to ``path``, then rename it over ``path``."""
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    temporary = f"{path}.tmp{os.getpid()}"
-    try:
-        torch.save(payload, temporary)
-        os.replace(temporary, path)
-    finally:
-        if os.path.exists(temporary):
-            os.remove(temporary)
 
 
 def load_model(path):

@@ -9,6 +9,7 @@ observation bounds and renderer; that module's docstring documents the env.
 
 import math
 import warnings
+from typing import ClassVar
 
 import gymnasium
 import numpy as np
@@ -56,8 +57,12 @@ class EuchreAEC(AECEnv):
     - ``phase_names``: phase id -> name; ``action_name(action) -> str``;
     - ``observation_bounds(rules) -> (low, high)``, each float32[obs_size];
     - ``render_table(game, game_state, g, names) -> str``;
-    - ``deal_info(deals, deal_number) -> dict``: a method reading the one
-      finished deal of a batch-of-one deal summary (``agent_or_none`` helps).
+    - ``no_deal``: the ``"last_deal"`` info while no deal of the episode has ended;
+    - ``deal_info(deals, deal_number) -> dict``: the one finished deal of a
+      batch-of-one deal summary, with the same keys, shapes and dtypes as ``no_deal``.
+
+    Infos are fixed-shape numbers (module docstrings: Infos), so libraries that
+    stack them into arrays (Tianshou's replay buffer) take them as they are.
     """
 
     metadata = {  # noqa: RUF012 (an instance attribute in the base)
@@ -71,6 +76,7 @@ class EuchreAEC(AECEnv):
     action_name = None
     observation_bounds = None
     render_table = None
+    no_deal: ClassVar[dict]
 
     def __init__(
         self,
@@ -131,17 +137,13 @@ class EuchreAEC(AECEnv):
         )  # int8[A] legal actions of the agent on move (zeros when none)
         self._on_move = None  # seat on move, None once the episode is over
         self._obs_cache = [None] * len(agents)  # float32[D] per seat, for the current step
-        self._last_deal = None
+        self._last_deal = dict(self.no_deal)
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
 
     def action_space(self, agent):
         return self.action_spaces[agent]
-
-    def agent_or_none(self, seat):
-        """The agent name of ``seat`` (an int), or None for no seat (-1)."""
-        return self.agent_names[seat] if seat >= 0 else None
 
     # ---------------------------------------------------------------- episodes
     def reset(self, seed=None, options=None):
@@ -169,7 +171,7 @@ class EuchreAEC(AECEnv):
         self._cumulative_rewards = dict.fromkeys(agents, 0.0)
         self.terminations = dict.fromkeys(agents, False)
         self.truncations = dict.fromkeys(agents, False)
-        self._last_deal = None
+        self._last_deal = dict(self.no_deal)
         self._new_turn()
         if self.render_mode == "human":
             self.render()
@@ -186,9 +188,10 @@ class EuchreAEC(AECEnv):
                 legal = ", ".join(
                     f"{a} ({self.action_name(a)})" for a in np.flatnonzero(self._mask)
                 )
+                phase = self.phase_names[self.infos[agent]["phase"]]
                 raise ValueError(
                     f"{agent}: action {action} ({self.action_name(action)}) is not legal in the "
-                    f"{self.infos[agent]['phase']} phase; legal actions are {legal}"
+                    f"{phase} phase; legal actions are {legal}"
                 )
             self._terminate_illegal(agent, action)
             return
@@ -239,9 +242,8 @@ class EuchreAEC(AECEnv):
         self.infos = {
             a: {
                 "phase": phase,
-                "legal_actions": [],
                 "last_deal": self._last_deal,
-                "illegal_action": (agent, action),
+                "illegal_action": action if a == agent else -1,
             }
             for a in agents
         }
@@ -252,26 +254,19 @@ class EuchreAEC(AECEnv):
         game_state = self.game_state
         agents = self.agent_names
         self._obs_cache = [None] * len(agents)
-        phase = self.phase_names[game_state.phase[0]]
+        phase = int(game_state.phase[0])
         player = int(game_state.player[0])
         if player < 0:  # the episode is over; agent_selection stays on the last agent to act
             self._on_move = None
             self._mask = self._no_actions
-            legal = []
         else:
             self._on_move = player
-            mask = self.game.legal_mask(game_state)[0]
-            self._mask = mask.view(np.int8)
-            legal = mask.nonzero()[0].tolist()
+            self._mask = self.game.legal_mask(game_state)[0].view(np.int8)
             self.agent_selection = agents[player]
         last_deal = self._last_deal
         self.infos = {
-            agent: {
-                "phase": phase,
-                "legal_actions": legal if seat == player else [],
-                "last_deal": last_deal,
-            }
-            for seat, agent in enumerate(agents)
+            agent: {"phase": phase, "last_deal": last_deal, "illegal_action": -1}
+            for agent in agents
         }
 
     # ------------------------------------------------------------- observation

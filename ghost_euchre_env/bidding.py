@@ -59,7 +59,7 @@ class AuctionGame:
 
     def __init__(self, card_play, episode="deal", reward="points", **rules):
         if not callable(getattr(card_play, "act", None)):
-            raise TypeError(
+            raise ValueError(
                 f"card_play must have a batched act(obs, mask) -> int[N] (an agents.Policy), "
                 f"got {card_play!r}"
             )
@@ -103,6 +103,7 @@ class AuctionGame:
         Returns a StepResult holding everything that happened in the call
         (rewards summed, every deal that ended).
         """
+        self.last_plays = []
         backup = state.copy()
         try:
             result = self.engine.step(state, actions, auto_reset)
@@ -125,7 +126,7 @@ class AuctionGame:
         terminated = np.zeros(n, bool)
         truncated = np.zeros(n, bool)
         deals = []
-        self.last_plays = plays = []
+        plays = self.last_plays
         alive = np.arange(len(games))  # rows of ``sub`` still playing
         while len(alive):
             bits = engine.legal_bits(sub)

@@ -104,7 +104,7 @@ def action_name(action):
             return "suit " + SUIT_SYMBOLS[action - SUIT_CLUBS]
         names = {PASS: "pass", GO_ALONE: "alone", WITH_PARTNER: "partner"}
         if action in names:
-            return names[action]
+            return names[int(action)]
     raise ValueError(f"action must be an int 0..{NUM_ACTIONS - 1}, got {action!r}")
 
 
@@ -158,7 +158,7 @@ ids    meaning                                                   phase
 ====== ========================================================= ==========
 """  # the action ids as a reStructuredText table (used in the docs)
 
-__doc__ = __doc__.format(actions=ACTION_TABLE.strip(), layout=layout_table(OBS_LAYOUT))
+__doc__ = (__doc__ or "").format(actions=ACTION_TABLE.strip(), layout=layout_table(OBS_LAYOUT))
 
 EPISODES = ("game", "deal")
 REWARDS = ("points", "win")
@@ -376,7 +376,7 @@ _TRUMP_PHASE_FLAGS = one_hot_bits(one_hot_table([4, 5]), OBS_OFFSETS["trump"][0]
 _FLAG_BLOCK = np.uint64((1 << NUM_CARDS) - 1)
 
 
-class ClassicEuchre(BatchedGame):
+class ClassicEuchre(BatchedGame[ClassicRules]):
     """The rules of classic 4-player Euchre over batches of games.
 
     episode: "game" (deals until a team reaches target_score) or "deal" (one
@@ -529,7 +529,7 @@ class ClassicEuchre(BatchedGame):
         )
         return self.legal_cards(state) | self._tail.take(code)
 
-    def step(self, state, actions, auto_reset=False):
+    def step(self, state, actions, auto_reset=False) -> StepResult[ClassicDealSummary]:
         """Apply one legal action per game (int[N]), in place; returns a StepResult.
 
         Actions are not checked here (adapters check them once, with
@@ -681,7 +681,7 @@ class ClassicEuchre(BatchedGame):
         )
         return maker_team ^ (signed < 0), np.abs(signed).astype(np.int32)
 
-    def _end_deals(self, state, thrown_in, scored, auto_reset):
+    def _end_deals(self, state, thrown_in, scored, auto_reset) -> StepResult[ClassicDealSummary]:
         """Score finished deals, decide game ends, deal again where play goes on."""
         n = len(state.player)
         rewards = np.zeros((n, NUM_PLAYERS), np.float32)

@@ -2,11 +2,15 @@
 
 import dataclasses
 import functools
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import numpy as np
 
 from . import dealing
 from .cards import unpack_bits
+
+_State = TypeVar("_State", bound="BatchState")
+_Deals = TypeVar("_Deals")
 
 
 class BatchState:
@@ -16,6 +20,10 @@ class BatchState:
     seat's column of every game is then contiguous, and the engines update it
     with whole-array operations. Indexing is unchanged.
     """
+
+    # Declared for the type checker; ``@dataclass`` sets them on each subclass.
+    __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
+    player: np.ndarray
 
     def __post_init__(self):
         for f in dataclasses.fields(self):
@@ -27,11 +35,11 @@ class BatchState:
     def num_games(self):
         return len(self.player)  # every state has a ``player`` field: int8[N]
 
-    def copy(self):
+    def copy(self: _State) -> _State:
         """A deep copy (no array shared with this state)."""
         return self.take(slice(None))
 
-    def take(self, index):
+    def take(self: _State, index) -> _State:
         """A new state holding the games ``index`` (int[M], bool[N] or a slice), copied."""
         return type(self)(
             **{f.name: getattr(self, f.name)[index].copy() for f in dataclasses.fields(self)}
@@ -133,17 +141,41 @@ def blend(condition, if_true, if_false):
     return if_false ^ ((if_true ^ if_false) & lanes)
 
 
-class BatchedGame:
+class Rules(Protocol):
+    """What the shared bookkeeping reads of a variant's rules options."""
+
+    @property
+    def max_deals(self) -> int: ...
+
+
+_Rules = TypeVar("_Rules", bound=Rules)
+
+
+class BatchedGame(Generic[_Rules]):
     """Episode bookkeeping shared by the engines.
 
     A subclass sets ``num_players``, ``num_actions``, ``over_phase`` and ``rules``
-    (with ``max_deals``), computes ``legal_bits(state)``, parses one chosen deal
+    (its rules dataclass, with ``max_deals``), computes ``legal_bits(state)``, parses one chosen deal
     in ``_parse_deal(deal, game, number)`` and deals in ``_start_deals(state, games)``.
     """
 
     num_players = 0
     num_actions = 0
     over_phase = -1
+    rules: _Rules
+
+    def legal_bits(self, state) -> np.ndarray:
+        """unsigned int[N]: legal actions of the player to act as a bit set (bit a = action a)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def _parse_deal(deal, game, number) -> list[int]:
+        """One chosen deal, validated, as the row of ints ``state.chosen`` keeps."""
+        raise NotImplementedError
+
+    def _start_deals(self, state, games) -> None:
+        """Deal the next deal in ``games`` (int[M])."""
+        raise NotImplementedError
 
     def legal_mask(self, state):
         """bool[N, A]: legal actions of the player to act (all False when OVER); ``legal_bits`` unpacked."""
@@ -219,7 +251,7 @@ class BatchedGame:
 
 
 @dataclasses.dataclass
-class StepResult:
+class StepResult(Generic[_Deals]):
     """What one batched step produced.
 
     rewards: float32[N, S] by absolute seat; terminated, truncated: bool[N] (the
@@ -230,7 +262,7 @@ class StepResult:
     rewards: np.ndarray
     terminated: np.ndarray
     truncated: np.ndarray
-    deals: object
+    deals: _Deals
 
 
 def check_actions(actions, mask):

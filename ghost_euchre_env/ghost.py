@@ -133,7 +133,7 @@ ids    meaning                    phase
 ====== ========================== =========
 """  # the action ids as a reStructuredText table (used in the docs)
 
-__doc__ = __doc__.format(actions=ACTION_TABLE.strip(), layout=layout_table(OBS_LAYOUT))
+__doc__ = (__doc__ or "").format(actions=ACTION_TABLE.strip(), layout=layout_table(OBS_LAYOUT))
 
 EPISODES = ("game", "deal")
 REWARDS = ("points", "win")
@@ -360,7 +360,7 @@ def _next_seat(seat):
     return seat + 1 - NUM_PLAYERS * (seat == NUM_PLAYERS - 1)
 
 
-class GhostEuchre(BatchedGame):
+class GhostEuchre(BatchedGame[GhostRules]):
     """The rules of Ghost Hand Euchre over batches of games.
 
     episode: "game" (deals until a player wins at target_score) or "deal" (one
@@ -500,7 +500,7 @@ class GhostEuchre(BatchedGame):
         code = state.phase * 16 + state.high_bid * 2 + can_swap  # (NumPy's int8 shifts are slow)
         return self._legal_cards(state, lanes).astype(np.uint64) | _ACTION_TAIL_BITS.take(code)
 
-    def step(self, state, actions, auto_reset=False):
+    def step(self, state, actions, auto_reset=False) -> StepResult[GhostDealSummary]:
         """Apply one legal action per game (int[N]), in place; returns a StepResult.
 
         Actions are not checked here (adapters check them once, with
@@ -639,7 +639,7 @@ class GhostEuchre(BatchedGame):
         )
         return points - take_rows(state.reneges, games).astype(np.int32) * rules.renege_penalty
 
-    def _end_deals(self, state, thrown_in, scored, auto_reset):
+    def _end_deals(self, state, thrown_in, scored, auto_reset) -> StepResult[GhostDealSummary]:
         """Score finished deals, decide game ends, deal again where play goes on."""
         n = state.num_games
         rewards = np.zeros((n, NUM_PLAYERS), np.float32)

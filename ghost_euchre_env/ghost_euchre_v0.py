@@ -44,17 +44,20 @@ bounds in the space follow from ``max_deals`` and the scoring options.
 Infos
 -----
 
-``infos[agent]`` is a dict with ``"phase"`` (``"auction"``, ``"trump"``,
-``"play"``, ``"over"``), ``"legal_actions"`` (list of action ids; empty for
-agents not on move) and ``"last_deal"``: ``None`` until the first deal of the
-episode ends, then the summary of the latest finished deal, a dict with
-``deal`` (its number in the episode, redeals included), ``thrown_in`` (all
-passed), ``dealer``, ``declarer``, ``swapper`` (agent names or ``None``),
-``bid`` (3, 4, 5, ``"moon"`` or ``None``), ``trump`` (``"C"``, ``"D"``,
-``"H"``, ``"S"`` or ``None``) and, as tuples by seat, ``tricks``, ``reneges``,
-``points`` (scored by this deal) and ``scores`` (game scores after it). After
-an illegal action under ``illegal_action="terminate"``, every info also holds
-``"illegal_action": (agent, action)``.
+``infos[agent]`` holds fixed-shape numbers only, the same keys at every step,
+so libraries that stack infos into arrays (Tianshou's replay buffer) and those
+that keep them as dicts (RLlib, Stable-Baselines3) take them as they are:
+``"phase"`` (index into ``PHASE_NAMES``: 0 auction, 1 trump, 2 play, 3 over),
+``"illegal_action"`` (-1, or the offending action id in the offender's info
+after an illegal action under ``illegal_action="terminate"``) and
+``"last_deal"``, the summary of the latest finished deal of the episode: a dict
+with ``deal`` (its number in the episode, redeals included; 0 while no deal has
+ended, the other fields then being -1, 0 or zeros), ``thrown_in`` (all passed),
+``dealer``, ``declarer``, ``swapper`` (seats, -1 for none), ``bid`` (3, 4, 5, 6
+for a moon, 0 for none), ``trump`` (0..3 = C, D, H, S, -1 for none) and, as
+tuples by seat, ``tricks``, ``reneges``, ``points`` (scored by this deal) and
+``scores`` (game scores after it). The legal actions are the observation's
+``action_mask``; ``render_mode="ansi"`` shows the table as text.
 
 Rewards
 -------
@@ -65,6 +68,20 @@ loses the bid; a made moon pays ``moon_points``, a missed one costs
 ``moon_set_penalty``; reneges cost ``renege_penalty`` each). Thrown-in deals
 pay 0. ``reward="win"`` (needs ``episode="game"``): at the end of the game +1 to
 the winner and -0.5 to each other agent; 0 to all on truncation.
+
+Who receives which reward, when: a deal's points are all in ``rewards`` at
+the step that scores it (the last card of the deal), whoever made that step,
+and an illegal action's penalty at that action. ``last()`` then hands each
+agent the sum of its rewards since it last acted (PettingZoo's cumulative
+rewards); once the episode is over, each agent's turn for its dead step shows
+its last share. A library that reads ``last()`` for every agent (RLlib's
+``PettingZooEnv``, the Gymnasium view) therefore credits every point to the
+seat that scored it, on that seat's next turn or at the end; one that stores
+every seat's ``rewards`` with the transition of the seat that acted (Tianshou's
+``PettingZooEnv``) finds a seat's points in the transition of the deal's last
+card, up to two transitions after that seat's own last card: its learner needs
+n-step returns over at least 3 transitions (README: "Using it with RL
+libraries").
 
 Episodes and options
 --------------------
@@ -91,21 +108,33 @@ made with ``illegal_action="terminate"``: then the offender receives
 ends (all agents terminated). After the episode ends, each agent must be
 stepped with ``None`` (PettingZoo's dead steps) until ``agents`` is empty.
 
+Episode length for learning from scratch: ``episode="deal"`` gives short
+episodes (22 decisions on average, 3 when all pass); a game of uniformly random
+players lasts 2,640 decisions on average (148 to 4,353), and 13 of 30 reached
+``max_deals`` = 200 and were truncated (measured: 1,000 deals and 30 games of
+random play from seed 0). Learn on deals first; switch to games once the
+bidding is sensible.
+
 Version history
 ---------------
 
 * v0: initial release (ghost_euchre_env 0.1.0).
+* v0, before its first published release: infos became fixed-shape numbers for
+  the libraries that stack them (``phase`` an index, seats and suits ints,
+  ``legal_actions`` dropped for the observation's ``action_mask``, an
+  ``illegal_action`` key at every step). Observations, actions, rewards and
+  dealing are unchanged.
 """
+
+from typing import ClassVar
 
 import numpy as np
 from pettingzoo.utils import wrappers
 
 from .aec import EuchreAEC, seat_names
-from .cards import SUIT_LETTERS
 from .core import layout_table
 from .ghost import (
     ACTION_TABLE,
-    MOON_LEVEL,
     NUM_PLAYERS,
     NUM_TRICKS,
     OBS_LAYOUT,
@@ -117,7 +146,7 @@ from .ghost import (
 )
 from .render import render_ghost
 
-__doc__ = __doc__.format(actions=ACTION_TABLE.strip(), layout=layout_table(OBS_LAYOUT))
+__doc__ = (__doc__ or "").format(actions=ACTION_TABLE.strip(), layout=layout_table(OBS_LAYOUT))
 
 AGENTS = seat_names(NUM_PLAYERS)
 
@@ -167,18 +196,30 @@ class raw_env(EuchreAEC):
     observation_bounds = staticmethod(observation_bounds)
     render_table = staticmethod(render_ghost)
 
+    no_deal: ClassVar[dict] = {  # copied by the env, never handed out itself
+        "deal": 0,
+        "thrown_in": False,
+        "dealer": -1,
+        "declarer": -1,
+        "swapper": -1,
+        "bid": 0,
+        "trump": -1,
+        "tricks": (0,) * NUM_PLAYERS,
+        "reneges": (0,) * NUM_PLAYERS,
+        "points": (0,) * NUM_PLAYERS,
+        "scores": (0,) * NUM_PLAYERS,
+    }
+
     def deal_info(self, deals, deal_number):
-        """The one finished deal in a batch-of-one GhostDealSummary, as a readable dict."""
-        bid = int(deals.bid[0])
-        trump = int(deals.trump[0])
+        """The one finished deal in a batch-of-one GhostDealSummary, as a dict of numbers."""
         return {
             "deal": deal_number,
             "thrown_in": bool(deals.thrown_in[0]),
-            "dealer": AGENTS[int(deals.dealer[0])],
-            "declarer": self.agent_or_none(int(deals.declarer[0])),
-            "swapper": self.agent_or_none(int(deals.swapper[0])),
-            "bid": None if bid == 0 else "moon" if bid == MOON_LEVEL else bid,
-            "trump": SUIT_LETTERS[trump] if trump >= 0 else None,
+            "dealer": int(deals.dealer[0]),
+            "declarer": int(deals.declarer[0]),
+            "swapper": int(deals.swapper[0]),
+            "bid": int(deals.bid[0]),
+            "trump": int(deals.trump[0]),
             "tricks": tuple(deals.tricks[0].tolist()),
             "reneges": tuple(deals.reneges[0].tolist()),
             "points": tuple(deals.points[0].tolist()),

@@ -11,8 +11,8 @@ validation and rendering are the AEC env's:
 - reward: the learner's reward summed over its action and the opponents'
   actions up to its next turn (or the end of the episode);
 - terminated / truncated: the AEC env's, for the learner;
-- info: the learner's AEC info (``phase``, ``legal_actions``, ``last_deal``)
-  plus ``action_mask``.
+- info: the learner's AEC info (``phase``, ``last_deal``, ``illegal_action``:
+  fixed-shape numbers) plus ``action_mask``.
 
 An opponent is any callable ``(obs float32[390], mask bool[34]) -> action``;
 ``opponents`` is None (every other seat plays uniformly random legal actions,
@@ -20,6 +20,10 @@ drawn from the env's ``np_random``), one callable for every other seat, or a
 dict from agent name (``"player_1"``) or seat to callable (missing seats play
 randomly). ``reset(seed=s)`` deals like the AEC env seeded with ``s`` and seeds
 the random opponents; ``reset()`` continues with the next episode.
+
+Version history: v0 (ghost_euchre_env 0.1.0); before its first published
+release, info took the AEC env's fixed-shape numeric infos (``legal_actions``
+dropped: ``action_masks()`` holds them).
 """
 
 import gymnasium
@@ -57,7 +61,7 @@ class GhostEuchreGymEnv(gymnasium.Env):
             raise ValueError(
                 f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}"
             )
-        self.aec = raw_env(
+        self.aec = self.make_aec(
             "ansi" if render_mode else None,
             episode,
             reward,
@@ -71,6 +75,14 @@ class GhostEuchreGymEnv(gymnasium.Env):
         self.observation_space = self.aec.observation_space(self.learner)["observation"]
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._mask = np.zeros(NUM_ACTIONS, bool)
+
+    def make_aec(
+        self, render_mode, episode, reward, illegal_action, illegal_action_penalty, **rules
+    ):
+        """The AEC env this view runs on (a subclass may run on another ghost_euchre_v0-like env)."""
+        return raw_env(
+            render_mode, episode, reward, illegal_action, illegal_action_penalty, **rules
+        )
 
     def _parse_opponents(self, opponents):
         others = [agent for agent in AGENTS if agent != self.learner]
@@ -140,9 +152,7 @@ class GhostEuchreGymEnv(gymnasium.Env):
 
     def _info(self):
         info = dict(self.aec.infos[self.learner])
-        info["legal_actions"] = list(info["legal_actions"])
-        if info["last_deal"] is not None:
-            info["last_deal"] = dict(info["last_deal"])
+        info["last_deal"] = dict(info["last_deal"])
         info["action_mask"] = self._mask.copy()
         return info
 

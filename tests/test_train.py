@@ -20,6 +20,7 @@ from agents.ppo import (
     masked_log_probs,
     sample_actions,
 )
+from arena.files import current_umask
 from ghost_euchre_env import GhostEuchre, GhostEuchreVec
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -123,6 +124,11 @@ def test_smoke_run_of_the_real_script(tmp_path):
     first_bid_rate = events.Scalars("euchre/bid_rate")[0].value
     assert 0 < first_bid_rate < 1, first_bid_rate
     assert "evaluation after update 2 " in result.stdout  # periodic evaluations are printed too
+    written = train.make_config(train.read_yaml(str(run / "config.yaml")))  # readable, reusable
+    saved = torch.load(run / "final.pt", weights_only=True)["config"]
+    assert train.dataclasses.asdict(written) == {**saved, "hidden_sizes": (32,)}
+    assert written.num_envs == 16 and written.name == "smoke"
+    assert oct((run / "config.yaml").stat().st_mode & 0o777) == oct(0o666 & ~current_umask())
     game = GhostEuchre()
     for path in (run / "policy.pt", run / "final.pt"):
         policy = make_policy(f"ppo:{path}", game, seed=0)

@@ -1,0 +1,89 @@
+"""The auction view's PettingZoo (ghost_bidding_v0) and Gymnasium (GhostEuchreBidding-v0) faces."""
+
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from aec_helpers import check_pettingzoo_api, config_id, random_action
+from gymnasium.utils.env_checker import check_env
+
+from agents.heuristic import GhostHeuristic
+from ghost_euchre_env import BIDDING_GYM_ENV_ID, GhostBiddingVec, ghost_bidding_v0
+from ghost_euchre_env.ghost import NUM_CARDS, GhostEuchre
+from ghost_euchre_env.gym_bidding import GhostEuchreBiddingGymEnv
+
+HEURISTIC = GhostHeuristic(GhostEuchre())
+CONFIGS = [{}, {"episode": "game", "target_score": 10}, {"auction": "open", "reward": "margin"}]
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
+def test_pettingzoo_api_seed_and_render(config):
+    check_pettingzoo_api(ghost_bidding_v0, {"card_play": HEURISTIC, **config})
+
+
+def test_agents_act_only_in_the_auction_like_the_vector_view():
+    """The AEC env seeded with s plays like game 0 of GhostBiddingVec(2, seed=s)."""
+    env = ghost_bidding_v0.env(HEURISTIC, episode="game", target_score=10)
+    venv = GhostBiddingVec(2, HEURISTIC, seed=4, episode="game", target_score=10)
+    vobs, vmask, vplayer = venv.reset()
+    env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    for agent in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        assert isinstance(obs, dict)
+        assert not obs["action_mask"][:NUM_CARDS].any()
+        assert agent == f"player_{vplayer[0]}"
+        np.testing.assert_array_equal(obs["observation"], vobs[0])
+        action = random_action(obs, rng)
+        vobs, vmask, vplayer, _, _ = venv.step([action, int(np.flatnonzero(vmask[1])[0])])
+        env.step(action)
+
+
+def test_render_shows_the_card_play_between_decisions():
+    env = ghost_bidding_v0.env(HEURISTIC, render_mode="ansi", episode="game", target_score=10)
+    env.reset(seed=1)
+    texts = []
+    for _ in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        env.step(None if terminated or truncated else random_action(obs, np.random.default_rng(0)))
+        texts.append(env.render())
+    played = [t for t in texts if "card play since the last decision" in t]
+    assert played
+    for text in played:
+        assert "trick 6: " in text and "scored: points" in text
+    assert "card play" not in texts[0]  # a bid or pass with no play after it
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"learner": 1, "episode": "game", "target_score": 8}])
+def test_gymnasium_check_env_and_masks(kwargs):
+    env = gymnasium.make(
+        BIDDING_GYM_ENV_ID, illegal_action="terminate", render_mode="ansi", **kwargs
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env.unwrapped)
+    env = GhostEuchreBiddingGymEnv(
+        card_play=HEURISTIC,
+        opponents={2: lambda obs, mask: int(np.flatnonzero(mask)[-1])},
+        **kwargs,
+    )
+    _, info = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    terminated = truncated = False
+    while not (terminated or truncated):
+        mask = env.action_masks()
+        assert mask.any() and not mask[:NUM_CARDS].any()
+        np.testing.assert_array_equal(info["action_mask"], mask)
+        legal = np.flatnonzero(mask)
+        _, _, terminated, truncated, info = env.step(int(legal[rng.integers(len(legal))]))
+
+
+def test_gymnasium_bad_policies_are_named():
+    with pytest.raises(ValueError, match="unknown policy spec 'nobot'"):
+        GhostEuchreBiddingGymEnv(card_play="nobot")
+    with pytest.raises(ValueError, match="opponent for player_1 must be a callable"):
+        GhostEuchreBiddingGymEnv(opponents={1: 3})
