@@ -14,9 +14,13 @@ the order of the specs on the command line does not matter.
 set and ranks the players:
 
 - **rating**: OpenSkill Plackett-Luce (:func:`arena.stats.openskill_ratings`)
-  fitted over all those games, in round-robin order (game 0 of every match,
-  by match key, then game 1, ...), so the fit depends only on which matches
-  are stored, not on when they were played; rank by ordinal = mu - 3 sigma;
+  fitted over all those games: with no skill drift (tau = 0: a bot, and a
+  checkpoint file, plays the same in every game), the games rated in
+  ``RATING_ORDERS`` seeded random orders of a canonical order (by game index,
+  then match key) and mu and sigma averaged, so the fit depends only on which
+  games are stored, hardly on the order of rating (one order alone moves mu by
+  about 2 points in the README's league) and not at all on when they were
+  played; rank by ordinal = mu - 3 sigma;
 - games, wins, **win rate** with its 95% interval (clustered by deal sequence
   of each match, :func:`arena.stats.clustered_win_ci`), **points per deal**;
 - **head to head**: for players i and j, the share of the games in which they
@@ -40,12 +44,14 @@ import time
 
 import numpy as np
 
+from agents.specs import make_policy
 from arena.match import make_game, match_teams, run_match, seatings
 from arena.stats import RATING_MODEL, clustered_win_ci, openskill_ratings
 from arena.store import code_version, match_key, player_identity
 from ghost_euchre_env.classic import SEAT_TEAM
 
 LEADERBOARD_SCHEMA = "ghost-euchre-leaderboard-v1"
+RATING_ORDERS = 16  # orders of the games averaged in the rating fit
 
 
 def league_matches(specs, variant="ghost"):
@@ -109,8 +115,10 @@ def run_league(
     game = make_game(variant, episode, rules)
     full_rules = dataclasses.asdict(game.rules)
     total_games = len(seatings(variant, games)[0])
-    identities = {spec: player_identity(spec) for spec in {s.strip() for s in specs}}
     plan = league_matches(specs, variant)
+    for spec in sorted({s for m in plan for s in m}):
+        make_policy(spec, game, seed=0)  # every spec checked before any match is played
+    identities = {spec: player_identity(spec) for spec in {s for m in plan for s in m}}
     version = code_version()
     played, skipped, in_matches = [], [], 0.0
     for number, players in enumerate(plan, 1):
@@ -260,14 +268,14 @@ def leaderboard(store, variant="ghost", episode="game", rules=None, players=None
 
 
 def _fit_ratings(variant, matches, data, seat_player, num_players):
-    """OpenSkill ratings over all games in round-robin order (game index, then match key)."""
+    """OpenSkill ratings over all games (see the module docstring), tau = 0, averaged over orders."""
     key_rank = {
         m["id"]: rank for rank, m in enumerate(sorted(matches, key=lambda m: m["match_key"]))
     }
     ranks = np.array([key_rank[int(m)] for m in data["match_id"]])
     order = np.lexsort((ranks, data["game"]))
     members, scores = match_teams(variant, seat_player[order], data["final_scores"][order])
-    return openskill_ratings(num_players, members, scores)
+    return openskill_ratings(num_players, members, scores, orders=RATING_ORDERS, tau=0.0)
 
 
 def _head_to_head(variant, columns, seat_of, final_scores):

@@ -20,7 +20,7 @@ ROOT = os.path.dirname(HERE)
 STRONG, MIDDLE, WEAK = "heuristic", "league_bots:Blend:random_share=0.5", "random"
 FOURTH = "league_bots:Blend:random_share=0.8"
 RULES = {"target_score": 16}  # shorter games keep the tests fast
-GAMES = 24
+GAMES = 12  # per match (2 deal sequences); the ranking test plays more
 
 
 @pytest.fixture(autouse=True)
@@ -28,8 +28,8 @@ def bots_importable(monkeypatch):
     monkeypatch.syspath_prepend(HERE)  # league_bots, for class specs
 
 
-def league(store, specs, **kwargs):
-    return run_league(specs, store, games=GAMES, seed=3, rules=RULES, **kwargs)
+def league(store, specs, games=GAMES):
+    return run_league(specs, store, games=games, seed=3, rules=RULES)
 
 
 def stored_games(path):
@@ -57,35 +57,44 @@ def test_league_plan_is_every_subset_in_canonical_order():
 
 
 def test_incremental_league_ranks_by_strength(tmp_path):
-    path = tmp_path / "league.sqlite"
+    path, games = tmp_path / "league.sqlite", 24
     with Store(path) as store:
-        first = league(store, [WEAK, STRONG, MIDDLE])
+        first = league(store, [WEAK, STRONG, MIDDLE], games)
         assert len(first.played) == 1 and not first.skipped
-        second = league(store, [FOURTH, MIDDLE, STRONG, WEAK])
+        second = league(store, [FOURTH, MIDDLE, STRONG, WEAK], games)
         assert len(second.played) == 3 and len(second.skipped) == 1  # only the new matches
         assert second.skipped[0]["players"] == sorted([WEAK, STRONG, MIDDLE])
-        assert not league(store, [STRONG, MIDDLE, WEAK, FOURTH]).played  # nothing left to play
+        assert not league(store, [STRONG, MIDDLE, WEAK, FOURTH], games).played  # nothing left
         board = leaderboard(store, rules=RULES)
-    assert stored_games(path) == (4, 4 * GAMES)
+    assert stored_games(path) == (4, 4 * games)
     assert [p["name"] for p in board.players[:2]] == [STRONG, MIDDLE]
     ordinals = [p["ordinal"] for p in board.players]
     assert ordinals == sorted(ordinals, reverse=True) and ordinals[1] > ordinals[2] + 3
-    assert all(p["games"] == 3 * GAMES for p in board.players)
+    assert all(p["games"] == 3 * games for p in board.players)
     strong = board.players[0]
     assert strong["win_rate_ci95"][0] > 0.5 and strong["points_per_deal"] > 0
     assert board.head_to_head[0][1] > 0.5 and board.head_to_head[1][0] < 0.5
-    assert board.head_to_head[0][0] is None and board.head_to_head_games[0][1] == 2 * GAMES
+    assert board.head_to_head[0][0] is None and board.head_to_head_games[0][1] == 2 * games
     for i in range(4):
         for j in range(4):
             if i != j:
                 assert board.head_to_head[i][j] + board.head_to_head[j][i] == pytest.approx(1)
-    # The fit depends on the stored games only, not on the order they were played in.
-    with Store(tmp_path / "other.sqlite") as store:
-        league(store, [STRONG, MIDDLE, WEAK, FOURTH])
-        again = leaderboard(store, rules=RULES)
-    assert [p["mu"] for p in again.players] == pytest.approx([p["mu"] for p in board.players])
     with Store(path) as store, pytest.raises(ValueError, match="no ghost matches"):
         leaderboard(store)  # other rules: nothing stored
+
+
+def test_ratings_depend_on_the_stored_games_not_on_when_they_were_played(tmp_path):
+    boards = []
+    for name, steps in (
+        ("a", [[STRONG, MIDDLE, WEAK], [STRONG, MIDDLE, WEAK, FOURTH]]),
+        ("b", [[FOURTH, WEAK, MIDDLE, STRONG]]),
+    ):
+        with Store(tmp_path / f"{name}.sqlite") as store:
+            for specs in steps:
+                league(store, specs)
+            boards.append(leaderboard(store, rules=RULES))
+    first, second = ([(p["name"], p["mu"], p["sigma"]) for p in b.players] for b in boards)
+    assert first == second
 
 
 def test_interrupted_league_resumes_and_loses_only_the_match_in_progress(tmp_path, monkeypatch):
@@ -189,6 +198,13 @@ def test_two_leagues_writing_one_store_at_once(tmp_path):
         assert len(store.players()) == 4
         records = store.game_records(store.matches()[0]["id"])
     assert len(records) == GAMES
+
+
+def test_a_bad_spec_stops_the_league_before_any_match(tmp_path):
+    path = tmp_path / "league.sqlite"
+    with Store(path) as store, pytest.raises(ValueError, match="unknown policy spec 'nonsense'"):
+        league(store, [STRONG, MIDDLE, WEAK, "nonsense"])
+    assert stored_games(path) == (0, 0)
 
 
 def test_players_are_specs_plus_checkpoint_contents(tmp_path):
