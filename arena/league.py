@@ -51,7 +51,7 @@ from arena.store import code_version, match_key, player_identity
 from ghost_euchre_env.classic import SEAT_TEAM
 
 LEADERBOARD_SCHEMA = "ghost-euchre-leaderboard-v1"
-RATING_ORDERS = 16  # orders of the games averaged in the rating fit
+RATING_ORDERS = 8  # orders of the games averaged in the rating fit
 
 
 def league_matches(specs, variant="ghost"):
