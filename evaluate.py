@@ -5,9 +5,11 @@ Usage::
     python evaluate.py SPEC SPEC SPEC [--variant ghost|classic] [--games N] [--seed S]
                        [--episode game|deal] [--rule KEY=VALUE ...] [--num-envs N]
                        [--json FILE] [--csv FILE] [--plot FILE] [--record FILE] [--quiet]
+                       [--card-play SPEC] [--bid-regret N [--regret-worlds W]]
     python evaluate.py human heuristic heuristic      # play at the terminal
     python evaluate.py --league SPEC SPEC SPEC SPEC ... [--db FILE] [same flags]
     python evaluate.py replay FILE [--match M] [--game K] [--ascii]
+    python evaluate.py serve [--db FILE] [--port 8000] [--host 127.0.0.1]   # the web page
 
 One SPEC per seat (3 for ghost, 4 for classic; see ``agents.specs``). Each SPEC is
 a *player*; the same spec given twice is two players (``random``, ``random#2``).
@@ -26,6 +28,14 @@ progress; rerun the command to resume.
 ``--game`` every game is replayed and checked, one line each (a store without
 ``--match`` lists its matches); with ``--game K`` game K is printed deal by deal.
 
+``--card-play SPEC`` makes it a *bidding match*: every seat's card play is
+made by SPEC and each player's own policy makes only its auction and trump
+decisions; a bidding table follows (contracts by level, points per contract,
+points per deal and its difference to each other player, paired by deal
+sequence). ``--bid-regret N`` adds each player's bid regret over N sampled
+auction decisions against a rollout oracle (:mod:`arena.regret`; the rest of
+each deal played by the card-play policy, ``heuristic`` without --card-play).
+
 This file is the command line only: matches, what counts and the JSON schema
 are in :mod:`arena.match`, intervals and ratings in :mod:`arena.stats`, tables
 and files in :mod:`arena.report`, leagues in :mod:`arena.league` and
@@ -38,6 +48,7 @@ import sys
 
 from agents.human import HumanQuit
 from agents.specs import parse_value, split_spec
+from arena.bidding import bidding_table, run_bidding_match
 from arena.files import check_writable, write_atomic
 from arena.league import leaderboard, run_league
 from arena.match import EPISODES, VARIANTS, play_interactive, run_match
@@ -51,6 +62,7 @@ from arena.report import (
     write_plot,
 )
 from arena.store import DEFAULT_DB, Store
+from ghost_euchre_env.core import check_int
 from ghost_euchre_env.records import (
     check_records,
     format_replay,
@@ -107,6 +119,21 @@ def parse_args(argv=None):
         "--db", metavar="FILE", default=None, help=f"league store (default {DEFAULT_DB})"
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--card-play",
+        metavar="SPEC",
+        help="bidding match: SPEC plays every seat's cards, each player only bids (ghost)",
+    )
+    parser.add_argument(
+        "--bid-regret",
+        type=int,
+        default=0,
+        metavar="N",
+        help="bid regret of each player over N sampled auction decisions (ghost)",
+    )
+    parser.add_argument(
+        "--regret-worlds", type=int, default=32, metavar="W", help="worlds per regret decision"
+    )
     return parser.parse_args(argv)
 
 
@@ -132,8 +159,29 @@ def _parse_rules(items):
     return rules
 
 
+def serve_main(argv):
+    """``serve``: run the local web page (arena.web) until Ctrl-C."""
+    parser = argparse.ArgumentParser(
+        prog="evaluate.py serve",
+        description="The local web page: play against the bots, watch recorded games, "
+        "see the leaderboard.",
+    )
+    parser.add_argument("--db", metavar="FILE", help="the league's SQLite store")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default: this machine only)"
+    )
+    args = parser.parse_args(argv)
+    from arena.web import serve
+
+    serve(args.db, args.host, args.port)
+    return 0
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["serve"]:
+        return serve_main(argv[1:])
     if argv[:1] == ["replay"]:
         return _run(replay_main, parse_replay_args(argv[1:]))
     args = parse_args(argv)
@@ -192,8 +240,25 @@ def match_main(args):
         except HumanQuit:
             print("\nGame abandoned.")
         return 0
-    result = run_match(args.players, **_play_options(args, rules), record=bool(args.record))
+    bidding = args.card_play is not None or args.bid_regret != 0
+    regrets = None
+    if bidding:
+        if args.variant != "ghost":
+            raise ValueError("--card-play and --bid-regret are for --variant ghost")
+        if args.record:
+            raise ValueError("--record is for plain matches, not with --card-play or --bid-regret")
+        check_int("--bid-regret", args.bid_regret, 0)
+        check_int("--regret-worlds", args.regret_worlds, 1)
+        options = _play_options(args, rules)
+        del options["variant"]
+        result, regrets = run_bidding_match(
+            args.players, args.card_play, args.bid_regret, args.regret_worlds, **options
+        )
+    else:
+        result = run_match(args.players, **_play_options(args, rules), record=bool(args.record))
     print(match_table(result))
+    if bidding:
+        print(bidding_table(result, regrets))
     for path, write in outputs:
         write(result, path)
         print(f"wrote {path}")
@@ -210,6 +275,8 @@ def league_main(args):
     outputs = _check_outputs(args, [*writers, ("plot", write_leaderboard_plot)])
     if args.record:
         return _error("--record is for a single match; a league keeps its games in --db")
+    if args.card_play is not None or args.bid_regret:
+        return _error("--card-play and --bid-regret are for a single match, not --league")
     db = args.db or DEFAULT_DB
     check_writable(db, "--db")
     with Store(db) as store:

@@ -1,8 +1,9 @@
-"""PPO self-play for Ghost Hand Euchre, in one file you can read top to bottom.
+"""PPO self-play for Ghost Hand and classic Euchre, in one file you can read top to bottom.
 
 Usage::
 
     python train.py                                   # configs/default.yaml
+    python train.py --config configs/classic.yaml     # classic Euchre, partnerships
     python train.py --config configs/long.yaml --seed 3
     python train.py --total_steps 2_000_000 --num_envs 512 --rules "{auction: open}"
     python train.py --resume runs/NAME/checkpoints/update_000100.pt
@@ -15,13 +16,13 @@ names it. ``--resume`` continues a run from a checkpoint with the checkpoint's
 config (command-line options still override it) and reproduces exactly the
 run that was not interrupted.
 
-How it trains. ``num_envs`` games run in one ``GhostEuchreVec``; each step, one
-seat per game decides. At the start of every game each seat gets a role: the
+How it trains. ``num_envs`` games run in one ``GhostEuchreVec`` (``variant:
+classic``: ``ClassicEuchreVec``); each step, one seat per game decides. At the start of every game each seat gets a role: the
 learner (the network being trained) or an opponent (a past snapshot of the
 network from a pool, or the heuristic). Every seat the learner plays is its own
 trajectory: a decision's successor is the same seat's next decision in the same
 game, the rewards paid to that seat in between (by absolute seat, every step)
-are added to the decision, and the end of the game closes all three seats'
+are added to the decision, and the end of the game closes all its seats'
 trajectories. Advantages are GAE over those per-seat sequences; a trajectory
 still open when the rollout ends is bootstrapped with the value of that seat's
 current observation. Only learner decisions enter the PPO batch, with their
@@ -35,6 +36,15 @@ opponent makes a contract costs points), and during ``bidding_warmup_steps`` the
 heuristic bids and names trump for the learner while the network imitates it,
 so PPO first learns card play under sensible contracts and then improves the
 auction from the heuristic's instead of from random.
+
+Classic Euchre (``variant: classic``): one network plays all four seats; a
+seat's reward is its team's, and the margin is its team's points minus the
+other team's. Partners are drawn like opponents (the learner, a snapshot or the
+heuristic), so the learner plays with and against all of them. During the
+warm-up the heuristic makes every learner decision before card play (ordering
+up, naming trump, the dealer's discard, going alone). TensorBoard adds the
+order-up rate, the maker's success rate, lone hands tried and made, and euchres
+suffered; evaluations pit the network's team against a team of two opponents.
 
 Output under ``runs/NAME/``: ``config.yaml`` (the run's config, readable and
 reusable with ``--config``), TensorBoard logs, ``checkpoints/update_*.pt``
@@ -60,7 +70,9 @@ import torch
 import yaml
 
 from agents import make_policy
+from agents.composite import CompositePolicy
 from agents.ppo import (
+    LEARN_MODES,
     ActorCritic,
     PPOPolicy,
     mask_logits,
@@ -70,10 +82,20 @@ from agents.ppo import (
     sample_actions,
 )
 from arena.files import write_atomic
-from ghost_euchre_env import GhostEuchre, GhostEuchreVec
+from ghost_euchre_env import (
+    ClassicEuchre,
+    ClassicEuchreVec,
+    GhostBiddingVec,
+    GhostEuchre,
+    GhostEuchreVec,
+    classic,
+)
 from ghost_euchre_env.ghost import BID_3, MOON, MOON_LEVEL, NUM_CARDS, PASS, SWAP
+from ghost_euchre_env.vector import VectorEnv
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# config.variant -> (engine, vector env)
+VARIANTS = {"ghost": (GhostEuchre, GhostEuchreVec), "classic": (ClassicEuchre, ClassicEuchreVec)}
 DEFAULT_CONFIG = os.path.join(HERE, "configs", "default.yaml")
 CHECKPOINT_FORMAT = "ghost-euchre-train-v1"
 CHECKPOINT_KEYS = (  # what save_checkpoint writes and restore reads
@@ -96,18 +118,29 @@ class TrainConfig:
     """torch threads for rollouts and evaluation: small batches, where more threads mostly wait on each other"""
 
     # environment
+    variant: str = "ghost"
+    """'ghost' (Ghost Hand, 3 players) or 'classic' (4 players in two partnerships: a seat's rewards are its team's)"""
     num_envs: int = 1024
     """games played in parallel (one vector env)"""
     episode: str = "game"
     """'game' (deals until someone reaches target_score) or 'deal' (one deal per episode)"""
     reward: str = "margin"
     """per scored deal, times reward_scale: 'margin' = the seat's points minus the mean of the other two seats'
-    points (zero-sum: what winning the game needs); 'points' = the seat's own points; 'win' = at the game's end,
-    +1 for the winner and -1/2 for the others"""
+    points (classic: its team's points minus the other team's; zero-sum: what winning the game needs); 'points' =
+    the seat's (team's) own points; 'win' = at the game's end, +1 for the winner and -1/2 for the others (classic:
+    +1 for the winning team, -1 for the other)"""
     reward_scale: float = 0.1
     """factor applied to the rewards"""
     rules: dict = dataclasses.field(default_factory=dict)
     """rules options passed to the engine, e.g. {auction: open}; empty = RULES.md defaults"""
+    learn: str = "all"
+    """the decisions the network makes: 'all'; 'auction' (the auction and trump decisions: games run in the auction
+    view GhostBiddingVec, every card play made inside it by card_play); 'play' (the card play: the learner's auction
+    and trump decisions are made by bidding)"""
+    card_play: str = "heuristic"
+    """policy spec that plays every card when learn='auction' (any spec: heuristic, pimc, ppo:PATH, a user class)"""
+    bidding: str = "heuristic"
+    """policy spec that makes the learner's auction and trump decisions when learn='play'"""
 
     # self-play opponents
     opponent_share: float = 0.5
@@ -184,7 +217,11 @@ class TrainConfig:
             if not ok:
                 raise ValueError(f"{name} must be {expected}, got {getattr(self, name)!r}")
 
+        check("variant", self.variant in VARIANTS, "'ghost' or 'classic'")
         check("episode", self.episode in ("game", "deal"), "'game' or 'deal'")
+        check("learn", self.learn in LEARN_MODES, "'all', 'auction' or 'play'")
+        if self.variant == "classic" and self.learn != "all":
+            raise ValueError(f"learn={self.learn!r} needs variant='ghost' (classic learns 'all')")
         check("reward", self.reward in ("margin", "points", "win"), "'margin', 'points' or 'win'")
         if self.reward == "win" and self.episode != "game":
             raise ValueError("reward='win' needs episode='game' (a single deal has no winner)")
@@ -234,7 +271,7 @@ class TrainConfig:
             "name", os.sep not in self.name and self.name not in (".", ".."), "a plain folder name"
         )
         try:  # the engine checks its own rules options
-            GhostEuchre(**self.rules)
+            VARIANTS[self.variant][0](**self.rules)
         except ValueError as error:
             raise ValueError(f"rules: {error}") from None
 
@@ -335,7 +372,10 @@ def read_yaml(path):
     return values
 
 
-RESUME_FIXED = ("num_envs", "episode", "reward", "rules", "pool_size", "hidden_sizes", "activation")
+RESUME_FIXED = (
+    "variant", "num_envs", "episode", "reward", "rules", "learn", "card_play", "bidding", "pool_size",
+    "hidden_sizes", "activation",
+)  # fmt: skip
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -437,28 +477,54 @@ def read_checkpoint(path):
 
 
 # ----------------------------------------------------------------------------- rollout pieces
-LEARNER = 0  # seat role; 1..pool_size = snapshot slot + 1; pool_size + 1 = heuristic
+LEARNER = 0  # seat role; 1..pool_size = snapshot slot + 1; pool_size + 1 = heuristic; pool_size + 2 = partner
 PLAY_CARDS = slice(0, NUM_CARDS)  # action ids of the play phase
 
 
 def assign_roles(roles, games, config, pool_filled, rng):
-    """Draw the roles of the three seats of ``games`` (int[M]) for their new episode, in place.
+    """Draw the roles of the S seats of ``games`` (int[M]) for their new episode, in place.
 
-    Each seat is an opponent with probability opponent_share (one seat per game
-    stays the learner); an opponent is the heuristic with probability
-    heuristic_share, else a uniformly chosen snapshot of the pool.
+    roles: int8[N, S]. Each seat is an opponent with probability opponent_share
+    (one seat per game stays the learner); an opponent is the heuristic with
+    probability heuristic_share, else a uniformly chosen snapshot of the pool.
+    In classic Euchre a learner's partner is drawn like any other seat: the
+    learner, a snapshot or the heuristic.
     """
-    count = len(games)
-    opponent = rng.random((count, 3)) < config.opponent_share
-    keep = rng.integers(3, size=count)
+    count, seats = len(games), roles.shape[1]
+    opponent = rng.random((count, seats)) < config.opponent_share
+    keep = rng.integers(seats, size=count)
     opponent[np.arange(count), keep] &= ~opponent.all(axis=1)
-    heuristic = rng.random((count, 3)) < config.heuristic_share
-    slot = rng.integers(pool_filled, size=(count, 3)) + 1
+    heuristic = rng.random((count, seats)) < config.heuristic_share
+    slot = rng.integers(pool_filled, size=(count, seats)) + 1
     roles[games] = np.where(opponent, np.where(heuristic, config.pool_size + 1, slot), LEARNER)
 
 
+def margin_rewards(rewards, variant):
+    """float32[N, S] rewards by seat -> each seat's reward minus its opponents' (zero-sum).
+
+    ghost: minus the mean of the other two seats'; classic (rewards are the
+    team's, at both seats of a team): minus the other team's.
+    """
+    if variant == "classic":
+        return rewards - np.roll(rewards, -1, axis=1)  # seat s + 1 is on the other team
+    return rewards - (rewards.sum(axis=1, keepdims=True) - rewards) / 2
+
+
+def before_card_play(run, mask):
+    """bool[N]: the decision every game waits for comes before the card play (what the warm-up teaches).
+
+    ghost: the auction and trump (cards are legal only in card play); classic:
+    ordering up, naming trump, the dealer's discard and going alone.
+    """
+    if run.config.variant == "classic":
+        return run.venv.state.phase != classic.PLAY
+    return ~mask[:, PLAY_CARDS].any(axis=1)
+
+
 class DealStats:
-    """Counts over the deals that ended, seen from the learner's seats (for TensorBoard)."""
+    """Ghost Hand counts over the deals that ended, seen from the learner's seats (for TensorBoard)."""
+
+    LEVELS = ((3, "3"), (4, "4"), (5, "5"), (MOON_LEVEL, "moon"))
 
     def __init__(self):
         self.counts = dict.fromkeys(
@@ -469,10 +535,13 @@ class DealStats:
                 "moons",
                 "swaps",
                 "points",
+                "contract_points",
                 "deals",
                 "thrown_in",
                 "seat_games",
                 "games_won",
+                *(f"declared_{name}" for _, name in self.LEVELS),
+                *(f"made_{name}" for _, name in self.LEVELS),
             ),
             0,
         )
@@ -493,6 +562,13 @@ class DealStats:
         c["moons"] += int((declarer & moon[:, None]).sum())
         c["swaps"] += int((learner & (deals.swapper[:, None] == seats)).sum())
         c["points"] += int(deals.points[learner].sum())
+        c["contract_points"] += int(deals.points[declarer].sum())
+        made = (declarer & (deals.tricks >= deals.bid[:, None])).any(axis=1)
+        declared = declarer.any(axis=1)
+        for level, name in self.LEVELS:
+            at_level = declared & (deals.bid == level)
+            c[f"declared_{name}"] += int(at_level.sum())
+            c[f"made_{name}"] += int((at_level & made).sum())
 
     def add_game_ends(self, deals, roles, finished):
         """finished: bool[N] games that ended by the rules this step (not truncated)."""
@@ -511,17 +587,104 @@ class DealStats:
             "euchre/moon_rate": ratio("moons", "seat_deals"),
             "euchre/swap_rate": ratio("swaps", "seat_deals"),
             "euchre/points_per_deal": ratio("points", "seat_deals"),
+            "euchre/points_per_contract": ratio("contract_points", "declared"),
+            **{
+                f"euchre/bid_rate_{n}": ratio(f"declared_{n}", "seat_deals") for _, n in self.LEVELS
+            },
+            **{
+                f"euchre/make_rate_{n}": ratio(f"made_{n}", f"declared_{n}") for _, n in self.LEVELS
+            },
             "euchre/thrown_in_rate": ratio("thrown_in", "deals"),
             "charts/learner_game_win_rate": ratio("games_won", "seat_games"),
         }
 
 
-def act_opponents(actions, roles_now, obs, mask, pool, heuristic, config, generator):
-    """Fill ``actions`` for the games whose acting seat is an opponent (roles_now int[N] != LEARNER)."""
+class ClassicDealStats:
+    """Classic counts over the deals that ended, seen from the learner's seats (for TensorBoard).
+
+    A "seat-deal" is one deal at one learner seat (a team of two learners counts twice).
+    """
+
+    def __init__(self):
+        self.counts = dict.fromkeys(
+            (
+                "seat_deals",
+                "ordered_up",
+                "made_trump",
+                "maker_made",
+                "alone",
+                "alone_made",
+                "euchred",
+                "points",
+                "deals",
+                "thrown_in",
+                "seat_games",
+                "games_won",
+            ),
+            0,
+        )
+
+    def add_deals(self, deals, roles):
+        learner = roles[deals.game] == LEARNER  # bool[M, 4]
+        maker = learner & (deals.maker[:, None] == classic.SEATS)  # the learner seat made trump
+        ordered = deals.trump == (deals.upcard & 3)  # round 2 cannot name the upcard's suit
+        team_tricks = deals.tricks + np.roll(deals.tricks, 2, axis=1)  # int[M, 4] by seat
+        made = team_tricks >= 3
+        makers_team = (
+            learner & ((deals.maker[:, None] & 1) == classic.SEAT_TEAM) & ~deals.thrown_in[:, None]
+        )
+        c = self.counts
+        c["deals"] += len(deals.game)
+        c["thrown_in"] += int(deals.thrown_in.sum())
+        c["seat_deals"] += int(learner.sum())
+        c["ordered_up"] += int((maker & ordered[:, None]).sum())
+        c["made_trump"] += int(maker.sum())
+        c["maker_made"] += int((maker & made).sum())
+        c["alone"] += int((maker & deals.maker_alone[:, None]).sum())
+        c["alone_made"] += int((maker & deals.maker_alone[:, None] & made).sum())
+        c["euchred"] += int((makers_team & ~made).sum())
+        c["points"] += int(deals.points[:, classic.SEAT_TEAM][learner].sum())
+
+    def add_game_ends(self, deals, roles, finished):
+        """finished: bool[N] games that ended by the rules this step (not truncated)."""
+        rows = finished[deals.game]
+        games, scores = deals.game[rows], deals.scores[rows]
+        learner = roles[games] == LEARNER
+        won = classic.SEAT_TEAM == scores.argmax(axis=1)[:, None]  # bool[G, 4]
+        self.counts["seat_games"] += int(learner.sum())
+        self.counts["games_won"] += int((learner & won).sum())
+
+    def rates(self):
+        c = self.counts
+        ratio = lambda a, b: c[a] / c[b] if c[b] else float("nan")  # noqa: E731
+        return {
+            "euchre/order_up_rate": ratio("ordered_up", "seat_deals"),
+            "euchre/maker_rate": ratio("made_trump", "seat_deals"),
+            "euchre/maker_success_rate": ratio("maker_made", "made_trump"),
+            "euchre/lone_rate": ratio("alone", "seat_deals"),
+            "euchre/lone_made_rate": ratio("alone_made", "alone"),
+            "euchre/euchred_rate": ratio("euchred", "seat_deals"),
+            "euchre/points_per_deal": ratio("points", "seat_deals"),
+            "euchre/thrown_in_rate": ratio("thrown_in", "deals"),
+            "charts/learner_game_win_rate": ratio("games_won", "seat_games"),
+        }
+
+
+DEAL_STATS = {"ghost": DealStats, "classic": ClassicDealStats}
+
+
+def act_opponents(actions, roles_now, obs, mask, pool, heuristic, config, generator, partner=None):
+    """Fill ``actions`` for the games whose acting seat is not the network (roles_now int[N] != LEARNER).
+
+    Role pool_size + 2 is the learner's seat when ``partner`` (the ``bidding``
+    policy of learn='play') makes its decision.
+    """
     for role in np.unique(roles_now[roles_now != LEARNER]):
         games = np.flatnonzero(roles_now == role)
-        if role == config.pool_size + 1:
-            actions[games] = heuristic.act(obs[games], mask[games])
+        if role >= config.pool_size + 1:
+            policy = heuristic if role == config.pool_size + 1 else partner
+            assert policy is not None  # a role is drawn only for a policy that exists
+            actions[games] = policy.act(obs[games], mask[games])
             continue
         mask_t = torch.from_numpy(mask[games])
         logits, _ = pool[role - 1](torch.from_numpy(obs[games]))
@@ -543,7 +706,7 @@ class RolloutBuffer:
     ends are bootstrapped (``set_bootstrap``) with the value of that seat's state.
     """
 
-    def __init__(self, capacity, obs_size, num_actions, num_envs):
+    def __init__(self, capacity, obs_size, num_actions, num_envs, num_seats=3):
         self.obs = np.zeros((capacity, obs_size), np.float32)
         self.mask = np.zeros((capacity, num_actions), bool)
         self.action = np.zeros(capacity, np.int64)
@@ -553,7 +716,7 @@ class RolloutBuffer:
         self.done = np.zeros(capacity, bool)
         self.next = np.zeros(capacity, np.int64)
         self.bootstrap = np.zeros(capacity, np.float32)
-        self.last_row = np.zeros((num_envs, 3), np.int64)
+        self.last_row = np.zeros((num_envs, num_seats), np.int64)
         self.clear()
 
     def clear(self):
@@ -577,7 +740,7 @@ class RolloutBuffer:
         return slice(rows[0] if len(rows) else self.count, self.count)
 
     def add_rewards(self, rewards):
-        """Credit rewards float[N, 3] (by absolute seat) to each seat's latest decision."""
+        """Credit rewards float[N, S] (by absolute seat) to each seat's latest decision."""
         open_rows = self.last_row >= 0
         self.reward[self.last_row[open_rows]] += rewards[open_rows]
 
@@ -615,14 +778,33 @@ class RolloutBuffer:
         return advantages, advantages + values
 
 
+def evaluation_players(model, game, opponent, config):
+    """The greedy network as a full player and two ``opponent`` seats (spec), as ``learn`` says.
+
+    learn='auction': the network bids and every seat's card play is ``card_play``
+    (a bidding match); learn='play': ``bidding`` bids for the network. Classic:
+    the network's team (seats 0 and 2) against a team of two ``opponent`` seats.
+    """
+    policy = PPOPolicy(game, model, seed=config.eval_seed, name="ppo")
+    if config.learn == "auction":
+        card_play = make_policy(config.card_play, game, seed=config.eval_seed)
+        opponent = f"composite[{opponent} | {config.card_play}]"
+        return [CompositePolicy(game, policy, card_play, name="ppo"), opponent, opponent]
+    if config.learn == "play":
+        bidding = make_policy(config.bidding, game, seed=config.eval_seed)
+        return [CompositePolicy(game, bidding, policy, name="ppo"), opponent, opponent]
+    if config.variant == "classic":
+        return [policy, opponent, policy, opponent]
+    return [policy, opponent, opponent]
+
+
 def evaluate_policy(model, game, opponent, games, config):
     """evaluate.run_match of the greedy network against two ``opponent`` seats on duplicate deals."""
     import evaluate  # lazily: evaluation is optional and has its own dependencies
 
-    policy = PPOPolicy(game, model, seed=config.eval_seed, name="ppo")
     result = evaluate.run_match(
-        [policy, opponent, opponent],
-        variant="ghost",
+        evaluation_players(model, game, opponent, config),
+        variant=config.variant,
         games=games,
         seed=config.eval_seed,
         episode="game",
@@ -637,7 +819,8 @@ class Run:
     """Everything one update hands to the next, and what a checkpoint saves."""
 
     config: TrainConfig
-    venv: GhostEuchreVec
+    venv: VectorEnv
+    """GhostEuchreVec (ClassicEuchreVec for variant='classic'), or GhostBiddingVec for learn='auction'"""
     model: ActorCritic
     optimizer: torch.optim.Optimizer
     pool: list
@@ -662,9 +845,20 @@ class Run:
     learner_step: int = 0
     """decisions made by the learner so far"""
 
+    partner: typing.Any = None
+    """learn='auction': the card_play Policy (inside the env); learn='play': the bidding Policy; else None"""
+    deals: int = 0
+    """deals played so far (redeals included)"""
+
     @property
     def game(self):
+        """the env's game: the engine, or for learn='auction' the AuctionGame around it"""
         return self.venv.game
+
+    @property
+    def engine(self):
+        """the GhostEuchre engine (what policies are built for)"""
+        return getattr(self.venv.game, "engine", self.venv.game)
 
     @property
     def batch_size(self):
@@ -677,8 +871,8 @@ class Run:
 
     @property
     def warming_up(self):
-        """True while the heuristic makes the learner's auction decisions"""
-        return self.global_step < self.config.bidding_warmup_steps
+        """True while the network imitates the heuristic's auction decisions (never with learn='play')"""
+        return self.global_step < self.config.bidding_warmup_steps and self.config.learn != "play"
 
 
 def setup(config):
@@ -691,13 +885,20 @@ def setup(config):
     torch.use_deterministic_algorithms(True)
 
     engine_reward = "win" if config.reward == "win" else "points"
-    venv = GhostEuchreVec(
-        config.num_envs,
-        seed=config.seed,
-        episode=config.episode,
-        reward=engine_reward,
-        **config.rules,
-    )
+    engine_class, vector_class = VARIANTS[config.variant]
+    engine = engine_class(episode=config.episode, reward=engine_reward, **config.rules)
+    partner = None
+    if config.learn == "auction":
+        partner = make_policy(config.card_play, engine, seed=config.seed + 1)
+        venv = GhostBiddingVec(
+            config.num_envs, partner, config.seed, config.episode, engine_reward, **config.rules
+        )
+    else:
+        venv = vector_class(
+            config.num_envs, config.seed, config.episode, engine_reward, **config.rules
+        )
+        if config.learn == "play":
+            partner = make_policy(config.bidding, engine, seed=config.seed + 1)
     game = venv.game
     model = ActorCritic(game.obs_size, game.num_actions, config.hidden_sizes, config.activation)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate, eps=1e-5, fused=True)
@@ -710,14 +911,14 @@ def setup(config):
     if (
         config.heuristic_share > 0 and config.opponent_share > 0
     ) or config.bidding_warmup_steps > 0:
-        heuristic = make_policy("heuristic", game, seed=config.seed)
+        heuristic = make_policy("heuristic", engine, seed=config.seed)
     obs, mask, player = venv.reset()
-    roles = np.zeros((config.num_envs, 3), np.int8)
+    roles = np.zeros((config.num_envs, game.num_players), np.int8)
     pool_added = 1
     assign_roles(roles, np.arange(config.num_envs), config, pool_added, np_rng)
     return Run(
         config, venv, model, optimizer, pool, pool_added, heuristic, roles, obs, mask, player,
-        np_rng, sample_gen,
+        np_rng, sample_gen, partner=partner,
     )  # fmt: skip
 
 
@@ -739,6 +940,9 @@ def restore(run, checkpoint):
     torch.set_rng_state(checkpoint["rng"]["torch"])
     if run.heuristic is not None and "heuristic" in checkpoint["rng"]:
         run.heuristic.rng.bit_generator.state = checkpoint["rng"]["heuristic"]
+    if run.partner is not None and "partner" in checkpoint["rng"]:
+        run.partner.rng.bit_generator.state = checkpoint["rng"]["partner"]
+    run.deals = checkpoint.get("deals", 0)
     run.update = checkpoint["update"]
     run.global_step = checkpoint["global_step"]
     run.learner_step = checkpoint["learner_step"]
@@ -768,6 +972,8 @@ def save_checkpoint(run, path):
     }
     if run.heuristic is not None:
         rng_state["heuristic"] = run.heuristic.rng.bit_generator.state
+    if run.partner is not None:
+        rng_state["partner"] = run.partner.rng.bit_generator.state
     payload = {
         "format": CHECKPOINT_FORMAT,
         "config": dataclasses.asdict(run.config),
@@ -782,6 +988,7 @@ def save_checkpoint(run, path):
         "update": run.update,
         "global_step": run.global_step,
         "learner_step": run.learner_step,
+        "deals": run.deals,
     }
     save_torch(payload, path)
 
@@ -792,23 +999,27 @@ def collect_rollout(run, buf):
 
     The learner's decisions go to ``buf`` (cleared first). Returns the
     :class:`DealStats` of the deals that ended and the warm-up lessons: a list of
-    (obs, mask, action) per step of the auction decisions the heuristic made for
-    the learner (empty after the warm-up).
+    (obs, mask, action) per step of the heuristic's choices in the learner's
+    auction decisions (empty after the warm-up). learn='all': the heuristic makes
+    those decisions and the network imitates them; learn='auction' (the card
+    play is already sensible): the network makes them and also imitates the
+    heuristic's choice; learn='play': ``bidding`` makes them, no warm-up.
     """
     config = run.config
-    stats, lessons = DealStats(), []
+    stats, lessons = DEAL_STATS[config.variant](), []
     buf.clear()
     game_index = np.arange(config.num_envs)
     for _ in range(config.num_steps):
         obs, mask, player = run.obs, run.mask, run.player
         role_now = run.roles[game_index, player]
         warming_up = run.warming_up
-        if warming_up:  # the heuristic bids and names trump for the learner
-            taught = np.flatnonzero((role_now == LEARNER) & ~mask[:, PLAY_CARDS].any(axis=1))
-            role_now = role_now.copy()
-            role_now[taught] = config.pool_size + 1
-        else:
-            taught = game_index[:0]
+        own_auction = (role_now == LEARNER) & before_card_play(run, mask)
+        taught = game_index[:0]
+        if config.learn == "play":  # the bidding policy makes the learner's auction decisions
+            role_now = np.where(own_auction, config.pool_size + 2, role_now)
+        elif warming_up and config.learn == "all":  # the heuristic bids and names trump for it
+            taught = np.flatnonzero(own_auction)
+            role_now = np.where(own_auction, config.pool_size + 1, role_now)
         learners = np.flatnonzero(role_now == LEARNER)
         rows = buf.add(learners, player[learners])
         buf.obs[rows] = obs[learners]
@@ -823,19 +1034,25 @@ def collect_rollout(run, buf):
                 buf.value[rows] = value.numpy()
                 actions[learners] = chosen.numpy()
             act_opponents(
-                actions, role_now, obs, mask, run.pool, run.heuristic, config, run.sample_gen
-            )
+                actions, role_now, obs, mask, run.pool, run.heuristic, config, run.sample_gen,
+                run.partner,
+            )  # fmt: skip
         buf.action[rows] = actions[learners]
-        if warming_up:
+        if warming_up and config.learn == "auction":
+            lessons.append(
+                (obs[learners], mask[learners], run.heuristic.act(obs[learners], mask[learners]))
+            )
+        elif warming_up:
             lessons.append((obs[taught], mask[taught], actions[taught]))
 
         run.obs, run.mask, run.player, rewards, done = run.venv.step(actions)
         run.global_step += config.num_envs
         if config.reward == "margin":
-            rewards = rewards - (rewards.sum(axis=1, keepdims=True) - rewards) / 2
+            rewards = margin_rewards(rewards, config.variant)
         buf.add_rewards(rewards * config.reward_scale)
         result = run.venv.last_result
         assert result is not None  # set by every step
+        run.deals += len(result.deals.game)
         if len(result.deals.game):
             stats.add_deals(result.deals, run.roles)
         if done.any():
@@ -961,13 +1178,17 @@ def take_snapshot(run):
 
 
 # ----------------------------------------------------------------------------- log and checkpoint
-def bid_rate(masks, actions):
-    """Share of auction decisions (PASS legal, SWAP not chosen) that bid 3, 4, 5 or MOON; NaN if none.
+def bid_rate(masks, actions, variant="ghost"):
+    """Share of auction decisions that bid; NaN if none. masks bool[M, A], actions int[M].
 
-    masks bool[M, A], actions int[M].
+    ghost: decisions with PASS legal and SWAP not chosen that bid 3, 4, 5 or MOON;
+    classic: decisions with PASS legal that order up or name a suit.
     """
     auction = masks[:, PASS] & (actions != SWAP)  # PASS is legal only in the auction
-    bids = (actions >= BID_3) & (actions <= MOON)
+    if variant == "classic":
+        bids = (actions >= classic.SUIT_CLUBS) & (actions < classic.SUIT_CLUBS + 4)
+    else:
+        bids = (actions >= BID_3) & (actions <= MOON)
     return float(bids[auction].mean()) if auction.any() else float("nan")
 
 
@@ -978,13 +1199,15 @@ def rollout_scalars(run, buf, returns, stats, lessons):
     explained_var = (
         float("nan") if var_returns == 0 else 1 - (returns - buf.value[:count]).var() / var_returns
     )
-    # the learner's seats' auction decisions: the network's, and the heuristic's for it during the warm-up
-    masks = np.concatenate([buf.mask[:count], *(mask for _, mask, _ in lessons)])
-    actions = np.concatenate([buf.action[:count], *(action for _, _, action in lessons)])
+    # the learner's seats' auction decisions: the network's, and the heuristic's for it during the
+    # warm-up of learn='all' (with learn='auction' the lessons are choices that were not played)
+    played = lessons if run.config.learn == "all" else []
+    masks = np.concatenate([buf.mask[:count], *(mask for _, mask, _ in played)])
+    actions = np.concatenate([buf.action[:count], *(action for _, _, action in played)])
     return {
         "charts/learner_share": count / run.batch_size,
         "losses/explained_variance": float(explained_var),
-        "euchre/bid_rate": bid_rate(masks, actions),
+        "euchre/bid_rate": bid_rate(masks, actions, run.config.variant),
         **stats.rates(),
     }
 
@@ -1012,7 +1235,7 @@ class Log:
             + (f", resuming after update {run.update}" if resumed else ""),
             flush=True,
         )
-        self.train_time, self.start_step = 0.0, run.global_step
+        self.train_time, self.start_step, self.start_deals = 0.0, run.global_step, run.deals
         self.start_time = time.perf_counter()
         self.recent = collections.deque(maxlen=self.RECENT)  # (decisions, seconds) per update
         self.bar = None
@@ -1053,6 +1276,7 @@ class Log:
         scalars = {
             "charts/learning_rate": run.optimizer.param_groups[0]["lr"],
             "charts/SPS": self.sps(run),
+            "charts/deals_per_s": int((run.deals - self.start_deals) / self.train_time),
             "charts/SPS_wall": int(
                 (run.global_step - self.start_step) / (time.perf_counter() - self.start_time)
             ),
@@ -1096,7 +1320,7 @@ def periodic_evaluation(run, log):
     torch.set_num_threads(config.rollout_threads)
     scalars, parts = {}, []
     for opponent in ("heuristic", "random"):
-        row = evaluate_policy(run.model, run.game, opponent, config.eval_games, config)
+        row = evaluate_policy(run.model, run.engine, opponent, config.eval_games, config)
         scalars[f"eval/win_rate_vs_{opponent}"] = row["win_rate"]
         scalars[f"eval/points_per_deal_vs_{opponent}"] = row["mean_points_per_deal"]
         low, high = row["win_rate_ci95"]
@@ -1134,7 +1358,7 @@ def final_evaluation(run, log):
         f"{'opponents':<12} {'games':>6} {'win rate':>9} {'95% interval':>17} {'points/deal':>12}"
     )
     for opponent in ("heuristic", "random"):
-        row = evaluate_policy(run.model, run.game, opponent, config.final_eval_games, config)
+        row = evaluate_policy(run.model, run.engine, opponent, config.final_eval_games, config)
         low, high = row["win_rate_ci95"]
         print(
             f"{opponent:<12} {row['games']:>6} {row['win_rate']:>9.3f} {f'[{low:.3f}, {high:.3f}]':>17} "
@@ -1162,7 +1386,10 @@ def main(argv=None):
         restore(run, checkpoint)
     log = Log(run_dir, run, resumed=checkpoint is not None)
     write_config(config, os.path.join(run_dir, "config.yaml"))
-    buf = RolloutBuffer(run.batch_size, run.game.obs_size, run.game.num_actions, config.num_envs)
+    game = run.game
+    buf = RolloutBuffer(
+        run.batch_size, game.obs_size, game.num_actions, config.num_envs, game.num_players
+    )
 
     while run.update < run.num_updates:
         tick, step_before = time.perf_counter(), run.global_step
@@ -1188,11 +1415,16 @@ def main(argv=None):
     log.close()
 
     save_checkpoint(run, os.path.join(run_dir, "final.pt"))
-    save_torch(policy_payload(run.model), os.path.join(run_dir, "policy.pt"))
+    partner_spec = {"auction": config.card_play, "play": config.bidding}.get(config.learn)
+    save_torch(
+        policy_payload(run.model, config.learn, partner_spec), os.path.join(run_dir, "policy.pt")
+    )
     print(
         f"{run.global_step} decisions ({run.learner_step} by the learner) in {log.train_time:.0f} s of "
         f"rollouts and updates: {(run.global_step - log.start_step) / max(log.train_time, 1e-9):,.0f} "
-        f"decisions/s; saved {run_dir}/final.pt and policy.pt"
+        f"decisions/s; {run.deals - log.start_deals} deals, "
+        f"{(run.deals - log.start_deals) / max(log.train_time, 1e-9):,.0f} deals/s; "
+        f"saved {run_dir}/final.pt and policy.pt"
     )
     if config.final_eval_games:
         torch.set_num_threads(config.rollout_threads)

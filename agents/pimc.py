@@ -2,35 +2,39 @@
 
 For each decision the seat to act samples ``samples`` hidden worlds consistent
 with what it has seen (:mod:`agents.worlds`: uniform over the deals that fit its
-own cards, the cards played and the shown voids). Every legal action is tried in
-every world: the world is stepped with the action and then played to the end of
-the deal by a fast default policy (the ``heuristic`` for every seat), on the
-batched engine, all decisions x worlds x actions in one batch. The action with
-the best mean value over the worlds is played; all worlds share one sample per
-action (common random numbers), so the comparison between actions is paired.
+own cards, the cards played, the upcard and the shown voids). Every legal action
+is tried in every world: the world is stepped with the action and then played
+to the end of the deal by a fast default policy (the ``heuristic`` for every
+seat), on the batched engine, all decisions x worlds x actions in one batch. The
+action with the best mean value over the worlds is played; all worlds share one
+sample per action (common random numbers), so the comparison between actions is
+paired.
 
-This covers every decision of Ghost Hand Euchre: card play, trump, bids
+This covers every decision of both variants. Ghost Hand: card play, trump, bids
 (including the moon) and the swap (after ``SWAP`` the seat holds the world's
-ghost hand and the playout policy makes its bid). A thrown-in deal is worth 0.
+ghost hand and the playout policy makes its bid). Classic: ordering up, naming
+trump, going alone, the dealer's discard and card play. A thrown-in deal is
+worth 0.
 
 Value of a playout (``objective``): "relative" (default) is the seat's deal
-points minus the mean of the two other seats' points, so setting a declarer or
-stopping a moon counts; "points" is the seat's own deal points only.
+points minus the mean of its opponents' points (Ghost Hand: the two other
+seats; classic: the other team's points, so the seat's team's margin), so
+setting a declarer or stopping a moon counts; "points" is the seat's (team's)
+own deal points only.
 
 Cost and strength: ``samples`` worlds per decision (default 64). Decisions with
 one legal action are played without search. ``max_games`` bounds the playout
 batch (decisions are searched in chunks of at most that many games). Measured
-on the 2-core development machine under load (``benchmarks/pimc_speed.py``):
-samples=64 takes 37 ms per decision one at a time (auction 89, trump 68, play
-20) and 14 ms per decision in calls of 64; against two ``heuristic`` players it
-won 58.5% of 600 duplicate games (samples=16: 55.7%, about 4x faster).
+figures (``benchmarks/pimc_speed.py``, ``evaluate.py``) are in the README.
 """
 
 import dataclasses
+import typing
 
 import numpy as np
 
-from ghost_euchre_env.ghost import OVER, GhostEuchre
+from ghost_euchre_env.classic import ClassicEuchre
+from ghost_euchre_env.ghost import GhostEuchre
 
 from .base import Policy
 from .worlds import read_knowledge, sample_worlds, world_states
@@ -39,11 +43,11 @@ OBJECTIVES = ("relative", "points")
 
 
 class PIMCPolicy(Policy):
-    """Determinized Monte Carlo search for Ghost Hand Euchre.
+    """Determinized Monte Carlo search for Ghost Hand or classic Euchre.
 
-    game: a ``GhostEuchre`` (its rules are used for the playouts); seed: int or
-    None; samples: worlds per decision (int >= 1); rollout: policy spec of the
-    playout policy (``heuristic`` or ``random``); objective: "relative" or
+    game: a ``GhostEuchre`` or ``ClassicEuchre`` (its rules are used for the playouts); seed: int or
+    None; samples: worlds per decision (int >= 1); rollout: the playout policy,
+    a policy spec (default ``heuristic``) or a Policy object; objective: "relative" or
     "points" (see the module docstring); max_games: most playout games stepped at
     once (int >= 1).
     """
@@ -60,8 +64,8 @@ class PIMCPolicy(Policy):
         max_games=32768,
     ):
         super().__init__(game, seed)
-        if not isinstance(game, GhostEuchre):
-            raise ValueError(f"pimc plays Ghost Hand Euchre only; got a {type(game).__name__}")
+        if not isinstance(game, (GhostEuchre, ClassicEuchre)):
+            raise TypeError(f"pimc plays GhostEuchre or ClassicEuchre; got a {type(game).__name__}")
         for key, value in (("samples", samples), ("max_games", max_games)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"pimc: {key} must be an int >= 1, got {value!r}")
@@ -69,39 +73,44 @@ class PIMCPolicy(Policy):
             raise ValueError(
                 f"pimc: objective must be one of {list(OBJECTIVES)}, got {objective!r}"
             )
-        if rollout not in ("heuristic", "random"):
-            raise ValueError(f"pimc: rollout must be 'heuristic' or 'random', got {rollout!r}")
+        if not isinstance(rollout, str) and not callable(getattr(rollout, "act", None)):
+            raise ValueError(f"pimc: rollout must be a policy spec or a Policy, got {rollout!r}")
         from .specs import make_policy  # late import: specs imports the policy modules by name
 
         self.samples = int(samples)
         self.objective = objective
         self.max_games = int(max_games)
-        self.playout_game = GhostEuchre(
+        self.playout_game = type(game)(
             episode="deal", reward="points", **dataclasses.asdict(game.rules)
         )
-        self.rollout = make_policy(rollout, self.playout_game, seed=int(self.rng.integers(2**63)))
+        # Seats (relative to the searcher) whose points count against it.
+        self.opponents = [1, 3] if isinstance(game, ClassicEuchre) else [1, 2]
+        if isinstance(rollout, str):
+            rollout = make_policy(rollout, self.playout_game, seed=int(self.rng.integers(2**63)))
+        self.rollout = typing.cast(Policy, rollout)
         self.name = f"pimc(samples={self.samples})"
 
     def act(self, obs, mask):
-        """obs float32[N, 390] of the seats to act, mask bool[N, 34] -> int64[N]."""
+        """obs float32[N, D] of the seats to act, mask bool[N, A] -> int64[N]."""
         mask = np.asarray(mask, dtype=bool)
         actions = mask.argmax(axis=1).astype(np.int64)
         search = np.flatnonzero(mask.sum(axis=1) > 1)
         if len(search) == 0:
             return actions
         knowledge = read_knowledge(np.asarray(obs)[search], self.game)
-        hands, out_of_play = sample_worlds(knowledge, self.samples, self.rng)
-        values = self.action_values(knowledge, hands, out_of_play, mask[search])
+        worlds = sample_worlds(knowledge, self.samples, self.rng)
+        values = self.action_values(knowledge, worlds, mask[search])
         actions[search] = values.argmax(axis=1)
         return actions
 
-    def action_values(self, knowledge, hands, out_of_play, mask):
-        """float64[N, 34]: mean playout value of each legal action (-inf if illegal).
+    def action_values(self, knowledge, worlds, mask):
+        """float64[N, A]: mean playout value of each legal action (-inf if illegal).
 
-        knowledge: SeatKnowledge of N positions; hands uint32[N, W, 3] and
-        out_of_play uint32[N, W]: the sampled worlds; mask: bool[N, 34].
+        knowledge: the knowledge of N positions (``worlds.read_knowledge``);
+        worlds: the sampled worlds as ``worlds.sample_worlds`` returns them
+        (arrays [N, W, ...]); mask: bool[N, A].
         """
-        num_worlds = hands.shape[1]
+        num_worlds = worlds[0].shape[1]
         values = np.full(mask.shape, -np.inf)
         games_needed = mask.sum(axis=1) * num_worlds
         start = 0
@@ -115,8 +124,7 @@ class PIMCPolicy(Policy):
             state = world_states(
                 self.playout_game,
                 knowledge,
-                hands[game_row, game_world],
-                out_of_play[game_row, game_world],
+                *(part[game_row, game_world] for part in worlds),
                 rows=game_row,
             )
             totals = self._play_out(state, np.repeat(acts, num_worlds))
@@ -135,11 +143,10 @@ class PIMCPolicy(Policy):
         actions = first_actions
         while True:
             rewards = game.step(state, actions).rewards
+            value[alive] += rewards[:, 0]
             if self.objective == "relative":
-                value[alive] += rewards[:, 0] - 0.5 * (rewards[:, 1] + rewards[:, 2])
-            else:
-                value[alive] += rewards[:, 0]
-            going_on = state.phase != OVER
+                value[alive] -= rewards[:, self.opponents].mean(axis=1)
+            going_on = state.phase != game.over_phase
             if not going_on.all():
                 alive = alive[going_on]
                 if len(alive) == 0:

@@ -90,17 +90,36 @@ def sample_actions(log_probs, generator=None):
     return torch.multinomial(log_probs.exp(), 1, generator=generator).squeeze(-1)
 
 
-def policy_payload(model):
-    """The contents of a policy file: the network alone (state dict and config), for ``torch.save``."""
+LEARN_MODES = ("all", "auction", "play")
+
+
+def policy_payload(model, learn="all", partner=None):
+    """The contents of a policy file, for ``torch.save``: the network (state dict and config) and its role.
+
+    learn: the decisions the network was trained to make ("all", "auction" or
+    "play"); partner: the policy spec that makes the others (the card play for
+    "auction", the auction for "play"; None for "all").
+    """
     return {
         "format": POLICY_FORMAT,
         "model": model.state_dict(),
         "model_config": dict(model.config),
+        "learn": learn,
+        "partner": partner,
     }
 
 
-def load_model(path):
-    """The ActorCritic stored in a policy file or training checkpoint (no arbitrary unpickling)."""
+def learned_role(payload):
+    """(learn, partner spec) of a policy file or train.py checkpoint; ("all", None) for older files."""
+    if "learn" in payload:
+        return payload["learn"], payload.get("partner")
+    config = payload.get("config") or {}
+    learn = config.get("learn", "all")
+    return learn, {"auction": config.get("card_play"), "play": config.get("bidding")}.get(learn)
+
+
+def read_payload(path):
+    """The dict saved in a policy file or training checkpoint (no arbitrary unpickling)."""
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except FileNotFoundError:
@@ -111,6 +130,12 @@ def load_model(path):
         raise ValueError(
             f"{path!r} is not a PPO checkpoint of train.py (expected keys 'model' and 'model_config')"
         )
+    return payload
+
+
+def load_model(path, payload=None):
+    """The ActorCritic stored in a policy file or training checkpoint (``payload``: its contents, if read)."""
+    payload = read_payload(path) if payload is None else payload
     try:
         model = ActorCritic(**payload["model_config"])
         model.load_state_dict(payload["model"])
@@ -159,7 +184,26 @@ class PPOPolicy(Policy):
 
 
 def load_policy(path, game, seed=None, sample=False):
-    """The Policy for ``ppo:PATH``: the network of a train.py checkpoint or policy file at ``path``."""
-    policy = PPOPolicy(game, load_model(path), seed=seed, sample=sample)
+    """The Policy for ``ppo:PATH``: the network of a train.py checkpoint or policy file at ``path``.
+
+    A network trained with ``learn: auction`` (or ``play``) is paired with the
+    policy spec recorded with it, which makes the other decisions: the result is
+    a full player (``composite[ppo:FILE | SPEC]``, resp. ``composite[SPEC | ppo:FILE]``).
+    """
+    payload = read_payload(path)
+    policy = PPOPolicy(game, load_model(path, payload), seed=seed, sample=sample)
     policy.name = f"ppo:{os.path.basename(path)}" + (":sample" if policy.sample else "")
-    return policy
+    learn, partner = learned_role(payload)
+    if learn == "all":
+        return policy
+    if learn not in LEARN_MODES or not isinstance(partner, str):
+        raise ValueError(
+            f"PPO checkpoint {path!r}: learn={learn!r} with partner spec {partner!r}; expected "
+            f"learn in {list(LEARN_MODES)} and the spec of the policy making the other decisions"
+        )
+    from .composite import CompositePolicy  # late imports: specs imports this module by name
+    from .specs import make_policy
+
+    other = make_policy(partner, game, seed=None if seed is None else seed + 1)
+    parts = (policy, other) if learn == "auction" else (other, policy)
+    return CompositePolicy(game, *parts)

@@ -5,7 +5,10 @@ Grammar (one string, no spaces needed):
 - ``random``, ``heuristic``, ``human``, ``pimc``: built-in policies;
 - ``ppo:PATH``: a checkpoint written by ``train.py`` (loaded by ``agents.ppo``);
 - ``package.module:ClassName``: any class with the :class:`agents.base.Policy`
-  interface, built as ``ClassName(game, seed=seed, **kwargs)``.
+  interface, built as ``ClassName(game, seed=seed, **kwargs)``;
+- ``composite[AUCTION | PLAY]``: two specs (composites included), the first
+  making the auction and trump decisions, the second the card play
+  (:mod:`agents.composite`), e.g. ``composite[pimc | heuristic]``.
 
 Any of them may end with ``:key=value,key=value`` keyword arguments for the
 policy's constructor; values are read as int, float, ``true``/``false``, or else
@@ -17,12 +20,14 @@ import contextlib
 import importlib
 import os
 import re
+from collections.abc import Callable
 
 from .base import Policy
+from .composite import CompositePolicy, is_composite, split_composite
 
 EXPECTED = (
     "random, heuristic, human, pimc, ppo:PATH or package.module:ClassName "
-    "(each optionally followed by :key=value,...)"
+    "(each optionally followed by :key=value,...), or composite[AUCTION_SPEC | PLAY_SPEC]"
 )
 _IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"
 _MODULE_RE = re.compile(rf"{_IDENTIFIER}(\.{_IDENTIFIER})*")
@@ -66,14 +71,18 @@ def parse_value(text):
 
 
 def split_spec(spec):
-    """-> (kind, target, kwargs): kind is a built-in name, 'ppo' or 'class'.
+    """-> (kind, target, kwargs): kind is a built-in name, 'ppo', 'class' or 'composite'.
 
-    target is the checkpoint path for 'ppo', 'module:Class' for 'class', else None.
+    target is the checkpoint path for 'ppo', 'module:Class' for 'class', else None
+    (a composite's parts: :func:`agents.composite.split_composite`).
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(
             f"policy spec must be a non-empty string, got {spec!r}; expected {EXPECTED}"
         )
+    if is_composite(spec):
+        split_composite(spec)  # raises unless written composite[AUCTION | PLAY]
+        return "composite", None, {}
     spec = spec.strip()
     parts = spec.split(":")
     kwargs = {}
@@ -106,9 +115,11 @@ def make_policy(spec, game, seed=None):
     None. Raises ValueError (one line, saying what was expected) for an unknown
     name, a missing module, class or file, or an object without the Policy interface.
     """
+    if is_composite(spec):
+        return _make_composite(spec, game, seed)
     kind, target, kwargs = split_spec(spec)
     if kind == "ppo":
-        if not os.path.isfile(target):
+        if target is None or not os.path.isfile(target):
             raise ValueError(f"policy spec {spec!r}: checkpoint file {target!r} does not exist")
         try:
             ppo = importlib.import_module("agents.ppo")
@@ -121,7 +132,7 @@ def make_policy(spec, game, seed=None):
             ) from None
         policy = ppo.load_policy(target, game, seed, **kwargs)
     else:
-        factory = _load_attribute(BUILTINS.get(kind, target), spec)
+        factory: Callable[..., Policy] = _load_attribute(BUILTINS.get(kind, target), spec)
         if not callable(factory):
             raise ValueError(
                 f"policy spec {spec!r}: {target} is not a class; expected a Policy subclass"
@@ -137,6 +148,22 @@ def make_policy(spec, game, seed=None):
     if kind == "class" and getattr(policy, "name", None) in (None, Policy.name):
         policy.name = spec
     return policy
+
+
+def _make_composite(spec, game, seed):
+    """The CompositePolicy of ``composite[AUCTION | PLAY]``; an error in a part names the part."""
+    parts = []
+    for role, part in zip(("auction", "play"), split_composite(spec), strict=True):
+        part_seed = None if seed is None else seed + len(parts)
+        parts.append(_make_part(spec, role, part, game, part_seed))
+    return CompositePolicy(game, *parts, name=spec.strip())
+
+
+def _make_part(spec, role, part, game, seed):
+    try:
+        return make_policy(part, game, seed=seed)
+    except ValueError as error:
+        raise ValueError(f"policy spec {spec!r}: its {role} part: {error}") from None
 
 
 def _load_attribute(path, spec):

@@ -1,31 +1,47 @@
-"""Hidden worlds of Ghost Hand Euchre as seen by one seat: reading and sampling.
+"""Hidden worlds as seen by one seat: reading observations, sampling deals, engine states.
 
-A seat's observation (``ghost_euchre_env.ghost.OBS_LAYOUT``) is read back into a
-:class:`SeatKnowledge`: the public history of the deal, the seat's own cards,
-and the suits the other seats have shown void in. :func:`sample_worlds` deals
-the cards the seat cannot see over the places they can be, uniformly over every
-deal consistent with that knowledge, and :func:`world_states` turns sampled
-worlds into engine states (``GhostState``) that the engine can play on.
+Both variants. A seat's observation is read back into a knowledge record
+(:class:`SeatKnowledge` for Ghost Hand, :class:`ClassicKnowledge` for classic
+Euchre): the public history of the deal, the seat's own cards and the suits the
+other seats have shown void in. :func:`sample_worlds` deals the cards the seat
+cannot see over the places they can be, uniformly over every deal consistent
+with that knowledge (:func:`sample_places`, exact), and :func:`world_states`
+turns sampled worlds into engine states that the engine can play on.
 
 Seats here are *relative to the observer*: seat 0 is the observing seat, seat 1
-the next seat clockwise, seat 2 the one after. A world's engine state uses the
-relative seats as its absolute seats, so the observer always sits at seat 0.
-The game is symmetric under rotation of the seats, so nothing is lost.
+the next seat clockwise, and so on. A world's engine state uses the relative
+seats as its absolute seats, so the observer always sits at seat 0. The games
+are symmetric under rotation of the seats, so nothing is lost.
 
-Unseen cards go to three places: the hands of seats 1 and 2 (their sizes are
-known: six minus the cards each has played) and, unless the observer itself
-swapped, the six face-down cards out of play (the ghost hand while nobody has
-swapped; the dead hand of whoever swapped). The only hard constraints a seat can
-know are shown voids: a seat that did not follow the led (effective) suit holds
-none of it. With ``allow_renege`` a failure to follow proves nothing, so no
-voids are inferred. Bids and passes are not used to weight worlds (soft
-information); every consistent world is equally likely.
+The only hard constraints a seat can know are the cards it has seen and shown
+voids: a seat that did not follow the led (effective) suit holds none of it
+(with Ghost Hand's ``allow_renege`` a failure to follow proves nothing, so no
+voids are inferred). Bids, passes and calls are not used to weight worlds (soft
+information); every consistent world is equally likely. No card the seat cannot
+see is ever fixed.
+
+Ghost Hand: unseen cards go to the hands of seats 1 and 2 (six minus the cards
+each has played) and, unless the observer itself swapped, the six face-down
+cards out of play (the ghost hand while nobody has swapped; the dead hand of
+whoever swapped).
+
+Classic: unseen cards go to the hands of seats 1 to 3 (five minus the cards
+each has played; a partner sitting out a lone hand keeps five, shows no void
+and plays none) and out of play: the three face-down cards of the kitty, plus
+the dealer's discard when the upcard was ordered up and the observer is not
+the dealer. The upcard is seen by all: face up during round 1, turned down
+after it, and once ordered up it is in the dealer's hand until the dealer
+plays it (a place known to every seat, so it is fixed there, not sampled). The
+dealer knows its own discard; every other seat samples it uniformly from the
+out-of-play cards.
 """
 
 import dataclasses
+from typing import overload
 
 import numpy as np
 
+from ghost_euchre_env import classic, ghost
 from ghost_euchre_env.cards import (
     ALL_CARDS,
     CARD_BIT,
@@ -37,22 +53,92 @@ from ghost_euchre_env.cards import (
     mask_to_bool,
     trick_winner,
 )
-from ghost_euchre_env.ghost import (
-    HAND_SIZE,
-    NUM_PLAYERS,
-    NUM_TRICKS,
-    OBS_OFFSETS,
-    OVER,
-    PLAY,
-    GhostState,
-)
+from ghost_euchre_env.ghost import GhostState
 
-OUT_OF_PLAY = 3  # place index of the face-down hand (after seats 0..2)
+OUT_OF_PLAY = 3  # Ghost Hand: place index of the face-down hand (after seats 0..2)
+CLASSIC_OUT = 4  # classic: place index of the out-of-play cards (after seats 0..3)
+_CARD_BIT_OR_NONE = np.append(CARD_BIT, HAND_DTYPE(0))  # index -1 (no card) -> empty mask
+
+
+# ------------------------------------------------------------------ reading
+def bool_to_mask(cards):
+    """bool[..., 24] -> uint32[...] card masks (inverse of ``cards.mask_to_bool``)."""
+    packed = np.packbits(np.asarray(cards, dtype=bool), axis=-1, bitorder="little")
+    words = np.zeros((*packed.shape[:-1], 4), np.uint8)
+    words[..., :3] = packed
+    return words.view("<u4")[..., 0].astype(HAND_DTYPE)
+
+
+def _field(obs, offsets, name, *shape):
+    """bool[N, *shape]: the 0/1 observation field ``name`` (offsets: the variant's OBS_OFFSETS)."""
+    start, stop = offsets[name]
+    return obs[:, start:stop].reshape(len(obs), *shape) > 0.5
+
+
+def _value(obs, offsets, name, scale, dtype):
+    """The fractional observation field ``name`` times ``scale``, rounded, as ``dtype``."""
+    start, stop = offsets[name]
+    return np.rint(obs[:, start:stop] * scale).astype(dtype)
+
+
+def _index_or_none(one_hot):
+    """bool[..., K] one-hot (or all False) -> int8[...] index, -1 where none is set."""
+    return np.where(one_hot.any(axis=-1), one_hot.argmax(axis=-1), -1).astype(np.int8)
+
+
+def _card_of(single_bit_masks):
+    """uint32[...] masks holding at most one card -> int8[...] card id, -1 for empty."""
+    masks = np.asarray(single_bit_masks, dtype=HAND_DTYPE)
+    ids = np.bitwise_count(np.where(masks == 0, 0, masks - HAND_DTYPE(1)))
+    return np.where(masks == 0, NO_CARD, ids).astype(np.int8)
+
+
+def _replay_tricks(played, trick_cards, first_leader, trump, players, infer_voids):
+    """Replay the tricks of the deal: who led each, who failed to follow.
+
+    played: uint32[N, S] cards each seat has played; trick_cards: uint32[N, K]
+    cards of trick k; first_leader: int8[N] seat that led the first trick (-1:
+    play has not started); trump: int8[N]; players: int[N] seats that play each
+    trick; infer_voids: False when failing to follow proves nothing. Returns
+    (voids bool[N, S, 4]: the seat has shown it holds no card of effective suit
+    s, tricks completed int8[N]).
+    """
+    n, num_seats = played.shape
+    by_seat = _card_of(played[:, :, None] & trick_cards[:, None, :])  # int8[N, S, K]
+    voids = np.zeros((n, num_seats, NUM_SUITS), bool)
+    rows = np.arange(n)
+    leader = first_leader.astype(np.int64)
+    safe_trump = np.maximum(trump, 0).astype(np.int64)
+    complete = np.bitwise_count(trick_cards) == np.asarray(players)[:, None]  # bool[N, K]
+    for k in range(trick_cards.shape[1]):
+        cards = by_seat[:, :, k]
+        lead_card = cards[rows, np.maximum(leader, 0)]
+        started = (leader >= 0) & (lead_card >= 0)
+        led = EFFECTIVE_SUIT[safe_trump, lead_card].astype(np.int64)
+        if infer_voids:
+            suit_played = EFFECTIVE_SUIT[safe_trump[:, None], cards]
+            failed = started[:, None] & (cards >= 0) & (suit_played != led[:, None])
+            seat_rows, seats = np.nonzero(failed)
+            voids[seat_rows, seats, led[seat_rows]] = True
+        done = started & complete[:, k]
+        leader[done] = trick_winner(cards[done], safe_trump[done], led[done])
+    return voids, complete.sum(axis=1).astype(np.int8)
+
+
+def _led_suit(trick, leader, trump):
+    """int8[N]: effective suit of the current trick's first card (-1 before it is led).
+
+    trick: int8[N, S] card per seat (-1 none); leader, trump: int8[N] (-1 none).
+    """
+    rows = np.arange(len(trick))
+    lead_card = trick[rows, np.maximum(leader, 0)]
+    leading = (leader >= 0) & (lead_card >= 0)
+    return np.where(leading, EFFECTIVE_SUIT[np.maximum(trump, 0), lead_card], -1).astype(np.int8)
 
 
 @dataclasses.dataclass
 class SeatKnowledge:
-    """What the observing seat knows in N positions; seats relative (0 = observer).
+    """What the observing seat knows in N Ghost Hand positions; seats relative (0 = observer).
 
     hand: uint32[N] own cards; dead_hand: uint32[N] own old hand if the observer
     swapped, else 0; played: uint32[N, 3] cards each seat has played this deal;
@@ -92,231 +178,402 @@ class SeatKnowledge:
     sizes: np.ndarray
 
 
-def bool_to_mask(cards):
-    """bool[..., 24] -> uint32[...] card masks (inverse of ``cards.mask_to_bool``)."""
-    packed = np.packbits(np.asarray(cards, dtype=bool), axis=-1, bitorder="little")
-    words = np.zeros((*packed.shape[:-1], 4), np.uint8)
-    words[..., :3] = packed
-    return words.view("<u4")[..., 0].astype(HAND_DTYPE)
+@dataclasses.dataclass
+class ClassicKnowledge:
+    """What the observing seat knows in N classic positions; seats relative (0 = observer).
+
+    hand: uint32[N] own cards; upcard: int8[N]; ordered: bool[N] the upcard was
+    ordered up (the dealer picked it up); own_discard: int8[N] the observer's
+    discard if it is the dealer and has discarded, else -1; discard_hidden:
+    bool[N] the dealer discarded a card the observer did not see; played:
+    uint32[N, 4] cards each seat has played this deal; trick_cards: uint32[N, 5]
+    cards of trick k; trick: int8[N, 4] card each seat put in the current trick
+    (-1 none); trick_number: int8[N] tricks completed; leader, led_suit: int8[N]
+    of the current trick (-1 none); dealer, maker, lone_defender: int8[N] (-1
+    none); passes: int8[N] passes this deal; alone: int8[N, 4] the seat's
+    alone choice (-1 none, 0 with partner, 1 alone); active: int8[N] bit s set =
+    seat s plays this deal; trump: int8[N] (-1 not made); phase: int8[N] the
+    engine's phase; tricks_won: int8[N, 4]; scores: int32[N, 2] own team, other
+    team; deal_number: int32[N]; voids: bool[N, 4, 4] seat has shown it holds no
+    card of effective suit s; fixed: uint32[N, 4] cards the observer knows are
+    in another seat's hand (the picked-up upcard at the dealer); unseen:
+    uint32[N] cards the observer cannot place; sizes: int64[N, 5] number of
+    unseen cards in each place (seat 0 always 0, seats 1..3, out of play).
+    """
+
+    hand: np.ndarray
+    upcard: np.ndarray
+    ordered: np.ndarray
+    own_discard: np.ndarray
+    discard_hidden: np.ndarray
+    played: np.ndarray
+    trick_cards: np.ndarray
+    trick: np.ndarray
+    trick_number: np.ndarray
+    leader: np.ndarray
+    led_suit: np.ndarray
+    dealer: np.ndarray
+    maker: np.ndarray
+    lone_defender: np.ndarray
+    passes: np.ndarray
+    alone: np.ndarray
+    active: np.ndarray
+    trump: np.ndarray
+    phase: np.ndarray
+    tricks_won: np.ndarray
+    scores: np.ndarray
+    deal_number: np.ndarray
+    voids: np.ndarray
+    fixed: np.ndarray
+    unseen: np.ndarray
+    sizes: np.ndarray
 
 
-def _field(obs, name, *shape):
-    start, stop = OBS_OFFSETS[name]
-    return obs[:, start:stop].reshape(len(obs), *shape) > 0.5
-
-
-def _index_or_none(one_hot):
-    """bool[..., K] one-hot (or all False) -> int8[...] index, -1 where none is set."""
-    return np.where(one_hot.any(axis=-1), one_hot.argmax(axis=-1), -1).astype(np.int8)
-
-
-def _card_of(single_bit_masks):
-    """uint32[...] masks holding at most one card -> int8[...] card id, -1 for empty."""
-    masks = np.asarray(single_bit_masks, dtype=HAND_DTYPE)
-    ids = np.bitwise_count(np.where(masks == 0, 0, masks - HAND_DTYPE(1)))
-    return np.where(masks == 0, NO_CARD, ids).astype(np.int8)
-
-
+@overload
+def read_knowledge(obs, game: classic.ClassicEuchre) -> "ClassicKnowledge": ...
+@overload
+def read_knowledge(obs, game: ghost.GhostEuchre) -> "SeatKnowledge": ...
 def read_knowledge(obs, game):
-    """Read observations float32[N, 390] of the seat to act into a SeatKnowledge.
+    """Read observations float32[N, D] of the seats to act into the variant's knowledge.
 
-    game: the ``GhostEuchre`` whose rules produced the observations (its
-    ``allow_renege``, ``target_score`` and ``max_deals`` are used).
+    game: the ``GhostEuchre`` or ``ClassicEuchre`` whose rules produced the
+    observations (its rules options are used). Returns a :class:`SeatKnowledge`
+    or a :class:`ClassicKnowledge`.
     """
     obs = np.asarray(obs, dtype=np.float32)
-    n = len(obs)
     if obs.ndim != 2 or obs.shape[1] != game.obs_size:
         raise ValueError(f"observations must be float32[N, {game.obs_size}], got shape {obs.shape}")
+    if isinstance(game, classic.ClassicEuchre):
+        return _read_classic(obs, game)
+    return _read_ghost(obs, game)
+
+
+def _read_ghost(obs, game):
+    """SeatKnowledge of Ghost Hand observations float32[N, 390]."""
+    n = len(obs)
     rules = game.rules
-    hand = bool_to_mask(_field(obs, "hand", NUM_CARDS))
-    dead_hand = bool_to_mask(_field(obs, "dead_hand", NUM_CARDS))
-    played = bool_to_mask(_field(obs, "played_by", NUM_PLAYERS, NUM_CARDS))
-    trick_cards = bool_to_mask(_field(obs, "played_in_trick", NUM_TRICKS, NUM_CARDS))
-    trick_one_hot = _field(obs, "current_trick", NUM_PLAYERS, NUM_CARDS)
-    trick = np.where(trick_one_hot.any(axis=2), trick_one_hot.argmax(axis=2), NO_CARD).astype(
-        np.int8
+    offsets = ghost.OBS_OFFSETS
+    hand = bool_to_mask(_field(obs, offsets, "hand", NUM_CARDS))
+    dead_hand = bool_to_mask(_field(obs, offsets, "dead_hand", NUM_CARDS))
+    played = bool_to_mask(_field(obs, offsets, "played_by", ghost.NUM_PLAYERS, NUM_CARDS))
+    trick_cards = bool_to_mask(_field(obs, offsets, "played_in_trick", ghost.NUM_TRICKS, NUM_CARDS))
+    trick = _index_or_none(_field(obs, offsets, "current_trick", ghost.NUM_PLAYERS, NUM_CARDS))
+    contract = _index_or_none(_field(obs, offsets, "contract", 4))
+    phase = _index_or_none(_field(obs, offsets, "phase", 3))
+    phase[phase < 0] = ghost.OVER
+    trump = _index_or_none(_field(obs, offsets, "trump", NUM_SUITS))
+    declarer = _index_or_none(_field(obs, offsets, "declarer", ghost.NUM_PLAYERS))
+    playing = phase == ghost.PLAY
+    leader = np.where(
+        playing, _index_or_none(_field(obs, offsets, "leader", ghost.NUM_PLAYERS)), -1
+    ).astype(np.int8)
+    voids, trick_number = _replay_tricks(
+        played,
+        trick_cards,
+        np.where(playing, declarer, -1),
+        trump,
+        np.full(n, ghost.NUM_PLAYERS),
+        infer_voids=not rules.allow_renege,
     )
-    contract = _index_or_none(_field(obs, "contract", 4))
-    phase = _index_or_none(_field(obs, "phase", 3))
-    phase[phase < 0] = OVER
-    trump = _index_or_none(_field(obs, "trump", NUM_SUITS))
-    declarer = _index_or_none(_field(obs, "declarer", NUM_PLAYERS))
-    leader = np.where(phase == PLAY, _index_or_none(_field(obs, "leader", NUM_PLAYERS)), -1).astype(
-        np.int8
-    )
-
-    # Replay the tricks: who played what in trick k, who led it, who failed to follow.
-    by_seat = _card_of(played[:, :, None] & trick_cards[:, None, :])  # int8[N, 3, 6]
-    voids = np.zeros((n, NUM_PLAYERS, NUM_SUITS), bool)
-    rows = np.arange(n)
-    trick_leader = declarer.astype(np.int64)
-    safe_trump = np.maximum(trump, 0).astype(np.int64)
-    complete = (by_seat >= 0).all(axis=1)  # bool[N, 6]
-    for k in range(NUM_TRICKS):
-        cards = by_seat[:, :, k]
-        lead_card = cards[rows, np.maximum(trick_leader, 0)]
-        started = (phase == PLAY) & (trick_leader >= 0) & (lead_card >= 0)
-        led = EFFECTIVE_SUIT[safe_trump, lead_card].astype(np.int64)
-        if not rules.allow_renege:  # with reneges allowed, not following proves nothing
-            suit_played = EFFECTIVE_SUIT[safe_trump[:, None], cards]
-            failed = started[:, None] & (cards >= 0) & (suit_played != led[:, None])
-            seat_rows, seats = np.nonzero(failed)
-            voids[seat_rows, seats, led[seat_rows]] = True
-        done = started & complete[:, k]
-        winner = trick_winner(cards[done], safe_trump[done], led[done])
-        trick_leader[done] = winner
-    led_suit = np.full(n, -1, np.int8)
-    leading = (leader >= 0) & (trick[rows, np.maximum(leader, 0)] >= 0)
-    led_suit[leading] = EFFECTIVE_SUIT[safe_trump[leading], trick[leading, leader[leading]]]
-
-    swapper = _index_or_none(_field(obs, "swapper", NUM_PLAYERS))
+    swapper = _index_or_none(_field(obs, offsets, "swapper", ghost.NUM_PLAYERS))
     unseen = ALL_CARDS & ~(hand | dead_hand | np.bitwise_or.reduce(played, axis=1))
     sizes = np.zeros((n, 4), np.int64)
-    sizes[:, 1:3] = HAND_SIZE - np.bitwise_count(played[:, 1:3])
-    sizes[:, OUT_OF_PLAY] = np.where(swapper == 0, 0, HAND_SIZE)
-    start, stop = OBS_OFFSETS["tricks_won"]
-    tricks_won = np.rint(obs[:, start:stop] * NUM_TRICKS).astype(np.int8)
-    start, stop = OBS_OFFSETS["scores"]
-    scores = np.rint(obs[:, start:stop] * rules.target_score).astype(np.int32)
-    start, _ = OBS_OFFSETS["deal_progress"]
-    deal_number = np.rint(obs[:, start] * rules.max_deals).astype(np.int32)
+    sizes[:, 1:3] = ghost.HAND_SIZE - np.bitwise_count(played[:, 1:3])
+    sizes[:, OUT_OF_PLAY] = np.where(swapper == 0, 0, ghost.HAND_SIZE)
     return SeatKnowledge(
         hand=hand,
         dead_hand=dead_hand,
         played=played,
         trick_cards=trick_cards,
         trick=trick,
-        trick_number=complete.sum(axis=1).astype(np.int8),
+        trick_number=trick_number,
         leader=leader,
-        led_suit=led_suit,
+        led_suit=_led_suit(trick, leader, trump),
         swapper=swapper,
         declarer=declarer,
-        dealer=_index_or_none(_field(obs, "dealer", NUM_PLAYERS)),
-        bids=_index_or_none(_field(obs, "bids", 4, NUM_PLAYERS)),
-        passed_at=_index_or_none(_field(obs, "passes", NUM_PLAYERS, 4)),
+        dealer=_index_or_none(_field(obs, offsets, "dealer", ghost.NUM_PLAYERS)),
+        bids=_index_or_none(_field(obs, offsets, "bids", 4, ghost.NUM_PLAYERS)),
+        passed_at=_index_or_none(_field(obs, offsets, "passes", ghost.NUM_PLAYERS, 4)),
         high_bid=np.where(contract >= 0, contract + 3, 0).astype(np.int8),
         trump=trump,
         phase=phase,
-        tricks_won=tricks_won,
-        scores=scores,
-        deal_number=deal_number,
+        tricks_won=_value(obs, offsets, "tricks_won", ghost.NUM_TRICKS, np.int8),
+        scores=_value(obs, offsets, "scores", rules.target_score, np.int32),
+        deal_number=_value(obs, offsets, "deal_progress", rules.max_deals, np.int32)[:, 0],
         voids=voids,
         unseen=unseen,
         sizes=sizes,
     )
 
 
-def _binomial_table(size):
-    """float64[size + 1, size + 1]: C(n, r), 0 where r > n."""
-    table = np.zeros((size + 1, size + 1))
-    for n in range(size + 1):
-        table[n, 0] = 1.0
-        for r in range(1, n + 1):
-            table[n, r] = table[n - 1, r - 1] + table[n - 1, r]
-    return table
+# Observation phase (round 1, round 2, discard, alone, play; none = over) -> engine phase.
+_CLASSIC_PHASE = np.array(
+    [classic.BIDDING, classic.BIDDING, classic.DISCARD, classic.ALONE, classic.PLAY, classic.OVER],
+    np.int8,
+)
 
 
-_BINOMIAL = _binomial_table(NUM_CARDS)
-_SPLITS = HAND_SIZE + 1  # cards a seat can take from a group: 0..6
+def _read_classic(obs, game):
+    """ClassicKnowledge of classic observations float32[N, 464]."""
+    n = len(obs)
+    rules = game.rules
+    offsets = classic.OBS_OFFSETS
+    seats = classic.NUM_PLAYERS
+    rows = np.arange(n)
+    hand = bool_to_mask(_field(obs, offsets, "hand", NUM_CARDS))
+    upcard = _index_or_none(_field(obs, offsets, "upcard", NUM_CARDS))
+    own_discard = _index_or_none(_field(obs, offsets, "discard", NUM_CARDS))
+    played = bool_to_mask(_field(obs, offsets, "played_by", seats, NUM_CARDS))
+    trick_cards = bool_to_mask(
+        _field(obs, offsets, "played_in_trick", classic.NUM_TRICKS, NUM_CARDS)
+    )
+    trick = _index_or_none(_field(obs, offsets, "current_trick", seats, NUM_CARDS))
+    dealer = _index_or_none(_field(obs, offsets, "dealer", seats))
+    maker = _index_or_none(_field(obs, offsets, "maker", seats))
+    trump = _index_or_none(_field(obs, offsets, "trump", NUM_SUITS))
+    phase = _CLASSIC_PHASE[_index_or_none(_field(obs, offsets, "phase", 5))]
+    passes = _field(obs, offsets, "calls", 2, seats, 5)[..., 0].sum(axis=(1, 2)).astype(np.int8)
+    choice = _field(obs, offsets, "alone", seats, 2)  # [N, seat, (alone, with partner)]
+    alone = np.select([choice[..., 0], choice[..., 1]], [1, 0], -1).astype(np.int8)
+    plays = ~_field(obs, offsets, "sitting_out", seats)  # bool[N, 4]
+    active = (plays << np.arange(seats)).sum(axis=1).astype(np.int8)
+    defender = (np.arange(seats) - maker[:, None]) % 2 == 1
+    lone_defender = _index_or_none((alone == 1) & defender & (maker[:, None] >= 0))
+
+    playing = phase == classic.PLAY
+    leader = np.where(playing, _index_or_none(_field(obs, offsets, "leader", seats)), -1)
+    leader = leader.astype(np.int8)
+    first_leader = (
+        dealer.astype(np.int64) + 1
+    ) % seats  # the first seat left of the dealer that plays
+    for _ in range(seats - 1):
+        first_leader = np.where(plays[rows, first_leader], first_leader, (first_leader + 1) % seats)
+    voids, trick_number = _replay_tricks(
+        played,
+        trick_cards,
+        np.where(playing, first_leader, -1),
+        trump,
+        plays.sum(axis=1),
+        infer_voids=True,
+    )
+
+    ordered = (maker >= 0) & (passes < seats)
+    upcard_bit = _CARD_BIT_OR_NONE[upcard]
+    all_played = np.bitwise_or.reduce(played, axis=1)
+    fixed = np.zeros((n, seats), HAND_DTYPE)
+    at_dealer = ordered & (dealer > 0) & (all_played & upcard_bit == 0)
+    fixed[at_dealer, dealer[at_dealer]] = upcard_bit[at_dealer]
+    unseen = ALL_CARDS & ~(hand | all_played | upcard_bit | _CARD_BIT_OR_NONE[own_discard])
+    sizes = np.zeros((n, CLASSIC_OUT + 1), np.int64)
+    sizes[:, 1:seats] = (
+        classic.HAND_SIZE - np.bitwise_count(played[:, 1:]) - np.bitwise_count(fixed[:, 1:])
+    )
+    sizes[:, CLASSIC_OUT] = np.bitwise_count(unseen) - sizes[:, 1:seats].sum(axis=1)
+    return ClassicKnowledge(
+        hand=hand,
+        upcard=upcard,
+        ordered=ordered,
+        own_discard=own_discard,
+        discard_hidden=ordered & (dealer != 0) & (phase != classic.DISCARD),
+        played=played,
+        trick_cards=trick_cards,
+        trick=trick,
+        trick_number=trick_number,
+        leader=leader,
+        led_suit=_led_suit(trick, leader, trump),
+        dealer=dealer,
+        maker=maker,
+        lone_defender=lone_defender,
+        passes=passes,
+        alone=alone,
+        active=active,
+        trump=trump,
+        phase=phase,
+        tricks_won=_value(obs, offsets, "tricks_won", classic.NUM_TRICKS, np.int8),
+        scores=_value(obs, offsets, "scores", rules.target_score, np.int32),
+        deal_number=_value(obs, offsets, "deal_progress", rules.max_deals, np.int32)[:, 0],
+        voids=voids,
+        fixed=fixed,
+        unseen=unseen,
+        sizes=sizes,
+    )
 
 
-def _choose(n, r):
-    """C(n, r) elementwise for int arrays, 0 where r < 0 or r > n."""
-    valid = (r >= 0) & (r <= n)
-    return np.where(valid, _BINOMIAL[np.clip(n, 0, NUM_CARDS), np.clip(r, 0, NUM_CARDS)], 0.0)
+# ----------------------------------------------------------------- sampling
+def sample_places(allowed, sizes, num_worlds, rng):
+    """Deal cards to places, uniformly over every deal that fits.
+
+    allowed: bool[N, 24, P], card c may go to place p (a card with no allowed
+    place is not dealt); sizes: int[N, P] cards each place receives (they add
+    up to the number of dealt cards); rng: numpy Generator (the only randomness
+    used). Returns uint32[N, W, P]: the cards of each place in each of W worlds.
+
+    Exact: ``ways[i, r]`` counts the deals of cards i, i+1, ... that fit when
+    places 0..P-2 still have room r (the last place takes the rest), by dynamic
+    programming from the last card back; then each world deals the cards in
+    order, each to a place chosen with probability proportional to the deals
+    left after it. Raises ValueError naming a position that no deal fits.
+    """
+    allowed = np.asarray(allowed, dtype=bool)
+    sizes = np.asarray(sizes, dtype=np.int64)
+    n, _, num_places = allowed.shape
+    dealt_any = np.flatnonzero(allowed.any(axis=(0, 2)))  # cards dealt in some position
+    allowed = allowed[:, dealt_any]
+    dealt = np.any(allowed, axis=2)  # bool[N, K]
+    num_cards = len(dealt_any)
+    left = np.cumsum(dealt[:, ::-1], axis=1)[:, ::-1]  # int[N, K]: cards dealt from card i on
+    total_dealt = left[:, 0] if num_cards else np.zeros(n, np.int64)
+    bad = np.flatnonzero(sizes.sum(axis=1) != total_dealt)
+    if len(bad):
+        raise ValueError(
+            f"position {bad[0]}: place sizes {sizes[bad[0]].tolist()} do not add up to "
+            f"the {total_dealt[bad[0]]} cards dealt"
+        )
+    # The room grid of places 0..P-2: cell index = sum of room[p] * stride[p].
+    free = num_places - 1
+    span = int(sizes[:, :free].max(initial=0)) + 1
+    strides = span ** np.arange(free - 1, -1, -1)
+    room = np.stack(
+        np.unravel_index(np.arange(span**free), (span,) * free), axis=1
+    )  # [cells, free]
+    used = room.sum(axis=1)  # int[cells]: cards the room grid still takes
+    # choices[i][n, r, p]: deals left if card i goes to place p from cell r; column P: the
+    # card is not dealt in that position (it moves on to the next card unchanged).
+    choices = []
+    ways = np.zeros((n, span**free))
+    ways[:, 0] = 1.0
+    for card in range(num_cards - 1, -1, -1):
+        choice = np.zeros((n, span**free, num_places + 1))
+        for place in range(free):
+            cells = np.flatnonzero(room[:, place] >= 1)
+            choice[:, cells, place] = (
+                allowed[:, card, place, None] * ways[:, cells - strides[place]]
+            )
+        choice[..., free] = (
+            allowed[:, card, free, None] * ways * ((left[:, card, None] - used) >= 1)
+        )
+        choice[..., num_places] = ~dealt[:, card, None] * ways
+        choices.append(choice)
+        ways = choice.sum(axis=2)
+
+    cell = np.repeat((sizes[:, :free] * strides).sum(axis=1)[:, None], num_worlds, axis=1)
+    bad = np.flatnonzero(ways[np.arange(n), cell[:, 0]] <= 0)
+    if len(bad):
+        raise ValueError(f"position {bad[0]}: no deal of the unseen cards fits the shown voids")
+    rows = np.arange(n)[:, None]
+    step = np.append(strides, [0, 0])  # cell change when a card goes to each place (or none)
+    where = np.empty((n, num_worlds, num_cards), np.int8)  # place of each card (P: not dealt)
+    for card, choice in enumerate(reversed(choices)):
+        cdf = np.cumsum(choice[rows, cell], axis=2)  # [N, W, P + 1]
+        total = cdf[..., -1]
+        draw = np.minimum(rng.random((n, num_worlds)) * total, np.nextafter(total, 0))
+        place = (cdf <= draw[..., None]).sum(axis=2)  # the first place whose cdf passes the draw
+        where[..., card] = place
+        cell -= step[place]
+    places = np.zeros((n, num_worlds, num_places), HAND_DTYPE)
+    bits = CARD_BIT[dealt_any]
+    for place in range(num_places):
+        places[..., place] = ((where == place) * bits).sum(axis=2, dtype=HAND_DTYPE)
+    return places
 
 
+@overload
+def sample_worlds(
+    knowledge: ClassicKnowledge, num_worlds, rng
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+@overload
+def sample_worlds(knowledge: SeatKnowledge, num_worlds, rng) -> tuple[np.ndarray, np.ndarray]: ...
 def sample_worlds(knowledge, num_worlds, rng):
     """Deal the unseen cards, uniformly over the worlds consistent with ``knowledge``.
 
-    Returns (hands uint32[N, W, 3], out_of_play uint32[N, W]): every seat's
-    current hand (seat 0's is its own) and the face-down hand (the observer's own
-    dead hand if it swapped). rng: numpy Generator (the only randomness used).
-
-    Exact uniform sampling: each unseen card can go to seat 1 only if seat 1 is
-    not void in its effective suit, likewise seat 2, and always out of play (when
-    that place has room). So the unseen cards fall into four groups by where they
-    may go: A = {seat 1, out}, B = {seat 2, out}, F = {1, 2, out}, O = {out}. A
-    world is fixed by how many cards k of A go to seat 1 and m of B to seat 2
-    (the rest of seat 1's and seat 2's cards then come from F) and by which
-    cards; there are C(a,k) C(b,m) C(f, n1-k) C(f-n1+k, n2-m) worlds with that
-    (k, m). We draw (k, m) with that weight and then the cards uniformly within
-    each group.
+    rng: numpy Generator (the only randomness used). Ghost Hand
+    (:class:`SeatKnowledge`) returns (hands uint32[N, W, 3], out_of_play
+    uint32[N, W]): every seat's current hand (seat 0's is its own) and the
+    face-down hand (the observer's own dead hand if it swapped). Classic
+    (:class:`ClassicKnowledge`) returns (hands uint32[N, W, 4], out_of_play
+    uint32[N, W], discard int8[N, W]): the hands (the dealer's holds the
+    picked-up upcard), the kitty and the dealer's discard, and the discard
+    (-1 when there is none yet). Unseen cards may go to a seat unless it has
+    shown void in their effective suit, and always out of play.
     """
-    n = len(knowledge.hand)
-    unseen = mask_to_bool(knowledge.unseen)  # bool[N, 24]
-    trump = np.maximum(knowledge.trump, 0)
-    card_suit = EFFECTIVE_SUIT[trump]  # int8[N, 24]
-    rows = np.arange(n)[:, None]
-    may_1 = ~knowledge.voids[rows, 1, card_suit]
-    may_2 = ~knowledge.voids[rows, 2, card_suit]
-    # Group codes, in the order the cards are laid out below: A, B, F, O, then seen cards.
-    group = np.select([may_1 & ~may_2, may_2 & ~may_1, may_1 & may_2], [0, 1, 2], 3)
-    group = np.where(unseen, group, 4)
-    a, b, f = ((group == g).sum(axis=1) for g in range(3))
-    n1, n2 = knowledge.sizes[:, 1], knowledge.sizes[:, 2]
-
-    k = np.arange(_SPLITS)[None, :, None]
-    m = np.arange(_SPLITS)[None, None, :]
-    a_, b_, f_, n1_, n2_ = (x[:, None, None] for x in (a, b, f, n1, n2))
-    weight = (
-        _choose(a_, k) * _choose(b_, m) * _choose(f_, n1_ - k) * _choose(f_ - n1_ + k, n2_ - m)
-    ).reshape(n, -1)  # float64[N, 49]
-    total = weight.sum(axis=1)
-    if (total <= 0).any():
-        bad = int(np.flatnonzero(total <= 0)[0])
-        raise ValueError(f"position {bad}: no deal of the unseen cards fits the shown voids")
-    cdf = np.cumsum(weight, axis=1) / total[:, None]
-    draw = rng.random((n, num_worlds))
-    last_possible = weight.shape[1] - 1 - (weight[:, ::-1] > 0).argmax(axis=1)
-    split = np.minimum((cdf[:, None, :] <= draw[:, :, None]).sum(axis=2), last_possible[:, None])
-    take_1 = (split // _SPLITS)[..., None]  # int[N, W, 1]: cards of A to seat 1
-    take_2 = (split % _SPLITS)[..., None]  # cards of B to seat 2
-
-    # Lay the cards out group by group, in uniformly random order within a group.
-    order = np.argsort(group[:, None, :] + rng.random((n, num_worlds, NUM_CARDS)), axis=2)
-    position = np.arange(NUM_CARDS)
-    a3, b3, n13, n23 = (x[:, None, None] for x in (a, b, n1, n2))
-    from_f_1 = a3 + b3 + n13 - take_1  # end of seat 1's share of F
-    to_1 = (position < take_1) | ((position >= a3 + b3) & (position < from_f_1))
-    to_2 = ((position >= a3) & (position < a3 + take_2)) | (
-        (position >= from_f_1) & (position < from_f_1 + n23 - take_2)
-    )
-    bits = CARD_BIT[order]  # uint32[N, W, 24] bit of the card at each position
-    unseen_at = np.take_along_axis(np.broadcast_to(unseen[:, None, :], order.shape), order, axis=2)
-    hands = np.empty((n, num_worlds, NUM_PLAYERS), HAND_DTYPE)
+    if isinstance(knowledge, ClassicKnowledge):
+        return _sample_classic(knowledge, num_worlds, rng)
+    hands = np.empty((len(knowledge.hand), num_worlds, ghost.NUM_PLAYERS), HAND_DTYPE)
     hands[:, :, 0] = knowledge.hand[:, None]
-    hands[:, :, 1] = np.where(to_1, bits, 0).sum(axis=2, dtype=HAND_DTYPE)
-    hands[:, :, 2] = np.where(to_2, bits, 0).sum(axis=2, dtype=HAND_DTYPE)
-    out = np.where(unseen_at & ~to_1 & ~to_2, bits, 0).sum(axis=2, dtype=HAND_DTYPE)
-    out_of_play = out | knowledge.dead_hand[:, None]
-    return hands, out_of_play
+    places = sample_places(
+        _allowed(knowledge, [1, 2]), knowledge.sizes[:, 1:], num_worlds, rng
+    )  # seats 1, 2, out of play
+    hands[:, :, 1:] = places[..., :2]
+    return hands, places[..., 2] | knowledge.dead_hand[:, None]
 
 
-def world_states(game, knowledge, hands, out_of_play, rows=None):
-    """Engine states (``GhostState``, observer at seat 0) for sampled worlds.
+def _allowed(knowledge, seats):
+    """bool[N, 24, len(seats) + 1]: unseen card c may go to each seat (no shown void), and out."""
+    unseen = mask_to_bool(knowledge.unseen)  # bool[N, 24]
+    card_suit = EFFECTIVE_SUIT[np.maximum(knowledge.trump, 0)]  # int8[N, 24]
+    rows = np.arange(len(unseen))[:, None]
+    may = [unseen & ~knowledge.voids[rows, seat, card_suit] for seat in seats]
+    return np.stack([*may, unseen], axis=2)
 
-    game: the ``GhostEuchre`` that will play them; hands: uint32[M, 3],
-    out_of_play: uint32[M]; rows: int[M] position of each world in
-    ``knowledge`` (default 0..M-1). Past reneges are not known to the observer
-    and are set to 0 (they only shift points already lost). Fields that only
-    matter between deals (dealing keys, chosen deals) are those of a fresh
-    game: a world is played to the end of its deal only.
-    """
-    m = len(hands)
-    rows = np.arange(m) if rows is None else np.asarray(rows)
+
+def _sample_classic(knowledge, num_worlds, rng):
+    """(hands uint32[N, W, 4], out_of_play uint32[N, W], discard int8[N, W]); see sample_worlds."""
     kn = knowledge
-    acted = (kn.passed_at[rows] >= 0) | (kn.bids[rows, :, None] == np.arange(NUM_PLAYERS)).any(
-        axis=1
-    )
-    fields = {
+    n = len(kn.hand)
+    places = sample_places(
+        _allowed(kn, [1, 2, 3]), kn.sizes[:, 1:], num_worlds, rng
+    )  # seats 1..3, out of play
+    hands = np.empty((n, num_worlds, classic.NUM_PLAYERS), HAND_DTYPE)
+    hands[:, :, 0] = kn.hand[:, None]
+    hands[:, :, 1:] = places[..., :3] | kn.fixed[:, None, 1:]
+    out = places[..., 3]
+    discard = np.repeat(kn.own_discard[:, None], num_worlds, axis=1)
+    if kn.discard_hidden.any():  # any out-of-play card is equally likely to be the discard
+        keys = np.where(mask_to_bool(out), rng.random((n, num_worlds, NUM_CARDS)), -1.0)
+        discard = np.where(kn.discard_hidden[:, None], keys.argmax(axis=2), discard)
+    out_of_play = out | _CARD_BIT_OR_NONE[kn.own_discard][:, None]
+    return hands, out_of_play, discard.astype(np.int8)
+
+
+# ------------------------------------------------------------ engine states
+def world_states(game, knowledge, *worlds, rows=None):
+    """Engine states (observer at seat 0) for sampled worlds.
+
+    game: the engine that will play them (``GhostEuchre`` or ``ClassicEuchre``);
+    worlds: M worlds as :func:`sample_worlds` returns them, one row each (Ghost
+    Hand: hands uint32[M, 3], out_of_play uint32[M]; classic: hands uint32[M, 4],
+    out_of_play uint32[M], discard int8[M]); rows: int[M] position of each world
+    in ``knowledge`` (default 0..M-1). Fields that only matter between deals
+    (dealing keys, chosen deals) are those of a fresh game: a world is played to
+    the end of its deal only.
+    """
+    rows = np.arange(len(worlds[0])) if rows is None else np.asarray(rows)
+    if isinstance(knowledge, ClassicKnowledge):
+        state_class, fields = classic.ClassicState, _classic_fields(knowledge, rows, *worlds)
+    else:
+        state_class, fields = GhostState, _ghost_fields(knowledge, rows, *worlds)
+    fresh = game.init(np.zeros(1, np.uint64))
+    for field in dataclasses.fields(state_class):
+        template = getattr(fresh, field.name)
+        if field.name in fields:
+            fields[field.name] = np.array(fields[field.name], dtype=template.dtype)  # a copy
+        else:
+            fields[field.name] = np.repeat(template, len(rows), axis=0)
+    return state_class(**fields)
+
+
+def _ghost_fields(kn, rows, hands, out_of_play):
+    """GhostState fields of Ghost Hand worlds. Past reneges are not known to the
+    observer and are set to 0 (they only shift points already lost)."""
+    acted = (kn.passed_at[rows] >= 0) | (kn.bids[rows, :, None] == np.arange(3)).any(axis=1)
+    return {
         "deal_number": kn.deal_number[rows],
         "dealer": kn.dealer[rows],
         "scores": kn.scores[rows],
-        "hands": np.asarray(hands, HAND_DTYPE),
-        "ghost": np.asarray(out_of_play, HAND_DTYPE),
+        "hands": hands,
+        "ghost": out_of_play,
         "phase": kn.phase[rows],
-        "player": np.zeros(m, np.int8),
+        "player": np.zeros(len(rows)),
         "swapper": kn.swapper[rows],
         "acted": acted,
         "passed_at": kn.passed_at[rows],
@@ -331,15 +588,33 @@ def world_states(game, knowledge, hands, out_of_play, rows=None):
         "played_cards": kn.played[rows],
         "trick_cards": kn.trick_cards[rows],
         "tricks_won": kn.tricks_won[rows],
-        "reneges": np.zeros((m, NUM_PLAYERS), np.int8),
+        "reneges": np.zeros((len(rows), ghost.NUM_PLAYERS)),
     }
-    fresh = game.init(np.zeros(1, np.uint64))
-    for field in dataclasses.fields(GhostState):
-        if field.name in fields:
-            template = getattr(fresh, field.name)
-            fields[field.name] = np.array(
-                fields[field.name], dtype=template.dtype
-            )  # a copy, engine dtype
-        else:
-            fields[field.name] = np.repeat(getattr(fresh, field.name), m, axis=0)
-    return GhostState(**fields)
+
+
+def _classic_fields(kn, rows, hands, out_of_play, discard):
+    """ClassicState fields of classic worlds (the kitty, ``out_of_play``, is not engine state)."""
+    del out_of_play
+    return {
+        "deal_number": kn.deal_number[rows],
+        "dealer": kn.dealer[rows],
+        "scores": kn.scores[rows],
+        "hands": hands,
+        "held": hands | kn.played[rows],
+        "upcard": kn.upcard[rows],
+        "discard": discard,
+        "phase": kn.phase[rows],
+        "player": np.zeros(len(rows)),
+        "passes": kn.passes[rows],
+        "maker": kn.maker[rows],
+        "trump": kn.trump[rows],
+        "alone": kn.alone[rows],
+        "lone_defender": kn.lone_defender[rows],
+        "active": kn.active[rows],
+        "leader": kn.leader[rows],
+        "led_suit": kn.led_suit[rows],
+        "trick": kn.trick[rows],
+        "trick_number": kn.trick_number[rows],
+        "trick_cards": kn.trick_cards[rows],
+        "tricks_won": kn.tricks_won[rows],
+    }

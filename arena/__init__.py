@@ -5,6 +5,8 @@
 - :mod:`arena.stats`: Wilson and clustered win-rate intervals, OpenSkill ratings.
 - :mod:`arena.report`: a match as a text table, JSON, CSV and a PNG.
 - :mod:`arena.files`: ``write_atomic``, the one atomic file write of the project.
+- :mod:`arena.web`: the local web page (play, watch, leaderboard) over
+  :mod:`arena.table`, one game stepped move by move and what a page shows of it.
 
 ``evaluate.py`` is the command line over these modules.
 """

@@ -152,7 +152,9 @@ class MatchResult:
     the winning team), truncated bool[G], game_points int64[G, S] points scored
     by seat over the game's deals (classic: the team's, at each seat),
     game_deals int64[G] deals dealt (redeals included); actions: when recorded,
-    one bytes object per game (the action ids in order), else None.
+    one bytes object per game (the action ids in order), else None;
+    deal_summary: the variant's summary of every deal dealt (its ``game`` is the
+    match's game index).
     """
 
     variant: str
@@ -174,6 +176,7 @@ class MatchResult:
     game_deals: np.ndarray
     rating_model: str | None = None
     actions: list | None = None
+    deal_summary: Any = None
 
     @property
     def num_sequences(self):
@@ -388,6 +391,7 @@ def run_match(
         game_deals=np.bincount(deals.game, minlength=total).astype(np.int64),
         rating_model=RATING_MODEL if rated else None,
         actions=_split_actions(acted_games, acted, total) if record else None,
+        deal_summary=deals,
     )
 
 

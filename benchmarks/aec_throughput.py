@@ -68,7 +68,9 @@ class RandomPlay:
 def engine_breakdown(seconds, seed, **env_kwargs):
     """Share of the ghost loop's time spent in each engine entry point (timed by wrapping them)."""
     env = ghost_euchre_v0.env(**env_kwargs)
-    game = env.unwrapped.game
+    raw = env.unwrapped
+    assert isinstance(raw, ghost_euchre_v0.raw_env)
+    game = raw.game
     spent = {}
     for name in ("legal_mask", "observe", "step", "init", "start_episodes"):
         method = getattr(game, name)
@@ -97,7 +99,7 @@ def engine_breakdown(seconds, seed, **env_kwargs):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument(
         "--rounds", type=int, default=5, help="rounds of play; each env plays once per round"
     )

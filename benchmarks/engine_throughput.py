@@ -119,7 +119,7 @@ VARIANTS = (("ghost", GhostEuchre, GhostEuchreVec), ("classic", ClassicEuchre, C
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument(
         "--seconds", type=float, default=2.0, help="time per measurement, split into the rounds"
     )

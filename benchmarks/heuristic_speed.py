@@ -45,7 +45,7 @@ def decisions_per_second(policy, batches, seconds):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--variant", choices=("ghost", "classic"), default="ghost")
     parser.add_argument("--batch", type=int, default=4096)
     parser.add_argument("--seconds", type=float, default=3.0, help="time per policy")

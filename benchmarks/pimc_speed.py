@@ -4,7 +4,8 @@ Positions are the decisions met in heuristic self-play deals (every phase, in
 the proportions a game produces them, forced moves included: the bot answers
 those without search). Usage::
 
-    python benchmarks/pimc_speed.py [--samples 64] [--positions 200] [--batch 64] [--seed 0]
+    python benchmarks/pimc_speed.py [--variant ghost|classic] [--samples 64] [--positions 200]
+                                    [--batch 64] [--seed 0]
 
 Prints the mean, median and 95th percentile milliseconds per decision when each
 decision is its own ``act`` call, the mean by phase, and the mean per decision
@@ -18,13 +19,22 @@ import numpy as np
 
 from agents.pimc import PIMCPolicy
 from agents.specs import make_policy
-from ghost_euchre_env.ghost import OBS_OFFSETS, PHASE_NAMES
-from ghost_euchre_env.vector import GhostEuchreVec
+from ghost_euchre_env import classic, ghost
+from ghost_euchre_env.vector import ClassicEuchreVec, GhostEuchreVec
+
+VARIANTS = {  # vector env, observation offsets, names of the observation's phase field
+    "ghost": (GhostEuchreVec, ghost.OBS_OFFSETS, ghost.PHASE_NAMES[:3]),
+    "classic": (
+        ClassicEuchreVec,
+        classic.OBS_OFFSETS,
+        ("round 1", "round 2", "discard", "alone", "play"),
+    ),
+}
 
 
-def collect_positions(count, seed):
-    """(obs float32[count, 390], mask bool[count, 34]) from heuristic self-play deals."""
-    venv = GhostEuchreVec(16, seed=seed, episode="deal")
+def collect_positions(variant, count, seed):
+    """(obs float32[count, D], mask bool[count, A]) from heuristic self-play deals."""
+    venv = VARIANTS[variant][0](16, seed=seed, episode="deal")
     heuristic = make_policy("heuristic", venv.game, seed=seed)
     obs, mask, _ = venv.reset()
     seen_obs, seen_mask = [], []
@@ -36,7 +46,8 @@ def collect_positions(count, seed):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
+    parser.add_argument("--variant", choices=sorted(VARIANTS), default="ghost")
     parser.add_argument("--samples", type=int, default=64, help="worlds per decision")
     parser.add_argument("--positions", type=int, default=200, help="decisions timed")
     parser.add_argument(
@@ -45,12 +56,11 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
-    obs, mask = collect_positions(args.positions, args.seed)
-    start, stop = OBS_OFFSETS["phase"]
+    make_env, offsets, phase_names = VARIANTS[args.variant]
+    obs, mask = collect_positions(args.variant, args.positions, args.seed)
+    start, stop = offsets["phase"]
     phase = obs[:, start:stop].argmax(axis=1)
-    policy = PIMCPolicy(
-        GhostEuchreVec(1, episode="deal").game, seed=args.seed, samples=args.samples
-    )
+    policy = PIMCPolicy(make_env(1, episode="deal").game, seed=args.seed, samples=args.samples)
     policy.act(obs[:1], mask[:1])  # warm-up
 
     single = np.empty(len(obs))
@@ -59,12 +69,14 @@ def main():
         policy.act(obs[i : i + 1], mask[i : i + 1])
         single[i] = time.perf_counter() - begin
     single *= 1e3
-    print(f"pimc samples={args.samples}, {len(obs)} decisions from heuristic self-play")
+    print(
+        f"pimc {args.variant}, samples={args.samples}, {len(obs)} decisions from heuristic self-play"
+    )
     print(
         f"one decision per call: mean {single.mean():.1f} ms, median {np.median(single):.1f} ms, "
         f"95th percentile {np.percentile(single, 95):.1f} ms"
     )
-    for code, name in enumerate(PHASE_NAMES[:3]):
+    for code, name in enumerate(phase_names):
         rows = phase == code
         if rows.any():
             print(f"  {name:8s} {rows.sum():4d} decisions, mean {single[rows].mean():.1f} ms")

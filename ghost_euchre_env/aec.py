@@ -3,20 +3,24 @@
 :class:`EuchreAEC` runs one game of a batched engine (a batch of one) behind
 PettingZoo's AEC API: argument checks, spaces, seeded and continued resets,
 action checks, illegal actions, dead steps, observations, infos and rendering.
-A variant module subclasses it with its engine, names, deal summary,
-observation bounds and renderer; that module's docstring documents the env.
+A variant module subclasses it with its engine, names, deal details,
+score bounds and renderer, and exposes ``env = raw_env.wrapped``; that module's
+docstring documents the env.
 """
 
 import math
 import warnings
-from typing import ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
 
 from . import dealing
+from .core import BatchedGame, EpisodeState
 
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 RESET_OPTIONS = ("dealer", "deals")
@@ -55,11 +59,14 @@ class EuchreAEC(AECEnv):
     - ``metadata``: the base's plus ``"name"`` (e.g. ``"ghost_euchre_v0"``);
     - ``engine``: the engine class; ``agent_names``: one name per seat;
     - ``phase_names``: phase id -> name; ``action_name(action) -> str``;
-    - ``observation_bounds(rules) -> (low, high)``, each float32[obs_size];
+    - ``scores_field``: (start, stop) of the scores in the observation, and
+      ``score_bounds(rules) -> (low, high)``: the bounds of those columns (every
+      other column lies in [0, 1]);
     - ``render_table(game, game_state, g, names) -> str``;
     - ``no_deal``: the ``"last_deal"`` info while no deal of the episode has ended;
-    - ``deal_info(deals, deal_number) -> dict``: the one finished deal of a
-      batch-of-one deal summary, with the same keys, shapes and dtypes as ``no_deal``.
+    - ``deal_details(deals) -> dict``: the variant's own fields of the one
+      finished deal of a batch-of-one deal summary (``deal_info`` adds the
+      shared ones), with the same keys, shapes and dtypes as in ``no_deal``.
 
     Infos are fixed-shape numbers (module docstrings: Infos), so libraries that
     stack them into arrays (Tianshou's replay buffer) take them as they are.
@@ -70,13 +77,32 @@ class EuchreAEC(AECEnv):
         "is_parallelizable": False,
         "render_fps": 1,
     }
-    engine = None
-    agent_names = ()
-    phase_names = ()
-    action_name = None
-    observation_bounds = None
-    render_table = None
+    engine: Callable[..., Any] = BatchedGame  # called with (episode=, reward=, **rules)
+    agent_names: ClassVar[tuple[str, ...]] = ()
+    phase_names: ClassVar[tuple[str, ...]] = ()
+    scores_field: ClassVar[tuple[int, int]] = (0, 0)
     no_deal: ClassVar[dict]
+
+    @staticmethod
+    def action_name(action):
+        raise NotImplementedError
+
+    @staticmethod
+    def score_bounds(rules):
+        raise NotImplementedError
+
+    @staticmethod
+    def render_table(game, game_state, g, names):
+        raise NotImplementedError
+
+    @staticmethod
+    def deal_details(deals):
+        raise NotImplementedError
+
+    @classmethod
+    def wrapped(cls, *args, **kwargs):
+        """``cls(*args, **kwargs)`` in PettingZoo's order-enforcing wrapper: the module's ``env()``."""
+        return wrappers.OrderEnforcingWrapper(cls(*args, **kwargs))
 
     def __init__(
         self,
@@ -123,7 +149,7 @@ class EuchreAEC(AECEnv):
             for agent in agents
         }
         self.action_spaces = {agent: spaces.Discrete(num_actions) for agent in agents}
-        self.game_state = None
+        self.game_state: EpisodeState | None = None
         self._seat_of = {agent: seat for seat, agent in enumerate(agents)}
         self._seat_index = [
             np.array([seat]) for seat in range(len(agents))
@@ -139,11 +165,38 @@ class EuchreAEC(AECEnv):
         self._obs_cache = [None] * len(agents)  # float32[D] per seat, for the current step
         self._last_deal = dict(self.no_deal)
 
+    def _state(self) -> EpisodeState:
+        """``game_state``; RuntimeError before the first ``reset()``."""
+        if self.game_state is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self.game_state
+
     def observation_space(self, agent):
         return self.observation_spaces[agent]
 
     def action_space(self, agent):
         return self.action_spaces[agent]
+
+    def observation_bounds(self, rules):
+        """(low, high) float32[obs_size]: [0, 1] for every column, ``score_bounds(rules)`` for the scores."""
+        low = np.zeros(self.game.obs_size, np.float32)
+        high = np.ones(self.game.obs_size, np.float32)
+        start, stop = self.scores_field
+        low[start:stop], high[start:stop] = self.score_bounds(rules)
+        return low, high
+
+    def deal_info(self, deals, deal_number):
+        """The one finished deal in a batch-of-one deal summary, as a dict of numbers (as ``no_deal``)."""
+        return {
+            "deal": deal_number,
+            "thrown_in": bool(deals.thrown_in[0]),
+            "dealer": int(deals.dealer[0]),
+            "trump": int(deals.trump[0]),
+            **self.deal_details(deals),
+            "tricks": tuple(deals.tricks[0].tolist()),
+            "points": tuple(deals.points[0].tolist()),
+            "scores": tuple(deals.scores[0].tolist()),
+        }
 
     # ---------------------------------------------------------------- episodes
     def reset(self, seed=None, options=None):
@@ -196,7 +249,7 @@ class EuchreAEC(AECEnv):
             self._terminate_illegal(agent, action)
             return
         self._cumulative_rewards[agent] = 0.0
-        game_state = self.game_state
+        game_state = self._state()
         deal_number = int(game_state.deal_number[0])
         self._action[0] = action
         result = self.game.step(game_state, self._action)
@@ -251,7 +304,7 @@ class EuchreAEC(AECEnv):
 
     def _new_turn(self):
         """Read whose turn it is, their legal actions (one engine call) and the phase from the engine."""
-        game_state = self.game_state
+        game_state = self._state()
         agents = self.agent_names
         self._obs_cache = [None] * len(agents)
         phase = int(game_state.phase[0])
@@ -279,16 +332,16 @@ class EuchreAEC(AECEnv):
             ) from None
         obs = self._obs_cache[seat]
         if obs is None:
-            obs = self._obs_cache[seat] = self.game.observe(
-                self.game_state, self._seat_index[seat]
-            )[0]
+            obs = self._obs_cache[seat] = self.game.observe(self._state(), self._seat_index[seat])[
+                0
+            ]
         mask = self._mask if seat == self._on_move else self._no_actions
         return {"observation": obs.copy(), "action_mask": mask.copy()}
 
     def render(self):
         return render_as(
             self.render_mode,
-            lambda: self.render_table(self.game, self.game_state, 0, self.agent_names),
+            lambda: self.render_table(self.game, self._state(), 0, self.agent_names),
         )
 
     def close(self):

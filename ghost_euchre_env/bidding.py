@@ -27,7 +27,7 @@ from .core import StepResult, check_actions, check_choice
 from .ghost import PLAY, GhostDealSummary, GhostEuchre
 from .vector import VectorEnv
 
-REWARDS = ("points", "margin")
+REWARDS = ("points", "margin", "win")
 
 
 def policy_name(policy):
@@ -48,8 +48,9 @@ class AuctionGame:
     ``AuctionGame(card_play, episode="deal", reward="points", **rules)``:
     card_play makes every card play (see the module docstring); episode as the
     engine's ("deal" by default: an all-pass deal ends the episode with 0
-    points); reward "points" (each seat's deal points) or "margin" (a seat's
-    points minus the mean of the other two seats'); rules: :class:`GhostRules`.
+    points); reward "points" (each seat's deal points), "margin" (a seat's
+    points minus the mean of the other two seats') or "win" (the engine's, with
+    episode="game"); rules: :class:`GhostRules`.
     It has the engine's interface (``init``, ``start_episodes``,
     ``next_episodes``, ``legal_bits``, ``legal_mask``, ``observe``, ``step``),
     so the adapters of the engine run on it unchanged. ``engine`` is the
@@ -64,7 +65,9 @@ class AuctionGame:
                 f"got {card_play!r}"
             )
         check_choice("reward", reward, REWARDS)
-        self.engine = GhostEuchre(episode=episode, reward="points", **rules)
+        self.engine = GhostEuchre(
+            episode=episode, reward="win" if reward == "win" else "points", **rules
+        )
         self.card_play = card_play
         self.reward = reward
         self.episode = episode

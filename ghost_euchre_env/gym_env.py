@@ -26,6 +26,9 @@ release, info took the AEC env's fixed-shape numeric infos (``legal_actions``
 dropped: ``action_masks()`` holds them).
 """
 
+from collections.abc import Callable
+from typing import Any, cast
+
 import gymnasium
 import numpy as np
 from gymnasium import spaces
@@ -48,7 +51,7 @@ class GhostEuchreGymEnv(gymnasium.Env):
 
     def __init__(
         self,
-        learner=0,
+        learner: int | str = 0,
         opponents=None,
         render_mode=None,
         episode="game",
@@ -72,7 +75,8 @@ class GhostEuchreGymEnv(gymnasium.Env):
         self.render_mode = render_mode
         self.learner = _agent_name(learner, "learner")
         self.opponents = self._parse_opponents(opponents)
-        self.observation_space = self.aec.observation_space(self.learner)["observation"]
+        aec_space = cast(spaces.Dict, self.aec.observation_space(self.learner))
+        self.observation_space = aec_space["observation"]
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._mask = np.zeros(NUM_ACTIONS, bool)
 
@@ -94,7 +98,7 @@ class GhostEuchreGymEnv(gymnasium.Env):
             raise ValueError(
                 f"opponents must be None, a callable or a dict of callables, got {type(opponents).__name__}"
             )
-        chosen = dict.fromkeys(others, self._random_action)
+        chosen: dict[str, Callable[..., Any]] = dict.fromkeys(others, self._random_action)
         for key, policy in opponents.items():
             agent = _agent_name(key, "opponents key")
             if agent == self.learner:
@@ -110,7 +114,7 @@ class GhostEuchreGymEnv(gymnasium.Env):
         legal = np.flatnonzero(mask)
         return int(legal[self.np_random.integers(len(legal))])
 
-    def reset(self, seed=None, options=None):
+    def reset(self, *, seed=None, options=None):  # keyword-only, as gymnasium.Env.reset
         super().reset(seed=seed)
         self.aec.reset(seed=seed, options=options)
         self._play_opponents()

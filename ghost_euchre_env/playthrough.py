@@ -59,7 +59,7 @@ def playthrough(seed, **rules):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--seed", type=int, default=7)
     print(playthrough(parser.parse_args().seed), end="")
 

@@ -20,14 +20,18 @@ from .cards import (
 EMPTY_SLOT = "·"
 
 
+def hand_by_suit(mask):
+    """A hand (one uint32 card mask) as card ids grouped by suit, high ranks first: [[A♣, 9♣], [], [K♥], []]."""
+    cards = mask_to_cards(mask)
+    return [
+        sorted((c for c in cards if CARD_SUIT[c] == suit), key=lambda c: -CARD_RANK[c])
+        for suit in range(len(SUIT_SYMBOLS))
+    ]
+
+
 def hand_text(mask, unicode=True):
     """A hand (one uint32 card mask) as text grouped by suit, high ranks first: 'A♣ 9♣  K♥'."""
-    cards = mask_to_cards(mask)
-    groups = []
-    for suit in range(len(SUIT_SYMBOLS)):
-        in_suit = sorted((c for c in cards if CARD_SUIT[c] == suit), key=lambda c: -CARD_RANK[c])
-        if in_suit:
-            groups.append(" ".join(card_name(c, unicode) for c in in_suit))
+    groups = [" ".join(card_name(c, unicode) for c in suit) for suit in hand_by_suit(mask) if suit]
     return "  ".join(groups) if groups else "(no cards)"
 
 
@@ -64,14 +68,15 @@ def to_act_text(game_state, g, names, unicode=True):
     return f"to act: {names[seat]}, holding {hand_text(game_state.hands[g, seat], unicode)}"
 
 
-def _bid_name(level):
+def bid_name(level):
+    """A Ghost Hand bid level (3, 4, 5, MOON_LEVEL) as text: '3', '4', '5', 'moon'."""
     return "moon" if level == ghost.MOON_LEVEL else str(level)
 
 
-def _auction_text(game_state, g, seat):
+def auction_text(game_state, g, seat):
     """What seat did in the auction of this deal: 'bid 3, pass', 'pass', '' (not yet)."""
     made = [
-        f"bid {_bid_name(level)}"
+        f"bid {bid_name(level)}"
         for k, level in enumerate(ghost.BID_LEVELS)
         if game_state.bids[g, k] == seat
     ]
@@ -107,7 +112,7 @@ def render_ghost(game, game_state, g=0, names=None, unicode=True):
             (
                 names[seat],
                 str(int(s.scores[g, seat])),
-                _auction_text(s, g, seat) or EMPTY_SLOT,
+                auction_text(s, g, seat) or EMPTY_SLOT,
                 str(int(s.tricks_won[g, seat])),
                 ", ".join(roles),
             )
@@ -120,7 +125,7 @@ def render_ghost(game, game_state, g=0, names=None, unicode=True):
         trump_text = (
             (SUIT_SYMBOLS if unicode else SUIT_LETTERS)[trump] if trump >= 0 else "not named yet"
         )
-        lines.append(f"contract: {names[declarer]} bids {_bid_name(high)}, trump {trump_text}")
+        lines.append(f"contract: {names[declarer]} bids {bid_name(high)}, trump {trump_text}")
     elif phase == ghost.AUCTION:
         lines.append("contract: no bid yet")
     ghost_cards = bin(int(s.ghost[g])).count("1")
@@ -138,7 +143,7 @@ def render_ghost(game, game_state, g=0, names=None, unicode=True):
     return "\n".join(lines)
 
 
-def _calls_text(game_state, g, seat, unicode):
+def calls_text(game_state, g, seat, unicode):
     """What seat called in the bidding of this deal: 'pass', 'pass, ♥', '' (not yet)."""
     suits = SUIT_SYMBOLS if unicode else SUIT_LETTERS
     passes, dealer = int(game_state.passes[g]), int(game_state.dealer[g])
@@ -178,7 +183,7 @@ def render_classic(game, game_state, g=0, names=None, unicode=True):
         roles = [label for label, who in (("dealer", dealer), ("maker", maker)) if who == seat]
         if not s.active[g] >> seat & 1:
             roles.append("sits out")
-        calls = _calls_text(s, g, seat, unicode) or EMPTY_SLOT
+        calls = calls_text(s, g, seat, unicode) or EMPTY_SLOT
         rows.append((names[seat], calls, alone, str(int(s.tricks_won[g, seat])), ", ".join(roles)))
     lines.append(text_table(rows))
     upcard = card_name(int(s.upcard[g]), unicode)

@@ -24,7 +24,7 @@ class VectorEnv:
         self.num_actions = game.num_actions
         self.obs_size = game.obs_size
         self._seed = seed
-        self.state = None
+        self._state = None
         self.mask = None
         self.last_result = None
         self.truncated = np.zeros(num_envs, bool)
@@ -39,17 +39,17 @@ class VectorEnv:
         games started by this call, not to later automatic resets.
         Returns (obs float32[N, D], mask bool[N, A], player int64[N]).
         """
-        if seed is None and self.state is None:
+        if seed is None and self._state is None:
             seed = self._seed
-        if seed is None and self.state is not None:
-            state = self.state.copy()
+        if seed is None and self._state is not None:
+            state = self._state.copy()
             state.episode += 1
             self.game.start_episodes(state, np.arange(self.num_envs), options)
         else:
             state = self.game.init(dealing.stream_keys(seed, self.num_envs), options)
-        self.state = state
+        self._state = state
         self.truncated = np.zeros(self.num_envs, bool)
-        return self._observe()
+        return self._observe(state)
 
     def step(self, actions):
         """Apply one action per game (int[N]).
@@ -60,20 +60,30 @@ class VectorEnv:
         ``last_result.deals`` summarises each deal that ended this step. An
         illegal or out-of-range action raises ValueError and changes nothing.
         """
-        if self.state is None:
-            raise RuntimeError("call reset() before step()")
+        state = self.state
         actions = check_actions(actions, self.mask)
-        result = self.game.step(self.state, actions, auto_reset=True)
+        result = self.game.step(state, actions, auto_reset=True)
         done = result.terminated | result.truncated
         self.last_result = result
         self.truncated = result.truncated
-        obs, mask, player = self._observe()
+        obs, mask, player = self._observe(state)
         return obs, mask, player, result.rewards, done
 
-    def _observe(self):
-        self.mask = self.game.legal_mask(self.state)
-        player = self.state.player.astype(np.int64)
-        return self.game.observe(self.state, player), self.mask, player
+    @property
+    def state(self):
+        """The batch's engine state (``GhostState`` or ``ClassicState``); RuntimeError before ``reset()``."""
+        if self._state is None:
+            raise RuntimeError("call reset() before step()")
+        return self._state
+
+    @state.setter
+    def state(self, state):
+        self._state = state
+
+    def _observe(self, state):
+        self.mask = self.game.legal_mask(state)
+        player = state.player.astype(np.int64)
+        return self.game.observe(state, player), self.mask, player
 
 
 class GhostEuchreVec(VectorEnv):

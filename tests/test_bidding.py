@@ -166,7 +166,7 @@ def test_bad_constructor_arguments():
     with pytest.raises(ValueError, match="card_play must have a batched act"):
         GhostBiddingVec(4, "heuristic")
     with pytest.raises(ValueError, match="reward must be one of"):
-        AuctionGame(HEURISTIC, reward="win")
+        AuctionGame(HEURISTIC, reward="score")
     env = GhostBiddingVec(4, HEURISTIC, seed=0)
     env.reset()
     with pytest.raises(ValueError, match="not legal"):

@@ -16,7 +16,7 @@ from ghost_euchre_env import GhostEuchre
 from ghost_euchre_env.cards import EFFECTIVE_SUIT, mask_to_bool, mask_to_cards, parse_card
 from ghost_euchre_env.core import check_actions
 from ghost_euchre_env.dealing import stream_keys
-from ghost_euchre_env.ghost import BID_3, BID_4, PASS, SWAP, TRUMP_CLUBS
+from ghost_euchre_env.ghost import BID_3, BID_4, PASS, SWAP, TRUMP_CLUBS, GhostState
 from ghost_euchre_env.vector import GhostEuchreVec
 
 C, D, H, S = 0, 1, 2, 3
@@ -222,11 +222,14 @@ def test_renege_rules_infer_no_voids():
 def test_world_with_the_true_cards_is_the_true_game(seed, episode, rules):
     """Rebuilding the true world from an observation reproduces the game; voids read are true; samples fit them."""
     venv = GhostEuchreVec(16, seed=seed, episode=episode, **rules)
+    game = venv.game
+    assert isinstance(game, GhostEuchre)
     obs, mask, player = venv.reset()
     rng = np.random.default_rng(seed)
     for _ in range(60):
         state = venv.state
-        knowledge = read_knowledge(obs, venv.game)
+        assert isinstance(state, GhostState)
+        knowledge = read_knowledge(obs, game)
         rel = (player[:, None] + np.arange(3)) % 3
         true_hands = np.take_along_axis(state.hands, rel, axis=1)
         world = world_states(venv.game, knowledge, true_hands, state.ghost)
@@ -261,7 +264,7 @@ def test_finds_the_only_winning_card():
     policy = PIMCPolicy(game, seed=0, samples=32)
     knowledge = read_knowledge(obs, game)
     values = policy.action_values(
-        knowledge, *sample_worlds(knowledge, 32, np.random.default_rng(0)), mask
+        knowledge, sample_worlds(knowledge, 32, np.random.default_rng(0)), mask
     )
     assert values[0, parse_card("9H")] > values[0, parse_card("QD")]
     assert policy.act(obs, mask)[0] == parse_card("9H")

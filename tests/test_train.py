@@ -21,7 +21,7 @@ from agents.ppo import (
     sample_actions,
 )
 from arena.files import current_umask
-from ghost_euchre_env import GhostEuchre, GhostEuchreVec
+from ghost_euchre_env import ClassicEuchre, ClassicEuchreVec, GhostEuchre, GhostEuchreVec
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TINY = [  # a run of a few hundred decisions that still touches every part of the loop
@@ -180,6 +180,52 @@ def test_resume_continues_exactly(tmp_path, torch_globals):
     assert not all(torch.equal(half["model"][k], a["model"][k]) for k in a["model"])
 
 
+def test_classic_run_resumes_exactly_and_logs_classic_metrics(tmp_path, torch_globals):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    common = ["--variant", "classic", "--total_steps", "512", "--checkpoint_every", "2"]
+    common += ["--keep_checkpoints", "0", "--eval_every", "3", "--final_eval_games", "0", *TINY]
+    straight = train.main(["--runs_dir", str(tmp_path / "a"), "--name", "run", *common])
+    halfway = os.path.join(straight, "checkpoints", "update_000002.pt")
+    resumed = train.main(["--resume", halfway, "--runs_dir", str(tmp_path / "b")])
+    a, b = (_final_state(os.path.join(run, "final.pt")) for run in (straight, resumed))
+    assert a["config"]["variant"] == b["config"]["variant"] == "classic"
+    assert a["update"] == b["update"] == 4 and a["global_step"] == b["global_step"]
+    assert a["roles"].shape == (16, 4)
+    for key in a["model"]:
+        assert torch.equal(a["model"][key], b["model"][key]), key
+    assert all(torch.equal(a["env_state"][f][2], b["env_state"][f][2]) for f in a["env_state"])
+    events = EventAccumulator(straight)
+    events.Reload()
+    expected = {
+        "euchre/order_up_rate",
+        "euchre/maker_success_rate",
+        "euchre/lone_rate",
+        "euchre/lone_made_rate",
+        "euchre/euchred_rate",
+        "euchre/bid_rate",
+        "euchre/points_per_deal",
+        "eval/win_rate_vs_heuristic",
+    }
+    assert expected <= set(events.Tags()["scalars"])
+    policy = make_policy(f"ppo:{os.path.join(straight, 'policy.pt')}", ClassicEuchre(), seed=0)
+    assert isinstance(policy, PPOPolicy)
+    venv = ClassicEuchreVec(32, seed=3)
+    obs, mask, _ = venv.reset()
+    for _ in range(60):
+        obs, mask, *_ = venv.step(policy.act(obs, mask))  # venv.step raises on an illegal action
+    with pytest.raises(ValueError, match="obs_size=464, num_actions=31"):
+        make_policy(f"ppo:{os.path.join(straight, 'policy.pt')}", GhostEuchre())
+
+
+def test_classic_margin_is_team_points_minus_the_other_teams():
+    # team 0 (seats 0, 2) scored 2, team 1 nothing; then team 1 scored 1
+    rewards = np.array([[2, 0, 2, 0], [0, 1, 0, 1]], np.float32)
+    assert train.margin_rewards(rewards, "classic").tolist() == [[2, -2, 2, -2], [-1, 1, -1, 1]]
+    ghost = np.array([[3, 0, 1]], np.float32)
+    assert train.margin_rewards(ghost, "ghost").tolist() == [[2.5, -2, -0.5]]
+
+
 def test_same_seed_same_run_and_other_seed_differs(tmp_path, torch_globals):
     args = [
         "--total_steps",
@@ -304,6 +350,8 @@ def test_bid_rate_counts_auction_decisions_only():
     actions = np.array([train.PASS, train.BID_3, train.SWAP, 3, 7])
     assert train.bid_rate(masks, actions) == 0.5
     assert np.isnan(train.bid_rate(masks[3:], actions[3:]))
+    classic_actions = np.array([train.PASS, train.classic.SUIT_CLUBS + 2, train.PASS, 3, 7])
+    assert train.bid_rate(masks[:, :31], classic_actions, "classic") == 1 / 3
 
 
 def test_unknown_key_in_a_config_file(tmp_path, capsys):

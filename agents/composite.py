@@ -1,0 +1,87 @@
+"""Composite players: one policy makes the auction decisions, another the card play.
+
+Spec: ``composite[AUCTION | PLAY]`` where AUCTION and PLAY are any two policy
+specs, composites included (``composite[composite[pimc | random] | heuristic]``);
+the ``|`` that separates them is the one outside any brackets. Examples::
+
+    composite[pimc | heuristic]                 # pimc bids, the heuristic plays the cards
+    composite[ppo:runs/a/final.pt | pimc:samples=16]
+
+A decision is *card play* when its legal actions are cards (ids 0-23; in
+classic Euchre that includes the dealer's discard); every other decision (swap,
+pass, bids, moon, naming trump; classic: ordering up, calling, going alone) is
+the auction policy's. Each part is called once per ``act`` with its rows only.
+"""
+
+import numpy as np
+
+from .base import Policy
+
+NUM_CARD_ACTIONS = 24  # action ids 0..23 are cards in both variants
+PREFIX = "composite["
+
+
+def is_composite(spec):
+    """True if ``spec`` is written as a composite (``composite[...]``)."""
+    return isinstance(spec, str) and spec.strip().startswith(PREFIX)
+
+
+def split_composite(spec):
+    """'composite[A | B]' -> ('A', 'B'); ValueError (one line) when it is not written that way."""
+    text = spec.strip()
+    expected = "expected composite[AUCTION_SPEC | PLAY_SPEC]"
+    if not (text.startswith(PREFIX) and text.endswith("]")):
+        raise ValueError(f"policy spec {spec!r}: {expected}")
+    inner = text[len(PREFIX) : -1]
+    depth, bars = 0, []
+    for i, char in enumerate(inner):
+        depth += (char == "[") - (char == "]")
+        if depth < 0:
+            raise ValueError(f"policy spec {spec!r}: unbalanced brackets; {expected}")
+        if char == "|" and depth == 0:
+            bars.append(i)
+    if depth != 0:
+        raise ValueError(f"policy spec {spec!r}: unbalanced brackets; {expected}")
+    if len(bars) != 1:
+        raise ValueError(f"policy spec {spec!r}: {len(bars)} top-level '|' separators; {expected}")
+    auction, play = inner[: bars[0]].strip(), inner[bars[0] + 1 :].strip()
+    if not auction or not play:
+        raise ValueError(f"policy spec {spec!r}: an empty part; {expected}")
+    return auction, play
+
+
+def composite_spec(auction, play):
+    """The spec string of the composite of two specs."""
+    return f"{PREFIX}{auction} | {play}]"
+
+
+class CompositePolicy(Policy):
+    """``auction`` makes every decision that is not a card play, ``play`` every card play.
+
+    auction, play: two policies with the Policy interface (any variant, the same game).
+    """
+
+    def __init__(self, game, auction, play, name=None):
+        super().__init__(game)
+        self.auction = auction
+        self.play = play
+        self.name = name or composite_spec(auction.name, play.name)
+
+    def act(self, obs, mask):
+        """obs float32[N, D], mask bool[N, A] -> int64[N]: each row from the part whose decision it is."""
+        mask = np.asarray(mask, dtype=bool)
+        cards = mask[:, :NUM_CARD_ACTIONS].any(axis=1)
+        actions = np.zeros(len(mask), np.int64)
+        for part, rows in (
+            (self.play, np.flatnonzero(cards)),
+            (self.auction, np.flatnonzero(~cards)),
+        ):
+            if len(rows) == len(mask):
+                return np.asarray(part.act(obs, mask), dtype=np.int64)
+            if len(rows):
+                actions[rows] = part.act(np.take(obs, rows, axis=0), mask[rows])
+        return actions
+
+    def reset(self, games):
+        self.auction.reset(games)
+        self.play.reset(games)

@@ -1,0 +1,107 @@
+// The Play page: a person at one seat, bots at the others (POST /api/games, .../actions).
+import {
+  api, cardList, cardNode, dealLine, el, historyTable, moveList, renderTable, showError, trickList,
+} from "/static/table.js";
+
+const $ = (id) => document.getElementById(id);
+let options = null;
+let game = null; // the latest play response
+let busy = false;
+
+function seatChoices() {
+  const n = options.variants[$("variant").value];
+  const seat = Math.min(Number($("seat").value || 0), n - 1);
+  $("seat").replaceChildren(...Array.from({ length: n }, (_, s) => el("option", { value: s, text: `seat ${s}`, selected: s === seat })));
+  const old = [...document.querySelectorAll(".bot")].map((input) => input.value);
+  $("bots").replaceChildren(...Array.from({ length: n - 1 }, (_, k) =>
+    el("label", {}, `Bot ${k + 1} `, el("input", { class: "bot", list: "specs", value: old[k] || options.default_bot, size: 14 }))));
+}
+
+async function start(event) {
+  event.preventDefault();
+  const seed = $("seed").value.trim();
+  const body = {
+    variant: $("variant").value,
+    seat: Number($("seat").value),
+    bots: [...document.querySelectorAll(".bot")].map((input) => input.value.trim()),
+    episode: $("episode").value,
+    seed: seed === "" ? null : Number(seed),
+  };
+  try {
+    show(await api("POST", "/api/games", body));
+    showError("");
+  } catch (error) {
+    showError(error.message);
+  }
+}
+
+async function move(action) {
+  if (busy || !game) return;
+  busy = true;
+  document.querySelectorAll("#board button").forEach((b) => { b.disabled = true; });
+  try {
+    show(await api("POST", `/api/games/${game.id}/actions`, { action, step: game.view.step }));
+    showError("");
+  } catch (error) {
+    showError(error.message);
+    show(game);
+  } finally {
+    busy = false;
+  }
+}
+
+function show(response) {
+  game = response;
+  sessionStorage.setItem("game", response.id);
+  const view = response.view;
+  const names = view.seats.map((s) => s.name);
+  $("board").hidden = false;
+  $("board").dataset.step = view.step; // for tests: changes with every move shown
+  $("board").dataset.over = view.over;
+  renderTable($("table"), view, response.seat);
+  const you = view.seats[response.seat];
+  $("hand").replaceChildren(...(you.hand.length
+    ? you.hand.map((c) => cardNode(c, { onclick: move, legal: c.legal }))
+    : [el("span", { class: "muted", text: "(no cards)" })]));
+  $("actions").replaceChildren(...view.buttons.map((b) =>
+    el("button", { class: "action", "data-action": b.action, disabled: !b.legal, onclick: () => move(b.action) }, b.name)));
+  $("tricks").replaceChildren(trickList(view.tricks, view.seats));
+  const last = response.last_deal;
+  $("last-deal").replaceChildren(last
+    ? el("div", {}, el("p", { text: dealLine(last, names, view.variant) }),
+      last.ghost_taken ? el("p", {}, "the ghost hand held ", cardList(last.ghost_taken)) : null,
+      trickList(last.tricks_played, view.seats))
+    : el("span", { class: "muted", text: "none yet" }));
+  $("moves").replaceChildren(moveList(response.moves.slice().reverse(), names));
+  $("history").replaceChildren(historyTable(response.history, names, view.variant));
+  $("game-info").textContent = `${view.variant}, seed ${response.seed}, ${view.episode === "deal" ? "one deal" : `to ${view.rules.target_score} points`} · game ${response.id}`;
+  if (view.over) {
+    const labels = view.variant === "ghost" ? names : ["team A (seats 0, 2)", "team B (seats 1, 3)"];
+    $("status").textContent = view.truncated ? "Game cut at the deal limit." : "Game over.";
+    $("result").hidden = false;
+    $("result").replaceChildren("Final scores: ", ...labels.map((label, k) =>
+      el("span", { class: "final", "data-index": k }, `${label} `, el("b", { text: view.scores[k] }))));
+  } else {
+    $("result").hidden = true;
+    $("status").textContent = `Your turn (${view.phase}): choose a ${view.phase === "play" ? "card" : "move"}.`;
+  }
+}
+
+async function init() {
+  options = await api("GET", "/api/options");
+  $("variant").replaceChildren(...Object.keys(options.variants).map((v) => el("option", { value: v, text: v === "ghost" ? "Ghost Hand (3 players)" : "classic (4 players)" })));
+  $("specs").replaceChildren(...options.specs.map((s) => el("option", { value: s })));
+  $("variant").addEventListener("change", seatChoices);
+  $("setup").addEventListener("submit", start);
+  seatChoices();
+  const id = sessionStorage.getItem("game");
+  if (id) {
+    try {
+      show(await api("GET", `/api/games/${id}`));
+    } catch {
+      sessionStorage.removeItem("game");
+    }
+  }
+}
+
+init().catch((error) => showError(error.message));

@@ -1,0 +1,338 @@
+"""One game (N = 1) played move by move, and what a page shows of it.
+
+The web page's play and watch modes both drive a :class:`Table`: ``apply``
+checks a move against the engine's legal mask and steps the engine; the table
+keeps the moves, the tricks and the deal summaries the engine reported, and
+``view`` turns the engine state into a JSON-ready dict of what the given seats
+may see. No rule lives here: legality is the engine's mask, every value shown
+is read from the engine's state or deal summaries, names come from the
+engine's and ``ghost_euchre_env.render``'s helpers.
+"""
+
+import dataclasses
+import typing
+
+import numpy as np
+
+from ghost_euchre_env import classic, dealing, ghost
+from ghost_euchre_env.cards import CARD_RANK, CARD_SUIT, RANK_LETTERS, SUIT_SYMBOLS
+from ghost_euchre_env.classic import ClassicDealSummary, ClassicState
+from ghost_euchre_env.ghost import GhostDealSummary, GhostState
+from ghost_euchre_env.render import auction_text, bid_name, calls_text, hand_by_suit
+
+from .match import make_game
+
+# The moves that are not cards, in the order the page shows them as buttons.
+GHOST_BUTTONS = (
+    ghost.PASS,
+    ghost.BID_3,
+    ghost.BID_4,
+    ghost.BID_5,
+    ghost.MOON,
+    ghost.SWAP,
+    *range(ghost.TRUMP_CLUBS, ghost.TRUMP_CLUBS + 4),
+)
+CLASSIC_BUTTONS = (
+    classic.PASS,
+    *range(classic.SUIT_CLUBS, classic.SUIT_CLUBS + 4),
+    classic.GO_ALONE,
+    classic.WITH_PARTNER,
+)
+
+
+def card(card_id):
+    """A card id (0..23) as {"id", "rank": 'J', "suit": '♥', "name": 'J♥'}."""
+    rank, suit = RANK_LETTERS[CARD_RANK[card_id]], SUIT_SYMBOLS[CARD_SUIT[card_id]]
+    return {"id": int(card_id), "rank": rank, "suit": suit, "name": rank + suit}
+
+
+def cards(mask):
+    """A uint32 card mask as a list of :func:`card` dicts, by suit, high ranks first."""
+    return [card(c) for suit in hand_by_suit(mask) for c in suit]
+
+
+def seed_key(seed):
+    """The dealing stream key of the game seeded ``seed`` (game 0 of ``dealing.stream_keys``)."""
+    return int(dealing.stream_keys(seed, 1)[0])
+
+
+def _seat_or_none(seat):
+    seat = int(seat)
+    return None if seat < 0 else seat
+
+
+class Table:
+    """One game of ``variant`` ("ghost" or "classic") stepped one move at a time.
+
+    key: the dealing stream key (int, 0 <= key < 2**64; every deal of the game
+    is a pure function of it; seed s plays ``dealing.stream_keys(s, 1)[0]`` as
+    everywhere else, see :func:`seed_key`); episode: "game" or "deal"; rules:
+    the engine's rules options (dict); names: one name per seat. The engine
+    checks every option and raises ValueError with a one-line message for a bad one.
+    """
+
+    def __init__(self, variant="ghost", key=None, episode="game", rules=None, names=None):
+        self.game = make_game(variant, episode, rules)
+        self.variant = variant
+        self.rules_module = ghost if variant == "ghost" else classic  # its names and phases
+        self.key = seed_key(0) if key is None else int(key)
+        self.state = self.game.init(np.array([self.key], np.uint64))
+        seats = range(self.game.num_players)
+        self.names = list(names) if names else [f"seat {s}" for s in seats]
+        self.moves = []  # every move: {"step", "deal", "seat", "action", "name", "phase"}
+        self.tricks = []  # completed tricks of the deal in progress (see _trick)
+        self.deals = []  # one summary per ended deal (see _deal_summary)
+        self.ghost_taken = None  # ghost: the cards the swapper took this deal (uint32 mask)
+        self.over = False
+        self.truncated = False
+
+    # ------------------------------------------------------------------ moves
+    @property
+    def to_act(self):
+        """The seat to act, or None when the game is over."""
+        return _seat_or_none(self.state.player[0])
+
+    def legal(self):
+        """The legal action ids of the seat to act (the engine's mask), ascending."""
+        return [int(a) for a in np.flatnonzero(self.game.legal_mask(self.state)[0])]
+
+    def action_name(self, action):
+        """The engine's name of an action id: 'J♥', 'pass', 'bid 4', 'trump ♥', 'suit ♥', 'alone'."""
+        return self.rules_module.action_name(action)
+
+    def observation(self, seat):
+        """(obs float32[1, D], mask bool[1, A]) of ``seat``: what a policy is given."""
+        return self.game.observe(self.state, np.array([seat])), self.game.legal_mask(self.state)
+
+    def apply(self, action):
+        """Play ``action`` (an int) for the seat to act; ValueError (nothing changed) unless legal."""
+        if self.over:
+            raise ValueError("the game is over; no move can be made")
+        legal = self.legal()
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise TypeError(f"action must be an int action id, got {action!r}")
+        if action not in legal:
+            named = ", ".join(f"{a} ({self.action_name(a)})" for a in legal)
+            what = self.action_name(action) if 0 <= action < self.game.num_actions else "unknown"
+            raise ValueError(f"action {action} ({what}) is not legal now; legal: {named}")
+        s = self.state
+        seat, phase, leader = int(s.player[0]), int(s.phase[0]), int(s.leader[0])
+        trick, tricks_won = s.trick[0].copy(), s.tricks_won[0].copy()
+        deal = int(s.deal_number[0])
+        if isinstance(s, GhostState) and action == ghost.SWAP:
+            self.ghost_taken = int(s.ghost[0])
+        result = self.game.step(s, np.array([action]))
+        deals = typing.cast("GhostDealSummary | ClassicDealSummary", result.deals)
+        self.moves.append(
+            {
+                "step": len(self.moves) + 1,
+                "deal": deal,
+                "seat": seat,
+                "action": int(action),
+                "name": self.action_name(action),
+                "phase": self.rules_module.PHASE_NAMES[phase],
+            }
+        )
+        ended = len(deals.game) > 0
+        if phase == self.rules_module.PLAY:
+            trick[seat] = action
+            after = deals.tricks[0] if ended else s.tricks_won[0]
+            winner = np.flatnonzero(after - tricks_won)
+            if len(winner):
+                self.tricks.append(self._trick(trick, leader, int(winner[0])))
+        if ended:
+            self.deals.append(self._deal_summary(deals, deal))
+            self.tricks, self.ghost_taken = [], None
+        if result.terminated[0] or result.truncated[0]:
+            self.over, self.truncated = True, bool(result.truncated[0])
+
+    def moves_seen(self, visible, since=0):
+        """The moves from number ``since`` on as ``visible`` (a set of seats) saw them.
+
+        Every move is public but the classic dealer's discard, which shows as
+        'discard' without its card to the other seats.
+        """
+        seen = []
+        for move in self.moves[since:]:
+            if move["phase"] == "discard" and move["seat"] not in visible:
+                move = dict(move, action=None, name="discard")
+            seen.append(move)
+        return seen
+
+    def _trick(self, trick, leader, winner):
+        """A trick as {"leader", "winner", "cards": [{"seat", "card"}] in play order}."""
+        num = self.game.num_players
+        order = [(leader + k) % num for k in range(num)]
+        return {
+            "leader": leader,
+            "winner": winner,
+            "cards": [{"seat": t, "card": card(int(trick[t]))} for t in order if trick[t] >= 0],
+        }
+
+    def _deal_summary(self, deals, deal):
+        """The engine's summary of the deal that just ended (row 0) as a JSON-ready dict."""
+        summary = {
+            f.name: getattr(deals, f.name)[0].tolist()
+            for f in dataclasses.fields(deals)
+            if f.name != "game"
+        }
+        summary["deal"] = deal
+        summary["tricks_played"] = self.tricks
+        summary["trump"] = SUIT_SYMBOLS[summary["trump"]] if summary["trump"] >= 0 else None
+        if self.variant == "ghost":
+            summary["bid"] = bid_name(summary["bid"]) if summary["bid"] else None
+            summary["ghost_taken"] = None if self.ghost_taken is None else cards(self.ghost_taken)
+        else:
+            summary["upcard"] = card(summary["upcard"])
+        return summary
+
+    def replay(self, actions):
+        """Play ``actions`` (int ids) from the start and return every position, all hands shown.
+
+        Returns {"variant", "episode", "rules", "names", "frames": [a view per
+        position: before the first move and after each move, without the
+        play-only "buttons" and the constant fields], "moves", "deals"}. A move
+        that is not legal raises ValueError naming it (the table then holds the
+        positions before it).
+        """
+        everyone = set(self._seats)
+        constant = ("variant", "episode", "rules", "buttons")
+        frame = lambda: {k: v for k, v in self.view(everyone).items() if k not in constant}  # noqa: E731
+        frames = [frame()]
+        for action in actions:
+            self.apply(int(action))
+            frames.append(frame())
+        return {
+            "variant": self.variant,
+            "episode": self.game.episode,
+            "rules": dataclasses.asdict(self.game.rules),
+            "names": self.names,
+            "frames": frames,
+            "moves": self.moves,
+            "deals": self.deals,
+        }
+
+    # ------------------------------------------------------------------- views
+    def view(self, visible=()):
+        """What the seats ``visible`` (iterable of seats) see, as a JSON-ready dict.
+
+        Hands, the ghost or dead hand and the dealer's discard are shown only to
+        the seats entitled to them (every seat for a replay); ``legal`` lists the
+        legal actions when a visible seat is to act, else it is empty.
+        """
+        visible = {int(v) for v in visible}
+        s = self.state
+        to_act = self.to_act
+        legal = self.legal() if to_act in visible else []
+        hand_cards = [cards(s.hands[0, seat]) if seat in visible else None for seat in self._seats]
+        buttons = GHOST_BUTTONS if self.variant == "ghost" else CLASSIC_BUTTONS
+        leader = _seat_or_none(s.leader[0])
+        view = {
+            "variant": self.variant,
+            "episode": self.game.episode,
+            "rules": dataclasses.asdict(self.game.rules),
+            "step": len(self.moves),
+            "deal": int(s.deal_number[0]),
+            "phase": self.rules_module.PHASE_NAMES[int(s.phase[0])],
+            "dealer": _seat_or_none(s.dealer[0]),
+            "to_act": to_act,
+            "over": self.over,
+            "truncated": self.truncated,
+            "legal": legal,
+            "buttons": [
+                {"action": a, "name": self.action_name(a), "legal": a in legal} for a in buttons
+            ],
+            "trick": {
+                "number": int(s.trick_number[0]) + 1,
+                "leader": leader,
+                "cards": [] if leader is None else self._trick(s.trick[0], leader, None)["cards"],
+            },
+            "tricks": self.tricks,
+            "deals_ended": len(self.deals),
+        }
+        seats = []
+        for seat in self._seats:
+            hand = hand_cards[seat]
+            if hand is not None:
+                for c in hand:
+                    c["legal"] = c["id"] in legal
+            seats.append(
+                {
+                    "seat": seat,
+                    "name": self.names[seat],
+                    "tricks": int(s.tricks_won[0, seat]),
+                    "held": int(s.hands[0, seat]).bit_count(),
+                    "hand": hand,
+                }
+            )
+        view["seats"] = seats
+        (self._ghost_view if self.variant == "ghost" else self._classic_view)(view, visible)
+        return view
+
+    @property
+    def _seats(self):
+        return range(self.game.num_players)
+
+    def _ghost_view(self, view, visible):
+        s = self.state
+        assert isinstance(s, GhostState)
+        declarer, swapper, trump = (_seat_or_none(x[0]) for x in (s.declarer, s.swapper, s.trump))
+        view["scores"] = [int(x) for x in s.scores[0]]
+        for entry in view["seats"]:
+            seat = entry["seat"]
+            entry["score"] = view["scores"][seat]
+            entry["auction"] = auction_text(s, 0, seat)
+            entry["roles"] = [
+                label
+                for label, who in (
+                    ("dealer", view["dealer"]),
+                    ("declarer", declarer),
+                    ("took the ghost hand", swapper),
+                )
+                if who == seat
+            ]
+        high = int(s.high_bid[0])
+        view["contract"] = (
+            {
+                "declarer": declarer,
+                "bid": bid_name(high),
+                "trump": None if trump is None else SUIT_SYMBOLS[trump],
+            }
+            if high
+            else None
+        )
+        shown = swapper in visible if swapper is not None else len(visible) == len(self._seats)
+        view["ghost"] = {
+            "taken_by": swapper,
+            "count": int(s.ghost[0]).bit_count(),
+            "cards": cards(s.ghost[0]) if shown else None,
+            "taken": cards(self.ghost_taken)
+            if self.ghost_taken is not None and len(visible) == len(self._seats)
+            else None,
+        }
+
+    def _classic_view(self, view, visible):
+        s = self.state
+        assert isinstance(s, ClassicState)
+        dealer, maker, trump = view["dealer"], _seat_or_none(s.maker[0]), _seat_or_none(s.trump[0])
+        view["scores"] = [int(x) for x in s.scores[0]]  # by team: seats 0 & 2, seats 1 & 3
+        alone_names = {-1: "", 0: "with partner", 1: "alone"}
+        for entry in view["seats"]:
+            seat = entry["seat"]
+            entry["team"] = int(classic.SEAT_TEAM[seat])
+            entry["score"] = view["scores"][entry["team"]]
+            entry["auction"] = calls_text(s, 0, seat, True)
+            entry["alone"] = alone_names[int(s.alone[0, seat])]
+            entry["roles"] = [
+                label for label, who in (("dealer", dealer), ("maker", maker)) if who == seat
+            ]
+            if not int(s.active[0]) >> seat & 1:
+                entry["roles"].append("sits out")
+        discard = int(s.discard[0])
+        view["upcard"] = card(int(s.upcard[0]))
+        view["discard"] = card(discard) if discard >= 0 and dealer in visible else None
+        view["contract"] = (
+            None
+            if maker is None
+            else {"maker": maker, "trump": None if trump is None else SUIT_SYMBOLS[trump]}
+        )
