@@ -59,8 +59,7 @@ from agents.specs import check_policy, make_policy
 from arena.stats import RATING_MODEL, clustered_win_ci, openskill_ratings
 from ghost_euchre_env import dealing
 from ghost_euchre_env.classic import SEAT_TEAM
-from ghost_euchre_env.core import check_actions, check_choice, check_int
-from ghost_euchre_env.ghost import EPISODES
+from ghost_euchre_env.core import EPISODES, check_actions, check_choice, check_int
 from ghost_euchre_env.records import VARIANTS, GameRecord, make_game
 
 __all__ = [
