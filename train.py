@@ -99,6 +99,7 @@ from agents.ppo import (
     LEARN_MODES,
     ActorCritic,
     PPOPolicy,
+    load_model,
     mask_logits,
     masked_entropy,
     masked_log_probs,
@@ -189,6 +190,12 @@ class TrainConfig:
     Without it the auction, learnt while the card play is still random, settles on always passing"""
     imitation_coef: float = 1.0
     """weight of that cross-entropy in the loss during the warm-up"""
+    play_imitation_steps: int = 0
+    """for the first this many decisions (total_steps' unit) the network, which plays its own cards, also imitates
+    the heuristic's choice in each of its card-play decisions (cross-entropy, weight imitation_coef; DAgger: the
+    network's own positions, the heuristic's labels), so PPO fine-tunes a sensible card play. 0 = off"""
+    init_from: str = ""
+    """policy file or checkpoint whose network starts the run (same network shape; empty = a fresh network)"""
 
     # PPO
     total_steps: int = 20_000_000
@@ -250,6 +257,10 @@ class TrainConfig:
         check("variant", self.variant in VARIANTS, "'ghost' or 'classic'")
         check("episode", self.episode in ("game", "deal"), "'game' or 'deal'")
         check("learn", self.learn in LEARN_MODES, "'all', 'auction' or 'play'")
+        if self.play_imitation_steps and self.learn == "auction":
+            raise ValueError(
+                "play_imitation_steps needs learn='all' or 'play' (learn='auction' plays no cards)"
+            )
         if self.variant == "classic" and self.learn != "all":
             raise ValueError(f"learn={self.learn!r} needs variant='ghost' (classic learns 'all')")
         check("reward", self.reward in ("margin", "points", "win"), "'margin', 'points' or 'win'")
@@ -278,6 +289,7 @@ class TrainConfig:
             "seed",
             "eval_seed",
             "bidding_warmup_steps",
+            "play_imitation_steps",
         ):
             check(name, getattr(self, name) >= 0, "at least 0")
         check("opponent_share", 0 <= self.opponent_share < 1, "in [0, 1)")
@@ -1061,6 +1073,11 @@ class Run:
         """True while the network imitates the heuristic's auction decisions (never with learn='play')"""
         return self.global_step < self.config.bidding_warmup_steps and self.config.learn != "play"
 
+    @property
+    def imitating_play(self):
+        """True while the network also imitates the heuristic's card play (play_imitation_steps)"""
+        return self.global_step < self.config.play_imitation_steps
+
 
 def setup(config, ranks):
     """A new run: seeding, environment, network, optimizer, opponents, the first deal of every game."""
@@ -1089,6 +1106,8 @@ def setup(config, ranks):
             partner = make_policy(config.bidding, engine, seed=seed + 1)
     game = venv.game
     model = ActorCritic(game.obs_size, game.num_actions, config.hidden_sizes, config.activation)
+    if config.init_from:
+        start_from(model, config.init_from)
     model.to(ranks.device)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate, eps=1e-5, fused=True)
     pool = [
@@ -1098,8 +1117,10 @@ def setup(config, ranks):
         slot.requires_grad_(False)
     heuristic = None
     if (
-        config.heuristic_share > 0 and config.opponent_share > 0
-    ) or config.bidding_warmup_steps > 0:
+        (config.heuristic_share > 0 and config.opponent_share > 0)
+        or config.bidding_warmup_steps > 0
+        or config.play_imitation_steps > 0
+    ):
         heuristic = make_policy("heuristic", engine, seed=seed)
     keys = stream_keys(config.seed, config.num_envs)[
         ranks.rank * num_envs : (ranks.rank + 1) * num_envs
@@ -1112,6 +1133,16 @@ def setup(config, ranks):
         config, ranks, venv, model, optimizer, pool, pool_added, heuristic, roles, obs, mask, player,
         np_rng, minibatch_rng, sample_gen, partner=partner,
     )  # fmt: skip
+
+
+def start_from(model, path):
+    """Load the network of the policy file or checkpoint at ``path`` into ``model`` (init_from)."""
+    stored = load_model(path)
+    if stored.config != model.config:
+        raise ValueError(
+            f"init_from: {path!r} holds a network {stored.config}; this run's is {model.config}"
+        )
+    model.load_state_dict(stored.state_dict())
 
 
 def start_games(venv, state):
@@ -1222,7 +1253,9 @@ def collect_rollout(run, buf):
     auction decisions (empty after the warm-up). learn='all': the heuristic makes
     those decisions and the network imitates them; learn='auction' (the card
     play is already sensible): the network makes them and also imitates the
-    heuristic's choice; learn='play': ``bidding`` makes them, no warm-up.
+    heuristic's choice; learn='play': ``bidding`` makes them, no warm-up. While
+    ``play_imitation_steps`` last, the heuristic's choices in the network's card
+    play are lessons too.
     """
     config, device = run.config, run.device
     stats, lessons = DEAL_STATS[config.variant](), []
@@ -1260,6 +1293,9 @@ def collect_rollout(run, buf):
             )
         elif warming_up:
             lessons.append((obs[taught], mask[taught], actions[taught]))
+        if run.imitating_play:
+            plays = learners[~before_card_play(run, mask)[learners]]
+            lessons.append((obs[plays], mask[plays], run.heuristic.act(obs[plays], mask[plays])))
 
         run.obs, run.mask, run.player, rewards, done = run.venv.step(actions)
         run.global_step += config.num_envs  # all ranks' games
