@@ -494,6 +494,8 @@ def parse_args(argv=None):
         )
     try:
         pick_device(config.device, 0, torch.cuda.is_available())
+        if config.init_from and resume is None:
+            load_model(config.init_from)  # readable, a network (its shape is checked in setup)
     except ValueError as error:
         parser.error(str(error))
     return config, resume, stem
