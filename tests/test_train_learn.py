@@ -89,7 +89,9 @@ def test_play_imitation_labels_the_networks_card_play_with_the_heuristics_choice
     assert len(lessons) == 4  # 64 decisions: the first 4 steps of 16 games
     obs, mask, actions = (np.concatenate(part) for part in zip(*lessons, strict=True))
     assert len(actions) > 0 and mask[:, train.PLAY_CARDS].any(axis=1).all()
-    assert np.array_equal(actions, teacher.act(obs, mask))  # the heuristic's card play is deterministic
+    assert np.array_equal(
+        actions, teacher.act(obs, mask)
+    )  # the heuristic's card play is deterministic
     network_plays = buf.mask[: buf.count, train.PLAY_CARDS].any(axis=1)
     assert network_plays.sum() >= len(actions)  # the network played those positions itself
     _, after = train.collect_rollout(run, buf)
@@ -111,7 +113,7 @@ def test_init_from_starts_from_that_network_and_rejects_another_shape(
         assert torch.equal(value, stored[key]), key
         assert torch.equal(run.pool[0].state_dict()[key], stored[key])  # the first opponent too
     other = train.make_config({"hidden_sizes": [16], "init_from": policy, "num_envs": 16})
-    with pytest.raises(ValueError, match="init_from: .* holds a network"):
+    with pytest.raises(ValueError, match=r"init_from: .* holds a network"):
         train.setup(other, train.start_ranks(other))
     with pytest.raises(SystemExit):
         train.parse_args(["--init_from", str(tmp_path / "missing.pt")])
