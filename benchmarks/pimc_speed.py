@@ -5,11 +5,14 @@ the proportions a game produces them, forced moves included: the bot answers
 those without search). Usage::
 
     python benchmarks/pimc_speed.py [--variant ghost|classic] [--samples 64] [--positions 200]
-                                    [--batch 64] [--seed 0]
+                                    [--batch 64] [--seed 0] [--rollout SPEC] [--compare SPEC]
 
 Prints the mean, median and 95th percentile milliseconds per decision when each
 decision is its own ``act`` call, the mean by phase, and the mean per decision
 when ``--batch`` decisions share one call (as in a vector evaluation).
+``--rollout SPEC`` is pimc's playout policy (default heuristic, e.g. ppo:PATH);
+``--compare SPEC`` also times that policy on the same positions (one decision
+per call and batched) and prints how many times faster than pimc it decides.
 """
 
 import argparse
@@ -54,24 +57,18 @@ def main():
         "--batch", type=int, default=64, help="decisions per act() call in the batched timing"
     )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--rollout", default="heuristic", help="pimc's playout policy spec")
+    parser.add_argument("--compare", help="a policy spec timed on the same positions")
     args = parser.parse_args()
 
     make_env, offsets, phase_names = VARIANTS[args.variant]
     obs, mask = collect_positions(args.variant, args.positions, args.seed)
     start, stop = offsets["phase"]
     phase = obs[:, start:stop].argmax(axis=1)
-    policy = PIMCPolicy(make_env(1, episode="deal").game, seed=args.seed, samples=args.samples)
-    policy.act(obs[:1], mask[:1])  # warm-up
-
-    single = np.empty(len(obs))
-    for i in range(len(obs)):
-        begin = time.perf_counter()
-        policy.act(obs[i : i + 1], mask[i : i + 1])
-        single[i] = time.perf_counter() - begin
-    single *= 1e3
-    print(
-        f"pimc {args.variant}, samples={args.samples}, {len(obs)} decisions from heuristic self-play"
-    )
+    game = make_env(1, episode="deal").game
+    policy = PIMCPolicy(game, seed=args.seed, samples=args.samples, rollout=args.rollout)
+    single, batched = time_policy(policy, obs, mask, args.batch)
+    print(f"{policy.name} {args.variant}, {len(obs)} decisions from heuristic self-play")
     print(
         f"one decision per call: mean {single.mean():.1f} ms, median {np.median(single):.1f} ms, "
         f"95th percentile {np.percentile(single, 95):.1f} ms"
@@ -81,11 +78,29 @@ def main():
         if rows.any():
             print(f"  {name:8s} {rows.sum():4d} decisions, mean {single[rows].mean():.1f} ms")
 
-    begin = time.perf_counter()
-    for first in range(0, len(obs), args.batch):
-        policy.act(obs[first : first + args.batch], mask[first : first + args.batch])
-    batched = (time.perf_counter() - begin) * 1e3 / len(obs)
     print(f"{args.batch} decisions per call: mean {batched:.1f} ms per decision")
+    if args.compare:
+        other = make_policy(args.compare, game, seed=args.seed)
+        other_single, other_batched = time_policy(other, obs, mask, args.batch)
+        print(
+            f"{other.name}: one decision per call mean {other_single.mean():.3f} ms "
+            f"({single.mean() / other_single.mean():.0f}x faster than pimc), {args.batch} per call "
+            f"{other_batched:.4f} ms per decision ({batched / other_batched:.0f}x faster)"
+        )
+
+
+def time_policy(policy, obs, mask, batch):
+    """(float64[N] ms of each decision as its own act call, mean ms per decision with ``batch`` per call)."""
+    policy.act(obs[:1], mask[:1])  # warm-up
+    single = np.empty(len(obs))
+    for i in range(len(obs)):
+        begin = time.perf_counter()
+        policy.act(obs[i : i + 1], mask[i : i + 1])
+        single[i] = time.perf_counter() - begin
+    begin = time.perf_counter()
+    for first in range(0, len(obs), batch):
+        policy.act(obs[first : first + batch], mask[first : first + batch])
+    return single * 1e3, (time.perf_counter() - begin) * 1e3 / len(obs)
 
 
 if __name__ == "__main__":
