@@ -1,9 +1,11 @@
 """arena.web: the page's JSON API (play, sessions, bad requests) and arena.table's views."""
 
 import base64
+import gc
 import importlib.util
 import json
 import os
+import weakref
 
 import numpy as np
 import pytest
@@ -211,7 +213,10 @@ def test_unknown_finished_and_closed_games(client, store):
     url = f"/api/games/{game['id']}"
     assert_error(client.post(url + "/actions", json={"action": 24}), 409, "over")
     assert client.get(url).json() == final
+    held = weakref.ref(store.get(game["id"]))
     assert client.delete(url).status_code == 200
+    gc.collect()
+    assert held() is None
     assert_error(client.get(url), 404)
     assert_error(client.delete(url), 404)
     assert len(store) == 0
@@ -246,8 +251,9 @@ def test_store_is_bounded_and_replaces_finished_games_first(client, store, clock
         assert client.get(f"/api/games/{game_id}").status_code == 200
 
 
-def test_idle_and_finished_games_expire(client, store, clock):
+def test_idle_and_finished_games_expire_and_free_their_memory(client, store, clock):
     idle = new_game(client, seed=1)["id"]
+    held = weakref.ref(store.get(idle))  # the game, its engine state and its bots
     done = play_out(client, new_game(client, seed=2, episode="deal"), np.random.default_rng(0))
     clock.now = 11.0  # past finished_s
     assert_error(client.get(f"/api/games/{done['id']}"), 404)
@@ -257,6 +263,8 @@ def test_idle_and_finished_games_expire(client, store, clock):
     clock.now = 211.0  # past idle_s since the last request
     store.purge()
     assert len(store) == 0
+    gc.collect()
+    assert held() is None
 
 
 def test_options_lists_variants_and_specs(client):
