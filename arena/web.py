@@ -19,12 +19,25 @@ changes nothing):
   for the person's seat (``step``, optional, is the step the move was chosen
   at: a stale one is refused), then let the bots move until it is the
   person's turn again or the game is over -> the play response.
-- ``GET /api/games/{id}/record``: seed, rules, players and moves of the game.
-- ``DELETE /api/games/{id}``: close the game (a tab sends it when it closes).
+- ``GET /api/games/{id}/record``: a finished game as a game records file
+  (``ghost_euchre_env.records``, one game).
+- ``DELETE /api/games/{id}``: close the game.
+- ``POST /api/replays`` ``{"records": a records file, "game": 0}``: the replay of
+  one game of a records file (below).
+- ``GET /api/store``: the league store's matches (``{"db", "matches": []}`` when
+  there is no store); ``GET /api/store/matches/{m}/games``: its games;
+  ``GET /api/store/matches/{m}/games/{k}/replay``: the replay of one.
+- ``GET /api/leaderboard?group=k``: ``{"groups": [variant, episode, rules of
+  each league in the store], "board": arena.league.Leaderboard.to_dict(),
+  "matches"}``; ``GET /api/leaderboard/plot.png?group=k``: its plot.
 
 Play response: ``{"id", "seat", "view": Table.view({seat}), "moves": the moves
 of this deal and the previous one, "history": one line per ended deal,
 "last_deal": the summary of the latest ended deal with its tricks}``.
+
+Replay: ``Table.replay``'s ``{"variant", "episode", "rules", "names", "frames":
+[every position, all hands shown], "moves", "deals", "final_scores"}``, after
+``ghost_euchre_env.records.check_records`` accepted the record (else 422).
 
 Sessions: one game per browser tab (the tab keeps the id). At most
 ``max_games`` games are held; a game is dropped ``idle_s`` seconds after its
