@@ -411,7 +411,7 @@ async def _json_body(request):
         raise ApiError(400, f"request body is not valid JSON: {error}") from None
 
 
-def create_app(db=DEFAULT_DB, games=None):
+def create_app(db: str | None = DEFAULT_DB, games=None):
     """The Starlette app. db: the league's SQLite file (leaderboard and stored
     games; read, never created; None: none); games: the :class:`GameStore` of
     play games (default: a new one with the default limits).
@@ -590,7 +590,7 @@ def create_app(db=DEFAULT_DB, games=None):
     return app
 
 
-def serve(db=DEFAULT_DB, host="127.0.0.1", port=8000):
+def serve(db: str | None = DEFAULT_DB, host="127.0.0.1", port=8000):
     """Run the page at http://host:port/ until Ctrl-C (uvicorn)."""
     import uvicorn
 
