@@ -218,6 +218,28 @@ def test_classic_run_resumes_exactly_and_logs_classic_metrics(tmp_path, torch_gl
         make_policy(f"ppo:{os.path.join(straight, 'policy.pt')}", GhostEuchre())
 
 
+@pytest.mark.parametrize("imitate", [False, True])
+def test_warm_up_lessons_in_classic(imitate, torch_globals):
+    """Before card play the heuristic acts for the learner; with imitate_card_play the network plays
+    its cards itself and the heuristic's choices there are lessons too."""
+    config = train.make_config(
+        {"variant": "classic", "num_envs": 16, "num_steps": 40, "hidden_sizes": [16],
+         "pool_size": 2, "bidding_warmup_steps": 10**6, "imitate_card_play": imitate}
+    )  # fmt: skip
+    run = train.setup(config)
+    game = run.game
+    buf = train.RolloutBuffer(run.batch_size, game.obs_size, game.num_actions, 16, 4)
+    _, lessons = train.collect_rollout(run, buf)
+    obs, mask, actions = (np.concatenate(part) for part in zip(*lessons, strict=True))
+    start, stop = train.classic.OBS_OFFSETS["phase"]
+    play = obs[:, stop - 1] > 0.5  # the observation's phase is card play
+    assert (~play).any() and play.any() == imitate
+    heuristic = make_policy("heuristic", game, seed=0)
+    assert np.array_equal(heuristic.act(obs, mask), actions)  # the heuristic's choices
+    learner_play = buf.obs[: buf.count, stop - 1] > 0.5
+    assert learner_play.any() and not (buf.obs[: buf.count, start : stop - 1] > 0.5).any()
+
+
 def test_classic_margin_is_team_points_minus_the_other_teams():
     # team 0 (seats 0, 2) scored 2, team 1 nothing; then team 1 scored 1
     rewards = np.array([[2, 0, 2, 0], [0, 1, 0, 1]], np.float32)
