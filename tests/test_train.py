@@ -11,6 +11,7 @@ import torch
 
 import train
 from agents import make_policy
+from agents.heuristic import ClassicHeuristic
 from agents.ppo import (
     ActorCritic,
     PPOPolicy,
@@ -234,7 +235,7 @@ def test_warm_up_lessons_in_classic(imitate, torch_globals):
     start, stop = train.classic.OBS_OFFSETS["phase"]
     play = obs[:, stop - 1] > 0.5  # the observation's phase is card play
     assert (~play).any() and play.any() == imitate
-    heuristic = make_policy("heuristic", game, seed=0)
+    heuristic = ClassicHeuristic(game, seed=0)
     assert np.array_equal(heuristic.act(obs, mask), actions)  # the heuristic's choices
     learner_play = buf.obs[: buf.count, stop - 1] > 0.5
     assert learner_play.any() and not (buf.obs[: buf.count, start : stop - 1] > 0.5).any()
