@@ -29,6 +29,7 @@ figures (``benchmarks/pimc_speed.py``, ``evaluate.py``) are in the README.
 """
 
 import dataclasses
+import typing
 
 import numpy as np
 
@@ -45,8 +46,8 @@ class PIMCPolicy(Policy):
     """Determinized Monte Carlo search for Ghost Hand or classic Euchre.
 
     game: a ``GhostEuchre`` or ``ClassicEuchre`` (its rules are used for the playouts); seed: int or
-    None; samples: worlds per decision (int >= 1); rollout: policy spec of the
-    playout policy (``heuristic`` or ``random``); objective: "relative" or
+    None; samples: worlds per decision (int >= 1); rollout: the playout policy,
+    a policy spec (default ``heuristic``) or a Policy object; objective: "relative" or
     "points" (see the module docstring); max_games: most playout games stepped at
     once (int >= 1).
     """
@@ -72,8 +73,8 @@ class PIMCPolicy(Policy):
             raise ValueError(
                 f"pimc: objective must be one of {list(OBJECTIVES)}, got {objective!r}"
             )
-        if rollout not in ("heuristic", "random"):
-            raise ValueError(f"pimc: rollout must be 'heuristic' or 'random', got {rollout!r}")
+        if not isinstance(rollout, str) and not callable(getattr(rollout, "act", None)):
+            raise ValueError(f"pimc: rollout must be a policy spec or a Policy, got {rollout!r}")
         from .specs import make_policy  # late import: specs imports the policy modules by name
 
         self.samples = int(samples)
@@ -84,7 +85,9 @@ class PIMCPolicy(Policy):
         )
         # Seats (relative to the searcher) whose points count against it.
         self.opponents = [1, 3] if isinstance(game, ClassicEuchre) else [1, 2]
-        self.rollout = make_policy(rollout, self.playout_game, seed=int(self.rng.integers(2**63)))
+        if isinstance(rollout, str):
+            rollout = make_policy(rollout, self.playout_game, seed=int(self.rng.integers(2**63)))
+        self.rollout = typing.cast(Policy, rollout)
         self.name = f"pimc(samples={self.samples})"
 
     def act(self, obs, mask):

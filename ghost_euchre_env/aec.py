@@ -3,8 +3,9 @@
 :class:`EuchreAEC` runs one game of a batched engine (a batch of one) behind
 PettingZoo's AEC API: argument checks, spaces, seeded and continued resets,
 action checks, illegal actions, dead steps, observations, infos and rendering.
-A variant module subclasses it with its engine, names, deal summary,
-observation bounds and renderer; that module's docstring documents the env.
+A variant module subclasses it with its engine, names, deal details,
+score bounds and renderer, and exposes ``env = raw_env.wrapped``; that module's
+docstring documents the env.
 """
 
 import math
@@ -16,9 +17,10 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
 
 from . import dealing
-from .core import BatchedGame, BatchState
+from .core import BatchedGame, EpisodeState
 
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 RESET_OPTIONS = ("dealer", "deals")
@@ -57,11 +59,14 @@ class EuchreAEC(AECEnv):
     - ``metadata``: the base's plus ``"name"`` (e.g. ``"ghost_euchre_v0"``);
     - ``engine``: the engine class; ``agent_names``: one name per seat;
     - ``phase_names``: phase id -> name; ``action_name(action) -> str``;
-    - ``observation_bounds(rules) -> (low, high)``, each float32[obs_size];
+    - ``scores_field``: (start, stop) of the scores in the observation, and
+      ``score_bounds(rules) -> (low, high)``: the bounds of those columns (every
+      other column lies in [0, 1]);
     - ``render_table(game, game_state, g, names) -> str``;
     - ``no_deal``: the ``"last_deal"`` info while no deal of the episode has ended;
-    - ``deal_info(deals, deal_number) -> dict``: the one finished deal of a
-      batch-of-one deal summary, with the same keys, shapes and dtypes as ``no_deal``.
+    - ``deal_details(deals) -> dict``: the variant's own fields of the one
+      finished deal of a batch-of-one deal summary (``deal_info`` adds the
+      shared ones), with the same keys, shapes and dtypes as in ``no_deal``.
 
     Infos are fixed-shape numbers (module docstrings: Infos), so libraries that
     stack them into arrays (Tianshou's replay buffer) take them as they are.
@@ -72,14 +77,32 @@ class EuchreAEC(AECEnv):
         "is_parallelizable": False,
         "render_fps": 1,
     }
-    # Set by each variant (see above).
-    engine: ClassVar[Callable[..., BatchedGame[Any]]]
-    agent_names: ClassVar[tuple[str, ...]]
-    phase_names: ClassVar[tuple[str, ...]]
-    action_name: Callable[[int | np.integer], str]
-    observation_bounds: Callable[[Any], tuple[np.ndarray, np.ndarray]]
-    render_table: Callable[..., str]
+    engine: Callable[..., Any] = BatchedGame  # called with (episode=, reward=, **rules)
+    agent_names: ClassVar[tuple[str, ...]] = ()
+    phase_names: ClassVar[tuple[str, ...]] = ()
+    scores_field: ClassVar[tuple[int, int]] = (0, 0)
     no_deal: ClassVar[dict]
+
+    @staticmethod
+    def action_name(action):
+        raise NotImplementedError
+
+    @staticmethod
+    def score_bounds(rules):
+        raise NotImplementedError
+
+    @staticmethod
+    def render_table(game, game_state, g, names):
+        raise NotImplementedError
+
+    @staticmethod
+    def deal_details(deals):
+        raise NotImplementedError
+
+    @classmethod
+    def wrapped(cls, *args, **kwargs):
+        """``cls(*args, **kwargs)`` in PettingZoo's order-enforcing wrapper: the module's ``env()``."""
+        return wrappers.OrderEnforcingWrapper(cls(*args, **kwargs))
 
     def __init__(
         self,
@@ -126,7 +149,7 @@ class EuchreAEC(AECEnv):
             for agent in agents
         }
         self.action_spaces = {agent: spaces.Discrete(num_actions) for agent in agents}
-        self.game_state: BatchState | None = None
+        self.game_state: EpisodeState | None = None
         self._seat_of = {agent: seat for seat, agent in enumerate(agents)}
         self._seat_index = [
             np.array([seat]) for seat in range(len(agents))
@@ -142,11 +165,7 @@ class EuchreAEC(AECEnv):
         self._obs_cache = [None] * len(agents)  # float32[D] per seat, for the current step
         self._last_deal = dict(self.no_deal)
 
-    def deal_info(self, deals, deal_number) -> dict:
-        """The one finished deal of a batch-of-one deal summary, with the keys of ``no_deal``."""
-        raise NotImplementedError
-
-    def _state(self) -> BatchState:
+    def _state(self) -> EpisodeState:
         """``game_state``; RuntimeError before the first ``reset()``."""
         if self.game_state is None:
             raise RuntimeError("call reset() before using the environment")
@@ -157,6 +176,27 @@ class EuchreAEC(AECEnv):
 
     def action_space(self, agent):
         return self.action_spaces[agent]
+
+    def observation_bounds(self, rules):
+        """(low, high) float32[obs_size]: [0, 1] for every column, ``score_bounds(rules)`` for the scores."""
+        low = np.zeros(self.game.obs_size, np.float32)
+        high = np.ones(self.game.obs_size, np.float32)
+        start, stop = self.scores_field
+        low[start:stop], high[start:stop] = self.score_bounds(rules)
+        return low, high
+
+    def deal_info(self, deals, deal_number):
+        """The one finished deal in a batch-of-one deal summary, as a dict of numbers (as ``no_deal``)."""
+        return {
+            "deal": deal_number,
+            "thrown_in": bool(deals.thrown_in[0]),
+            "dealer": int(deals.dealer[0]),
+            "trump": int(deals.trump[0]),
+            **self.deal_details(deals),
+            "tricks": tuple(deals.tricks[0].tolist()),
+            "points": tuple(deals.points[0].tolist()),
+            "scores": tuple(deals.scores[0].tolist()),
+        }
 
     # ---------------------------------------------------------------- episodes
     def reset(self, seed=None, options=None):

@@ -10,7 +10,6 @@ import numpy as np
 
 NUM_CARDS = 24
 NUM_SUITS = 4
-NUM_RANKS = 6
 HAND_DTYPE = np.uint32
 
 SUIT_SYMBOLS = "♣♦♥♠"
@@ -23,6 +22,7 @@ CARD_RANK = CARDS // NUM_SUITS
 CARD_SUIT = CARDS % NUM_SUITS
 CARD_BIT = (np.uint32(1) << CARDS.astype(HAND_DTYPE)).astype(HAND_DTYPE)
 ALL_CARDS = HAND_DTYPE((1 << NUM_CARDS) - 1)
+CARD_BIT_OR_NONE = np.append(CARD_BIT, HAND_DTYPE(0))  # [card or -1 (no card)] -> its bit, or 0
 NO_CARD = -1
 NO_SUIT = -1
 

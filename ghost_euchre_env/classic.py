@@ -43,33 +43,36 @@ from . import dealing
 from .cards import (
     ALL_CARDS,
     CARD_BIT,
+    CARD_BIT_OR_NONE,
     HAND_DTYPE,
     NO_CARD,
     NO_SUIT,
     NUM_CARDS,
     NUM_SUITS,
-    SUIT_SYMBOLS,
-    card_name,
     effective_suit,
     playable_cards,
     trick_winner,
     unpack_masks_into,
 )
 from .core import (
+    FLAG_BLOCK,
+    NO_SEAT,
     BatchedGame,
-    BatchState,
-    StepResult,
+    DealSummary,
+    EpisodeState,
+    Rules,
     at_seat,
     blend,
-    check_choice,
-    check_int,
+    column,
     fill_rows,
     game_index,
     layout_offsets,
     layout_table,
+    name_action,
     one_hot_bits,
     one_hot_table,
     put_rows,
+    relative_seat_codes,
     seat_lanes,
     seat_view,
     take_rows,
@@ -88,24 +91,21 @@ WITH_PARTNER = 30
 
 BIDDING, DISCARD, ALONE, PLAY, OVER = 0, 1, 2, 3, 4
 PHASE_NAMES = ("bidding", "discard", "alone", "play", "over")
-NO_SEAT = -1
 ALL_ACTIVE = 0b1111  # ``active`` bit s set = seat s plays this deal
 
 SEATS = np.arange(NUM_PLAYERS, dtype=np.int8)
 SEAT_TEAM = SEATS % NUM_TEAMS  # team of each seat: 0, 1, 0, 1
 
 
+_ACTION_NAMES = {PASS: "pass", GO_ALONE: "alone", WITH_PARTNER: "partner"}
+
+
 def action_name(action):
-    """Readable name of an action id: 'J♥', 'pass', 'suit ♥', 'alone', 'partner'."""
-    if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
-        if 0 <= action < NUM_CARDS:
-            return card_name(action)
-        if SUIT_CLUBS <= action < SUIT_CLUBS + NUM_SUITS:
-            return "suit " + SUIT_SYMBOLS[action - SUIT_CLUBS]
-        names = {PASS: "pass", GO_ALONE: "alone", WITH_PARTNER: "partner"}
-        if action in names:
-            return names[int(action)]
-    raise ValueError(f"action must be an int 0..{NUM_ACTIONS - 1}, got {action!r}")
+    """Readable name of an action id: 'J♥', 'pass', 'suit ♥', 'alone', 'partner'.
+
+    ValueError for anything but an int 0..30.
+    """
+    return name_action(action, NUM_ACTIONS, _ACTION_NAMES, SUIT_CLUBS, "suit")
 
 
 OBS_LAYOUT = (
@@ -160,12 +160,9 @@ ids    meaning                                                   phase
 
 __doc__ = (__doc__ or "").format(actions=ACTION_TABLE.strip(), layout=layout_table(OBS_LAYOUT))
 
-EPISODES = ("game", "deal")
-REWARDS = ("points", "win")
-
 
 @dataclasses.dataclass(frozen=True)
-class ClassicRules:
+class ClassicRules(Rules):
     """Rules options of classic Euchre (defaults as in RULES.md and OpenSpiel).
 
     stick_the_dealer: in round 2 the dealer may not pass (else four more passes
@@ -180,73 +177,65 @@ class ClassicRules:
     target_score: int = 10
     max_deals: int = 200
 
-    def __post_init__(self):
-        for name in ("stick_the_dealer", "allow_lone_defender"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ValueError(f"{name} must be a bool, got {getattr(self, name)!r}")
-        check_int("target_score", self.target_score, 1)
-        check_int("max_deals", self.max_deals, 1)
-
 
 @dataclasses.dataclass
-class ClassicState(BatchState):
-    """N classic Euchre games. Seats are absolute (0..3); -1 means none.
+class ClassicState(EpisodeState):
+    """N classic Euchre games: the fields of :class:`core.EpisodeState` and these. Seats are absolute (0..3); -1 means none.
 
     Hands and card sets are uint32 masks (bit c set = card c). [N, K] fields
-    are stored seat-major (see :class:`core.BatchState`).
+    are stored seat-major (see :class:`core.BatchState`). Fields marked per
+    deal are set back to their initial value when a deal starts.
     """
 
-    keys: np.ndarray  # uint64[N] dealing stream key of each game
-    episode: np.ndarray  # int64[N] episodes started with this key
-    episode_key: np.ndarray  # uint64[N] dealing key of the current episode (from keys and episode)
-    chosen: np.ndarray  # uint32[N, K, 5] chosen deals: seat 0..3 hand masks, upcard id
-    num_chosen: np.ndarray  # int32[N] how many of ``chosen`` this episode uses
-    deal_number: np.ndarray  # int32[N] deals dealt this episode, redeals included
-    dealer: np.ndarray  # int8[N]
-    scores: np.ndarray  # int32[N, 2] game score by team
-    hands: np.ndarray  # uint32[N, 4] cards each seat holds now
-    held: np.ndarray  # uint32[N, 4] dealt hand + picked-up upcard - discard; played = held & ~hands
-    upcard: np.ndarray  # int8[N] the card turned face up
-    discard: np.ndarray  # int8[N] the dealer's discard, -1 none
-    phase: np.ndarray  # int8[N] BIDDING, DISCARD, ALONE, PLAY or OVER
-    player: np.ndarray  # int8[N] seat to act (-1 when OVER)
-    passes: np.ndarray  # int8[N] passes this deal (0..8); calls 0..passes-1 were passes
-    maker: np.ndarray  # int8[N] seat that ordered up or named trump
-    trump: np.ndarray  # int8[N] suit 0..3, -1 before it is made
-    alone: np.ndarray  # int8[N, 4] alone choice by seat: -1 none, 0 with partner, 1 alone
-    lone_defender: np.ndarray  # int8[N]
-    active: np.ndarray  # int8[N] bit s set = seat s plays this deal
-    leader: np.ndarray  # int8[N] seat that led the current trick
-    led_suit: np.ndarray  # int8[N] effective suit led in the current trick, -1 none
-    trick: np.ndarray  # int8[N, 4] card each seat put in the current trick, -1 none
-    trick_number: np.ndarray  # int8[N] tricks completed this deal
-    trick_cards: (
-        np.ndarray
-    )  # uint32[N, 5] cards played in trick k this deal (the current one included)
-    tricks_won: np.ndarray  # int8[N, 4]
+    deal_width = NUM_PLAYERS + 1  # a chosen deal: seat 0..3 hand masks, upcard id
+    score_width = NUM_TEAMS  # game score by team
+
+    hands: np.ndarray = column(HAND_DTYPE, NUM_PLAYERS)  # cards each seat holds now
+    held: np.ndarray = column(
+        HAND_DTYPE, NUM_PLAYERS
+    )  # dealt hand + picked-up upcard - discard; played = held & ~hands
+    upcard: np.ndarray = column(np.int8, fill=NO_CARD)  # the card turned face up
+    # per deal:
+    discard: np.ndarray = column(np.int8, fill=NO_CARD, per_deal=True)  # the dealer's discard
+    passes: np.ndarray = column(
+        np.int8, per_deal=True
+    )  # passes this deal (0..8); calls 0..passes-1 were passes
+    maker: np.ndarray = column(np.int8, fill=NO_SEAT, per_deal=True)  # ordered up or named trump
+    trump: np.ndarray = column(
+        np.int8, fill=NO_SUIT, per_deal=True
+    )  # suit 0..3, -1 before it is made
+    alone: np.ndarray = column(
+        np.int8, NUM_PLAYERS, fill=-1, per_deal=True
+    )  # alone choice by seat: -1 none, 0 with partner, 1 alone
+    lone_defender: np.ndarray = column(np.int8, fill=NO_SEAT, per_deal=True)
+    active: np.ndarray = column(np.int8, fill=ALL_ACTIVE, per_deal=True)  # bit s set = seat s plays
+    leader: np.ndarray = column(np.int8, fill=NO_SEAT, per_deal=True)  # led the current trick
+    led_suit: np.ndarray = column(
+        np.int8, fill=NO_SUIT, per_deal=True
+    )  # effective suit led, -1 none
+    trick: np.ndarray = column(
+        np.int8, NUM_PLAYERS, fill=NO_CARD, per_deal=True
+    )  # card each seat put in the current trick, -1 none
+    trick_number: np.ndarray = column(np.int8, per_deal=True)  # tricks completed this deal
+    trick_cards: np.ndarray = column(
+        HAND_DTYPE, NUM_TRICKS, per_deal=True
+    )  # cards played in trick k this deal (the current one included)
+    tricks_won: np.ndarray = column(np.int8, NUM_PLAYERS, per_deal=True)
 
 
 @dataclasses.dataclass
-class ClassicDealSummary:
-    """Every deal that ended in one step; arrays have one row per such deal.
+class ClassicDealSummary(DealSummary):
+    """Every deal that ended in one step (see :class:`core.DealSummary`: game, thrown_in, dealer, tricks by seat, points and scores by team).
 
-    game: int[M] game index; thrown_in: bool[M] eight passes (no play, 0 points);
-    dealer, maker, lone_defender: int8[M] (-1 none); trump, upcard: int8[M];
-    maker_alone: bool[M]; tricks: int8[M, 4] by seat; points: int32[M, 2] and
-    scores (game scores after the deal): int32[M, 2] by team.
+    thrown_in: eight passes; maker, lone_defender: int8[M] (-1 none); trump,
+    upcard: int8[M]; maker_alone: bool[M].
     """
 
-    game: np.ndarray
-    thrown_in: np.ndarray
-    dealer: np.ndarray
     maker: np.ndarray
     trump: np.ndarray
     upcard: np.ndarray
     maker_alone: np.ndarray
     lone_defender: np.ndarray
-    tricks: np.ndarray
-    points: np.ndarray
-    scores: np.ndarray
 
 
 # ------------------------------------------------------------- lookup tables
@@ -319,14 +308,11 @@ def _tail_table(stick_the_dealer):
     return table.reshape(-1)
 
 
-_CARD_BIT_OR_NONE = np.append(CARD_BIT, HAND_DTYPE(0))  # index -1 (no card) -> empty mask
-
 _CARD_BLOCKS = 16  # hand, upcard, discard, 4 played-by, 5 tricks, 4 current-trick cards
 assert OBS_OFFSETS["current_trick"][1] == _CARD_BLOCKS * NUM_CARDS
-# _REL_SEAT_CODE[(seat + 1) * 4 + observer]: relative seat + 1, or 0 for no seat.
-_REL_SEAT_CODE = np.array(
-    [0] * 4 + [(s - o) % 4 + 1 for s in range(4) for o in range(4)], dtype=np.intp
-)
+_REL_SEAT_CODE = relative_seat_codes(
+    NUM_PLAYERS
+)  # [(seat + 1) * 4 + observer] -> relative seat + 1
 _BASE_3 = 3 ** np.arange(NUM_PLAYERS)[:, None]
 _ALONE_DIGIT = np.array(
     [2, 1, 0], dtype=np.intp
@@ -373,149 +359,77 @@ _SITTING_OUT_FLAGS = one_hot_bits(
     OBS_OFFSETS["sitting_out"][0] - _FLAGS_SPLIT,
 )
 _TRUMP_PHASE_FLAGS = one_hot_bits(one_hot_table([4, 5]), OBS_OFFSETS["trump"][0] - _FLAGS_SPLIT)
-_FLAG_BLOCK = np.uint64((1 << NUM_CARDS) - 1)
 
 
-class ClassicEuchre(BatchedGame[ClassicRules]):
+class ClassicEuchre(BatchedGame[ClassicRules, ClassicState, ClassicDealSummary]):
     """The rules of classic 4-player Euchre over batches of games.
 
-    episode: "game" (deals until a team reaches target_score) or "deal" (one
-    deal; eight passes end it with 0 points). reward: "points" (each seat gets
-    its team's points when a deal is scored, 0 for the other team) or "win" (at
-    game end: +1 each winner, -1 each loser, 0 on truncation; needs
-    episode="game"). Other keyword arguments are :class:`ClassicRules`.
+    ``ClassicEuchre(episode="game", reward="points", **rules)``: episode "game"
+    (deals until a team reaches target_score) or "deal" (one deal; eight passes
+    end it with 0 points); reward "points" (each seat gets its team's points
+    when a deal is scored, 0 for the other team) or "win" (at game end: +1 each
+    winner, -1 each loser, 0 on truncation; needs episode="game"). Other
+    keyword arguments are :class:`ClassicRules`. Episodes, deals and game ends
+    run on the skeleton :class:`core.BatchedGame`; this class holds the rules.
     """
 
     num_players = NUM_PLAYERS
     num_actions = NUM_ACTIONS
     obs_size = OBS_SIZE
     over_phase = OVER
+    loss_reward = -1.0
+    rules_type = ClassicRules
+    state_type = ClassicState
+    summary_type = ClassicDealSummary
+    score_column = SEAT_TEAM.astype(np.intp)  # a seat shares its team's score
+    deal_keys = ("hands", "upcard")  # {"hands": [[5 ids] x 4], "upcard": id}
+    hand_size = HAND_SIZE
 
     def __init__(self, episode="game", reward="points", **rules):
-        check_choice("episode", episode, EPISODES)
-        check_choice("reward", reward, REWARDS)
-        if reward == "win" and episode != "game":
-            raise ValueError("reward='win' needs episode='game' (a single deal has no winner)")
-        known = [f.name for f in dataclasses.fields(ClassicRules)]
-        unknown = set(rules) - set(known)
-        if unknown:
-            raise ValueError(f"unknown rules option(s) {sorted(unknown)}; expected some of {known}")
-        self.episode = episode
-        self.reward = reward
-        self.rules = ClassicRules(**rules)
+        super().__init__(episode, reward, **rules)
         self._tail = _tail_table(self.rules.stick_the_dealer)
 
-    # ----------------------------------------------------------------- episodes
-    def init(self, keys, options=None):
-        """A new batch: one game per stream key (uint64[N]), first deal dealt.
-
-        options: None, one dict for every game, or a list of N dicts (or None),
-        each with optional ``dealer`` (0..3) and ``deals`` (list of
-        ``{"hands": [[5 ids] x 4], "upcard": id}`` used in order; the three
-        cards in neither are the rest of the kitty).
-        """
-        n = len(keys)
-        i8 = lambda *shape: np.full((n, *shape), -1, dtype=np.int8)  # noqa: E731
-        state = ClassicState(
-            keys=np.asarray(keys, dtype=np.uint64).copy(),
-            episode=np.zeros(n, np.int64),
-            episode_key=np.zeros(n, np.uint64),
-            chosen=np.zeros((n, 0, NUM_PLAYERS + 1), HAND_DTYPE),
-            num_chosen=np.zeros(n, np.int32),
-            deal_number=np.zeros(n, np.int32),
-            dealer=i8(),
-            scores=np.zeros((n, NUM_TEAMS), np.int32),
-            hands=np.zeros((n, NUM_PLAYERS), HAND_DTYPE),
-            held=np.zeros((n, NUM_PLAYERS), HAND_DTYPE),
-            upcard=i8(),
-            discard=i8(),
-            phase=i8(),
-            player=i8(),
-            passes=np.zeros(n, np.int8),
-            maker=i8(),
-            trump=i8(),
-            alone=i8(NUM_PLAYERS),
-            lone_defender=i8(),
-            active=np.full(n, ALL_ACTIVE, np.int8),
-            leader=i8(),
-            led_suit=i8(),
-            trick=i8(NUM_PLAYERS),
-            trick_number=np.zeros(n, np.int8),
-            trick_cards=np.zeros((n, NUM_TRICKS), HAND_DTYPE),
-            tricks_won=np.zeros((n, NUM_PLAYERS), np.int8),
-        )
-        self.start_episodes(state, np.arange(n), options)
-        return state
-
+    # ----------------------------------------------------------------- deals
     @staticmethod
-    def _parse_deal(deal, game, number):
-        """One ``{"hands": [[5 ids] x 4], "upcard": id}`` -> [4 hand masks, upcard id]."""
-        where = f"game {game}, deal {number}"
-        if not isinstance(deal, dict) or set(deal) != {"hands", "upcard"}:
-            raise ValueError(
-                f"{where}: a deal is a dict with keys 'hands' and 'upcard', got {deal!r}"
-            )
-        hands = deal["hands"]
-        if not isinstance(hands, (list, tuple)) or not all(
-            isinstance(h, (list, tuple, np.ndarray)) for h in hands
-        ):
-            raise ValueError(
-                f"{where}: 'hands' must be a list of 4 lists of 5 card ids, got {hands!r}"
-            )
-        hands = [list(hand) for hand in hands]
-        if len(hands) != NUM_PLAYERS:
-            raise ValueError(f"{where}: 'hands' must hold 4 hands, got {len(hands)}")
+    def _deal_row(hands, deal):
+        """[4 hand masks, upcard id] of a chosen deal; the three cards in neither are the rest of the kitty."""
         upcard = deal["upcard"]
         named = [card for hand in hands for card in hand] + [upcard]
         kitty = sorted(
             set(range(NUM_CARDS)) - {c for c in named if isinstance(c, (int, np.integer))}
         )
-        try:
-            masks = dealing.parse_deal(
-                [*hands, [upcard], kitty],
-                [HAND_SIZE] * NUM_PLAYERS + [1, 3],
-                ["seat 0", "seat 1", "seat 2", "seat 3", "upcard", "rest of the kitty"],
-            )
-        except ValueError as error:
-            raise ValueError(f"{where}: {error}") from None
+        masks = dealing.parse_deal(
+            [*hands, [upcard], kitty],
+            [HAND_SIZE] * NUM_PLAYERS + [1, 3],
+            ["seat 0", "seat 1", "seat 2", "seat 3", "upcard", "rest of the kitty"],
+        )
         return [*masks[:NUM_PLAYERS], int(upcard)]
 
-    def _start_deals(self, state, games):
-        """Deal the next deal in ``games`` and open its bidding."""
-        number = state.deal_number[games]
-        use_chosen = number < state.num_chosen[games]
-        deck = dealing.random_deals(state.episode_key[games], number)
+    @staticmethod
+    def _deal_rows(deck):
+        """uint32[M, 5]: hands of seats 0..3 (five consecutive cards of the deck each), then the upcard id."""
         dealt_cards = NUM_PLAYERS * HAND_SIZE
-        bits = CARD_BIT.take(deck[:, :dealt_cards]).reshape(len(games), NUM_PLAYERS, HAND_SIZE)
-        hands = bits[:, :, 0] | bits[:, :, 1] | bits[:, :, 2] | bits[:, :, 3] | bits[:, :, 4]
-        upcard = deck[:, dealt_cards]
-        if use_chosen.any():
-            chosen = state.chosen[games[use_chosen], number[use_chosen]]
-            hands[use_chosen] = chosen[:, :NUM_PLAYERS]
-            upcard[use_chosen] = chosen[:, NUM_PLAYERS]
-        state.deal_number[games] += 1
+        bits = CARD_BIT.take(deck[:, :dealt_cards]).reshape(len(deck), NUM_PLAYERS, HAND_SIZE)
+        rows = np.empty((len(deck), NUM_PLAYERS + 1), HAND_DTYPE)
+        rows[:, :NUM_PLAYERS] = (
+            bits[:, :, 0] | bits[:, :, 1] | bits[:, :, 2] | bits[:, :, 3] | bits[:, :, 4]
+        )
+        rows[:, NUM_PLAYERS] = deck[:, dealt_cards]
+        return rows
+
+    @staticmethod
+    def _open_deal(state, games, rows):
+        """Give out the hands, turn the upcard; the bidding opens left of the dealer."""
+        hands = rows[:, :NUM_PLAYERS]
         put_rows(state.hands, games, hands)
         put_rows(state.held, games, hands)
-        state.upcard[games] = upcard
+        state.upcard[games] = rows[:, NUM_PLAYERS]
         state.phase[games] = BIDDING
         state.player[games] = (state.dealer[games] + 1) % NUM_PLAYERS
-        state.passes[games] = 0
-        state.active[games] = ALL_ACTIVE
-        state.trick_number[games] = 0
-        fill_rows((state.tricks_won, state.trick_cards), games, 0)
-        for field in (
-            state.discard,
-            state.maker,
-            state.trump,
-            state.lone_defender,
-            state.leader,
-            state.led_suit,
-        ):
-            field[games] = -1
-        fill_rows((state.alone, state.trick), games, -1)
 
     # ---------------------------------------------------------------- decisions
-    def legal_cards(self, state):
+    @staticmethod
+    def _legal_cards(state):
         """uint32[N]: cards the player to act may play or discard (0 in other phases)."""
         hand = at_seat(state.hands, seat_lanes(state.player, NUM_PLAYERS))
         playable = playable_cards(hand, state.led_suit, state.trump)
@@ -527,21 +441,16 @@ class ClassicEuchre(BatchedGame[ClassicRules]):
         code = (state.phase.astype(np.int16) * (2 * NUM_PLAYERS + 1) + state.passes) * NUM_SUITS + (
             state.upcard & 3
         )
-        return self.legal_cards(state) | self._tail.take(code)
+        return self._legal_cards(state) | self._tail.take(code)
 
-    def step(self, state, actions, auto_reset=False) -> StepResult[ClassicDealSummary]:
-        """Apply one legal action per game (int[N]), in place; returns a StepResult.
+    def _apply(self, state, action):
+        """One decision in every game (int8[N]); returns the games whose deal was played out, then thrown in.
 
-        Actions are not checked here (adapters check them once, with
-        :func:`core.check_actions`); a finished game (phase OVER) must not be stepped.
-        With ``auto_reset`` a game that ends starts its next episode in the same
-        call (as :meth:`next_episodes` would); the result still reports its end.
         Passes and card plays, the bulk of the decisions, are applied to the whole
         batch with bit arithmetic; the rarer events (making trump, the discard,
         alone choices, the end of a trick) to the games concerned only.
         """
         n = len(state.player)
-        action = np.asarray(actions).astype(np.int8)
         phase, seat = state.phase, state.player.copy()
         playing = phase == PLAY
         passing = (phase == BIDDING) & (action == PASS)
@@ -588,7 +497,7 @@ class ClassicEuchre(BatchedGame[ClassicRules]):
             if len(choosing):
                 self._apply_alone(state, choosing, action[choosing] == GO_ALONE)
         scored = self._end_tricks(state, trick_done) if len(trick_done) else trick_done
-        return self._end_deals(state, thrown_in, scored, auto_reset)
+        return scored, thrown_in
 
     @staticmethod
     def _apply_naming(state, games, suits):
@@ -681,47 +590,22 @@ class ClassicEuchre(BatchedGame[ClassicRules]):
         )
         return maker_team ^ (signed < 0), np.abs(signed).astype(np.int32)
 
-    def _end_deals(self, state, thrown_in, scored, auto_reset) -> StepResult[ClassicDealSummary]:
-        """Score finished deals, decide game ends, deal again where play goes on."""
+    @staticmethod
+    def _summary_fields(state, games):
         n = len(state.player)
-        rewards = np.zeros((n, NUM_PLAYERS), np.float32)
-        terminated = np.zeros(n, bool)
-        truncated = np.zeros(n, bool)
-        ended = np.concatenate([scored, thrown_in])
-        points = np.zeros((len(ended), NUM_TEAMS), np.int32)  # thrown-in deals score nothing
-        if len(scored):
-            team, team_points = self._deal_result(state, scored)
-            seat_view(state.scores)[team.astype(np.intp) * n + scored] += team_points
-            points[np.arange(len(scored)), team] = team_points
-            if self.reward == "points":
-                put_rows(rewards, scored, points[: len(scored), SEAT_TEAM])
-        maker = state.maker[ended]
-        summary = ClassicDealSummary(
-            game=ended,
-            thrown_in=np.arange(len(ended)) >= len(scored),
-            dealer=state.dealer[ended],
-            maker=maker,
-            trump=state.trump[ended],
-            upcard=state.upcard[ended],
-            maker_alone=(maker >= 0)
-            & (seat_view(state.alone).take((maker & 3).astype(np.intp) * n + ended) == 1),
-            lone_defender=state.lone_defender[ended],
-            tricks=take_rows(state.tricks_won, ended),
-            points=points,
-            scores=take_rows(state.scores, ended),
-        )
-        if not len(ended):
-            return StepResult(rewards, terminated, truncated, summary)
-        if self.episode == "deal":
-            over = np.ones(len(ended), bool)
-        else:
-            scores = summary.scores
-            over = np.maximum(scores[:, 0], scores[:, 1]) >= self.rules.target_score
-            if self.reward == "win":
-                winning_team = scores[over].argmax(axis=1)
-                rewards[ended[over]] = np.where(SEAT_TEAM == winning_team[:, None], 1.0, -1.0)
-        self._close_games(state, ended, over, terminated, truncated, auto_reset)
-        return StepResult(rewards, terminated, truncated, summary)
+        maker = state.maker[games]
+        return {
+            "maker": maker,
+            "trump": state.trump[games],
+            "upcard": state.upcard[games],
+            "maker_alone": (maker >= 0)
+            & (seat_view(state.alone).take((maker & 3).astype(np.intp) * n + games) == 1),
+            "lone_defender": state.lone_defender[games],
+        }
+
+    def _game_won(self, scores):
+        """bool[M]: a team has target_score (only one team scores in a deal, so never both)."""
+        return np.maximum(scores[:, 0], scores[:, 1]) >= self.rules.target_score
 
     # ------------------------------------------------------------- observation
     def observe(self, state, seats):
@@ -743,10 +627,10 @@ class ClassicEuchre(BatchedGame[ClassicRules]):
         blocks = np.empty((n, _CARD_BLOCKS + 4), HAND_DTYPE)
         blocks[:, 0] = seat_view(state.hands).take(rel_cells[0])
         blocks[:, 1] = CARD_BIT.take(state.upcard)
-        blocks[:, 2] = _CARD_BIT_OR_NONE.take(state.discard) * (state.dealer == seats)
+        blocks[:, 2] = CARD_BIT_OR_NONE.take(state.discard) * (state.dealer == seats)
         blocks[:, 3:7] = by_rel(state.held).T & ~by_rel(state.hands).T
         blocks[:, 7:12] = state.trick_cards
-        blocks[:, 12:16] = _CARD_BIT_OR_NONE.take(by_rel(state.trick)).T
+        blocks[:, 12:16] = CARD_BIT_OR_NONE.take(by_rel(state.trick)).T
 
         def rel(absolute):  # relative seat + 1 of absolute seats int[N] (0 = none)
             return _REL_SEAT_CODE.take((absolute.astype(np.intp) + 1) * NUM_PLAYERS + seats)
@@ -767,10 +651,10 @@ class ClassicEuchre(BatchedGame[ClassicRules]):
         phase = np.where(state.phase == OVER, 0, phase)
         later |= _TRUMP_PHASE_FLAGS.take(state.trump + 1 + 5 * phase)
         # The 24-column blocks of the flag bits, word A then word B.
-        blocks[:, _CARD_BLOCKS] = flags & _FLAG_BLOCK
-        blocks[:, _CARD_BLOCKS + 1] = (flags >> np.uint64(NUM_CARDS)) & _FLAG_BLOCK
+        blocks[:, _CARD_BLOCKS] = flags & FLAG_BLOCK
+        blocks[:, _CARD_BLOCKS + 1] = (flags >> np.uint64(NUM_CARDS)) & FLAG_BLOCK
         blocks[:, _CARD_BLOCKS + 2] = (flags >> np.uint64(2 * NUM_CARDS)) | (
-            (later << np.uint64(_WORD_A_BITS - 2 * NUM_CARDS)) & _FLAG_BLOCK
+            (later << np.uint64(_WORD_A_BITS - 2 * NUM_CARDS)) & FLAG_BLOCK
         )
         blocks[:, _CARD_BLOCKS + 3] = later >> np.uint64(3 * NUM_CARDS - _WORD_A_BITS)
 

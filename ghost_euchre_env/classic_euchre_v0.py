@@ -126,16 +126,12 @@ Version history
 
 from typing import ClassVar
 
-import numpy as np
-from pettingzoo.utils import wrappers
-
 from .aec import EuchreAEC, seat_names
 from .classic import (
     ACTION_TABLE,
     NUM_PLAYERS,
     OBS_LAYOUT,
     OBS_OFFSETS,
-    OBS_SIZE,
     PHASE_NAMES,
     ClassicEuchre,
     action_name,
@@ -148,31 +144,12 @@ __doc__ = (__doc__ or "").format(actions=ACTION_TABLE.strip(), layout=layout_tab
 AGENTS = seat_names(NUM_PLAYERS)
 
 
-def env(
-    render_mode=None,
-    episode="game",
-    reward="points",
-    illegal_action="raise",
-    illegal_action_penalty=-1.0,
-    **rules,
-):
-    """The environment wrapped in PettingZoo's order-enforcing wrapper (the usual entry point)."""
-    return wrappers.OrderEnforcingWrapper(
-        raw_env(render_mode, episode, reward, illegal_action, illegal_action_penalty, **rules)
-    )
+def score_bounds(rules):
+    """(low, high) of the scores columns under ``rules`` (a ClassicRules).
 
-
-def observation_bounds(rules):
-    """(low, high) float32[464] bounds of the observation under ``rules`` (a ClassicRules).
-
-    Every field lies in [0, 1] but the scores: a team below target_score scores
-    at most 4 in a deal, and the game (or the deal) then ends.
+    A team below target_score scores at most 4 in a deal, and the game (or the deal) then ends.
     """
-    low = np.zeros(OBS_SIZE, np.float32)
-    high = np.ones(OBS_SIZE, np.float32)
-    start, stop = OBS_OFFSETS["scores"]
-    high[start:stop] = (rules.target_score + 3) / rules.target_score
-    return low, high
+    return 0.0, (rules.target_score + 3) / rules.target_score
 
 
 class raw_env(EuchreAEC):
@@ -186,7 +163,8 @@ class raw_env(EuchreAEC):
     agent_names = AGENTS
     phase_names = PHASE_NAMES
     action_name = staticmethod(action_name)
-    observation_bounds = staticmethod(observation_bounds)
+    scores_field = OBS_OFFSETS["scores"]
+    score_bounds = staticmethod(score_bounds)
     render_table = staticmethod(render_classic)
 
     no_deal: ClassVar[dict] = {  # copied by the env, never handed out itself
@@ -203,18 +181,17 @@ class raw_env(EuchreAEC):
         "scores": (0, 0),
     }
 
-    def deal_info(self, deals, deal_number):
-        """The one finished deal in a batch-of-one ClassicDealSummary, as a dict of numbers."""
+    @staticmethod
+    def deal_details(deals):
+        """Maker, upcard and alone choices of the one deal of a ClassicDealSummary."""
         return {
-            "deal": deal_number,
-            "thrown_in": bool(deals.thrown_in[0]),
-            "dealer": int(deals.dealer[0]),
             "maker": int(deals.maker[0]),
-            "trump": int(deals.trump[0]),
             "upcard": int(deals.upcard[0]),
             "maker_alone": bool(deals.maker_alone[0]),
             "lone_defender": int(deals.lone_defender[0]),
-            "tricks": tuple(deals.tricks[0].tolist()),
-            "points": tuple(deals.points[0].tolist()),
-            "scores": tuple(deals.scores[0].tolist()),
         }
+
+
+env = (
+    raw_env.wrapped
+)  # env(render_mode=None, episode="game", reward="points", ...): the usual entry point

@@ -1,18 +1,45 @@
-"""Plumbing shared by the engines: batched state containers and action checks."""
+"""The skeleton shared by the engines: batched state, episodes, deals, rules checks, action checks.
+
+A variant module (``ghost.py``, ``classic.py``) holds only its rules: it
+declares its state fields (:func:`column`), its rules options (a dataclass over
+:class:`Rules`) and its deal summary (over :class:`DealSummary`), and fills in
+the hooks of :class:`BatchedGame` (how a deal is dealt and opened, how one
+decision is applied, how a deal is scored, when a game is won). Everything else
+(option checks, building a state, chosen deals, dealing, the end of a deal and
+of a game, truncation, automatic resets, the legal mask, action checks) is here,
+once.
+"""
 
 import dataclasses
 import functools
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
 from . import dealing
-from .cards import unpack_bits
+from .cards import ALL_CARDS, HAND_DTYPE, NUM_CARDS, NUM_SUITS, SUIT_SYMBOLS, card_name, unpack_bits
 
-_State = TypeVar("_State", bound="BatchState")
-_Deals = TypeVar("_Deals")
+EPISODES = ("game", "deal")  # episode="game": play to target_score; "deal": one deal
+REWARDS = ("points", "win")  # reward="points": deal points as scored; "win": +1 / loss at game end
+NO_SEAT = -1
+FLAG_BLOCK = np.uint64(ALL_CARDS)  # the low 24 bits: one observation block of flags
+
+StateSelf = TypeVar("StateSelf", bound="BatchState")
 
 
+def column(dtype, *shape, fill=0, per_deal=False):
+    """A field of a :class:`BatchState` dataclass: an array ``dtype[N, *shape]``.
+
+    shape: ints, or names of int class attributes of the state (e.g.
+    ``"score_width"``). A new state holds ``fill`` everywhere; with ``per_deal``
+    the field is set back to ``fill`` in a game whenever it starts a deal.
+    """
+    return dataclasses.field(
+        metadata={"dtype": dtype, "shape": shape, "fill": fill, "per_deal": per_deal}
+    )
+
+
+@dataclasses.dataclass
 class BatchState:
     """Base for a dataclass whose every field is an array with a leading game axis (one is ``player``).
 
@@ -21,12 +48,8 @@ class BatchState:
     with whole-array operations. Indexing is unchanged.
     """
 
-    # Declared for the type checker; ``@dataclass`` sets them on each subclass.
-    __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
-    episode: np.ndarray  # int64[N] episodes started with this game's stream key
-    deal_number: np.ndarray  # int32[N] deals dealt this episode
-    phase: np.ndarray  # int8[N] the variant's phase id
-    player: np.ndarray  # int8[N] seat to act, -1 when the game is over
+    if TYPE_CHECKING:  # declared by every subclass (see EpisodeState)
+        player: np.ndarray
 
     def __post_init__(self):
         for f in dataclasses.fields(self):
@@ -34,15 +57,30 @@ class BatchState:
             if value.ndim == 2 and not value.flags.f_contiguous:
                 setattr(self, f.name, np.asfortranarray(value))
 
+    @classmethod
+    def empty(cls, num_games):
+        """A state of ``num_games`` games with every field at its ``fill`` (see :func:`column`)."""
+        arrays = {}
+        for f in dataclasses.fields(cls):
+            meta = f.metadata
+            shape = [s if isinstance(s, int) else getattr(cls, s) for s in meta["shape"]]
+            arrays[f.name] = np.full(
+                (num_games, *shape),
+                meta["fill"],
+                meta["dtype"],
+                order="F" if len(shape) == 1 else "C",
+            )
+        return cls(**arrays)
+
     @property
     def num_games(self):
         return len(self.player)  # every state has a ``player`` field: int8[N]
 
-    def copy(self: _State) -> _State:
+    def copy(self: StateSelf) -> StateSelf:
         """A deep copy (no array shared with this state)."""
         return self.take(slice(None))
 
-    def take(self: _State, index) -> _State:
+    def take(self: StateSelf, index) -> StateSelf:
         """A new state holding the games ``index`` (int[M], bool[N] or a slice), copied."""
         return type(self)(
             **{f.name: getattr(self, f.name)[index].copy() for f in dataclasses.fields(self)}
@@ -57,6 +95,30 @@ class BatchState:
                     f"field {f.name}: shape {theirs.shape[1:]} does not fit {mine.shape[1:]}"
                 )
             mine[index] = theirs
+
+
+@dataclasses.dataclass
+class EpisodeState(BatchState):
+    """The fields every variant's state has: dealing streams, episodes, scores, whose turn it is.
+
+    A subclass adds its rules' fields and sets ``deal_width`` (ints per chosen
+    deal) and ``score_width`` (seats or teams that keep a score). Seats are
+    absolute; -1 means none.
+    """
+
+    deal_width: ClassVar[int] = 0
+    score_width: ClassVar[int] = 0
+
+    keys: np.ndarray = column(np.uint64)  # dealing stream key of each game
+    episode: np.ndarray = column(np.int64)  # episodes started with this key
+    episode_key: np.ndarray = column(np.uint64)  # dealing key of the current episode
+    chosen: np.ndarray = column(HAND_DTYPE, 0, "deal_width")  # [N, K, W] chosen deals
+    num_chosen: np.ndarray = column(np.int32)  # how many of ``chosen`` this episode uses
+    deal_number: np.ndarray = column(np.int32)  # deals dealt this episode, redeals included
+    dealer: np.ndarray = column(np.int8, fill=NO_SEAT)
+    scores: np.ndarray = column(np.int32, "score_width")  # game score by seat or team
+    phase: np.ndarray = column(np.int8, fill=-1)  # the variant's phase; its over_phase when over
+    player: np.ndarray = column(np.int8, fill=NO_SEAT)  # seat to act (-1 when the game is over)
 
 
 @functools.lru_cache(maxsize=8)
@@ -144,77 +206,151 @@ def blend(condition, if_true, if_false):
     return if_false ^ ((if_true ^ if_false) & lanes)
 
 
-class Rules(Protocol):
-    """What the shared bookkeeping reads of a variant's rules options."""
+class Rules:
+    """Base of a variant's rules dataclass (frozen): every option is checked once, here, by its type.
 
-    @property
-    def max_deals(self) -> int: ...
+    A bool option must be a bool; an int option an int >= its minimum
+    (``MINIMUMS``, else 0); a str option one of ``CHOICES[name]``.
+    """
+
+    MINIMUMS: ClassVar[dict[str, int]] = {"target_score": 1, "max_deals": 1}
+    CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {}
+
+    if TYPE_CHECKING:  # every variant has these two options; ``@dataclass`` makes the fields
+        __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
+        target_score: int
+        max_deals: int
+
+    def __post_init__(self):
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.type is bool:
+                if not isinstance(value, (bool, np.bool_)):
+                    raise ValueError(f"{f.name} must be a bool, got {value!r}")
+            elif f.type is int:
+                check_int(f.name, value, self.MINIMUMS.get(f.name, 0))
+            else:
+                check_choice(f.name, value, self.CHOICES[f.name])
 
 
-_Rules = TypeVar("_Rules", bound=Rules)
+@dataclasses.dataclass
+class DealSummary:
+    """Every deal that ended in one step; arrays have one row per such deal.
+
+    game: int[M] game index; thrown_in: bool[M] nobody made trump (no play, 0
+    points); dealer: int8[M]; tricks: int8[M, S] by seat; points: int32[M, W]
+    scored by this deal and scores: int32[M, W] game scores after it, by seat
+    or team (the state's ``score_width``). A variant adds its own fields.
+    """
+
+    game: np.ndarray
+    thrown_in: np.ndarray
+    dealer: np.ndarray
+    tricks: np.ndarray
+    points: np.ndarray
+    scores: np.ndarray
 
 
-class BatchedGame(Generic[_Rules]):
-    """Episode bookkeeping shared by the engines.
+RulesT = TypeVar("RulesT", bound=Rules)
+StateT = TypeVar("StateT", bound=EpisodeState)
+SummaryT = TypeVar("SummaryT", bound=DealSummary)
 
-    A subclass sets ``num_players``, ``num_actions``, ``over_phase`` and ``rules``
-    (its rules dataclass, with ``max_deals``), computes ``legal_bits(state)``, parses one chosen deal
-    in ``_parse_deal(deal, game, number)`` and deals in ``_start_deals(state, games)``.
+
+@dataclasses.dataclass
+class StepResult(Generic[SummaryT]):
+    """What one batched step produced.
+
+    rewards: float32[N, S] by absolute seat; terminated, truncated: bool[N] (the
+    game ended this step by the rules, or was cut at ``max_deals``); deals: the
+    variant's :class:`DealSummary` of every deal that ended this step (thrown in or scored).
+    """
+
+    rewards: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+    deals: SummaryT
+
+
+class BatchedGame(Generic[RulesT, StateT, SummaryT]):
+    """The engine skeleton: options, episodes, deals, steps, scoring and game ends.
+
+    ``Engine(episode="game", reward="points", **rules)``: episode "game" (deals
+    until the game is won at ``target_score``) or "deal" (one deal; a thrown-in
+    deal ends it with 0 points); reward "points" (each seat's share of the deal
+    points when a deal is scored) or "win" (at game end: +1 to each winner,
+    ``loss_reward`` to each other seat, 0 on truncation; needs episode="game").
+    Other keyword arguments are the variant's rules (``rules_type``).
+
+    A variant sets the class attributes ``num_players``, ``num_actions``,
+    ``obs_size``, ``over_phase``, ``loss_reward``, ``rules_type``,
+    ``state_type`` (an :class:`EpisodeState`), ``summary_type`` (a
+    :class:`DealSummary`), ``score_column`` (int[S]: the score column of each
+    seat), ``deal_keys`` and ``hand_size`` (the chosen-deal format), and
+    implements the hooks:
+
+    - ``legal_bits(state)`` and ``observe(state, seats)``;
+    - ``_deal_rows(deck int8[M, 24]) -> uint32[M, W]``: a random deal as the
+      row a chosen deal is stored as; ``_deal_row(hands, deal)`` parses a chosen
+      deal's row (``hands``: S lists of card ids, already checked to be lists);
+    - ``_open_deal(state, games, rows)``: deal ``rows`` and open the bidding (the
+      ``per_deal`` fields are already reset);
+    - ``_apply(state, actions int8[N]) -> (scored, thrown_in)``: one decision
+      in every game; the games whose deal was played out or thrown in;
+    - ``deal_points(state, games) -> int32[M, W]`` and
+      ``_summary_fields(state, games) -> dict`` (the variant's summary fields);
+    - ``_game_won(scores int32[M, W]) -> bool[M]``.
     """
 
     num_players = 0
     num_actions = 0
+    obs_size = 0
     over_phase = -1
-    rules: _Rules
+    loss_reward = -1.0
+    rules_type: type[RulesT]
+    state_type: type[StateT]
+    summary_type: type[SummaryT]
+    score_column: ClassVar[np.ndarray] = np.zeros(0, np.intp)
+    deal_keys: ClassVar[tuple[str, ...]] = ("hands",)
+    hand_size = 0
 
-    def init(self, keys, options=None) -> BatchState:
-        """A new batch: one game per stream key (uint64[N]), first deal dealt."""
-        raise NotImplementedError
+    def __init__(self, episode="game", reward="points", **rules):
+        check_choice("episode", episode, EPISODES)
+        check_choice("reward", reward, REWARDS)
+        if reward == "win" and episode != "game":
+            raise ValueError("reward='win' needs episode='game' (a single deal has no winner)")
+        known = [f.name for f in dataclasses.fields(self.rules_type)]
+        unknown = set(rules) - set(known)
+        if unknown:
+            raise ValueError(f"unknown rules option(s) {sorted(unknown)}; expected some of {known}")
+        self.episode = episode
+        self.reward = reward
+        self.rules = self.rules_type(**rules)
+        self._deal_resets = _deal_resets(self.state_type)
+        self._no_deals: SummaryT | None = (
+            None  # the summary of a step in which no deal ended, made once
+        )
 
-    def step(self, state, actions, auto_reset=False) -> "StepResult[Any]":
-        """Apply one legal action per game (int[N]) in place."""
-        raise NotImplementedError
+    # ------------------------------------------------------------------ episodes
+    def init(self, keys, options=None) -> StateT:
+        """A new batch: one game per stream key (uint64[N]), first deal dealt.
 
-    def observe(self, state, seats) -> np.ndarray:
-        """float32[N, D]: each game observed by seat ``seats[i]``."""
-        raise NotImplementedError
-
-    def legal_bits(self, state) -> np.ndarray:
-        """unsigned int[N]: legal actions of the player to act as a bit set (bit a = action a)."""
-        raise NotImplementedError
-
-    @staticmethod
-    def _parse_deal(deal, game, number) -> list[int]:
-        """One chosen deal, validated, as the row of ints ``state.chosen`` keeps."""
-        raise NotImplementedError
-
-    def _start_deals(self, state, games) -> None:
-        """Deal the next deal in ``games`` (int[M])."""
-        raise NotImplementedError
-
-    def legal_mask(self, state):
-        """bool[N, A]: legal actions of the player to act (all False when OVER); ``legal_bits`` unpacked."""
-        return unpack_bits(self.legal_bits(state), self.num_actions)
-
-    def _check_seats(self, seats, num_games):
-        """Observer seats as int64[N]; ValueError unless int[N] with values 0..S-1."""
-        seats = np.asarray(seats, dtype=np.int64)
-        if (
-            seats.shape != (num_games,)
-            or seats.min(initial=0) < 0
-            or seats.max(initial=0) >= self.num_players
-        ):
-            raise ValueError(
-                f"seats must be int[{num_games}] with values 0..{self.num_players - 1}, got {seats!r}"
-            )
-        return seats
+        options: None, one dict for every game, or a list of N dicts (or None),
+        each with optional ``dealer`` (a seat) and ``deals`` (a list of chosen
+        deals, each a dict with the keys ``deal_keys``, used in order before
+        random deals follow). Raises ValueError naming the first bad option.
+        """
+        keys = np.asarray(keys, dtype=np.uint64)
+        state = self.state_type.empty(len(keys))
+        state.keys[:] = keys
+        self.start_episodes(state, np.arange(len(keys)), options)
+        return state
 
     def start_episodes(self, state, games, options=None):
         """Start a new episode (scores 0, first deal dealt) in games ``games`` (int[M]).
 
         The episode counter is not advanced here; see :meth:`next_episodes`.
-        options: None, one dict for every game or a list of M dicts, each with
-        optional ``dealer`` (a seat) and ``deals`` (chosen deals used in order).
+        options: as in :meth:`init`, for the M games. Bad options raise
+        ValueError before anything is changed.
         """
         games = np.asarray(games, dtype=np.intp)
         self._open_episodes(state, games, options)
@@ -237,6 +373,129 @@ class BatchedGame(Generic[_Rules]):
         dealing.store_chosen(state, games, deals)
         fill_rows([state.scores], games, 0)
         state.deal_number[games] = 0
+
+    def _parse_deal(self, deal, game, number):
+        """One chosen deal (a dict with the keys ``deal_keys``) -> its row of ints; ValueError if bad."""
+        where = f"game {game}, deal {number}"
+        keys = " and ".join(repr(key) for key in self.deal_keys)
+        if not isinstance(deal, dict) or set(deal) != set(self.deal_keys):
+            raise ValueError(f"{where}: a deal is a dict with keys {keys}, got {deal!r}")
+        hands = deal["hands"]
+        lists = (list, tuple, np.ndarray)
+        if not isinstance(hands, lists) or not all(isinstance(h, lists) for h in hands):
+            raise ValueError(
+                f"{where}: 'hands' must be a list of {self.num_players} lists of "
+                f"{self.hand_size} card ids, got {hands!r}"
+            )
+        if len(hands) != self.num_players:
+            raise ValueError(
+                f"{where}: 'hands' must hold {self.num_players} hands, got {len(hands)}"
+            )
+        try:
+            return self._deal_row([list(hand) for hand in hands], deal)
+        except ValueError as error:
+            raise ValueError(f"{where}: {error}") from None
+
+    def _start_deals(self, state, games):
+        """Deal the next deal in ``games`` (the chosen one if any is left, else a random one) and open it."""
+        number = state.deal_number[games]
+        rows = self._deal_rows(dealing.random_deals(state.episode_key[games], number))
+        use_chosen = number < state.num_chosen[games]
+        if use_chosen.any():
+            rows[use_chosen] = state.chosen[games[use_chosen], number[use_chosen]]
+        state.deal_number[games] += 1
+        for name, fill in self._deal_resets[0]:
+            getattr(state, name)[games] = fill
+        for names, fill in self._deal_resets[1]:
+            fill_rows([getattr(state, name) for name in names], games, fill)
+        self._open_deal(state, games, rows)
+
+    # ------------------------------------------------------------------ decisions
+    def legal_bits(self, state):
+        raise NotImplementedError
+
+    def observe(self, state, seats):
+        raise NotImplementedError
+
+    def legal_mask(self, state):
+        """bool[N, A]: legal actions of the player to act (all False when over); ``legal_bits`` unpacked."""
+        return unpack_bits(self.legal_bits(state), self.num_actions)
+
+    def _check_seats(self, seats, num_games):
+        """Observer seats as int64[N]; ValueError unless int[N] with values 0..S-1."""
+        seats = np.asarray(seats, dtype=np.int64)
+        if (
+            seats.shape != (num_games,)
+            or seats.min(initial=0) < 0
+            or seats.max(initial=0) >= self.num_players
+        ):
+            raise ValueError(
+                f"seats must be int[{num_games}] with values 0..{self.num_players - 1}, got {seats!r}"
+            )
+        return seats
+
+    def step(self, state, actions, auto_reset=False) -> StepResult[SummaryT]:
+        """Apply one legal action per game (int[N]), in place; returns a :class:`StepResult`.
+
+        Actions are not checked here (adapters check them once, with
+        :func:`check_actions`). A game that is over (no player to act: it
+        ended without ``auto_reset``) cannot be stepped: ValueError, and nothing
+        changes; take the live games (``state.take``) or start their next
+        episode (:meth:`next_episodes`). With ``auto_reset`` a game that ends
+        starts its next episode in the same call (as :meth:`next_episodes`
+        would); the result still reports its end.
+        """
+        if state.player.min(initial=0) < 0:
+            game = int(np.flatnonzero(state.player < 0)[0])
+            raise ValueError(
+                f"game {game} is over and cannot be stepped; start its next episode "
+                "(next_episodes), step only the live games, or step with auto_reset=True"
+            )
+        scored, thrown_in = self._apply(state, np.asarray(actions).astype(np.int8))
+        return self._end_deals(state, thrown_in, scored, auto_reset)
+
+    # ------------------------------------------------------------------ deal ends
+    def _end_deals(self, state, thrown_in, scored, auto_reset):
+        """Score the deals that ended (int[M] each), decide game ends, deal again where play goes on."""
+        n = state.num_games
+        rewards = np.zeros((n, self.num_players), np.float32)
+        terminated = np.zeros(n, bool)
+        truncated = np.zeros(n, bool)
+        if not (len(scored) or len(thrown_in)):
+            if self._no_deals is None:
+                self._no_deals = self._summary(
+                    state, scored, thrown_in, self.deal_points(state, scored)
+                )
+            return StepResult(rewards, terminated, truncated, self._no_deals)
+        points = self.deal_points(state, scored)
+        put_rows(state.scores, scored, take_rows(state.scores, scored) + points)
+        if self.reward == "points":
+            put_rows(rewards, scored, points[:, self.score_column])
+        summary = self._summary(state, scored, thrown_in, points)
+        ended = summary.game
+        if self.episode == "deal":
+            over = np.ones(len(ended), bool)
+        else:
+            over = self._game_won(summary.scores)
+            if self.reward == "win":
+                winner = summary.scores[over].argmax(axis=1)
+                won = self.score_column == winner[:, None]
+                rewards[ended[over]] = np.where(won, 1.0, self.loss_reward)
+        self._close_games(state, ended, over, terminated, truncated, auto_reset)
+        return StepResult(rewards, terminated, truncated, summary)
+
+    def _summary(self, state, scored, thrown_in, points):
+        """The :class:`DealSummary` of the deals ``scored`` (with ``points``), then ``thrown_in``."""
+        ended = np.concatenate([scored, thrown_in])
+        return self.summary_type(
+            game=ended,
+            thrown_in=np.arange(len(ended)) >= len(scored),
+            dealer=state.dealer[ended],
+            tricks=take_rows(state.tricks_won, ended),
+            points=np.concatenate([points, np.zeros((len(thrown_in), points.shape[1]), np.int32)]),
+            scores=take_rows(state.scores, ended),
+            **self._summary_fields(state, ended),
+        )
 
     def _close_games(self, state, ended, over, terminated, truncated, auto_reset):
         """After the deals of games ``ended`` (int[M]) ended, end or go on.
@@ -262,22 +521,71 @@ class BatchedGame(Generic[_Rules]):
         if len(going_on):
             self._start_deals(state, going_on)
         state.phase[finished] = self.over_phase
-        state.player[finished] = -1
+        state.player[finished] = NO_SEAT
+
+    # ------------------------------------------------------------ variant hooks
+    @staticmethod
+    def _deal_rows(deck):
+        raise NotImplementedError
+
+    @staticmethod
+    def _deal_row(hands, deal):
+        raise NotImplementedError
+
+    @staticmethod
+    def _open_deal(state, games, rows):
+        raise NotImplementedError
+
+    def _apply(self, state, action):
+        raise NotImplementedError
+
+    def deal_points(self, state, games):
+        raise NotImplementedError
+
+    @staticmethod
+    def _summary_fields(state, games):
+        raise NotImplementedError
+
+    def _game_won(self, scores):
+        raise NotImplementedError
 
 
-@dataclasses.dataclass
-class StepResult(Generic[_Deals]):
-    """What one batched step produced.
+def _deal_resets(state_type):
+    """The ``per_deal`` fields of a state type: ([(1-D name, fill)], [((2-D names), fill)])."""
+    flat, by_fill = [], {}
+    for f in dataclasses.fields(state_type):
+        meta = f.metadata
+        if not meta.get("per_deal"):
+            continue
+        if meta["shape"]:
+            by_fill.setdefault(meta["fill"], []).append(f.name)
+        else:
+            flat.append((f.name, meta["fill"]))
+    return flat, [(tuple(names), fill) for fill, names in by_fill.items()]
 
-    rewards: float32[N, S] by absolute seat; terminated, truncated: bool[N] (the
-    game ended this step by the rules, or was cut at ``max_deals``); deals: the
-    variant's summary of every deal that ended this step (thrown in or scored).
+
+def name_action(action, num_actions, names, suit_action, suit_word):
+    """Readable name of an action id: a card ('J♥'), ``suit_word`` + a suit ('trump ♥'), or ``names[action]``.
+
+    action: an int 0..num_actions-1 (ValueError otherwise, bools and floats included);
+    ids 0..23 are cards, ``suit_action`` .. +3 the suits C, D, H, S.
     """
+    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+        if 0 <= action < NUM_CARDS:
+            return card_name(int(action))
+        if suit_action <= action < suit_action + NUM_SUITS:
+            return f"{suit_word} {SUIT_SYMBOLS[action - suit_action]}"
+        if action in names:
+            return names[action]
+    raise ValueError(f"action must be an int 0..{num_actions - 1}, got {action!r}")
 
-    rewards: np.ndarray
-    terminated: np.ndarray
-    truncated: np.ndarray
-    deals: _Deals
+
+def relative_seat_codes(num_players):
+    """intp[(S + 1) * S]: ``[(seat + 1) * S + observer]`` -> the seat relative to the observer, + 1 (0: no seat)."""
+    codes = [0] * num_players
+    for seat in range(num_players):
+        codes += [(seat - observer) % num_players + 1 for observer in range(num_players)]
+    return np.array(codes, dtype=np.intp)
 
 
 def check_actions(actions, mask):

@@ -18,6 +18,7 @@ recall of everything that seat has seen. Layout (``OBS_LAYOUT``):
 """
 
 import dataclasses
+from typing import ClassVar
 
 import numpy as np
 
@@ -25,29 +26,33 @@ from . import dealing
 from .cards import (
     ALL_CARDS,
     CARD_BIT,
+    CARD_BIT_OR_NONE,
     HAND_DTYPE,
     NUM_CARDS,
     NUM_SUITS,
-    SUIT_SYMBOLS,
-    card_name,
     effective_suit,
     playable_cards,
     trick_winner,
     unpack_masks_into,
 )
 from .core import (
+    FLAG_BLOCK,
+    NO_SEAT,
     BatchedGame,
-    BatchState,
-    StepResult,
+    DealSummary,
+    EpisodeState,
+    Rules,
     at_seat,
     blend,
-    check_choice,
-    check_int,
-    fill_rows,
+    column,
     game_index,
     layout_offsets,
     layout_table,
+    name_action,
+    one_hot_bits,
+    one_hot_table,
     put_rows,
+    relative_seat_codes,
     seat_lanes,
     seat_view,
     take_rows,
@@ -67,28 +72,26 @@ MOON_LEVEL = 6  # a moon bid ranks as six tricks
 BID_LEVELS = (3, 4, 5, MOON_LEVEL)
 
 
+_ACTION_NAMES = {
+    PASS: "pass",
+    BID_3: "bid 3",
+    BID_4: "bid 4",
+    BID_5: "bid 5",
+    MOON: "moon",
+    SWAP: "swap",
+}
+
+
 def action_name(action):
-    """Readable name of an action id: 'J♥', 'pass', 'trump ♥', 'bid 4', 'moon', 'swap'."""
-    if 0 <= action < NUM_CARDS:
-        return card_name(action)
-    if TRUMP_CLUBS <= action < TRUMP_CLUBS + NUM_SUITS:
-        return "trump " + SUIT_SYMBOLS[action - TRUMP_CLUBS]
-    names = {
-        PASS: "pass",
-        BID_3: "bid 3",
-        BID_4: "bid 4",
-        BID_5: "bid 5",
-        MOON: "moon",
-        SWAP: "swap",
-    }
-    if action in names:
-        return names[action]
-    raise ValueError(f"action must be an int 0..{NUM_ACTIONS - 1}, got {action!r}")
+    """Readable name of an action id: 'J♥', 'pass', 'trump ♥', 'bid 4', 'moon', 'swap'.
+
+    ValueError for anything but an int 0..33.
+    """
+    return name_action(action, NUM_ACTIONS, _ACTION_NAMES, TRUMP_CLUBS, "trump")
 
 
 AUCTION, TRUMP, PLAY, OVER = 0, 1, 2, 3
 PHASE_NAMES = ("auction", "trump", "play", "over")
-NO_SEAT = -1
 
 OBS_LAYOUT = (
     ("hand", 24, "own hand: 1 if card c is held"),
@@ -135,13 +138,11 @@ ids    meaning                    phase
 
 __doc__ = (__doc__ or "").format(actions=ACTION_TABLE.strip(), layout=layout_table(OBS_LAYOUT))
 
-EPISODES = ("game", "deal")
-REWARDS = ("points", "win")
 AUCTIONS = ("single_round", "open")
 
 
 @dataclasses.dataclass(frozen=True)
-class GhostRules:
+class GhostRules(Rules):
     """Rules options of Ghost Hand Euchre (defaults as in RULES.md).
 
     auction: "single_round" (each seat acts once) or "open" (bidding goes round
@@ -160,88 +161,62 @@ class GhostRules:
     target_score: int = 32
     max_deals: int = 200
 
-    def __post_init__(self):
-        check_choice("auction", self.auction, AUCTIONS)
-        if not isinstance(self.allow_renege, (bool, np.bool_)):
-            raise ValueError(f"allow_renege must be a bool, got {self.allow_renege!r}")
-        check_int("renege_penalty", self.renege_penalty, 0)
-        check_int("moon_points", self.moon_points, 0)
-        check_int("moon_set_penalty", self.moon_set_penalty, 0)
-        check_int("target_score", self.target_score, 1)
-        check_int("max_deals", self.max_deals, 1)
+    CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {"auction": AUCTIONS}
 
 
 @dataclasses.dataclass
-class GhostState(BatchState):
-    """N Ghost Hand games. Seats are absolute (0..2); -1 means none.
+class GhostState(EpisodeState):
+    """N Ghost Hand games: the fields of :class:`core.EpisodeState` and these. Seats are absolute (0..2); -1 means none.
 
     Hands are uint32 card masks (bit c set = card c held). [N, K] fields are
-    stored seat-major (see :class:`core.BatchState`).
+    stored seat-major (see :class:`core.BatchState`). Fields marked per deal
+    are set back to their initial value when a deal starts.
     """
 
-    keys: np.ndarray  # uint64[N] dealing stream key of each game
-    episode: np.ndarray  # int64[N] episodes started with this key
-    episode_key: np.ndarray  # uint64[N] dealing key of the current episode
-    chosen: np.ndarray  # uint32[N, K, 4] chosen deals (seat 0..2 hands, ghost)
-    num_chosen: np.ndarray  # int32[N] how many of ``chosen`` this episode uses
-    deal_number: np.ndarray  # int32[N] deals dealt this episode, redeals included
-    dealer: np.ndarray  # int8[N]
-    scores: np.ndarray  # int32[N, 3] game score by seat
-    hands: np.ndarray  # uint32[N, 3] cards held by each seat
-    ghost: np.ndarray  # uint32[N] the ghost hand; after a swap, the dead hand
-    phase: np.ndarray  # int8[N] AUCTION, TRUMP, PLAY or OVER
-    player: np.ndarray  # int8[N] seat to act (-1 when OVER)
-    swapper: np.ndarray  # int8[N] seat that took the ghost hand
-    acted: np.ndarray  # bool[N, 3] seat has bid or passed this deal
-    passed_at: (
-        np.ndarray
-    )  # int8[N, 3] -1, else the high bid index (0 none, 1..3 = 3..5) when it passed
-    bids: np.ndarray  # int8[N, 4] seat that bid 3, 4, 5, moon
-    high_bid: np.ndarray  # int8[N] 0 (none), 3, 4, 5 or 6 (moon)
-    declarer: np.ndarray  # int8[N]
-    trump: np.ndarray  # int8[N] suit 0..3, -1 before it is named
-    leader: np.ndarray  # int8[N] seat that led the current trick
-    led_suit: np.ndarray  # int8[N] effective suit led in the current trick, -1 none
-    trick: np.ndarray  # int8[N, 3] card each seat put in the current trick, -1 none
-    trick_number: np.ndarray  # int8[N] tricks completed this deal
-    played_cards: np.ndarray  # uint32[N, 3] cards each seat has played this deal
-    trick_cards: np.ndarray  # uint32[N, 6] cards played in trick k
-    tricks_won: np.ndarray  # int8[N, 3]
-    reneges: np.ndarray  # int8[N, 3] plays that broke the follow-suit rule this deal
+    deal_width = 4  # a chosen deal: seat 0..2 hands, ghost
+    score_width = NUM_PLAYERS  # game score by seat
+
+    hands: np.ndarray = column(HAND_DTYPE, NUM_PLAYERS)  # cards held by each seat
+    ghost: np.ndarray = column(HAND_DTYPE)  # the ghost hand; after a swap, the dead hand
+    # per deal:
+    swapper: np.ndarray = column(np.int8, fill=NO_SEAT, per_deal=True)  # took the ghost hand
+    acted: np.ndarray = column(bool, NUM_PLAYERS, per_deal=True)  # seat has bid or passed
+    passed_at: np.ndarray = column(
+        np.int8, NUM_PLAYERS, fill=-1, per_deal=True
+    )  # -1, else the high bid index (0 none, 1..3 = 3..5) when it passed
+    bids: np.ndarray = column(
+        np.int8, len(BID_LEVELS), fill=NO_SEAT, per_deal=True
+    )  # seat that bid 3, 4, 5, moon
+    high_bid: np.ndarray = column(np.int8, per_deal=True)  # 0 (none), 3, 4, 5 or 6 (moon)
+    declarer: np.ndarray = column(np.int8, fill=NO_SEAT, per_deal=True)
+    trump: np.ndarray = column(np.int8, fill=-1, per_deal=True)  # suit 0..3, -1 before it is named
+    leader: np.ndarray = column(np.int8, fill=NO_SEAT, per_deal=True)  # led the current trick
+    led_suit: np.ndarray = column(np.int8, fill=-1, per_deal=True)  # effective suit led, -1 none
+    trick: np.ndarray = column(
+        np.int8, NUM_PLAYERS, fill=-1, per_deal=True
+    )  # card each seat put in the current trick
+    trick_number: np.ndarray = column(np.int8, per_deal=True)  # tricks completed this deal
+    played_cards: np.ndarray = column(HAND_DTYPE, NUM_PLAYERS, per_deal=True)  # played this deal
+    trick_cards: np.ndarray = column(HAND_DTYPE, NUM_TRICKS, per_deal=True)  # played in trick k
+    tricks_won: np.ndarray = column(np.int8, NUM_PLAYERS, per_deal=True)
+    reneges: np.ndarray = column(
+        np.int8, NUM_PLAYERS, per_deal=True
+    )  # plays that broke follow-suit
 
 
 @dataclasses.dataclass
-class GhostDealSummary:
-    """Every deal that ended in one step; arrays have one row per such deal.
+class GhostDealSummary(DealSummary):
+    """Every deal that ended in one step (see :class:`core.DealSummary`: game, thrown_in, dealer, tricks, points and scores by seat).
 
-    game: int[M] game index; thrown_in: bool[M] all passed (no play, 0 points);
-    dealer, declarer, swapper: int8[M] (-1 none); bid: int8[M] 0 none, 3..5, 6 moon;
-    trump: int8[M]; tricks, reneges: int8[M, 3] and points: int32[M, 3] by seat;
-    scores: int32[M, 3] game scores after the deal.
+    declarer, swapper: int8[M] (-1 none); bid: int8[M] 0 none, 3..5, 6 moon;
+    trump: int8[M]; reneges: int8[M, 3] by seat.
     """
 
-    game: np.ndarray
-    thrown_in: np.ndarray
-    dealer: np.ndarray
     declarer: np.ndarray
     swapper: np.ndarray
     bid: np.ndarray
     trump: np.ndarray
-    tricks: np.ndarray
     reneges: np.ndarray
-    points: np.ndarray
-    scores: np.ndarray
-
-
-_NO_GAMES = np.zeros(0, dtype=np.int64)
-_NO_DEALS = GhostDealSummary(
-    **{
-        f.name: np.zeros(
-            (0, NUM_PLAYERS) if f.name in ("tricks", "reneges", "points", "scores") else 0, np.int8
-        )
-        for f in dataclasses.fields(GhostDealSummary)
-    }
-)  # the summary of a step in which no deal ended (read-only by convention)
 
 
 def _passed_index_table():
@@ -252,6 +227,7 @@ def _passed_index_table():
 
 
 _PASSED_INDEX = _passed_index_table()
+_NO_GAMES = np.zeros(0, dtype=np.int64)
 
 
 def _action_tail_table():
@@ -281,7 +257,6 @@ _ACTION_TAIL_BITS = (
 
 _CARD_BLOCKS = 14  # hand, dead hand, 3 played-by, 6 tricks, 3 current-trick cards
 assert OBS_OFFSETS["current_trick"][1] == _CARD_BLOCKS * NUM_CARDS
-_CARD_BIT_OR_NONE = np.append(CARD_BIT, HAND_DTYPE(0))  # index -1 (no card) -> empty mask
 _REL_OF_SEAT = (
     np.arange(NUM_PLAYERS)[:, None] + np.arange(NUM_PLAYERS)
 ) % NUM_PLAYERS  # [r, observer] -> seat
@@ -306,44 +281,37 @@ assert OBS_OFFSETS["bids"][1] - _FLAGS_START == len(_SEAT_FIELDS) * NUM_PLAYERS
 
 def _seat_flag_table():
     """uint64[8 * 12]: [field i, (seat + 1) * 3 + observer] -> the bit of the seat relative to the observer."""
-    table = np.zeros((len(_SEAT_FIELDS), NUM_PLAYERS + 1, NUM_PLAYERS), np.uint64)
-    for field in range(len(_SEAT_FIELDS)):
-        for seat in range(NUM_PLAYERS):
-            for observer in range(NUM_PLAYERS):
-                table[field, seat + 1, observer] = 1 << (
-                    field * NUM_PLAYERS + (seat - observer) % NUM_PLAYERS
-                )
-    return table.reshape(-1)
+    codes = relative_seat_codes(NUM_PLAYERS)
+    return np.concatenate(
+        [
+            one_hot_bits(one_hot_table([NUM_PLAYERS]), field * NUM_PLAYERS)[codes]
+            for field in range(len(_SEAT_FIELDS))
+        ]
+    )
 
 
 def _pass_flag_table():
     """uint64[3 * 5]: [relative seat r, passed_at + 1] -> its bit in "passes" (none when it has not passed)."""
-    table = np.zeros((NUM_PLAYERS, 5), np.uint64)
     start = OBS_OFFSETS["passes"][0] - _FLAGS_START
-    for rel in range(NUM_PLAYERS):
-        for passed in range(4):
-            table[rel, passed + 1] = 1 << (start + rel * 4 + passed)
-    return table.reshape(-1)
+    return np.concatenate(
+        [one_hot_bits(one_hot_table([4]), start + rel * 4) for rel in range(NUM_PLAYERS)]
+    )
 
 
 def _table_flag_table():
     """uint64[7 * 5 * 4]: [high bid 0..6, trump + 1, phase] -> the bits of contract, trump and phase."""
-    table = np.zeros((MOON_LEVEL + 1, NUM_SUITS + 1, 4), np.uint64)
-    contract, trump, phase = (
-        OBS_OFFSETS[name][0] - _FLAGS_START for name in ("contract", "trump", "phase")
+    bits = one_hot_bits(one_hot_table([4, NUM_SUITS, 3]), OBS_OFFSETS["contract"][0] - _FLAGS_START)
+    contract = [0, 0, 0, 1, 2, 3, 4]  # high bid 0..6 -> contract digit (0: none)
+    phase = {AUCTION: 1, TRUMP: 2, PLAY: 3, OVER: 0}  # phase -> phase digit (0: none)
+    return np.array(
+        [
+            bits[contract[high] + 5 * suit + 25 * phase[game_phase]]
+            for high in range(MOON_LEVEL + 1)
+            for suit in range(NUM_SUITS + 1)
+            for game_phase in (AUCTION, TRUMP, PLAY, OVER)
+        ],
+        np.uint64,
     )
-    for high in range(MOON_LEVEL + 1):
-        for suit in range(-1, NUM_SUITS):
-            for game_phase in (AUCTION, TRUMP, PLAY, OVER):
-                bits = 0
-                if high >= 3:
-                    bits |= 1 << (contract + high - 3)
-                if suit >= 0:
-                    bits |= 1 << (trump + suit)
-                if game_phase != OVER:
-                    bits |= 1 << (phase + game_phase)
-                table[high, suit + 1, game_phase] = bits
-    return table.reshape(-1)
 
 
 _SEAT_FLAGS = _seat_flag_table()
@@ -352,7 +320,9 @@ _SEAT_FIELD_BASE = (np.arange(len(_SEAT_FIELDS), dtype=np.intp) * (NUM_PLAYERS +
 ]
 _PASS_FLAGS = _pass_flag_table()
 _TABLE_FLAGS = _table_flag_table()
-_FLAG_BLOCK = np.uint64((1 << NUM_CARDS) - 1)
+assert (OBS_OFFSETS["trump"][0], OBS_OFFSETS["phase"][0]) == tuple(
+    OBS_OFFSETS["contract"][0] + k for k in (4, 8)
+)  # contract, trump and phase are adjacent: one mixed-radix table
 
 
 def _next_seat(seat):
@@ -360,102 +330,43 @@ def _next_seat(seat):
     return seat + 1 - NUM_PLAYERS * (seat == NUM_PLAYERS - 1)
 
 
-class GhostEuchre(BatchedGame[GhostRules]):
+class GhostEuchre(BatchedGame[GhostRules, GhostState, GhostDealSummary]):
     """The rules of Ghost Hand Euchre over batches of games.
 
-    episode: "game" (deals until a player wins at target_score) or "deal" (one
-    deal; an all-pass deal ends it with 0 points). reward: "points" (each seat's
-    score change, when a deal is scored) or "win" (at game end: +1 winner, -1/2
-    each other seat, 0 on truncation; needs episode="game"). Other keyword
-    arguments are :class:`GhostRules`.
+    ``GhostEuchre(episode="game", reward="points", **rules)``: episode "game"
+    (deals until one player alone has target_score) or "deal" (one deal; an
+    all-pass deal ends it with 0 points); reward "points" (each seat's score
+    change, when a deal is scored) or "win" (at game end: +1 winner, -1/2 each
+    other seat, 0 on truncation; needs episode="game"). Other keyword arguments
+    are :class:`GhostRules`. Episodes, deals and game ends run on the skeleton
+    :class:`core.BatchedGame`; this class holds the rules.
     """
 
     num_players = NUM_PLAYERS
     num_actions = NUM_ACTIONS
     obs_size = OBS_SIZE
     over_phase = OVER
+    loss_reward = -0.5
+    rules_type = GhostRules
+    state_type = GhostState
+    summary_type = GhostDealSummary
+    score_column = np.arange(NUM_PLAYERS)  # every seat keeps its own score
+    deal_keys = ("hands", "ghost")  # {"hands": [[6 ids] x 3], "ghost": [6 ids]}
+    hand_size = HAND_SIZE
 
-    def __init__(self, episode="game", reward="points", **rules):
-        check_choice("episode", episode, EPISODES)
-        check_choice("reward", reward, REWARDS)
-        if reward == "win" and episode != "game":
-            raise ValueError("reward='win' needs episode='game' (a single deal has no winner)")
-        unknown = set(rules) - {f.name for f in dataclasses.fields(GhostRules)}
-        if unknown:
-            raise ValueError(
-                f"unknown rules option(s) {sorted(unknown)}; "
-                f"expected some of {[f.name for f in dataclasses.fields(GhostRules)]}"
-            )
-        self.episode = episode
-        self.reward = reward
-        self.rules = GhostRules(**rules)
-
-    # ----------------------------------------------------------------- episodes
-    def init(self, keys, options=None):
-        """A new batch: one game per stream key (uint64[N]), first deal dealt.
-
-        options: None, one dict for every game, or a list of N dicts (or None),
-        each with optional ``dealer`` (0..2) and ``deals`` (list of
-        ``{"hands": [[6 ids] x 3], "ghost": [6 ids]}`` used in order).
-        """
-        n = len(keys)
-        i8 = lambda *shape: np.full((n, *shape), -1, dtype=np.int8)  # noqa: E731
-        state = GhostState(
-            keys=np.asarray(keys, dtype=np.uint64).copy(),
-            episode=np.zeros(n, np.int64),
-            episode_key=np.zeros(n, np.uint64),
-            chosen=np.zeros((n, 0, 4), HAND_DTYPE),
-            num_chosen=np.zeros(n, np.int32),
-            deal_number=np.zeros(n, np.int32),
-            dealer=i8(),
-            scores=np.zeros((n, NUM_PLAYERS), np.int32),
-            hands=np.zeros((n, NUM_PLAYERS), HAND_DTYPE),
-            ghost=np.zeros(n, HAND_DTYPE),
-            phase=i8(),
-            player=i8(),
-            swapper=i8(),
-            acted=np.zeros((n, NUM_PLAYERS), bool),
-            passed_at=i8(NUM_PLAYERS),
-            bids=i8(len(BID_LEVELS)),
-            high_bid=np.zeros(n, np.int8),
-            declarer=i8(),
-            trump=i8(),
-            leader=i8(),
-            led_suit=i8(),
-            trick=i8(NUM_PLAYERS),
-            trick_number=np.zeros(n, np.int8),
-            played_cards=np.zeros((n, NUM_PLAYERS), HAND_DTYPE),
-            trick_cards=np.zeros((n, NUM_TRICKS), HAND_DTYPE),
-            tricks_won=np.zeros((n, NUM_PLAYERS), np.int8),
-            reneges=np.zeros((n, NUM_PLAYERS), np.int8),
+    # ----------------------------------------------------------------- deals
+    @staticmethod
+    def _deal_row(hands, deal):
+        """[3 hand masks, ghost mask] of a chosen deal."""
+        return dealing.parse_deal(
+            [*hands, deal["ghost"]], [HAND_SIZE] * 4, ["seat 0", "seat 1", "seat 2", "ghost"]
         )
-        self.start_episodes(state, np.arange(n), options)
-        return state
 
     @staticmethod
-    def _parse_deal(deal, game, number):
-        where = f"game {game}, deal {number}"
-        if not isinstance(deal, dict) or set(deal) != {"hands", "ghost"}:
-            raise ValueError(
-                f"{where}: a deal is a dict with keys 'hands' and 'ghost', got {deal!r}"
-            )
-        hands = list(deal["hands"])
-        if len(hands) != NUM_PLAYERS:
-            raise ValueError(f"{where}: 'hands' must hold 3 hands, got {len(hands)}")
-        try:
-            return dealing.parse_deal(
-                [*hands, deal["ghost"]], [HAND_SIZE] * 4, ["seat 0", "seat 1", "seat 2", "ghost"]
-            )
-        except ValueError as error:
-            raise ValueError(f"{where}: {error}") from None
-
-    def _start_deals(self, state, games):
-        """Deal the next deal in ``games`` and open its auction."""
-        number = state.deal_number[games]
-        use_chosen = number < state.num_chosen[games]
-        deck = dealing.random_deals(state.episode_key[games], number)
-        bits = CARD_BIT.take(deck).reshape(len(games), 4, HAND_SIZE)
-        dealt = (
+    def _deal_rows(deck):
+        """uint32[M, 4]: hands of seats 0..2 and the ghost hand, six consecutive cards of the deck each."""
+        bits = CARD_BIT.take(deck).reshape(len(deck), 4, HAND_SIZE)
+        return (
             bits[:, :, 0]
             | bits[:, :, 1]
             | bits[:, :, 2]
@@ -463,31 +374,18 @@ class GhostEuchre(BatchedGame[GhostRules]):
             | bits[:, :, 4]
             | bits[:, :, 5]
         )
-        if use_chosen.any():
-            rows = games[use_chosen]
-            dealt[use_chosen] = state.chosen[rows, number[use_chosen]]
-        state.deal_number[games] += 1
-        put_rows(state.hands, games, dealt[:, :NUM_PLAYERS])
-        state.ghost[games] = dealt[:, NUM_PLAYERS]
+
+    @staticmethod
+    def _open_deal(state, games, rows):
+        """Give out the hands and the ghost hand; the auction opens left of the dealer."""
+        put_rows(state.hands, games, rows[:, :NUM_PLAYERS])
+        state.ghost[games] = rows[:, NUM_PLAYERS]
         state.phase[games] = AUCTION
         state.player[games] = _next_seat(state.dealer[games])
-        for field in (state.high_bid, state.trick_number):
-            field[games] = 0
-        for field in (state.swapper, state.declarer, state.trump, state.leader, state.led_suit):
-            field[games] = -1
-        fill_rows(
-            (state.acted, state.tricks_won, state.reneges, state.played_cards, state.trick_cards),
-            games,
-            0,
-        )
-        fill_rows((state.passed_at, state.bids, state.trick), games, -1)
 
     # ---------------------------------------------------------------- decisions
-    def legal_cards(self, state):
-        """uint32[N]: cards the player to act may play (0 outside the play phase)."""
-        return self._legal_cards(state, seat_lanes(state.player, NUM_PLAYERS))
-
     def _legal_cards(self, state, lanes):
+        """uint32[N]: cards the player to act (bool[3, N] seat lanes) may play; 0 outside the play phase."""
         hand = at_seat(state.hands, lanes)
         if not self.rules.allow_renege:
             hand = playable_cards(hand, state.led_suit, state.trump)
@@ -500,17 +398,12 @@ class GhostEuchre(BatchedGame[GhostRules]):
         code = state.phase * 16 + state.high_bid * 2 + can_swap  # (NumPy's int8 shifts are slow)
         return self._legal_cards(state, lanes).astype(np.uint64) | _ACTION_TAIL_BITS.take(code)
 
-    def step(self, state, actions, auto_reset=False) -> StepResult[GhostDealSummary]:
-        """Apply one legal action per game (int[N]), in place; returns a StepResult.
+    def _apply(self, state, action):
+        """One decision in every game (int8[N]); returns the games whose deal was played out, then thrown in.
 
-        Actions are not checked here (adapters check them once, with
-        :func:`core.check_actions`); a finished game (phase OVER) must not be stepped.
-        With ``auto_reset`` a game that ends starts its next episode in the same
-        call (as :meth:`next_episodes` would); the result still reports its end.
         Card plays, the bulk of the decisions, are applied to the whole batch at
         once; the auction and the naming of trump to the games concerned only.
         """
-        action = np.asarray(actions).astype(np.int8)
         phase = state.phase
         auction = np.flatnonzero(phase == AUCTION)  # all taken before any game moves on
         naming = np.flatnonzero(phase == TRUMP)
@@ -520,11 +413,7 @@ class GhostEuchre(BatchedGame[GhostRules]):
         )
         if len(naming):
             self._apply_trump(state, naming, action[naming])
-        if len(thrown_in) or len(scored):
-            return self._end_deals(state, thrown_in, scored, auto_reset)
-        n = state.num_games
-        zeros = np.zeros(n, bool)
-        return StepResult(np.zeros((n, NUM_PLAYERS), np.float32), zeros, zeros.copy(), _NO_DEALS)
+        return scored, thrown_in
 
     def _apply_auction(self, state, games, actions):
         """Swap, pass or bid; returns the games whose deal was thrown in (all passed)."""
@@ -639,46 +528,25 @@ class GhostEuchre(BatchedGame[GhostRules]):
         )
         return points - take_rows(state.reneges, games).astype(np.int32) * rules.renege_penalty
 
-    def _end_deals(self, state, thrown_in, scored, auto_reset) -> StepResult[GhostDealSummary]:
-        """Score finished deals, decide game ends, deal again where play goes on."""
-        n = state.num_games
-        rewards = np.zeros((n, NUM_PLAYERS), np.float32)
-        terminated = np.zeros(n, bool)
-        truncated = np.zeros(n, bool)
-        points = self.deal_points(state, scored)
-        put_rows(state.scores, scored, take_rows(state.scores, scored) + points)
-        if self.reward == "points":
-            put_rows(rewards, scored, points)
-        ended = np.concatenate([scored, thrown_in])
-        all_points = np.concatenate([points, np.zeros((len(thrown_in), NUM_PLAYERS), np.int32)])
-        summary = GhostDealSummary(
-            game=ended,
-            thrown_in=np.arange(len(ended)) >= len(scored),
-            dealer=state.dealer[ended],
-            declarer=state.declarer[ended],
-            swapper=state.swapper[ended],
-            bid=state.high_bid[ended],
-            trump=state.trump[ended],
-            tricks=take_rows(state.tricks_won, ended),
-            reneges=take_rows(state.reneges, ended),
-            points=all_points,
-            scores=take_rows(state.scores, ended),
+    @staticmethod
+    def _summary_fields(state, games):
+        return {
+            "declarer": state.declarer[games],
+            "swapper": state.swapper[games],
+            "bid": state.high_bid[games],
+            "trump": state.trump[games],
+            "reneges": take_rows(state.reneges, games),
+        }
+
+    def _game_won(self, scores):
+        """bool[M]: one seat alone leads and has at least target_score (a tie at the top plays on)."""
+        top = np.maximum(np.maximum(scores[:, 0], scores[:, 1]), scores[:, 2])
+        leaders = scores == top[:, None]
+        return (
+            (leaders[:, 0] ^ leaders[:, 1] ^ leaders[:, 2])
+            & ~(leaders[:, 0] & leaders[:, 1])
+            & (top >= self.rules.target_score)
         )
-        if self.episode == "deal":
-            over = np.ones(len(ended), bool)
-        else:
-            scores = summary.scores
-            top = np.maximum(np.maximum(scores[:, 0], scores[:, 1]), scores[:, 2])
-            leaders = scores == top[:, None]
-            over = (
-                (leaders[:, 0] ^ leaders[:, 1] ^ leaders[:, 2])
-                & ~(leaders[:, 0] & leaders[:, 1])
-                & (top >= self.rules.target_score)
-            )
-            if self.reward == "win":
-                rewards[ended[over]] = np.where(leaders[over], 1.0, -0.5)
-        self._close_games(state, ended, over, terminated, truncated, auto_reset)
-        return StepResult(rewards, terminated, truncated, summary)
 
     # ------------------------------------------------------------- observation
     def observe(self, state, seats):
@@ -697,7 +565,7 @@ class GhostEuchre(BatchedGame[GhostRules]):
         blocks[:, 1] = state.ghost * (state.swapper == seats)
         blocks[:, 2:5] = seat_view(state.played_cards).take(cells).T
         blocks[:, 5:11] = state.trick_cards
-        blocks[:, 11:14] = _CARD_BIT_OR_NONE.take(seat_view(state.trick).take(cells)).T
+        blocks[:, 11:14] = CARD_BIT_OR_NONE.take(seat_view(state.trick).take(cells)).T
 
         seat_fields = np.empty((len(_SEAT_FIELDS), n), np.intp)  # absolute seat or -1
         seat_fields[0] = state.swapper
@@ -716,7 +584,7 @@ class GhostEuchre(BatchedGame[GhostRules]):
         flags |= _TABLE_FLAGS.take(
             (state.high_bid * 5 + state.trump).astype(np.intp) * 4 + state.phase + 4
         )
-        blocks[:, _CARD_BLOCKS] = flags & _FLAG_BLOCK
+        blocks[:, _CARD_BLOCKS] = flags & FLAG_BLOCK
         blocks[:, _CARD_BLOCKS + 1] = flags >> np.uint64(NUM_CARDS)
 
         obs = np.empty((n, OBS_SIZE), dtype=np.float32)

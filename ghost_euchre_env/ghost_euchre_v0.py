@@ -128,9 +128,6 @@ Version history
 
 from typing import ClassVar
 
-import numpy as np
-from pettingzoo.utils import wrappers
-
 from .aec import EuchreAEC, seat_names
 from .core import layout_table
 from .ghost import (
@@ -139,7 +136,6 @@ from .ghost import (
     NUM_TRICKS,
     OBS_LAYOUT,
     OBS_OFFSETS,
-    OBS_SIZE,
     PHASE_NAMES,
     GhostEuchre,
     action_name,
@@ -151,35 +147,19 @@ __doc__ = (__doc__ or "").format(actions=ACTION_TABLE.strip(), layout=layout_tab
 AGENTS = seat_names(NUM_PLAYERS)
 
 
-def env(
-    render_mode=None,
-    episode="game",
-    reward="points",
-    illegal_action="raise",
-    illegal_action_penalty=-1.0,
-    **rules,
-):
-    """The environment wrapped in PettingZoo's order-enforcing wrapper (the usual entry point)."""
-    return wrappers.OrderEnforcingWrapper(
-        raw_env(render_mode, episode, reward, illegal_action, illegal_action_penalty, **rules)
-    )
+def score_bounds(rules):
+    """(low, high) of the scores columns under ``rules`` (a GhostRules).
 
-
-def observation_bounds(rules):
-    """(low, high) float32[390] bounds of the observation under ``rules`` (a GhostRules).
-
-    Every field lies in [0, 1] but the scores, which a game can push, per deal
-    and for at most ``max_deals`` deals, from -(a set bid + 6 reneges) to a made moon.
+    A game can push a score, per deal and for at most ``max_deals`` deals, from
+    -(a set bid + 6 reneges) to a made moon.
     """
-    low = np.zeros(OBS_SIZE, np.float32)
-    high = np.ones(OBS_SIZE, np.float32)
     reneges = NUM_TRICKS * rules.renege_penalty if rules.allow_renege else 0
     worst_deal = max(5, rules.moon_set_penalty) + reneges
     best_deal = max(NUM_TRICKS, rules.moon_points)
-    start, stop = OBS_OFFSETS["scores"]
-    low[start:stop] = -rules.max_deals * worst_deal / rules.target_score
-    high[start:stop] = rules.max_deals * best_deal / rules.target_score
-    return low, high
+    return (
+        -rules.max_deals * worst_deal / rules.target_score,
+        rules.max_deals * best_deal / rules.target_score,
+    )
 
 
 class raw_env(EuchreAEC):
@@ -193,7 +173,8 @@ class raw_env(EuchreAEC):
     agent_names = AGENTS
     phase_names = PHASE_NAMES
     action_name = staticmethod(action_name)
-    observation_bounds = staticmethod(observation_bounds)
+    scores_field = OBS_OFFSETS["scores"]
+    score_bounds = staticmethod(score_bounds)
     render_table = staticmethod(render_ghost)
 
     no_deal: ClassVar[dict] = {  # copied by the env, never handed out itself
@@ -210,18 +191,17 @@ class raw_env(EuchreAEC):
         "scores": (0,) * NUM_PLAYERS,
     }
 
-    def deal_info(self, deals, deal_number):
-        """The one finished deal in a batch-of-one GhostDealSummary, as a dict of numbers."""
+    @staticmethod
+    def deal_details(deals):
+        """Declarer, swapper, bid (0 none, 3..5, 6 moon) and reneges of the one deal of a GhostDealSummary."""
         return {
-            "deal": deal_number,
-            "thrown_in": bool(deals.thrown_in[0]),
-            "dealer": int(deals.dealer[0]),
             "declarer": int(deals.declarer[0]),
             "swapper": int(deals.swapper[0]),
             "bid": int(deals.bid[0]),
-            "trump": int(deals.trump[0]),
-            "tricks": tuple(deals.tricks[0].tolist()),
             "reneges": tuple(deals.reneges[0].tolist()),
-            "points": tuple(deals.points[0].tolist()),
-            "scores": tuple(deals.scores[0].tolist()),
         }
+
+
+env = (
+    raw_env.wrapped
+)  # env(render_mode=None, episode="game", reward="points", ...): the usual entry point

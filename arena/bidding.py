@@ -1,0 +1,175 @@
+"""What a bidding match measures: contracts by level, points per contract, paired points differences.
+
+A *bidding match* is a duplicate match in which every seat's card play is made
+by one policy (``evaluate.py ... --card-play SPEC``: each player's own policy
+makes only its auction and trump decisions, :func:`bidding_players`), so the
+differences between the players are differences of bidding alone.
+
+Per player (Ghost Hand): contracts by level (3, 4, 5, moon) and how many were
+made, points per contract (the declarer's deal points, averaged over its
+contracts) and points per deal. The difference of two players' points per deal
+is *paired by deal sequence*: every sequence is played with every seating on the
+same cards, so for each sequence the difference of the two players' points per
+deal is computed, and the interval is mean +- 1.96 sd / sqrt(sequences) over
+the sequences (a normal interval; sequences are independent).
+"""
+
+import math
+
+import numpy as np
+
+from agents.composite import CompositePolicy
+from arena.match import build_players, make_game, run_match
+from arena.regret import RecordingPolicy, bid_regret
+from arena.report import format_rows
+from arena.stats import Z95
+from ghost_euchre_env.ghost import BID_LEVELS
+
+LEVEL_NAMES = ("3", "4", "5", "moon")
+
+
+def bidding_players(players, card_play, game, seed):
+    """The players of a bidding match: each spec's policy bids, ``card_play`` (a spec) plays every card.
+
+    Returns Policy objects named as the given specs (``composite[SPEC | CARD_PLAY]``
+    underneath), seeded as a match seeds its players.
+    """
+    specs = [f"composite[{spec} | {card_play}]" for spec in players]
+    policies, _, _ = build_players(specs, game, seed)
+    for policy, spec in zip(policies, players, strict=True):
+        assert isinstance(policy, CompositePolicy)
+        policy.name = spec.strip()
+    return policies
+
+
+def run_bidding_match(
+    players,
+    card_play=None,
+    regret_decisions=0,
+    regret_worlds=32,
+    games=300,
+    seed=0,
+    episode="game",
+    rules=None,
+    num_envs=None,
+    progress=False,
+):
+    """A Ghost Hand duplicate match of ``players`` (specs or Policies), as a bidding match when ``card_play`` is given.
+
+    card_play: None (each player plays its own cards) or the spec that plays
+    every card; regret_decisions: auction decisions per player sampled for the
+    bid regret (0: none), each valued on ``regret_worlds`` worlds with the rest
+    of the deal played by card_play (default heuristic). Returns (MatchResult,
+    one arena.regret.Regret per player or None). Other arguments: ``run_match``'s.
+    """
+    game = make_game("ghost", episode, rules)
+    if card_play is not None:
+        players = bidding_players(players, card_play, game, seed)
+    recorders = None
+    if regret_decisions:
+        policies, names, _ = build_players(players, game, seed)
+        recorders = [
+            RecordingPolicy(policy, regret_decisions, seed=seed + index)
+            for index, policy in enumerate(policies)
+        ]
+        for recorder, name in zip(recorders, names, strict=True):
+            recorder.name = name
+        players = recorders
+    result = run_match(players, "ghost", games, seed, episode, rules, num_envs, progress)
+    if recorders is None:
+        return result, None
+    regrets = []
+    for index, recorder in enumerate(recorders):
+        sample = recorder.sample()
+        if sample is None:
+            raise ValueError(f"player {recorder.name!r} made no auction decision with a choice")
+        regrets.append(
+            bid_regret(game, *sample, card_play or "heuristic", regret_worlds, seed=seed + index)
+        )
+    return result, regrets
+
+
+def bidding_stats(result):
+    """One dict per player of a Ghost Hand :class:`arena.match.MatchResult`: contracts by level and more.
+
+    Keys: ``contracts_by_level`` {level: [contracts, made]}, ``points_per_contract``
+    (None without contracts), ``points_per_deal``.
+    """
+    deals = result.deal_summary
+    num_players = len(result.players)
+    players = result.seat_player[deals.game]  # [M, 3] player at each seat
+    rows = np.arange(len(deals.game))
+    declarer = np.where(deals.thrown_in, -1, deals.declarer).astype(np.int64)
+    contract = declarer >= 0
+    seat = np.maximum(declarer, 0)
+    who = players[rows, seat]
+    made = contract & (deals.tricks[rows, seat] >= deals.bid)
+    points = deals.points[rows, seat]
+    stats = []
+    for p in range(num_players):
+        mine = contract & (who == p)
+        by_level = {
+            name: [
+                int((mine & (deals.bid == level)).sum()),
+                int((mine & made & (deals.bid == level)).sum()),
+            ]
+            for level, name in zip(BID_LEVELS, LEVEL_NAMES, strict=True)
+        }
+        stats.append(
+            {
+                "contracts_by_level": by_level,
+                "points_per_contract": float(points[mine].mean()) if mine.any() else None,
+                "points_per_deal": result.players[p]["mean_points_per_deal"],
+            }
+        )
+    return stats
+
+
+def points_difference(result, a, b):
+    """(mean, (lo, hi)): player a's points per deal minus player b's, paired by deal sequence (95%)."""
+    deals = result.deal_summary
+    num_players = len(result.players)
+    sequences = result.num_sequences
+    players = result.seat_player[deals.game]  # [M, 3]
+    cell = result.sequence[deals.game][:, None] * num_players + players
+    size = sequences * num_players
+    sums = np.bincount(cell.ravel(), weights=deals.points.ravel(), minlength=size)
+    counts = np.bincount(cell.ravel(), minlength=size)
+    per_deal = (sums / np.maximum(counts, 1)).reshape(sequences, num_players)
+    diff = per_deal[:, a] - per_deal[:, b]
+    mean = float(diff.mean())
+    half = Z95 * float(diff.std(ddof=1)) / math.sqrt(len(diff)) if len(diff) > 1 else math.inf
+    return mean, (mean - half, mean + half)
+
+
+def bidding_table(result, regrets=None):
+    """The bidding lines of a match as a text table (regrets: one arena.regret.Regret per player, or None)."""
+    header = ["player", *(f"bid {n} (made)" for n in LEVEL_NAMES), "pts/contract", "pts/deal"]
+    header += [f"pts/deal - {p['name']} [95% CI]" for p in result.players[1:]]
+    if regrets is not None:
+        header += ["bid regret [95% CI]", "oracle's choice"]
+    rows = [header]
+    for p, stats in enumerate(bidding_stats(result)):
+        per_contract = stats["points_per_contract"]
+        row = [
+            result.players[p]["name"],
+            *(f"{n} ({m})" for n, m in stats["contracts_by_level"].values()),
+            "-" if per_contract is None else f"{per_contract:+.2f}",
+            f"{stats['points_per_deal']:+.3f}",
+        ]
+        for other in range(1, len(result.players)):
+            if other == p:
+                row.append("")
+                continue
+            mean, (lo, hi) = points_difference(result, p, other)
+            row.append(f"{mean:+.3f} [{lo:+.3f}, {hi:+.3f}]")
+        if regrets is not None:
+            r = regrets[p]
+            row += [f"{r.mean:.3f} [{r.ci95[0]:.3f}, {r.ci95[1]:.3f}]", f"{r.best_rate:.0%}"]
+        rows.append(row)
+    return "\n".join(
+        [
+            "bidding (paired by deal sequence; regret in points per auction decision):",
+            *format_rows(rows),
+        ]
+    )
