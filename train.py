@@ -1264,7 +1264,9 @@ def collect_rollout(run, buf):
             )
         elif warming_up and config.imitate_card_play:  # and its choices in the network's card play
             both = np.concatenate([taught, learners])
-            choice = np.concatenate([actions[taught], run.heuristic.act(obs[learners], mask[learners])])
+            choice = np.concatenate(
+                [actions[taught], run.heuristic.act(obs[learners], mask[learners])]
+            )
             lessons.append((obs[both], mask[both], choice))
         elif warming_up:
             lessons.append((obs[taught], mask[taught], actions[taught]))

@@ -218,9 +218,9 @@ def test_warm_up_lessons_in_classic(imitate, torch_globals):
         {"variant": "classic", "num_envs": 16, "num_steps": 40, "hidden_sizes": [16],
          "pool_size": 2, "bidding_warmup_steps": 10**6, "imitate_card_play": imitate}
     )  # fmt: skip
-    run = train.setup(config)
+    run = train.setup(config, train.Ranks(0, 1, torch.device("cpu"), 60.0))
     game = run.game
-    buf = train.RolloutBuffer(run.batch_size, game.obs_size, game.num_actions, 16, 4)
+    buf = train.RolloutBuffer(16 * 40, game.obs_size, game.num_actions, 16, 4)
     _, lessons = train.collect_rollout(run, buf)
     obs, mask, actions = (np.concatenate(part) for part in zip(*lessons, strict=True))
     start, stop = train.classic.OBS_OFFSETS["phase"]
