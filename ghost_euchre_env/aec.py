@@ -43,8 +43,11 @@ def render_as(render_mode, make_text):
     return text
 
 
-def reward_routing(num_players):
-    """The docstring paragraph on who receives which reward when, for ``num_players`` seats."""
+def reward_routing(num_players, note=""):
+    """The docstring paragraph on who receives which reward when, for ``num_players`` seats.
+
+    ``note``: a variant's own lines (starting with a newline), before the pointer to the README.
+    """
     later = ("one", "two", "three")[num_players - 2]
     return f"""Who receives which reward, when: a deal's points are all in ``rewards`` at
 the step that scores it (the last card of the deal), whoever made that step,
@@ -57,8 +60,8 @@ seat that scored it, on that seat's next turn or at the end; one that stores
 every seat's ``rewards`` with the transition of the seat that acted (Tianshou's
 ``PettingZooEnv``) finds a seat's points in the transition of the deal's last
 card, up to {later} transitions after that seat's own last card: its learner needs
-n-step returns over at least {num_players} transitions (README: "Using it with RL
-libraries")."""
+n-step returns over at least {num_players} transitions.{note}
+README: "Using it with RL libraries"."""
 
 
 def seat_names(num_players):

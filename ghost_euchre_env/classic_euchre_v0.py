@@ -130,7 +130,11 @@ from .render import render_classic
 __doc__ = (__doc__ or "").format(
     actions=ACTION_TABLE.strip(),
     layout=layout_table(OBS_LAYOUT),
-    reward_routing=reward_routing(NUM_PLAYERS),
+    reward_routing=reward_routing(
+        NUM_PLAYERS,
+        "\nA seat whose partner goes alone plays no card: its team's points come long"
+        "\nafter its last decision, beyond that reach.",
+    ),
 )
 
 AGENTS = seat_names(NUM_PLAYERS)
