@@ -67,14 +67,13 @@ def _line_number(code):
 
 def _shell_examples():
     """The ``python evaluate.py ...`` commands of the README's shell blocks (continuation lines joined)."""
-    commands = []
-    for language, code, _ in _blocks():
-        if language not in ("", "bash", "sh", "shell"):
-            continue
-        for command in code.replace("\\\n", " ").splitlines():
-            if command.strip().startswith("python evaluate.py"):
-                commands.append(command.split("#")[0].strip())
-    return commands
+    return [
+        command.split("#")[0].strip()
+        for language, code, _ in _blocks()
+        if language in ("", "bash", "sh", "shell")
+        for command in code.replace("\\\n", " ").splitlines()
+        if command.strip().startswith("python evaluate.py")
+    ]
 
 
 def _cheap(command):
