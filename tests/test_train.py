@@ -11,6 +11,7 @@ import torch
 
 import train
 from agents import make_policy
+from agents.heuristic import ClassicHeuristic
 from agents.ppo import (
     ActorCritic,
     PPOPolicy,
@@ -52,15 +53,6 @@ TINY = [  # a run of a few hundred decisions that still touches every part of th
     "--bidding_warmup_steps",
     "256",
 ]
-
-
-@pytest.fixture
-def torch_globals():
-    """train.main sets torch's thread count and deterministic mode; put them back afterwards."""
-    threads, deterministic = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
-    yield
-    torch.set_num_threads(threads)
-    torch.use_deterministic_algorithms(deterministic)
 
 
 def test_smoke_run_of_the_real_script(tmp_path):
@@ -218,6 +210,28 @@ def test_classic_run_resumes_exactly_and_logs_classic_metrics(tmp_path, torch_gl
         make_policy(f"ppo:{os.path.join(straight, 'policy.pt')}", GhostEuchre())
 
 
+@pytest.mark.parametrize("imitate", [False, True])
+def test_warm_up_lessons_in_classic(imitate, torch_globals):
+    """Before card play the heuristic acts for the learner; with imitate_card_play the network plays
+    its cards itself and the heuristic's choices there are lessons too."""
+    config = train.make_config(
+        {"variant": "classic", "num_envs": 16, "num_steps": 40, "hidden_sizes": [16],
+         "pool_size": 2, "bidding_warmup_steps": 10**6, "imitate_card_play": imitate}
+    )  # fmt: skip
+    run = train.setup(config, train.Ranks(0, 1, torch.device("cpu"), 60.0))
+    game = run.game
+    buf = train.RolloutBuffer(16 * 40, game.obs_size, game.num_actions, 16, 4)
+    _, lessons = train.collect_rollout(run, buf)
+    obs, mask, actions = (np.concatenate(part) for part in zip(*lessons, strict=True))
+    start, stop = train.classic.OBS_OFFSETS["phase"]
+    play = obs[:, stop - 1] > 0.5  # the observation's phase is card play
+    assert (~play).any() and play.any() == imitate
+    heuristic = ClassicHeuristic(game, seed=0)
+    assert np.array_equal(heuristic.act(obs, mask), actions)  # the heuristic's choices
+    learner_play = buf.obs[: buf.count, stop - 1] > 0.5
+    assert learner_play.any() and not (buf.obs[: buf.count, start : stop - 1] > 0.5).any()
+
+
 def test_classic_margin_is_team_points_minus_the_other_teams():
     # team 0 (seats 0, 2) scored 2, team 1 nothing; then team 1 scored 1
     rewards = np.array([[2, 0, 2, 0], [0, 1, 0, 1]], np.float32)
@@ -344,14 +358,14 @@ def test_checkpoint_missing_keys_is_a_one_line_error(tmp_path, capsys):
     assert "cannot read checkpoint" in err and err.count("\n") == 1
 
 
-def test_bid_rate_counts_auction_decisions_only():
+def test_auction_counts_count_auction_decisions_only():
     masks = np.zeros((5, 34), bool)
     masks[:3, train.PASS] = True  # three auction decisions (one of them a SWAP), two card plays
     actions = np.array([train.PASS, train.BID_3, train.SWAP, 3, 7])
-    assert train.bid_rate(masks, actions) == 0.5
-    assert np.isnan(train.bid_rate(masks[3:], actions[3:]))
+    assert train.auction_counts(masks, actions, "ghost") == (2, 1)
+    assert train.auction_counts(masks[3:], actions[3:], "ghost") == (0, 0)
     classic_actions = np.array([train.PASS, train.classic.SUIT_CLUBS + 2, train.PASS, 3, 7])
-    assert train.bid_rate(masks[:, :31], classic_actions, "classic") == 1 / 3
+    assert train.auction_counts(masks[:, :31], classic_actions, "classic") == (3, 1)
 
 
 def test_unknown_key_in_a_config_file(tmp_path, capsys):
