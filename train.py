@@ -190,10 +190,10 @@ class TrainConfig:
     Without it the auction, learnt while the card play is still random, settles on always passing"""
     imitation_coef: float = 1.0
     """weight of that cross-entropy in the loss during the warm-up"""
-    play_imitation_steps: int = 0
-    """for the first this many decisions (total_steps' unit) the network, which plays its own cards, also imitates
-    the heuristic's choice in each of its card-play decisions (cross-entropy, weight imitation_coef; DAgger: the
-    network's own positions, the heuristic's labels), so PPO fine-tunes a sensible card play. 0 = off"""
+    imitate_card_play: bool = False
+    """learn='all': during the warm-up the network also imitates the heuristic's card play at its own card-play
+    decisions (same cross-entropy), while still playing them itself, so PPO trains on them as usual: card play
+    starts from the heuristic's instead of from random"""
     init_from: str = ""
     """policy file or checkpoint whose network starts the run (same network shape; empty = a fresh network)"""
 
@@ -257,10 +257,6 @@ class TrainConfig:
         check("variant", self.variant in VARIANTS, "'ghost' or 'classic'")
         check("episode", self.episode in ("game", "deal"), "'game' or 'deal'")
         check("learn", self.learn in LEARN_MODES, "'all', 'auction' or 'play'")
-        if self.play_imitation_steps and self.learn == "auction":
-            raise ValueError(
-                "play_imitation_steps needs learn='all' or 'play' (learn='auction' plays no cards)"
-            )
         if self.variant == "classic" and self.learn != "all":
             raise ValueError(f"learn={self.learn!r} needs variant='ghost' (classic learns 'all')")
         check("reward", self.reward in ("margin", "points", "win"), "'margin', 'points' or 'win'")
@@ -289,7 +285,6 @@ class TrainConfig:
             "seed",
             "eval_seed",
             "bidding_warmup_steps",
-            "play_imitation_steps",
         ):
             check(name, getattr(self, name) >= 0, "at least 0")
         check("opponent_share", 0 <= self.opponent_share < 1, "in [0, 1)")
@@ -1075,11 +1070,6 @@ class Run:
         """True while the network imitates the heuristic's auction decisions (never with learn='play')"""
         return self.global_step < self.config.bidding_warmup_steps and self.config.learn != "play"
 
-    @property
-    def imitating_play(self):
-        """True while the network also imitates the heuristic's card play (play_imitation_steps)"""
-        return self.global_step < self.config.play_imitation_steps
-
 
 def setup(config, ranks):
     """A new run: seeding, environment, network, optimizer, opponents, the first deal of every game."""
@@ -1119,10 +1109,8 @@ def setup(config, ranks):
         slot.requires_grad_(False)
     heuristic = None
     if (
-        (config.heuristic_share > 0 and config.opponent_share > 0)
-        or config.bidding_warmup_steps > 0
-        or config.play_imitation_steps > 0
-    ):
+        config.heuristic_share > 0 and config.opponent_share > 0
+    ) or config.bidding_warmup_steps > 0:
         heuristic = make_policy("heuristic", engine, seed=seed)
     keys = stream_keys(config.seed, config.num_envs)[
         ranks.rank * num_envs : (ranks.rank + 1) * num_envs
@@ -1255,9 +1243,7 @@ def collect_rollout(run, buf):
     auction decisions (empty after the warm-up). learn='all': the heuristic makes
     those decisions and the network imitates them; learn='auction' (the card
     play is already sensible): the network makes them and also imitates the
-    heuristic's choice; learn='play': ``bidding`` makes them, no warm-up. While
-    ``play_imitation_steps`` last, the heuristic's choices in the network's card
-    play are lessons too.
+    heuristic's choice; learn='play': ``bidding`` makes them, no warm-up.
     """
     config, device = run.config, run.device
     stats, lessons = DEAL_STATS[config.variant](), []
@@ -1293,11 +1279,14 @@ def collect_rollout(run, buf):
             lessons.append(
                 (obs[learners], mask[learners], run.heuristic.act(obs[learners], mask[learners]))
             )
+        elif warming_up and config.imitate_card_play:  # and its choices in the network's card play
+            both = np.concatenate([taught, learners])
+            choice = np.concatenate(
+                [actions[taught], run.heuristic.act(obs[learners], mask[learners])]
+            )
+            lessons.append((obs[both], mask[both], choice))
         elif warming_up:
             lessons.append((obs[taught], mask[taught], actions[taught]))
-        if run.imitating_play:
-            plays = learners[~before_card_play(run, mask)[learners]]
-            lessons.append((obs[plays], mask[plays], run.heuristic.act(obs[plays], mask[plays])))
 
         run.obs, run.mask, run.player, rewards, done = run.venv.step(actions)
         run.global_step += config.num_envs  # all ranks' games
