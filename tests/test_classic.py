@@ -435,7 +435,7 @@ def test_observation_is_finite_and_has_the_documented_size():
     assert obs.shape == (8, OBS_SIZE) and obs.dtype == np.float32 and np.isfinite(obs).all()
     # The documented size: the module docstrings and the AEC observation space say 464.
     assert OBS_SIZE == 464 and "float32[464]" in (classic.__doc__ or "")
-    space = classic_euchre_v0.env().observation_space("player_0")["observation"]
+    space = classic_euchre_v0.raw_env().observation_spaces["player_0"]["observation"]
     assert space.shape == (464,)
 
 
