@@ -4,6 +4,7 @@ the observation against a reference encoder, and bad input.
 Hands are written with card names ('JH' = J♥). Seats 0 & 2 play against 1 & 3.
 """
 
+import gymnasium
 import numpy as np
 import pytest
 
@@ -435,8 +436,8 @@ def test_observation_is_finite_and_has_the_documented_size():
     assert obs.shape == (8, OBS_SIZE) and obs.dtype == np.float32 and np.isfinite(obs).all()
     # The documented size: the module docstrings and the AEC observation space say 464.
     assert OBS_SIZE == 464 and "float32[464]" in (classic.__doc__ or "")
-    space = classic_euchre_v0.raw_env().observation_spaces["player_0"]["observation"]
-    assert space.shape == (464,)
+    space = classic_euchre_v0.raw_env().observation_space("player_0")
+    assert isinstance(space, gymnasium.spaces.Dict) and space["observation"].shape == (464,)
 
 
 # ---------------------------------------------------------- the batch
