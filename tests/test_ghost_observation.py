@@ -12,6 +12,7 @@ seat, and once more after each game has ended (won or truncated).
 
 import numpy as np
 import pytest
+from engine_helpers import step_live_games
 
 from ghost_euchre_env import GhostEuchre
 from ghost_euchre_env.cards import mask_to_cards
@@ -172,18 +173,13 @@ def test_observation_matches_the_reference_encoder(rules):
                     obs[seat][g], expected, err_msg=f"game {g} seat {seat}"
                 )
                 checked += 1
-        live = np.flatnonzero(state.phase != OVER)
-        if not len(live):
+        if (state.phase == OVER).all():
             break
-        sub = state.take(live)
-        mask = game.legal_mask(sub)
-        actions = (rng.random(mask.shape) * mask).argmax(axis=1)
-        seats, numbers = sub.player.copy(), sub.deal_number.copy()
-        game.step(sub, actions)
-        state.put(live, sub)
+        numbers = state.deal_number.copy()
+        live, seats, _, actions, _ = step_live_games(game, state, rng)
         for row, g in enumerate(live):
             deals[g][-1]["decisions"].append((int(seats[row]), int(actions[row])))
-            if sub.phase[row] != OVER and sub.deal_number[row] != numbers[row]:
+            if state.phase[g] != OVER and state.deal_number[g] != numbers[g]:
                 deals[g].append(new_deal(state, g, deals[g][-1]))
     assert checked > num_games * 3 * 60
     ended = [len(d) for d in deals]
