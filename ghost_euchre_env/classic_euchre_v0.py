@@ -70,19 +70,7 @@ the defenders 2, or 4 with a lone defender), the other team 0. Thrown-in deals
 pay 0. ``reward="win"`` (needs ``episode="game"``): at the end of the game +1
 to each winner, -1 to each loser; 0 to all on truncation.
 
-Who receives which reward, when: a deal's points are all in ``rewards`` at
-the step that scores it (the last card of the deal), whoever made that step,
-and an illegal action's penalty at that action. ``last()`` then hands each
-agent the sum of its rewards since it last acted (PettingZoo's cumulative
-rewards); once the episode is over, each agent's turn for its dead step shows
-its last share. A library that reads ``last()`` for every agent (RLlib's
-``PettingZooEnv``, the Gymnasium view) therefore credits every point to the
-seat that scored it, on that seat's next turn or at the end; one that stores
-every seat's ``rewards`` with the transition of the seat that acted (Tianshou's
-``PettingZooEnv``) finds a seat's points in the transition of the deal's last
-card, up to three transitions after that seat's own last card: its learner needs
-n-step returns over at least 4 transitions (README: "Using it with RL
-libraries").
+{reward_routing}
 
 Episodes and options
 --------------------
@@ -101,7 +89,9 @@ starts the next episode of the same dealing stream. ``options`` may hold
 kitty), so a chosen deal can be replayed exactly; other keys are ignored with a
 warning (PettingZoo's ``api_test`` passes a dummy key).
 
-Bad input: an action that is not an int in 0..30 raises ``ValueError``; an
+Bad input: an action that is not an int in 0..30 raises ``ValueError``; so do
+bad ``reset`` options (not a dict, a bad dealer or deal) and a ``seed`` that is
+not a non-negative int, and the env is then as it was before the call; an
 illegal action raises ``ValueError`` listing the legal ones, unless the env was
 made with ``illegal_action="terminate"``: then the offender receives
 ``illegal_action_penalty`` (default -1), every other agent 0, and the episode
@@ -126,7 +116,7 @@ Version history
 
 from typing import ClassVar
 
-from .aec import EuchreAEC, seat_names
+from .aec import EuchreAEC, reward_routing, seat_names
 from .classic import (
     ACTION_TABLE,
     NUM_PLAYERS,
@@ -139,7 +129,15 @@ from .classic import (
 from .core import layout_table
 from .render import render_classic
 
-__doc__ = (__doc__ or "").format(actions=ACTION_TABLE.strip(), layout=layout_table(OBS_LAYOUT))
+__doc__ = (__doc__ or "").format(
+    actions=ACTION_TABLE.strip(),
+    layout=layout_table(OBS_LAYOUT),
+    reward_routing=reward_routing(
+        NUM_PLAYERS,
+        "\nA seat whose partner goes alone plays no card: its team's points come long"
+        "\nafter its last decision, beyond that reach.",
+    ),
+)
 
 AGENTS = seat_names(NUM_PLAYERS)
 
