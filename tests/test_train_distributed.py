@@ -117,6 +117,11 @@ def test_a_rank_0_checkpoint_resumes_to_the_same_final_parameters(two_rank_run):
     base, _ = two_rank_run
     straight, resumed = (_load(base / d / "final.pt") for d in ("straight", "resumed/straight"))
     assert straight["update"] == resumed["update"] == 4 and straight["world_size"] == 2
+    assert straight["global_step"] == 512  # both ranks' decisions: 4 updates x 16 games x 8 steps
+    written = sorted(os.listdir(base / "straight"))  # rank 0 alone writes: one events file
+    assert [name for name in written if not name.startswith("events.out")] == [
+        "checkpoints", "config.yaml", "final.pt", "policy.pt",
+    ] and sum(name.startswith("events.out") for name in written) == 1  # fmt: skip
     for key in straight["model"]:
         assert torch.equal(straight["model"][key], resumed["model"][key]), key
     for field in straight["env_state"]:  # rank 0's games, and rank 1's
