@@ -73,3 +73,46 @@ def test_learn_mode_errors_are_one_line(tmp_path, capsys):
     with pytest.raises(SystemExit):
         train.main(["--learn", "bids", "--runs_dir", str(tmp_path)])
     assert "learn must be 'all', 'auction' or 'play', got 'bids'" in capsys.readouterr().err
+
+
+def test_ghost_warm_up_imitates_the_heuristics_card_play_at_the_networks_own_decisions(
+    tmp_path, torch_globals
+):
+    config = train.make_config(
+        {"num_envs": 16, "num_steps": 24, "hidden_sizes": [32], "imitate_card_play": True,
+         "bidding_warmup_steps": 16 * 24, "runs_dir": str(tmp_path)}
+    )  # fmt: skip
+    run = train.setup(config, train.start_ranks(config))
+    buf = train.RolloutBuffer(16 * 24, run.game.obs_size, run.game.num_actions, 16)
+    _, lessons = train.collect_rollout(run, buf)
+    assert len(lessons) == 24  # the warm-up is this whole rollout
+    obs, mask, actions = (np.concatenate(part) for part in zip(*lessons, strict=True))
+    plays = mask[:, train.PLAY_CARDS].any(axis=1)
+    assert plays.any() and (~plays).any()  # card play and the auction
+    assert np.array_equal(actions, GhostHeuristic(run.engine, seed=0).act(obs, mask))
+    assert buf.mask[: buf.count, train.PLAY_CARDS].any(axis=1).sum() >= plays.sum()
+    _, after = train.collect_rollout(run, buf)
+    assert after == []
+
+
+def test_init_from_starts_from_that_network_and_rejects_another_shape(
+    tmp_path, torch_globals, capsys
+):
+    first = train.main(
+        ["--runs_dir", str(tmp_path), "--name", "a", "--total_steps", "128",
+         "--final_eval_games", "0", *TINY]
+    )  # fmt: skip
+    policy = os.path.join(first, "policy.pt")
+    config = train.make_config({"hidden_sizes": [32], "init_from": policy, "num_envs": 16})
+    run = train.setup(config, train.start_ranks(config))
+    stored = torch.load(policy, weights_only=True)["model"]
+    for key, value in run.model.state_dict().items():
+        assert torch.equal(value, stored[key]), key
+        assert torch.equal(run.pool[0].state_dict()[key], stored[key])  # the first opponent too
+    other = train.make_config({"hidden_sizes": [16], "init_from": policy, "num_envs": 16})
+    with pytest.raises(ValueError, match=r"init_from: .* holds a network"):
+        train.setup(other, train.start_ranks(other))
+    with pytest.raises(SystemExit):
+        train.parse_args(["--init_from", str(tmp_path / "missing.pt")])
+    err = capsys.readouterr().err
+    assert "missing.pt' does not exist" in err and err.count("\n") == 1
