@@ -14,6 +14,9 @@ from agents.heuristic import GhostHeuristic
 from agents.ppo import PPOPolicy
 from ghost_euchre_env import GhostEuchre, GhostEuchreVec
 
+PRETRAINED = os.path.join(
+    os.path.dirname(os.path.dirname(__file__)), "agents", "pretrained", "ghost_ppo.pt"
+)
 LEARN = {
     "auction": ["--learn", "auction", "--card_play", "heuristic"],
     "play": ["--learn", "play", "--bidding", "heuristic"],
@@ -69,7 +72,32 @@ def test_a_learn_auction_run_loads_as_a_full_player(tmp_path, torch_globals):  #
         obs, mask, _, _, _ = venv.step(actions)
 
 
-def test_learn_mode_errors_are_one_line(tmp_path, capsys):
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--learn", "bids"], "learn must be 'all', 'auction' or 'play', got 'bids'"),
+        (["--card_play", "composite[heuristic]"], "card_play: policy spec 'composite[heuristic]'"),
+        (["--card_play", "nobot", "--learn", "auction"], "unknown policy spec 'nobot'"),
+        (["--init_policy", "missing.pt"], "init_policy must be empty or an existing policy file"),
+        (["--init_policy", PRETRAINED, "--hidden_sizes", "[32]"], "holds the network"),
+    ],
+)
+def test_learn_mode_errors_are_one_line(tmp_path, capsys, argv, message):
     with pytest.raises(SystemExit):
-        train.main(["--learn", "bids", "--runs_dir", str(tmp_path)])
-    assert "learn must be 'all', 'auction' or 'play', got 'bids'" in capsys.readouterr().err
+        train.main([*argv, "--runs_dir", str(tmp_path), "--num_envs", "4"])
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_run_can_start_from_a_policy_file(tmp_path, torch_globals):  # noqa: F811
+    args = ["--total_steps", "64", "--final_eval_games", "0", "--eval_every", "0", *TINY]
+    args += ["--hidden_sizes", "[256, 256]", "--learning_rate", "1e-9", "--anneal_lr", "false"]
+    run = train.main(
+        ["--runs_dir", str(tmp_path), "--init_policy", PRETRAINED, *LEARN["auction"], *args]
+    )
+    start, end = (
+        torch.load(PRETRAINED, weights_only=True),
+        torch.load(os.path.join(run, "policy.pt"), weights_only=True),
+    )
+    for key in start["model"]:
+        assert torch.allclose(start["model"][key], end["model"][key], atol=1e-6), key
