@@ -314,6 +314,7 @@ def _first_rule(rules):
         allowed = cards & applies[:, None] if isinstance(applies, np.ndarray) else cards
         ranked = np.where(allowed, cost.astype(np.int16) + np.int16(64 * priority), _NEVER)
         key = ranked if key is None else np.minimum(key, ranked, out=key)
+    assert key is not None, "rules must not be empty"
     return key.argmin(axis=1)
 
 

@@ -20,6 +20,7 @@ import contextlib
 import importlib
 import os
 import re
+from collections.abc import Callable
 
 from .base import Policy
 from .composite import CompositePolicy, is_composite, split_composite
@@ -118,7 +119,7 @@ def make_policy(spec, game, seed=None):
         return _make_composite(spec, game, seed)
     kind, target, kwargs = split_spec(spec)
     if kind == "ppo":
-        if not os.path.isfile(target):
+        if target is None or not os.path.isfile(target):
             raise ValueError(f"policy spec {spec!r}: checkpoint file {target!r} does not exist")
         try:
             ppo = importlib.import_module("agents.ppo")
@@ -131,7 +132,7 @@ def make_policy(spec, game, seed=None):
             ) from None
         policy = ppo.load_policy(target, game, seed, **kwargs)
     else:
-        factory = _load_attribute(BUILTINS.get(kind, target), spec)
+        factory: Callable[..., Policy] = _load_attribute(BUILTINS.get(kind, target), spec)
         if not callable(factory):
             raise ValueError(
                 f"policy spec {spec!r}: {target} is not a class; expected a Policy subclass"

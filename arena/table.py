@@ -51,26 +51,32 @@ def cards(mask):
     return [card(c) for suit in hand_by_suit(mask) for c in suit]
 
 
+def seed_key(seed):
+    """The dealing stream key of the game seeded ``seed`` (game 0 of ``dealing.stream_keys``)."""
+    return int(dealing.stream_keys(seed, 1)[0])
+
+
 def _seat_or_none(seat):
     seat = int(seat)
     return None if seat < 0 else seat
 
 
 class Table:
-    """One seeded game of ``variant`` ("ghost" or "classic") stepped one move at a time.
+    """One game of ``variant`` ("ghost" or "classic") stepped one move at a time.
 
-    seed: int >= 0 (the deals: game 0 of ``dealing.stream_keys(seed, 1)``, as
-    everywhere else); episode: "game" or "deal"; rules: the engine's rules
-    options (dict); names: one name per seat. The engine checks every option and
-    raises ValueError with a one-line message for a bad one.
+    key: the dealing stream key (int, 0 <= key < 2**64; every deal of the game
+    is a pure function of it; seed s plays ``dealing.stream_keys(s, 1)[0]`` as
+    everywhere else, see :func:`seed_key`); episode: "game" or "deal"; rules:
+    the engine's rules options (dict); names: one name per seat. The engine
+    checks every option and raises ValueError with a one-line message for a bad one.
     """
 
-    def __init__(self, variant="ghost", seed=0, episode="game", rules=None, names=None):
+    def __init__(self, variant="ghost", key=None, episode="game", rules=None, names=None):
         self.game = make_game(variant, episode, rules)
         self.variant = variant
         self.rules_module = ghost if variant == "ghost" else classic  # its names and phases
-        self.seed = seed
-        self.state = self.game.init(dealing.stream_keys(seed, 1))
+        self.key = seed_key(0) if key is None else int(key)
+        self.state = self.game.init(np.array([self.key], np.uint64))
         seats = range(self.game.num_players)
         self.names = list(names) if names else [f"seat {s}" for s in seats]
         self.moves = []  # every move: {"step", "deal", "seat", "action", "name", "phase"}
@@ -180,6 +186,32 @@ class Table:
             summary["upcard"] = card(summary["upcard"])
         return summary
 
+    def replay(self, actions):
+        """Play ``actions`` (int ids) from the start and return every position, all hands shown.
+
+        Returns {"variant", "episode", "rules", "names", "frames": [a view per
+        position: before the first move and after each move, without the
+        play-only "buttons" and the constant fields], "moves", "deals"}. A move
+        that is not legal raises ValueError naming it (the table then holds the
+        positions before it).
+        """
+        everyone = set(self._seats)
+        constant = ("variant", "episode", "rules", "buttons")
+        frame = lambda: {k: v for k, v in self.view(everyone).items() if k not in constant}  # noqa: E731
+        frames = [frame()]
+        for action in actions:
+            self.apply(int(action))
+            frames.append(frame())
+        return {
+            "variant": self.variant,
+            "episode": self.game.episode,
+            "rules": dataclasses.asdict(self.game.rules),
+            "names": self.names,
+            "frames": frames,
+            "moves": self.moves,
+            "deals": self.deals,
+        }
+
     # ------------------------------------------------------------------- views
     def view(self, visible=()):
         """What the seats ``visible`` (iterable of seats) see, as a JSON-ready dict.
@@ -197,7 +229,6 @@ class Table:
         leader = _seat_or_none(s.leader[0])
         view = {
             "variant": self.variant,
-            "seed": self.seed,
             "episode": self.game.episode,
             "rules": dataclasses.asdict(self.game.rules),
             "step": len(self.moves),

@@ -52,7 +52,7 @@ from starlette.staticfiles import StaticFiles
 from agents.specs import split_spec
 
 from .match import EPISODES, VARIANTS, act, build_players, make_game
-from .table import Table
+from .table import Table, seed_key
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 PAGES = ("play", "watch", "leaderboard")
@@ -78,12 +78,13 @@ class ApiError(Exception):
 class PlayGame:
     """A person at ``seat`` of ``table``; the bots ``policies`` at the other seats.
 
-    seat_bot: int[1, S], the index in ``policies`` of the bot at each seat (-1
+    seed: the game's seed (its deals and the bots' seeds); seat_bot: int[1, S], the index in ``policies`` of the bot at each seat (-1
     at the person's); names: the bots' names.
     """
 
     table: Table
     seat: int
+    seed: int
     policies: list
     names: list
     seat_bot: np.ndarray
@@ -209,7 +210,7 @@ def new_game(body):
     seed = body.get("seed")
     seed = secrets.randbelow(1 << 31) if seed is None else _int_field(body, "seed", 0, 0)
     try:
-        table = Table(variant, seed, episode, rules)
+        table = Table(variant, seed_key(seed), episode, rules)
     except ValueError as error:
         raise ApiError(400, str(error)) from None
     num_players = table.game.num_players
@@ -230,7 +231,7 @@ def new_game(body):
     table.names = [PERSON if s == seat else names[b] for s, b in enumerate(seat_bot[0])]
     for policy in policies:
         policy.reset(np.arange(1))
-    return PlayGame(table, seat, policies, names, seat_bot)
+    return PlayGame(table, seat, seed, policies, names, seat_bot)
 
 
 def play_response(game_id, game):
@@ -250,6 +251,7 @@ def play_response(game_id, game):
     return {
         "id": game_id,
         "seat": seat,
+        "seed": game.seed,
         "view": table.view({seat}),
         "moves": table.moves_seen({seat}, first),
         "history": history,
@@ -288,7 +290,7 @@ def game_record(game):
         "variant": table.variant,
         "episode": table.game.episode,
         "rules": dataclasses.asdict(table.game.rules),
-        "seed": table.seed,
+        "seed": game.seed,
         "players": table.names,
         "actions": [m["action"] for m in table.moves],
         "over": table.over,

@@ -68,7 +68,9 @@ class RandomPlay:
 def engine_breakdown(seconds, seed, **env_kwargs):
     """Share of the ghost loop's time spent in each engine entry point (timed by wrapping them)."""
     env = ghost_euchre_v0.env(**env_kwargs)
-    game = env.unwrapped.game
+    raw = env.unwrapped
+    assert isinstance(raw, ghost_euchre_v0.raw_env)
+    game = raw.game
     spent = {}
     for name in ("legal_mask", "observe", "step", "init", "start_episodes"):
         method = getattr(game, name)

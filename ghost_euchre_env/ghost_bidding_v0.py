@@ -84,6 +84,7 @@ class raw_env(ghost_raw_env):
     """
 
     metadata = {**ghost_raw_env.metadata, "name": "ghost_bidding_v0"}  # noqa: RUF012 (an instance attribute in the base)
+    game: AuctionGame
 
     def __init__(
         self,

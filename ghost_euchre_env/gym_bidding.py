@@ -79,7 +79,7 @@ class GhostEuchreBiddingGymEnv(GhostEuchreGymEnv):
             **rules,
         )
 
-    def reset(self, seed=None, options=None):
+    def reset(self, *, seed=None, options=None):
         """As GhostEuchre-v0's; an episode that ends before the learner's first decision is skipped.
 
         (A moon bid before the learner's turn ends the auction.) Skipped episodes

@@ -51,7 +51,7 @@ class GhostEuchreGymEnv(gymnasium.Env):
 
     def __init__(
         self,
-        learner=0,
+        learner: int | str = 0,
         opponents=None,
         render_mode=None,
         episode="game",

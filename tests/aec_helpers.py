@@ -35,4 +35,5 @@ def check_pettingzoo_api(env_module, config):
         )  # api_test resets with a dummy option; the env warns it ignores it
         api_test(env_module.env(**config), num_cycles=200)
     seed_test(lambda **kw: env_module.env(**config, **kw), num_cycles=100)
-    render_test(lambda render_mode: env_module.env(render_mode=render_mode, **config))
+    # render_test calls env_fn(render_mode=...), though PettingZoo types env_fn as () -> Env.
+    render_test(lambda render_mode: env_module.env(render_mode=render_mode, **config))  # pyright: ignore[reportArgumentType]

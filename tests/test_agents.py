@@ -104,7 +104,7 @@ def test_user_class_from_a_module_with_arguments(user_module):
     game = GhostEuchre()
     policy = make_policy(f"{user_module}:FirstLegal:depth=4,label=deep", game, seed=1)
     assert isinstance(policy, Policy)
-    assert (policy.depth, policy.label) == (4, "deep")
+    assert (vars(policy)["depth"], vars(policy)["label"]) == (4, "deep")
     assert policy.name == f"{user_module}:FirstLegal:depth=4,label=deep"
     state = game.init(stream_keys(0, 5))
     mask = game.legal_mask(state)

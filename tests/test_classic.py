@@ -61,20 +61,20 @@ def legal(game, state):
 
 def act(game, state, *actions):
     """Apply actions one by one (each checked legal); returns the last StepResult."""
-    result = None
+    results = []
     for action in actions:
         check_actions(np.array([action]), game.legal_mask(state))
-        result = game.step(state, np.array([action]))
-    return result
+        results.append(game.step(state, np.array([action])))
+    return results[-1]
 
 
 def play_lowest(game, state):
     """Play the lowest legal card until the deal ends; returns (seats in play order, last result)."""
-    order, result = [], None
+    order, results = [], []
     while state.phase[0] == PLAY:
         order.append(int(state.player[0]))
-        result = act(game, state, legal(game, state)[0])
-    return order, result
+        results.append(act(game, state, legal(game, state)[0]))
+    return order, results[-1]
 
 
 def hand(state, seat):

@@ -1,8 +1,12 @@
 """The PettingZoo AEC adapter classic_euchre_v0: API conformance, seeding, infos, bad input, a hand-traced deal."""
 
+# PettingZoo types observe() and last()'s observation as Optional; these envs always return one.
+# pyright: reportOptionalSubscript=false
+
 import numpy as np
 import pytest
 from aec_helpers import check_pettingzoo_api, config_id, play_episode, random_action
+from gymnasium import spaces
 from test_classic import LONE_MARCH  # a deal where seat 2 holds the five best hearts
 
 from ghost_euchre_env import classic_euchre_v0
@@ -32,9 +36,10 @@ def test_aec_spaces_and_masks():
     env = classic_euchre_v0.env()
     env.reset(seed=3)
     space = env.observation_space("player_0")
+    assert isinstance(space, spaces.Dict)
     assert space is env.observation_space("player_0")
     assert space["observation"].shape == (464,) and space["action_mask"].shape == (31,)
-    assert env.action_space("player_3").n == 31
+    assert env.action_space("player_3") == spaces.Discrete(31)
     rng = np.random.default_rng(0)
     for agent in env.agent_iter(400):
         obs, _, terminated, truncated, info = env.last()
@@ -214,6 +219,7 @@ def test_aec_render_ansi_and_human(capsys):
     env.step(PASS)
     env.step(SPADES)  # player_1 orders the dealer up
     text = env.render()
+    assert isinstance(text, str)
     assert "discard" in text and "order up ♠" in text and "picked up by player_3" in text
     assert "to act: player_3, holding A♦  T♥ 9♥  J♠ T♠ 9♠" in text  # the dealer holds the upcard
     assert "J♥" not in text  # only the hand of the seat to act is shown

@@ -1,8 +1,14 @@
 """The PettingZoo AEC adapter ghost_euchre_v0: API conformance, seeding, infos, bad input, a hand-traced deal."""
 
+# PettingZoo types observe() and last()'s observation as Optional; these envs always return one.
+# pyright: reportOptionalSubscript=false
+
+from typing import Any
+
 import numpy as np
 import pytest
 from aec_helpers import check_pettingzoo_api, config_id, play_episode, random_action
+from gymnasium import spaces
 
 from ghost_euchre_env import ghost_euchre_v0
 from ghost_euchre_env.ghost import OBS_OFFSETS
@@ -19,7 +25,9 @@ RULES = [
     {"target_score": 8},
     {"max_deals": 2},
 ]
-CONFIGS = [dict(episode=episode, **rules) for episode in ("game", "deal") for rules in RULES]
+CONFIGS: list[dict[str, Any]] = [
+    dict(episode=episode, **rules) for episode in ("game", "deal") for rules in RULES
+]
 CONFIGS.append({"episode": "game", "reward": "win", "target_score": 10})
 
 
@@ -32,11 +40,12 @@ def test_spaces_are_built_once_and_observations_fit_them():
     env = ghost_euchre_v0.env()
     env.reset(seed=3)
     space = env.observation_space("player_0")
+    assert isinstance(space, spaces.Dict)
     assert space is env.observation_space("player_0")
     assert space is not env.observation_space("player_1")  # each agent's space seeds on its own
     assert space["observation"].shape == (390,) and space["observation"].dtype == np.float32
     assert space["action_mask"].shape == (34,) and space["action_mask"].dtype == np.int8
-    assert env.action_space("player_2").n == 34
+    assert env.action_space("player_2") == spaces.Discrete(34)
     rng = np.random.default_rng(0)
     for agent in env.agent_iter(300):
         obs, _, terminated, truncated, info = env.last()
@@ -127,6 +136,7 @@ def test_points_returns_equal_scores_and_win_rewards_are_plus_one_minus_half():
     env = ghost_euchre_v0.env(target_score=12)
     env.reset(seed=9)
     returns = dict.fromkeys(AGENTS, 0.0)
+    last_scores = None
     for agent in env.agent_iter():
         obs, reward, terminated, truncated, info = env.last()
         returns[agent] += reward
@@ -259,6 +269,7 @@ def test_render_ansi_shows_the_table_and_human_prints_it(capsys):
     env.reset(seed=0, options={"dealer": 2, "deals": [deal]})
     env.step(30)  # player_0 bids 4
     text = env.render()
+    assert isinstance(text, str)
     assert "player_0" in text and "bid 4" in text and "dealer" in text
     assert "to act: player_1, holding A♣ K♣ Q♣  A♦ K♦  9♥" in text
     assert "J♥" not in text  # player_0's hand is not shown while player_1 acts

@@ -113,7 +113,9 @@ def test_seeded_reset_is_deterministic_and_deals_like_the_aec_env():
     aec.reset(seed=8)
     gym_env = GhostEuchreGymEnv(learner=aec.agent_selection, episode="deal")
     obs, _ = gym_env.reset(seed=8)
-    np.testing.assert_array_equal(obs, aec.observe(aec.agent_selection)["observation"])
+    aec_obs = aec.observe(aec.agent_selection)
+    assert aec_obs is not None
+    np.testing.assert_array_equal(obs, aec_obs["observation"])
 
 
 def test_bad_arguments_and_actions():
@@ -143,7 +145,8 @@ def test_bad_arguments_and_actions():
 def test_render_modes(capsys):
     env = GhostEuchreGymEnv(render_mode="ansi")
     env.reset(seed=0)
-    assert "to act: player_0" in env.render()
+    text = env.render()
+    assert text is not None and "to act: player_0" in text
     env = GhostEuchreGymEnv(render_mode="human")
     env.reset(seed=0)
     assert env.render() is None
@@ -155,15 +158,18 @@ class LegalityCheck(gymnasium.Wrapper):
 
     def __init__(self, env):
         super().__init__(env)
+        learner_env = env.unwrapped
+        assert isinstance(learner_env, GhostEuchreGymEnv)
+        self.learner_env = learner_env
         self.actions = self.illegal = 0
 
     def step(self, action):
         self.actions += 1
-        self.illegal += not self.env.unwrapped.action_masks()[int(action)]
+        self.illegal += not self.learner_env.action_masks()[int(action)]
         return self.env.step(action)
 
     def action_masks(self):
-        return self.env.unwrapped.action_masks()
+        return self.learner_env.action_masks()
 
 
 def test_maskable_ppo_trains_without_an_illegal_action():

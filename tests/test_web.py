@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from starlette.testclient import TestClient
 
-from arena.table import Table
+from arena.table import Table, seed_key
 from arena.web import GameStore, create_app
 from ghost_euchre_env import classic, dealing, ghost
 from ghost_euchre_env.classic import ClassicEuchre
@@ -104,7 +104,7 @@ def test_the_person_sees_their_own_hand_only_and_every_legal_move_as_a_button(cl
     } == set(view["legal"])
     assert view["ghost"]["cards"] is None and view["ghost"]["count"] == 6
     # The legal moves are the engine's mask at this position.
-    table = Table("ghost", 11, "deal")
+    table = Table("ghost", seed_key(11), "deal")
     for move in game["moves"]:
         table.apply(move["action"])
     assert view["legal"] == np.flatnonzero(table.game.legal_mask(table.state)[0]).tolist()
@@ -126,7 +126,7 @@ def test_same_seed_same_game_and_bots(client):
 
 
 def test_classic_discard_is_hidden_from_the_other_seats():
-    table = Table("classic", seed=0, names=["a", "b", "c", "d"])
+    table = Table("classic", seed_key(0), names=["a", "b", "c", "d"])
     while table.state.phase[0] != classic.DISCARD:
         legal = table.legal()
         table.apply(
@@ -142,7 +142,7 @@ def test_classic_discard_is_hidden_from_the_other_seats():
 
 
 def test_ghost_view_shows_the_dead_hand_to_the_swapper_only():
-    table = Table("ghost", seed=2)
+    table = Table("ghost", seed_key(2))
     seat = table.to_act
     assert seat is not None
     table.apply(ghost.SWAP)

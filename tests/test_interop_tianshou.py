@@ -1,0 +1,115 @@
+"""Tianshou on the AEC envs as they are: its PettingZooEnv, DummyVectorEnv, Collector,
+multi-agent off-policy algorithm and off-policy trainer, with no wrapper of ours.
+
+Needs the ``interop`` extra (``pip install -e .[interop]``); skipped only when Tianshou
+is not installed. Every env raises on an illegal action (``illegal_action="raise"``),
+so a run that finishes played legal actions only; the tests check the stored ones too.
+"""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tianshou")
+import torch
+from readme_snippets import readme_snippet, run_snippet
+from tianshou.algorithm.algorithm_base import OffPolicyAlgorithm
+from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm
+from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
+from tianshou.data import Collector, CollectStats, VectorReplayBuffer
+from tianshou.env import DummyVectorEnv
+from tianshou.env.pettingzoo_env import PettingZooEnv
+from tianshou.utils.net.common import Net
+
+from ghost_euchre_env import classic_euchre_v0, ghost_euchre_v0
+
+# Small target scores so that a few hundred random steps hold whole games.
+CONFIGS = [
+    pytest.param(ghost_euchre_v0, {"episode": "deal"}, id="ghost-deal"),
+    pytest.param(ghost_euchre_v0, {"episode": "game", "target_score": 6}, id="ghost-game"),
+    pytest.param(classic_euchre_v0, {"episode": "deal"}, id="classic-deal"),
+    pytest.param(classic_euchre_v0, {"episode": "game", "target_score": 3}, id="classic-game"),
+]
+
+
+def make_envs(module, config, n, seed):
+    """n Tianshou-wrapped AEC envs in a DummyVectorEnv, seeded seed, seed + 1, ..."""
+    envs = DummyVectorEnv([lambda: PettingZooEnv(module.env(**config)) for _ in range(n)])
+    envs.seed(list(range(seed, seed + n)))
+    return envs
+
+
+def random_seats(env) -> list[OffPolicyAlgorithm]:
+    """Uniform random masked play, one algorithm per seat."""
+    return [
+        MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=env.action_space)
+        for _ in env.agents
+    ]
+
+
+def seat_scores(module, scores):
+    """float[n_seats, ...]: each seat's game score from last_deal scores (by seat, or by team)."""
+    scores = np.asarray(scores)
+    return scores if module is ghost_euchre_v0 else scores[..., [0, 1, 0, 1]]
+
+
+def check_stored_transitions(module, buffer, num_seats):
+    """Every stored action was legal, every seat acted, and each finished episode's
+    reward vectors add up to every seat's score in the final transition's info."""
+    episodes = 0
+    for sub in buffer.buffers:
+        batch = sub[np.arange(len(sub))]
+        rows = np.arange(len(sub))
+        assert batch.obs.mask[rows, batch.act].all()
+        assert set(batch.obs.agent_id) == {f"player_{s}" for s in range(num_seats)}
+        assert batch.info.phase.dtype.kind == "i" and (batch.info.illegal_action == -1).all()
+        done = np.flatnonzero(batch.terminated | batch.truncated)
+        starts = np.concatenate([[0], done + 1])[: len(done)]
+        for start, end in zip(starts, done, strict=True):
+            returns = batch.rew[start : end + 1].sum(axis=0)
+            final = seat_scores(module, batch.info.last_deal.scores[end])
+            np.testing.assert_array_equal(returns, final)
+            episodes += 1
+    assert episodes >= 2
+
+
+@pytest.mark.parametrize(("module", "config"), CONFIGS)
+def test_random_masked_play_on_every_seat(module, config):
+    env = PettingZooEnv(module.env(**config))
+    algorithm = MultiAgentOffPolicyAlgorithm(algorithms=random_seats(env), env=env)
+    envs = make_envs(module, config, 2, seed=0)
+    buffer = VectorReplayBuffer(2000, len(envs))
+    collector = Collector[CollectStats](algorithm, envs, buffer, exploration_noise=True)
+    collector.reset()
+    stats = collector.collect(n_step=600)
+    assert stats.n_collected_steps >= 600
+    check_stored_transitions(module, buffer, len(env.agents))
+
+
+@pytest.mark.parametrize(("module", "config"), CONFIGS)
+def test_readme_dqn_example_trains_one_seat_against_random_seats(module, config):
+    code = readme_snippet("tianshou")
+    for line, replacement in (
+        (
+            "from ghost_euchre_env import ghost_euchre_v0 as euchre\n",
+            f"from ghost_euchre_env import {module.__name__.split('.')[-1]} as euchre\n",
+        ),
+        ('ENV_KWARGS = {"episode": "deal"}\n', f"ENV_KWARGS = {config!r}\n"),
+    ):
+        assert code.count(line) == 1
+        code = code.replace(line, replacement)
+    torch.manual_seed(0)
+    example = run_snippet(code, "tianshou_example")
+    torch.manual_seed(0)  # the example's first draw from torch is its network's initial weights
+    initial = Net(
+        state_shape=example["env"].observation_space["observation"].shape,
+        action_shape=example["env"].action_space.n,
+        hidden_sizes=[128, 128],
+    )
+    trained = example["net"]
+    assert any(
+        not torch.equal(a, b)
+        for a, b in zip(initial.parameters(), trained.parameters(), strict=True)
+    )
+    result = example["result"]
+    assert result.update_step >= 10 and np.isfinite(result.best_reward)
+    check_stored_transitions(module, example["buffer"], example["seats"])
