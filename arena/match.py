@@ -58,25 +58,26 @@ from agents.human import Narrator
 from agents.specs import check_policy, make_policy
 from arena.stats import RATING_MODEL, clustered_win_ci, openskill_ratings
 from ghost_euchre_env import dealing
-from ghost_euchre_env.classic import SEAT_TEAM, ClassicEuchre
-from ghost_euchre_env.core import check_actions, check_choice, check_int
-from ghost_euchre_env.ghost import GhostEuchre
+from ghost_euchre_env.classic import SEAT_TEAM
+from ghost_euchre_env.core import EPISODES, check_actions, check_choice, check_int
+from ghost_euchre_env.records import VARIANTS, GameRecord, make_game
 
-VARIANTS = ("ghost", "classic")
-EPISODES = ("game", "deal")
+__all__ = [
+    "EPISODES",
+    "VARIANTS",
+    "MatchResult",
+    "act",
+    "build_players",
+    "make_game",
+    "match_teams",
+    "play_interactive",
+    "run_match",
+    "seatings",
+]
 SCHEMA = "ghost-euchre-match-v1"
 
 
 # --------------------------------------------------------------------- variants
-def make_game(variant="ghost", episode="game", rules=None):
-    """The engine of ``variant`` with ``episode`` and rules options (dict or None)."""
-    check_choice("variant", variant, VARIANTS)
-    check_choice("episode", episode, EPISODES)
-    rules = dict(rules or {})
-    engine = GhostEuchre if variant == "ghost" else ClassicEuchre
-    return engine(episode=episode, **rules)
-
-
 def seatings(variant, games):
     """Duplicate seating plan for at least ``games`` games.
 
@@ -147,8 +148,12 @@ class MatchResult:
     per game g (G games): sequence int64[G], seat_player int64[G, S], keys
     uint64[G] (the dealing stream key), final_scores int64[G, S] by seat (classic:
     team score at each seat), winner_seat int64[G] (-1 none; classic: a seat of
-    the winning team), truncated bool[G]; deal_summary: the variant's summary of
-    every deal dealt (its ``game`` is the match's game index).
+    the winning team), truncated bool[G], game_points int64[G, S] points scored
+    by seat over the game's deals (classic: the team's, at each seat),
+    game_deals int64[G] deals dealt (redeals included); actions: when recorded,
+    one bytes object per game (the action ids in order), else None;
+    deal_summary: the variant's summary of every deal dealt (its ``game`` is the
+    match's game index).
     """
 
     variant: str
@@ -166,7 +171,10 @@ class MatchResult:
     redeals: int
     decisions: int
     wall_time_s: float
+    game_points: np.ndarray
+    game_deals: np.ndarray
     rating_model: str | None = None
+    actions: list | None = None
     deal_summary: Any = None
 
     @property
@@ -198,6 +206,25 @@ class MatchResult:
     def to_json(self):
         """``to_dict()`` as indented JSON text."""
         return json.dumps(self.to_dict(), indent=2)
+
+    def game_records(self):
+        """One :class:`ghost_euchre_env.records.GameRecord` per game (needs ``record=True``)."""
+        if self.actions is None:
+            raise ValueError("this match was played without record=True: it has no game records")
+        engine_scores = self.final_scores if self.variant == "ghost" else self.final_scores[:, :2]
+        names = [p["name"] for p in self.players]
+        return [
+            GameRecord(
+                variant=self.variant,
+                episode=self.episode,
+                rules=self.rules,
+                key=int(self.keys[g]),
+                actions=self.actions[g],
+                names=tuple(names[p] for p in self.seat_player[g]),
+                final_scores=tuple(int(x) for x in engine_scores[g]),
+            )
+            for g in range(len(self.sequence))
+        ]
 
 
 def _check_player_count(players, game, variant):
@@ -264,6 +291,7 @@ def run_match(
     rules=None,
     num_envs=None,
     progress=False,
+    record=False,
 ):
     """Play a duplicate-deal match and return a :class:`MatchResult`.
 
@@ -271,7 +299,8 @@ def run_match(
     games: total games, rounded up to whole deal sequences (6 seatings for ghost, 4 for classic);
     seed: int >= 0 (deals and the players' seeds); episode: "game" or "deal";
     rules: dict of the engine's rules options; num_envs: most games stepped at
-    once (None: all; rounded up to whole deal sequences); progress: show a bar.
+    once (None: all; rounded up to whole deal sequences); progress: show a bar;
+    record: keep every game's actions (``MatchResult.actions``, ``game_records()``).
     """
     check_int("seed", seed, 0)
     game = make_game(variant, episode, rules)
@@ -290,6 +319,7 @@ def run_match(
     winner_seat = np.full(total, -1, np.int64)
     truncated = np.zeros(total, bool)
     deal_records = []
+    acted_games, acted = [], []  # per step (record=True): game ids and their actions
     decisions = 0
     bar = tqdm(total=total, unit="game", disable=not progress, leave=False, dynamic_ncols=True)
     for policy in policies:
@@ -304,6 +334,9 @@ def run_match(
             actions = act(policies, names, seat_player[alive], obs, mask, player)
             result = game.step(state, actions)
             decisions += len(alive)
+            if record:
+                acted_games.append(alive)
+                acted.append(actions.astype(np.uint8))
             ended: Any = result.deals  # the variant's deal summary dataclass
             if len(ended.game):
                 deal_records.append(dataclasses.replace(ended, game=alive[ended.game]))
@@ -324,6 +357,9 @@ def run_match(
     wall = time.perf_counter() - start
 
     deals = _concat_deals(deal_records)
+    _, deal_points, *_ = _deal_stats(variant, deals, seat_player)
+    game_points = np.zeros((total, game.num_players), np.int64)
+    np.add.at(game_points, deals.game, deal_points)
     stats = _player_stats(
         variant, names, specs, deals, sequence, seat_player, final_scores, winner_seat
     )
@@ -350,9 +386,21 @@ def run_match(
         redeals=int(deals.thrown_in.sum()),
         decisions=decisions,
         wall_time_s=wall,
+        game_points=game_points,
+        game_deals=np.bincount(deals.game, minlength=total).astype(np.int64),
         rating_model=RATING_MODEL if rated else None,
+        actions=_split_actions(acted_games, acted, total) if record else None,
         deal_summary=deals,
     )
+
+
+def _split_actions(acted_games, acted, total):
+    """One bytes object per game: its actions in order, from per-step (game ids, actions) arrays."""
+    games = np.concatenate(acted_games)
+    order = np.argsort(games, kind="stable")  # stable: each game's actions stay in step order
+    ends = np.cumsum(np.bincount(games, minlength=total))
+    flat = np.concatenate(acted)[order].tobytes()
+    return [flat[start:end] for start, end in zip(np.r_[0, ends[:-1]], ends, strict=True)]
 
 
 def _concat_deals(records):

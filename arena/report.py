@@ -1,4 +1,10 @@
-"""A match's results as a text table, JSON, CSV and a PNG (files written atomically)."""
+"""Results as text tables, JSON, CSV and PNGs (files written atomically).
+
+A match (:class:`arena.match.MatchResult`): :func:`match_table`, :func:`write_json`,
+:func:`write_csv`, :func:`write_plot`. A league (:class:`arena.league.Leaderboard`):
+:func:`leaderboard_table`, :func:`write_json`, :func:`write_leaderboard_csv`,
+:func:`write_leaderboard_plot`.
+"""
 
 import csv
 
@@ -29,12 +35,13 @@ CSV_COLUMNS = (
 )
 
 
-def format_rows(rows):
-    """Lines of a text table: the first row is the header, first column left-aligned, rule below the header."""
+def format_rows(rows, left=1):
+    """Lines of a text table: the first row is the header (a rule below it), the first ``left`` columns left-aligned."""
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = [
         "  ".join(
-            c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
+            c.ljust(w) if i < left else c.rjust(w)
+            for i, (c, w) in enumerate(zip(r, widths, strict=True))
         )
         for r in rows
     ]
@@ -85,7 +92,7 @@ def match_table(result):
 
 
 def write_json(result, path):
-    """``result.to_json()`` into ``path`` (atomically)."""
+    """``result.to_json()`` into ``path`` (atomically); a MatchResult or a Leaderboard."""
     write_atomic(path, lambda f: f.write(result.to_json() + "\n"))
 
 
@@ -146,6 +153,113 @@ def write_plot(result, path):
     axes.set_xlabel("win rate (95% CI)")
     axes.set_title(f"{result.variant}: {len(result.sequence)} duplicate games, seed {result.seed}")
     axes.legend(loc="lower right")
+    figure.tight_layout()
+    write_atomic(path, lambda f: figure.savefig(f, format="png", dpi=100), binary=True)
+    return figure
+
+
+# ---------------------------------------------------------------------- leagues
+LEADERBOARD_COLUMNS = (
+    "rank",
+    "name",
+    "spec",
+    "content_hash",
+    "mu",
+    "sigma",
+    "ordinal",
+    "games",
+    "wins",
+    "win_rate",
+    "win_rate_ci95_lo",
+    "win_rate_ci95_hi",
+    "points_per_deal",
+    "deals",
+)
+
+
+def leaderboard_table(board):
+    """A :class:`arena.league.Leaderboard` as text: the ranking, then the head-to-head table."""
+    rows = [["rank", "player", "mu", "sigma", "ordinal", "games", "win rate [95% CI]", "pts/deal"]]
+    for p in board.players:
+        lo, hi = p["win_rate_ci95"]
+        rows.append(
+            [
+                str(p["rank"]),
+                p["name"],
+                f"{p['mu']:.1f}",
+                f"{p['sigma']:.2f}",
+                f"{p['ordinal']:.1f}",
+                str(p["games"]),
+                f"{p['win_rate']:6.1%} [{lo:.1%}, {hi:.1%}]",
+                f"{p['points_per_deal']:+.3f}",
+            ]
+        )
+    ranking = format_rows(rows, left=2)
+    head = [["ahead of ->", *[str(p["rank"]) for p in board.players]]]
+    for p, shares in zip(board.players, board.head_to_head, strict=True):
+        cells = ["-" if s is None else f"{s:.0%}" for s in shares]
+        head.append([f"{p['rank']} {p['name']}", *cells])
+    info = (
+        f"{board.variant} league, episode={board.episode}: {board.matches} matches, "
+        f"{board.games} games; ranked by rating ordinal (mu - 3 sigma)"
+    )
+    note = "head to head: share of the games met as opponents that the row player finished ahead"
+    return "\n".join([info, *ranking, "", note, *format_rows(head)])
+
+
+def write_leaderboard_csv(board, path):
+    """One row per player, columns ``LEADERBOARD_COLUMNS``, then one ``vs <name>`` column per player
+    (head-to-head share, empty when they never met)."""
+    names = [p["name"] for p in board.players]
+
+    def write(handle):
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow([*LEADERBOARD_COLUMNS, *(f"vs {n}" for n in names)])
+        for p, shares in zip(board.players, board.head_to_head, strict=True):
+            flat = dict(
+                p, win_rate_ci95_lo=p["win_rate_ci95"][0], win_rate_ci95_hi=p["win_rate_ci95"][1]
+            )
+            cells = [flat[c] for c in LEADERBOARD_COLUMNS]
+            writer.writerow(cells + ["" if s is None else s for s in shares])
+
+    write_atomic(path, write)
+
+
+def write_leaderboard_plot(board, path):
+    """A PNG: ratings (mu with a +-3 sigma bar, so the left end is the ordinal the
+    ranking uses) beside the head-to-head heat map. Returns the figure."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    players = board.players
+    names = [f"{p['rank']}. {short_label(p['name'], 32)}" for p in players]
+    count = len(players)
+    figure = Figure(figsize=(13, 2.2 + 0.55 * count))
+    ratings, heat = figure.subplots(1, 2, width_ratios=[1, 1])
+    rows = np.arange(count)
+    mu = np.array([p["mu"] for p in players])
+    sigma = np.array([p["sigma"] for p in players])
+    ratings.errorbar(mu, rows, xerr=3 * sigma, fmt="o", capsize=5, color="tab:blue")
+    ratings.set_yticks(rows, names)
+    ratings.invert_yaxis()
+    ratings.set_xlabel("OpenSkill rating: mu, bar = ±3 sigma (left end = ordinal)")
+    ratings.set_title(f"{board.variant}: {board.matches} matches, {board.games} games")
+    ratings.grid(axis="x", alpha=0.3)
+    share = np.array([[np.nan if s is None else s for s in row] for row in board.head_to_head])
+    image = heat.imshow(share, vmin=0, vmax=1, cmap="RdBu")
+    for i, j in np.ndindex(share.shape):
+        if not np.isnan(share[i, j]):
+            color = "white" if abs(share[i, j] - 0.5) > 0.3 else "black"
+            heat.text(j, i, f"{share[i, j]:.0%}", ha="center", va="center", color=color)
+    ranks = [str(p["rank"]) for p in players]
+    heat.set_xticks(rows, ranks)
+    heat.set_yticks(rows, ranks)
+    heat.set_ylabel("player (rank)")
+    heat.set_xlabel("opponent (rank)")
+    heat.set_title("head to head: row finished ahead of column")
+    figure.colorbar(image, ax=heat, fraction=0.046, pad=0.04)
     figure.tight_layout()
     write_atomic(path, lambda f: figure.savefig(f, format="png", dpi=100), binary=True)
     return figure

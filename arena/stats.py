@@ -29,7 +29,7 @@ def wilson_interval(successes, trials, z=Z95):
     denominator = 1 + z * z / trials
     center = (p + z * z / (2 * trials)) / denominator
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return max(0.0, min(p, center - half)), min(1.0, max(p, center + half))
+    return float(max(0.0, min(p, center - half))), float(min(1.0, max(p, center + half)))
 
 
 def clustered_win_ci(wins, clusters, z=Z95):
@@ -56,27 +56,43 @@ def clustered_win_ci(wins, clusters, z=Z95):
     return wilson_interval(p * effective, effective, z)
 
 
-def openskill_ratings(num_players, members, scores):
-    """OpenSkill Plackett-Luce ratings of ``num_players`` players from games in order.
+def openskill_ratings(num_players, members, scores, orders=1, tau=None, seed=0):
+    """OpenSkill Plackett-Luce ratings of ``num_players`` players from games.
 
     members: int[G, T, M] player index of each of the M members of each of the T
     teams of game g; scores: [G, T] final score of each team (higher is better,
-    ties share a rank). Returns one dict {"mu", "sigma", "ordinal"} per player
-    (players in no game keep the starting rating).
+    ties share a rank). orders: 1 rates the games once in the given order;
+    K > 1 rates them in K seeded random orders and averages mu and sigma (an
+    online rating depends on the order of the games; the average does much less).
+    tau: the model's per-game skill drift (None: OpenSkill's default 25/300; 0
+    for players whose skill does not change). Returns one dict {"mu", "sigma",
+    "ordinal" = mu - 3 sigma} per player (players in no game keep the start 25 +- 25/3).
     """
     from openskill.models import PlackettLuce
 
     members = np.asarray(members)
     scores = np.asarray(scores)
-    model = PlackettLuce()
-    ratings = [model.rating(name=str(p)) for p in range(num_players)]
-    ranks = 1 + (scores[:, None, :] > scores[:, :, None]).sum(axis=2)  # 1 = best; ties share
-    for g in range(len(members)):
-        teams = [[ratings[p] for p in team] for team in members[g]]
-        updated = model.rate(teams, ranks=ranks[g].tolist())
-        for team, new in zip(members[g], updated, strict=True):
-            for p, rating in zip(team, new, strict=True):
-                ratings[p] = rating
+    model = PlackettLuce() if tau is None else PlackettLuce(tau=tau)
+    ranks = (1 + (scores[:, None, :] > scores[:, :, None]).sum(axis=2)).tolist()  # 1 = best
+    teams_of = members.tolist()
+    runs = [np.arange(len(members))]
+    if orders > 1:
+        rng = np.random.default_rng(seed)
+        runs = [rng.permutation(len(members)) for _ in range(orders)]
+    mu = np.zeros(num_players)
+    sigma = np.zeros(num_players)
+    for order in runs:
+        ratings = [model.rating(name=str(p)) for p in range(num_players)]
+        for g in order.tolist():
+            teams = [[ratings[p] for p in team] for team in teams_of[g]]
+            updated = model.rate(teams, ranks=ranks[g])
+            for team, new in zip(teams_of[g], updated, strict=True):
+                for p, rating in zip(team, new, strict=True):
+                    ratings[p] = rating
+        mu += [r.mu for r in ratings]
+        sigma += [r.sigma for r in ratings]
+    mu, sigma = mu / len(runs), sigma / len(runs)
     return [
-        {"mu": float(r.mu), "sigma": float(r.sigma), "ordinal": float(r.ordinal())} for r in ratings
+        {"mu": float(m), "sigma": float(s), "ordinal": float(m - 3 * s)}
+        for m, s in zip(mu, sigma, strict=True)
     ]

@@ -122,7 +122,9 @@ def render_ghost(game, game_state, g=0, names=None, unicode=True):
     high = int(s.high_bid[g])
     trump = int(s.trump[g])
     if high:
-        trump_text = SUIT_SYMBOLS[trump] if trump >= 0 else "not named yet"
+        trump_text = (
+            (SUIT_SYMBOLS if unicode else SUIT_LETTERS)[trump] if trump >= 0 else "not named yet"
+        )
         lines.append(f"contract: {names[declarer]} bids {bid_name(high)}, trump {trump_text}")
     elif phase == ghost.AUCTION:
         lines.append("contract: no bid yet")

@@ -1,0 +1,93 @@
+"""What a league adds to the time of the matches it plays: store writes, game records, ratings.
+
+Each round plays the same matches twice, in alternating order: once as plain
+``run_match`` calls (no records, nothing stored), once as ``run_league`` into a
+fresh SQLite store (games recorded, one transaction per match) followed by its
+``leaderboard`` (the OpenSkill fit over all stored games). Time is CPU time of
+this process and its children (the work is single-threaded, so on an idle
+machine it equals wall time; on a shared one it is the fair figure). Printed:
+both times per round (CPU and wall) and the median of the per-round CPU ratios
+league / plain.
+
+Usage: ``python benchmarks/league_overhead.py [--games 120] [--rounds 5] [SPEC ...]``
+(default players: random, heuristic, the shipped ppo and a class-spec random:
+4 players, 4 matches).
+"""
+
+import argparse
+import os
+import resource
+import statistics
+import tempfile
+import time
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+from arena.league import leaderboard, league_matches, run_league
+from arena.match import run_match
+from arena.store import Store
+
+DEFAULT_SPECS = (
+    "random",
+    "heuristic",
+    "ppo:agents/pretrained/ghost_ppo.pt",
+    "agents.random_policy:RandomPolicy",
+)
+
+
+def cpu_seconds():
+    """CPU time (user + system) of this process and its finished children."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def plain_matches(specs, games, seed):
+    """(CPU s, wall s) to play every match of the league with run_match alone."""
+    cpu, wall = cpu_seconds(), time.perf_counter()
+    for players in league_matches(specs):
+        run_match(players, games=games, seed=seed)
+    return cpu_seconds() - cpu, time.perf_counter() - wall
+
+
+def league_run(specs, games, seed):
+    """(CPU s, wall s, CPU s of the leaderboard alone) of run_league into a fresh store plus its leaderboard."""
+    with tempfile.TemporaryDirectory() as directory:
+        cpu, wall = cpu_seconds(), time.perf_counter()
+        with Store(os.path.join(directory, "league.sqlite")) as store:
+            run = run_league(specs, store, games=games, seed=seed)
+            board_start = cpu_seconds()
+            leaderboard(store)
+            board = cpu_seconds() - board_start
+        elapsed = cpu_seconds() - cpu, time.perf_counter() - wall, board
+    assert len(run.played) == len(league_matches(specs))
+    return elapsed
+
+
+def main():
+    parser = argparse.ArgumentParser(description=str(__doc__).split("\n\n")[0])
+    parser.add_argument("specs", nargs="*", default=list(DEFAULT_SPECS), metavar="SPEC")
+    parser.add_argument("--games", type=int, default=120, help="games per match")
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    print(f"{len(league_matches(args.specs))} matches of {args.games} games: {args.specs}")
+    run_match(league_matches(args.specs)[0], games=6, seed=0)  # warm-up: imports, first calls
+    ratios = []
+    for round_ in range(args.rounds):
+        if round_ % 2 == 0:
+            plain = plain_matches(args.specs, args.games, round_)
+            league = league_run(args.specs, args.games, round_)
+        else:
+            league = league_run(args.specs, args.games, round_)
+            plain = plain_matches(args.specs, args.games, round_)
+        ratios.append(league[0] / plain[0])
+        print(
+            f"round {round_}: plain {plain[0]:.2f} s CPU ({plain[1]:.2f} s wall), "
+            f"league {league[0]:.2f} s CPU ({league[1]:.2f} s wall; leaderboard {league[2]:.2f} s), "
+            f"CPU ratio {ratios[-1]:.3f}"
+        )
+    print(f"median league / plain (CPU): {statistics.median(ratios):.3f} (target <= 1.10)")
+
+
+if __name__ == "__main__":
+    main()

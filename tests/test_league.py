@@ -1,0 +1,264 @@
+"""arena.league and arena.store: incremental leagues, ratings, interruption, concurrent writers, CLI."""
+
+import csv
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import evaluate
+from arena import league as league_module
+from arena.league import leaderboard, league_matches, run_league
+from arena.store import SCHEMA_VERSION, Store, player_identity
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+STRONG, MIDDLE, WEAK = "heuristic", "league_bots:Blend:random_share=0.5", "random"
+FOURTH = "league_bots:Blend:random_share=0.8"
+RULES = {"target_score": 16}  # shorter games keep the tests fast
+GAMES = 12  # per match (2 deal sequences); the ranking test plays more
+
+
+@pytest.fixture(autouse=True)
+def bots_importable(monkeypatch):
+    monkeypatch.syspath_prepend(HERE)  # league_bots, for class specs
+
+
+def league(store, specs, games=GAMES):
+    return run_league(specs, store, games=games, seed=3, rules=RULES)
+
+
+def stored_games(path):
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        matches = db.execute("SELECT id, games FROM matches").fetchall()
+        per_match = dict(db.execute("SELECT match_id, count(*) FROM games GROUP BY match_id"))
+        keys = [k for (k,) in db.execute("SELECT match_key FROM matches")]
+    assert len(set(keys)) == len(keys)
+    assert dict(matches) == per_match  # every match complete, no stray games
+    return len(matches), sum(per_match.values())
+
+
+def test_league_plan_is_every_subset_in_canonical_order():
+    ghost = league_matches(["e", "d", "c", "b", "a"])
+    assert len(ghost) == 10 and ghost[0] == ["a", "b", "c"]
+    assert ghost == league_matches(["a", "b", "c", "d", "e"])
+    classic = league_matches(["d", "c", "b", "a"], "classic")
+    assert classic == [["a", "c", "b", "d"], ["a", "b", "c", "d"], ["a", "b", "d", "c"]]
+    assert len(league_matches(list("abcdef"), "classic")) == 15 * 3
+    with pytest.raises(ValueError, match="given more than once: \\['a'\\]"):
+        league_matches(["a", "b", "a", "c"])
+    with pytest.raises(ValueError, match="needs at least 4 players, got 3"):
+        league_matches(["a", "b", "c"], "classic")
+
+
+def test_incremental_league_ranks_by_strength(tmp_path):
+    path, games = tmp_path / "league.sqlite", 24
+    with Store(path) as store:
+        first = league(store, [WEAK, STRONG, MIDDLE], games)
+        assert len(first.played) == 1 and not first.skipped
+        second = league(store, [FOURTH, MIDDLE, STRONG, WEAK], games)
+        assert len(second.played) == 3 and len(second.skipped) == 1  # only the new matches
+        assert second.skipped[0]["players"] == sorted([WEAK, STRONG, MIDDLE])
+        assert not league(store, [STRONG, MIDDLE, WEAK, FOURTH], games).played  # nothing left
+        board = leaderboard(store, rules=RULES)
+    assert stored_games(path) == (4, 4 * games)
+    assert [p["name"] for p in board.players[:2]] == [STRONG, MIDDLE]
+    ordinals = [p["ordinal"] for p in board.players]
+    assert ordinals == sorted(ordinals, reverse=True) and ordinals[1] > ordinals[2] + 3
+    assert all(p["games"] == 3 * games for p in board.players)
+    strong = board.players[0]
+    assert strong["win_rate_ci95"][0] > 0.5 and strong["points_per_deal"] > 0
+    assert board.head_to_head[0][1] > 0.5 and board.head_to_head[1][0] < 0.5
+    assert board.head_to_head[0][0] is None and board.head_to_head_games[0][1] == 2 * games
+    for i in range(4):
+        for j in range(4):
+            if i != j:
+                assert board.head_to_head[i][j] + board.head_to_head[j][i] == pytest.approx(1)
+    with Store(path) as store, pytest.raises(ValueError, match="no ghost matches"):
+        leaderboard(store)  # other rules: nothing stored
+
+
+def test_ratings_depend_on_the_stored_games_not_on_when_they_were_played(tmp_path):
+    boards = []
+    for name, steps in (
+        ("a", [[STRONG, MIDDLE, WEAK], [STRONG, MIDDLE, WEAK, FOURTH]]),
+        ("b", [[FOURTH, WEAK, MIDDLE, STRONG]]),
+    ):
+        with Store(tmp_path / f"{name}.sqlite") as store:
+            for specs in steps:
+                league(store, specs)
+            boards.append(leaderboard(store, rules=RULES))
+    first, second = ([(p["name"], p["mu"], p["sigma"]) for p in b.players] for b in boards)
+    assert first == second
+
+
+def test_interrupted_league_resumes_and_loses_only_the_match_in_progress(tmp_path, monkeypatch):
+    path = tmp_path / "league.sqlite"
+    calls = []
+    real = league_module.run_match
+
+    def interrupted_on_third(*args, **kwargs):
+        calls.append(args[0])
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(league_module, "run_match", interrupted_on_third)
+    with Store(path) as store, pytest.raises(KeyboardInterrupt):
+        league(store, [STRONG, MIDDLE, WEAK, FOURTH])
+    assert stored_games(path) == (2, 2 * GAMES)
+    monkeypatch.setattr(league_module, "run_match", real)
+    with Store(path) as store:
+        resumed = league(store, [STRONG, MIDDLE, WEAK, FOURTH])
+    assert [m["players"] for m in resumed.played] == [*calls[2:], sorted([MIDDLE, WEAK, FOURTH])]
+    assert stored_games(path) == (4, 4 * GAMES)
+
+
+KILLED_WRITER = """
+import os, signal, sys
+import arena.store
+from arena.league import run_league
+
+real = arena.store.Store.add_match
+def add_match(self, *args, **kwargs):
+    if self.has_match_count == 1:  # the second match: killed after its games are inserted
+        db = self.db
+        class Killer:
+            def __getattr__(self, name):
+                return getattr(db, name)
+            def executemany(self, sql, rows):
+                db.executemany(sql, rows)
+                if "INSERT INTO games" in sql:
+                    os.kill(os.getpid(), signal.SIGKILL)
+        self.db = Killer()
+    self.has_match_count += 1
+    return real(self, *args, **kwargs)
+arena.store.Store.add_match = add_match
+arena.store.Store.has_match_count = 0
+with arena.store.Store(sys.argv[1]) as store:
+    run_league(sys.argv[2:], store, games={games}, seed=3, rules={rules})
+"""
+
+
+def run_python(code, *args):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, HERE]))
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code), *args],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_a_killed_writer_leaves_no_partial_match(tmp_path):
+    path = str(tmp_path / "league.sqlite")
+    code = KILLED_WRITER.format(games=GAMES, rules=RULES)
+    killed = run_python(code, path, STRONG, MIDDLE, WEAK, FOURTH)
+    assert killed.returncode == -9, killed.stderr
+    assert stored_games(path) == (1, GAMES)  # the match being written is gone, whole
+    with Store(path) as store:
+        assert len(league(store, [STRONG, MIDDLE, WEAK, FOURTH]).played) == 3
+    assert stored_games(path) == (4, 4 * GAMES)
+
+
+def test_two_leagues_writing_one_store_at_once(tmp_path):
+    path = str(tmp_path / "league.sqlite")
+    code = f"""
+    import sys
+    from arena.league import run_league
+    from arena.store import Store
+    with Store(sys.argv[1]) as store:
+        run = run_league(sys.argv[2:], store, games={GAMES}, seed=3, rules={RULES})
+    print(len(run.played), len(run.skipped))
+    """
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, HERE]))
+    specs = [STRONG, MIDDLE, WEAK, FOURTH]
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", textwrap.dedent(code), path, *order],
+            env=env,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for order in (specs, specs[::-1])
+    ]
+    outputs = [w.communicate() for w in writers]
+    assert [w.returncode for w in writers] == [0, 0], [err for _, err in outputs]
+    assert stored_games(path) == (4, 4 * GAMES)  # every match once, whole
+    with Store(path) as store:
+        assert len(store.players()) == 4
+        records = store.game_records(store.matches()[0]["id"])
+    assert len(records) == GAMES
+
+
+def test_a_bad_spec_stops_the_league_before_any_match(tmp_path):
+    path = tmp_path / "league.sqlite"
+    with Store(path) as store, pytest.raises(ValueError, match="unknown policy spec 'nonsense'"):
+        league(store, [STRONG, MIDDLE, WEAK, "nonsense"])
+    assert stored_games(path) == (0, 0)
+
+
+def test_players_are_specs_plus_checkpoint_contents(tmp_path):
+    checkpoint = tmp_path / "bot.pt"
+    checkpoint.write_bytes(b"first training run")
+    spec = f"ppo:{checkpoint}"
+    first = player_identity(spec)
+    checkpoint.write_bytes(b"retrained")
+    second = player_identity(spec)
+    assert first[0] == second[0] == spec and first[1] != second[1] and len(first[1]) == 64
+    assert player_identity(" heuristic ") == ("heuristic", "")
+    with Store(tmp_path / "s.sqlite") as store:
+        ids = [store.player_id(first), store.player_id(second), store.player_id(first)]
+    assert ids[0] != ids[1] and ids[0] == ids[2]
+
+
+def test_store_rejects_other_files_and_schema_versions(tmp_path):
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database, just some text that is long enough to read" * 20)
+    with pytest.raises(ValueError, match="is not a league store"):
+        Store(text)
+    path = tmp_path / "old.sqlite"
+    Store(path).close()
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION + 1,))
+    with pytest.raises(ValueError, match=f"schema version \\[{SCHEMA_VERSION + 1}\\]"):
+        Store(path)
+
+
+def test_league_command_writes_the_leaderboard_and_replays_stored_games(tmp_path, capsys):
+    db, out = tmp_path / "l.sqlite", tmp_path / "out"
+    argv = ["--league", STRONG, MIDDLE, WEAK, "--games", "12", "--rule", "target_score=16"]
+    argv += ["--quiet", "--db", str(db), "--json", str(out / "lb.json")]
+    argv += ["--csv", str(out / "lb.csv"), "--plot", str(out / "lb.png")]
+    assert evaluate.main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "played 1 matches" in printed and "head to head" in printed
+    data = json.loads((out / "lb.json").read_text())
+    assert data["schema"] == "ghost-euchre-leaderboard-v1" and data["games"] == 12
+    assert [p["rank"] for p in data["players"]] == [1, 2, 3]
+    rows = list(csv.DictReader((out / "lb.csv").open()))
+    assert rows[0]["name"] == data["players"][0]["name"] and f"vs {rows[1]['name']}" in rows[0]
+    assert (out / "lb.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert evaluate.main(argv) == 0
+    assert "played 0 matches (0.0 s), 1 already stored" in capsys.readouterr().out
+    assert evaluate.main(["replay", str(db)]) == 0
+    assert capsys.readouterr().out.startswith("match 1: ghost, 12 games, seed 0: ")
+    assert evaluate.main(["replay", str(db), "--match", "1"]) == 0
+    assert capsys.readouterr().out.count("(replayed)") == 12
+    assert evaluate.main(["replay", str(db), "--match", "1", "--game", "11"]) == 0
+    assert "game over: final scores" in capsys.readouterr().out
+    assert evaluate.main(["replay", str(db), "--match", "1", "--game", "12"]) == 2
+    assert "match 1 has no game 12" in capsys.readouterr().err
+    assert evaluate.main(["--league", STRONG, STRONG, WEAK, "--db", str(db)]) == 2
+    assert "given more than once" in capsys.readouterr().err
+    assert evaluate.main(["--league", STRONG, MIDDLE, WEAK, "--db", str(out / "lb.png")]) == 2
+    assert "is not a league store" in capsys.readouterr().err
