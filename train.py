@@ -7,6 +7,7 @@ Usage::
     python train.py --config configs/long.yaml --seed 3
     python train.py --total_steps 2_000_000 --num_envs 512 --rules "{auction: open}"
     python train.py --resume runs/NAME/checkpoints/update_000100.pt
+    torchrun --standalone --nproc_per_node=2 train.py --torch_threads 1   # 2 ranks, data-parallel
 
 Every field of :class:`TrainConfig` is a command-line option ``--FIELD VALUE``;
 VALUE is read as YAML (``1000``, ``3e-4``, ``true``, ``[256, 256]``,
@@ -46,6 +47,27 @@ up, naming trump, the dealer's discard, going alone). TensorBoard adds the
 order-up rate, the maker's success rate, lone hands tried and made, and euchres
 suffered; evaluations pit the network's team against a team of two opponents.
 
+Data-parallel under torchrun (``torchrun --standalone --nproc_per_node=K
+train.py ...``, or several nodes with ``--nnodes=M --rdzv_backend=c10d
+--rdzv_endpoint=HOST:PORT``): the config describes the whole job and K only how
+it is run. Rank r plays games r*N/K .. (r+1)*N/K - 1 of the seed's deal streams
+(N = num_envs, a multiple of K), with its own seat roles and action sampling
+(seeded from (seed, r)); the networks start identical (same seed). What is
+guaranteed: every update is the single-process update on the union of the K
+ranks' rollouts (rank 0's decisions, then rank 1's, ...): the same minibatches
+of that global batch (their order drawn from one generator every rank holds),
+advantages normalised over each whole minibatch, the gradient of its mean loss
+(each rank's part summed over the ranks: all_reduce, gloo between CPUs, NCCL
+between GPUs), equal up to the order of float sums; so the parameters, the
+optimizer and the opponent pool are identical on every rank after every update.
+Metrics are summed over the ranks (SPS counts all ranks' decisions); rank 0 alone
+writes TensorBoard, checkpoints, evaluations and the progress bar. A checkpoint
+holds every rank's games, roles and generators: ``--resume`` under the same
+number of ranks continues exactly, under another is an error. A rank that stops,
+or does not answer within ``collective_timeout`` seconds, makes the others stop
+with a one-line message. With one rank (plain ``python train.py``) none of this
+runs and the results are those of the single-process trainer.
+
 Output under ``runs/NAME/``: ``config.yaml`` (the run's config, readable and
 reusable with ``--config``), TensorBoard logs, ``checkpoints/update_*.pt``
 (resumable), ``final.pt`` (resumable) and ``policy.pt`` (the network alone). Both
@@ -57,6 +79,7 @@ import ast
 import collections
 import copy
 import dataclasses
+import datetime
 import itertools
 import math
 import os
@@ -67,6 +90,7 @@ import typing
 
 import numpy as np
 import torch
+import torch.distributed as dist
 import yaml
 
 from agents import make_policy
@@ -92,6 +116,7 @@ from ghost_euchre_env import (
     GhostEuchreVec,
     classic,
 )
+from ghost_euchre_env.dealing import stream_keys
 from ghost_euchre_env.ghost import BID_3, MOON, MOON_LEVEL, NUM_CARDS, PASS, SWAP
 from ghost_euchre_env.vector import VectorEnv
 
@@ -118,12 +143,17 @@ class TrainConfig:
     """torch threads for the PPO update (results depend on it, so it is part of the config)"""
     rollout_threads: int = 1
     """torch threads for rollouts and evaluation: small batches, where more threads mostly wait on each other"""
+    device: str = "auto"
+    """where the networks run (rollout inference and updates): 'cpu', 'cuda', or 'auto' (cuda when torch sees a
+    GPU, else cpu). Under torchrun each rank takes the GPU of its LOCAL_RANK"""
+    collective_timeout: float = 600.0
+    """seconds a rank waits for the others at a collective (torchrun runs only) before it stops with an error"""
 
     # environment
     variant: str = "ghost"
     """'ghost' (Ghost Hand, 3 players) or 'classic' (4 players in two partnerships: a seat's rewards are its team's)"""
     num_envs: int = 1024
-    """games played in parallel (one vector env)"""
+    """games played in parallel (one vector env; under torchrun, num_envs / world size games per rank)"""
     episode: str = "game"
     """'game' (deals until someone reaches target_score) or 'deal' (one deal per episode)"""
     reward: str = "margin"
@@ -234,6 +264,7 @@ class TrainConfig:
         if self.reward == "win" and self.episode != "game":
             raise ValueError("reward='win' needs episode='game' (a single deal has no winner)")
         check("activation", self.activation in ("relu", "tanh"), "'relu' or 'tanh'")
+        check("device", self.device in ("auto", "cpu", "cuda"), "'auto', 'cpu' or 'cuda'")
         for name in (
             "num_envs",
             "num_steps",
@@ -262,7 +293,13 @@ class TrainConfig:
         check("heuristic_share", 0 <= self.heuristic_share <= 1, "in [0, 1]")
         check("gamma", 0 <= self.gamma <= 1, "in [0, 1]")
         check("gae_lambda", 0 <= self.gae_lambda <= 1, "in [0, 1]")
-        for name in ("learning_rate", "clip_coef", "max_grad_norm", "reward_scale"):
+        for name in (
+            "learning_rate",
+            "clip_coef",
+            "max_grad_norm",
+            "reward_scale",
+            "collective_timeout",
+        ):
             check(name, 0 < getattr(self, name) < math.inf, "a finite positive number")
         for name in ("ent_coef", "vf_coef", "imitation_coef"):
             check(name, 0 <= getattr(self, name) < math.inf, "a finite number >= 0")
@@ -430,6 +467,7 @@ def parse_args(argv=None):
         )
     args = vars(parser.parse_args(argv))
     config_path, resume = args.pop("config"), args.pop("resume")
+    saved_ranks = 1  # ranks whose games a checkpoint holds
     try:
         overrides = {k: yaml.safe_load(v) for k, v in args.items()}
     except yaml.YAMLError as error:
@@ -440,7 +478,8 @@ def parse_args(argv=None):
                 parser.error(
                     "--resume uses the checkpoint's config; pass changes as --FIELD VALUE, not --config"
                 )
-            values = read_checkpoint(resume)["config"]
+            saved = read_checkpoint(resume)
+            values, saved_ranks = saved["config"], saved.get("world_size", 1)
             stem, source = values.get("name", ""), str(resume)
         else:
             config_path = source = str(config_path or DEFAULT_CONFIG)
@@ -455,6 +494,20 @@ def parse_args(argv=None):
         parser.error(
             f"--resume cannot change {changed}: the checkpoint's network, games and pool depend on them"
         )
+    world_size = int(os.environ.get("WORLD_SIZE", "1"))  # set by torchrun
+    if resume is not None and saved_ranks != world_size:
+        parser.error(
+            f"checkpoint {resume!r} holds the games of {saved_ranks} rank(s); resume it with "
+            f"{saved_ranks} (torchrun --nproc_per_node={saved_ranks}), not {world_size}"
+        )
+    if config.num_envs % world_size:
+        parser.error(
+            f"num_envs must be a multiple of the number of ranks ({world_size}), got {config.num_envs}"
+        )
+    try:
+        pick_device(config.device, 0, torch.cuda.is_available())
+    except ValueError as error:
+        parser.error(str(error))
     return config, resume, stem
 
 
@@ -697,27 +750,27 @@ class ClassicDealStats:
 DEAL_STATS = {"ghost": DealStats, "classic": ClassicDealStats}
 
 
-def act_opponents(actions, roles_now, obs, mask, pool, heuristic, config, generator, partner=None):
+def act_opponents(actions, roles_now, obs, mask, run):
     """Fill ``actions`` for the games whose acting seat is not the network (roles_now int[N] != LEARNER).
 
-    Role pool_size + 2 is the learner's seat when ``partner`` (the ``bidding``
+    Role pool_size + 2 is the learner's seat when ``run.partner`` (the ``bidding``
     policy of learn='play') makes its decision.
     """
+    config = run.config
     for role in np.unique(roles_now[roles_now != LEARNER]):
         games = np.flatnonzero(roles_now == role)
         if role >= config.pool_size + 1:
-            policy = heuristic if role == config.pool_size + 1 else partner
+            policy = run.heuristic if role == config.pool_size + 1 else run.partner
             assert policy is not None  # a role is drawn only for a policy that exists
             actions[games] = policy.act(obs[games], mask[games])
             continue
-        mask_t = torch.from_numpy(mask[games])
-        logits, _ = pool[role - 1](torch.from_numpy(obs[games]))
+        mask_t = torch.from_numpy(mask[games]).to(run.device)
+        logits, _ = run.pool[role - 1](torch.from_numpy(obs[games]).to(run.device))
         if config.opponent_sample:
-            actions[games] = sample_actions(masked_log_probs(logits, mask_t), generator).numpy()
+            chosen = sample_actions(masked_log_probs(logits, mask_t), run.sample_gen)
         else:
-            actions[games] = (
-                logits.masked_fill(~mask_t, torch.finfo(logits.dtype).min).argmax(-1).numpy()
-            )
+            chosen = mask_logits(logits, mask_t).argmax(-1)
+        actions[games] = chosen.cpu().numpy()
 
 
 class RolloutBuffer:
@@ -841,7 +894,7 @@ def evaluate_policy(model, game, opponent, games, config, regret_decisions=0):
     import evaluate  # lazily: evaluation is optional and has its own dependencies
 
     result = evaluate.run_match(
-        evaluation_players(model, game, opponent, config),
+        evaluation_players(copy.deepcopy(model).cpu(), game, opponent, config),  # on the CPU
         variant=config.variant,
         games=games,
         seed=config.eval_seed,
@@ -851,14 +904,137 @@ def evaluate_policy(model, game, opponent, games, config, regret_decisions=0):
     return result.players[0]
 
 
+# ----------------------------------------------------------------------------- ranks (torchrun)
+class RankFailure(RuntimeError):
+    """A collective with the other ranks failed: one of them stopped, or did not answer in time."""
+
+
+def pick_device(setting, local_rank, cuda_available):
+    """The torch.device of the config's ``device`` ('auto', 'cpu' or 'cuda') for the rank on GPU ``local_rank``."""
+    if setting == "cuda" and not cuda_available:
+        raise ValueError(
+            "device is 'cuda', but torch sees no GPU (torch.cuda.is_available() is False)"
+        )
+    if setting == "cpu" or not cuda_available:
+        return torch.device("cpu")
+    return torch.device("cuda", local_rank)
+
+
+def backend_for(device):
+    """The torch.distributed backend between ranks on ``device``: NCCL for GPUs, gloo for CPUs."""
+    return "nccl" if device.type == "cuda" else "gloo"
+
+
+@dataclasses.dataclass(frozen=True)
+class Ranks:
+    """This process's place in a torchrun job (a plain ``python train.py`` is rank 0 of 1) and its collectives.
+
+    Each collective is the identity with one rank; with several, a failure or a
+    wait longer than ``timeout`` seconds raises :class:`RankFailure`.
+    """
+
+    rank: int
+    world_size: int
+    device: torch.device
+    timeout: float
+
+    def _collective(self, what, call):
+        try:
+            return call()
+        except RuntimeError as error:
+            detail = (str(error).splitlines() or [type(error).__name__])[0]
+            raise RankFailure(
+                f"rank {self.rank} of {self.world_size}: stopping: {what} with the other ranks failed "
+                f"(a rank stopped, or did not answer within collective_timeout={self.timeout:g} s): {detail}"
+            ) from None
+
+    def all_sum(self, values):
+        """float64[M] summed over the ranks."""
+        values = np.asarray(values, np.float64)
+        if self.world_size == 1:
+            return values
+        tensor = torch.from_numpy(values).to(self.device)
+        self._collective("summing metrics", lambda: dist.all_reduce(tensor))
+        return tensor.cpu().numpy()
+
+    def all_rows(self, counts):
+        """int64[world_size, M]: every rank's ``counts`` (int[M]), by rank."""
+        mine = torch.tensor(counts, dtype=torch.int64, device=self.device)
+        if self.world_size == 1:
+            return mine[None].cpu().numpy()
+        every = [torch.zeros_like(mine) for _ in range(self.world_size)]
+        self._collective("sharing batch sizes", lambda: dist.all_gather(every, mine))
+        return torch.stack(every).cpu().numpy()
+
+    def all_objects(self, value, what):
+        """[value of rank 0, ..., value of rank world_size - 1] (picklable values)."""
+        if self.world_size == 1:
+            return [value]
+        every = [None] * self.world_size
+        self._collective(what, lambda: dist.all_gather_object(every, value))
+        return every
+
+    def sum_gradients(self, parameters):
+        """Replace each parameter's gradient by its sum over the ranks (one all-reduce of all of them)."""
+        if self.world_size == 1:
+            return
+        grads = [p.grad if p.grad is not None else torch.zeros_like(p) for p in parameters]
+        flat = torch.cat([g.reshape(-1) for g in grads])
+        self._collective("averaging gradients", lambda: dist.all_reduce(flat))
+        for parameter, piece in zip(
+            parameters, flat.split([g.numel() for g in grads]), strict=True
+        ):
+            parameter.grad = piece.view_as(parameter)
+
+
+def start_ranks(config):
+    """The :class:`Ranks` of this process; under torchrun (WORLD_SIZE > 1) it joins the job's process group."""
+    rank, world_size = int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1"))
+    device = pick_device(
+        config.device, int(os.environ.get("LOCAL_RANK", "0")), torch.cuda.is_available()
+    )
+    if device.type == "cuda":
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")  # cuBLAS reproducible
+        torch.cuda.set_device(device)
+    if world_size > 1 and not dist.is_initialized():
+        dist.init_process_group(
+            backend_for(device),
+            timeout=datetime.timedelta(seconds=config.collective_timeout),
+            device_id=device if device.type == "cuda" else None,
+        )
+    return Ranks(rank, world_size, device, config.collective_timeout)
+
+
+def same_config_on_every_rank(config, ranks):
+    """``config`` with rank 0's run name; every rank must have been given the same config."""
+    every = ranks.all_objects(dataclasses.asdict(config), "comparing configs")
+    differ = sorted(
+        k for values in every for k in values if k != "name" and values[k] != every[0][k]
+    )
+    if differ:
+        raise ValueError(f"the ranks were given different configs: {differ} differ")
+    return dataclasses.replace(config, name=every[0]["name"])
+
+
+def rank_seed(seed, ranks):
+    """The seed of this rank's games, roles and sampling: ``seed`` itself with one rank, else one drawn from
+    (seed, rank), so the ranks' streams differ."""
+    if ranks.world_size == 1:
+        return seed
+    return int(np.random.SeedSequence((seed, ranks.rank)).generate_state(1, np.uint64)[0] >> 1)
+
+
 # ----------------------------------------------------------------------------- the run's state
 @dataclasses.dataclass
 class Run:
     """Everything one update hands to the next, and what a checkpoint saves."""
 
     config: TrainConfig
+    ranks: Ranks
     venv: VectorEnv
-    """GhostEuchreVec (ClassicEuchreVec for variant='classic'), or GhostBiddingVec for learn='auction'"""
+    """GhostEuchreVec (ClassicEuchreVec for variant='classic'), or GhostBiddingVec for learn='auction':
+    this rank's games, games rank * n .. (rank + 1) * n - 1 of the seed's deal streams, n = num_envs / world
+    size"""
     model: ActorCritic
     optimizer: torch.optim.Optimizer
     pool: list
@@ -868,20 +1044,22 @@ class Run:
     heuristic: typing.Any
     """the heuristic Policy (opponent and warm-up teacher), or None when neither is used"""
     roles: np.ndarray
-    """int8[N, 3]: the role of each seat in each game's current episode (LEARNER, slot + 1, HEURISTIC)"""
+    """int8[n, 3]: the role of each seat in each game's current episode (LEARNER, slot + 1, HEURISTIC)"""
     obs: np.ndarray
     mask: np.ndarray
     player: np.ndarray
     """the decision every game is waiting for: observation, legal mask and seat to act"""
     np_rng: np.random.Generator
-    """seat roles and minibatch order"""
+    """seat roles (and, with one rank, the minibatch order)"""
+    minibatch_rng: np.random.Generator
+    """the minibatch order over all ranks' decisions: the same generator on every rank"""
     sample_gen: torch.Generator
     """action sampling"""
     update: int = 0
     global_step: int = 0
-    """decisions played so far (every seat of every game)"""
+    """decisions played so far (every seat of every game of every rank)"""
     learner_step: int = 0
-    """decisions made by the learner so far"""
+    """decisions made by the learner so far (all ranks)"""
 
     partner: typing.Any = None
     """learn='auction': the card_play Policy (inside the env); learn='play': the bidding Policy; else None"""
@@ -894,13 +1072,22 @@ class Run:
         return self.venv.game
 
     @property
+    def device(self):
+        return self.ranks.device
+
+    @property
+    def num_envs(self):
+        """this rank's games"""
+        return self.venv.num_envs
+
+    @property
     def engine(self):
         """the GhostEuchre engine (what policies are built for)"""
         return getattr(self.venv.game, "engine", self.venv.game)
 
     @property
     def batch_size(self):
-        """decisions per rollout"""
+        """decisions per rollout (all ranks)"""
         return self.config.num_envs * self.config.num_steps
 
     @property
@@ -913,30 +1100,31 @@ class Run:
         return self.global_step < self.config.bidding_warmup_steps and self.config.learn != "play"
 
 
-def setup(config):
+def setup(config, ranks):
     """A new run: seeding, environment, network, optimizer, opponents, the first deal of every game."""
-    # --- seeding: every random choice below draws from these three generators
-    np_rng = np.random.default_rng(config.seed)  # seat roles, minibatch order
-    torch.manual_seed(config.seed)  # network initialisation
-    sample_gen = torch.Generator().manual_seed(config.seed)  # action sampling
+    # --- seeding: every random choice below draws from these generators
+    seed = rank_seed(config.seed, ranks)
+    np_rng = np.random.default_rng(seed)  # seat roles (and with one rank the minibatch order)
+    minibatch_rng = np_rng if ranks.world_size == 1 else np.random.default_rng(config.seed)
+    torch.manual_seed(config.seed)  # network initialisation: the same on every rank
+    sample_gen = torch.Generator(ranks.device).manual_seed(seed)  # action sampling
     torch.set_num_threads(config.rollout_threads)  # switched to torch_threads for each update
-    torch.use_deterministic_algorithms(True)
+    torch.use_deterministic_algorithms(True, warn_only=ranks.device.type == "cuda")
 
     engine_reward = "win" if config.reward == "win" else "points"
+    num_envs = config.num_envs // ranks.world_size
     engine_class, vector_class = VARIANTS[config.variant]
     engine = engine_class(episode=config.episode, reward=engine_reward, **config.rules)
     partner = None
     if config.learn == "auction":
-        partner = make_policy(config.card_play, engine, seed=config.seed + 1)
+        partner = make_policy(config.card_play, engine, seed=seed + 1)
         venv = GhostBiddingVec(
-            config.num_envs, partner, config.seed, config.episode, engine_reward, **config.rules
+            num_envs, partner, None, config.episode, engine_reward, **config.rules
         )
     else:
-        venv = vector_class(
-            config.num_envs, config.seed, config.episode, engine_reward, **config.rules
-        )
+        venv = vector_class(num_envs, None, config.episode, engine_reward, **config.rules)
         if config.learn == "play":
-            partner = make_policy(config.bidding, engine, seed=config.seed + 1)
+            partner = make_policy(config.bidding, engine, seed=seed + 1)
     game = venv.game
     model = ActorCritic(game.obs_size, game.num_actions, config.hidden_sizes, config.activation)
     if config.init_policy:
@@ -947,6 +1135,7 @@ def setup(config):
                 f"this run's is {model.config}"
             )
         model.load_state_dict(start.state_dict())
+    model.to(ranks.device)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate, eps=1e-5, fused=True)
     pool = [
         copy.deepcopy(model) for _ in range(config.pool_size)
@@ -957,37 +1146,68 @@ def setup(config):
     if (
         config.heuristic_share > 0 and config.opponent_share > 0
     ) or config.bidding_warmup_steps > 0:
-        heuristic = make_policy("heuristic", engine, seed=config.seed)
-    obs, mask, player = venv.reset()
-    roles = np.zeros((config.num_envs, game.num_players), np.int8)
+        heuristic = make_policy("heuristic", engine, seed=seed)
+    keys = stream_keys(config.seed, config.num_envs)[
+        ranks.rank * num_envs : (ranks.rank + 1) * num_envs
+    ]
+    obs, mask, player = start_games(venv, game.init(keys))
+    roles = np.zeros((num_envs, game.num_players), np.int8)
     pool_added = 1
-    assign_roles(roles, np.arange(config.num_envs), config, pool_added, np_rng)
+    assign_roles(roles, np.arange(num_envs), config, pool_added, np_rng)
     return Run(
-        config, venv, model, optimizer, pool, pool_added, heuristic, roles, obs, mask, player,
-        np_rng, sample_gen, partner=partner,
+        config, ranks, venv, model, optimizer, pool, pool_added, heuristic, roles, obs, mask, player,
+        np_rng, minibatch_rng, sample_gen, partner=partner,
     )  # fmt: skip
 
 
+def start_games(venv, state):
+    """Make ``state`` the games of ``venv``; returns their (obs, mask, player) as ``venv.reset`` does."""
+    venv.state = state
+    venv.mask = venv.game.legal_mask(state)
+    player = state.player.astype(np.int64)
+    return venv.game.observe(state, player), venv.mask, player
+
+
+def rank_state(run):
+    """What is this rank's own: its games, seat roles and random generators."""
+    rng = {
+        "numpy": run.np_rng.bit_generator.state,
+        "sample": run.sample_gen.get_state(),
+        "torch": torch.get_rng_state(),
+    }
+    if run.ranks.world_size > 1:
+        rng["minibatch"] = run.minibatch_rng.bit_generator.state
+    if run.heuristic is not None:
+        rng["heuristic"] = run.heuristic.rng.bit_generator.state
+    if run.partner is not None:
+        rng["partner"] = run.partner.rng.bit_generator.state
+    return {
+        "env_state": state_to_tensors(run.venv.state),
+        "roles": torch.from_numpy(run.roles.copy()),
+        "rng": rng,
+    }
+
+
 def restore(run, checkpoint):
-    """Continue ``run`` (set up from the checkpoint's config) where ``checkpoint`` left it."""
+    """Continue ``run`` (set up from the checkpoint's config, same world size) where ``checkpoint`` left it."""
     run.model.load_state_dict(checkpoint["model"])
     run.optimizer.load_state_dict(checkpoint["optimizer"])
     for slot, weights in zip(run.pool, checkpoint["pool"], strict=True):
         slot.load_state_dict(weights)
     run.pool_added = checkpoint["pool_added"]
-    game, venv = run.game, run.venv
-    venv.state = state_from_tensors(type(venv.state), checkpoint["env_state"])
-    venv.mask = game.legal_mask(venv.state)
-    run.mask, run.player = venv.mask, venv.state.player.astype(np.int64)
-    run.obs = game.observe(venv.state, run.player)
-    run.roles = checkpoint["roles"].numpy().copy()
-    run.np_rng.bit_generator.state = checkpoint["rng"]["numpy"]
-    run.sample_gen.set_state(checkpoint["rng"]["sample"])
-    torch.set_rng_state(checkpoint["rng"]["torch"])
-    if run.heuristic is not None and "heuristic" in checkpoint["rng"]:
-        run.heuristic.rng.bit_generator.state = checkpoint["rng"]["heuristic"]
-    if run.partner is not None and "partner" in checkpoint["rng"]:
-        run.partner.rng.bit_generator.state = checkpoint["rng"]["partner"]
+    mine = checkpoint["other_ranks"][run.ranks.rank - 1] if run.ranks.rank else checkpoint
+    state = state_from_tensors(type(run.venv.state), mine["env_state"])
+    run.obs, run.mask, run.player = start_games(run.venv, state)
+    run.roles = mine["roles"].numpy().copy()
+    run.np_rng.bit_generator.state = mine["rng"]["numpy"]
+    if run.ranks.world_size > 1:
+        run.minibatch_rng.bit_generator.state = mine["rng"]["minibatch"]
+    run.sample_gen.set_state(mine["rng"]["sample"])
+    torch.set_rng_state(mine["rng"]["torch"])
+    if run.heuristic is not None and "heuristic" in mine["rng"]:
+        run.heuristic.rng.bit_generator.state = mine["rng"]["heuristic"]
+    if run.partner is not None and "partner" in mine["rng"]:
+        run.partner.rng.bit_generator.state = mine["rng"]["partner"]
     run.deals = checkpoint.get("deals", 0)
     run.update = checkpoint["update"]
     run.global_step = checkpoint["global_step"]
@@ -1010,16 +1230,14 @@ def write_config(config, path):
 
 
 def save_checkpoint(run, path):
-    """Write everything :func:`restore` needs to ``path``, atomically."""
-    rng_state = {
-        "numpy": run.np_rng.bit_generator.state,
-        "sample": run.sample_gen.get_state(),
-        "torch": torch.get_rng_state(),
-    }
-    if run.heuristic is not None:
-        rng_state["heuristic"] = run.heuristic.rng.bit_generator.state
-    if run.partner is not None:
-        rng_state["partner"] = run.partner.rng.bit_generator.state
+    """Write everything :func:`restore` needs to ``path``, atomically: rank 0 writes, every rank takes part.
+
+    The top level holds rank 0's games, roles and generators (a single-process
+    checkpoint has nothing else); ``other_ranks`` those of ranks 1, 2, ...
+    """
+    every = run.ranks.all_objects(rank_state(run), "gathering the ranks' states for a checkpoint")
+    if run.ranks.rank:
+        return
     payload = {
         "format": CHECKPOINT_FORMAT,
         "config": dataclasses.asdict(run.config),
@@ -1028,14 +1246,15 @@ def save_checkpoint(run, path):
         "optimizer": run.optimizer.state_dict(),
         "pool": [slot.state_dict() for slot in run.pool],
         "pool_added": run.pool_added,
-        "env_state": state_to_tensors(run.venv.state),
-        "roles": torch.from_numpy(run.roles.copy()),
-        "rng": rng_state,
+        **every[0],
         "update": run.update,
         "global_step": run.global_step,
         "learner_step": run.learner_step,
         "deals": run.deals,
     }
+    if run.ranks.world_size > 1:
+        payload["world_size"] = run.ranks.world_size
+        payload["other_ranks"] = every[1:]
     save_torch(payload, path)
 
 
@@ -1051,10 +1270,10 @@ def collect_rollout(run, buf):
     play is already sensible): the network makes them and also imitates the
     heuristic's choice; learn='play': ``bidding`` makes them, no warm-up.
     """
-    config = run.config
+    config, device = run.config, run.device
     stats, lessons = DEAL_STATS[config.variant](), []
     buf.clear()
-    game_index = np.arange(config.num_envs)
+    game_index = np.arange(run.num_envs)
     for _ in range(config.num_steps):
         obs, mask, player = run.obs, run.mask, run.player
         role_now = run.roles[game_index, player]
@@ -1070,19 +1289,16 @@ def collect_rollout(run, buf):
         rows = buf.add(learners, player[learners])
         buf.obs[rows] = obs[learners]
         buf.mask[rows] = mask[learners]
-        actions = np.zeros(config.num_envs, np.int64)
+        actions = np.zeros(run.num_envs, np.int64)
         with torch.no_grad():
             if len(learners):
-                logits, value = run.model(torch.from_numpy(buf.obs[rows]))
-                log_probs = masked_log_probs(logits, torch.from_numpy(buf.mask[rows]))
+                logits, value = run.model(torch.from_numpy(buf.obs[rows]).to(device))
+                log_probs = masked_log_probs(logits, torch.from_numpy(buf.mask[rows]).to(device))
                 chosen = sample_actions(log_probs, run.sample_gen)
-                buf.logprob[rows] = log_probs.gather(1, chosen[:, None]).squeeze(1).numpy()
-                buf.value[rows] = value.numpy()
-                actions[learners] = chosen.numpy()
-            act_opponents(
-                actions, role_now, obs, mask, run.pool, run.heuristic, config, run.sample_gen,
-                run.partner,
-            )  # fmt: skip
+                buf.logprob[rows] = log_probs.gather(1, chosen[:, None]).squeeze(1).cpu().numpy()
+                buf.value[rows] = value.cpu().numpy()
+                actions[learners] = chosen.cpu().numpy()
+            act_opponents(actions, role_now, obs, mask, run)
         buf.action[rows] = actions[learners]
         if warming_up and config.learn == "auction":
             lessons.append(
@@ -1092,13 +1308,12 @@ def collect_rollout(run, buf):
             lessons.append((obs[taught], mask[taught], actions[taught]))
 
         run.obs, run.mask, run.player, rewards, done = run.venv.step(actions)
-        run.global_step += config.num_envs
+        run.global_step += config.num_envs  # all ranks' games
         if config.reward == "margin":
             rewards = margin_rewards(rewards, config.variant)
         buf.add_rewards(rewards * config.reward_scale)
         result = run.venv.last_result
         assert result is not None  # set by every step
-        run.deals += len(result.deals.game)
         if len(result.deals.game):
             stats.add_deals(result.deals, run.roles)
         if done.any():
@@ -1108,7 +1323,6 @@ def collect_rollout(run, buf):
             assign_roles(
                 run.roles, ended, config, min(run.pool_added, config.pool_size), run.np_rng
             )
-    run.learner_step += buf.count
     return stats, lessons
 
 
@@ -1121,87 +1335,149 @@ def advantages_and_returns(run, buf):
     if len(pending_games):
         pending_obs = run.game.observe(run.venv.state.take(pending_games), pending_seats)
         with torch.no_grad():
-            values = run.model.value(torch.from_numpy(pending_obs)).numpy()
+            values = run.model.value(torch.from_numpy(pending_obs).to(run.device)).cpu().numpy()
         buf.set_bootstrap(pending_games, pending_seats, values)
     return buf.advantages(run.config.gamma, run.config.gae_lambda)
 
 
 # ----------------------------------------------------------------------------- update
-def ppo_update(run, buf, advantages, returns, lessons):
-    """``update_epochs`` passes of clipped PPO over the learner's decisions in ``buf``.
+def batch_shares(run, buf, lessons, stats):
+    """int64[world_size, 3]: every rank's learner decisions, warm-up lessons and deals played in this
+    rollout (by rank); the run's counts of learner decisions and deals take all ranks' in."""
+    lesson_count = sum(len(actions) for _, _, actions in lessons)
+    shares = run.ranks.all_rows([buf.count, lesson_count, stats.counts["deals"]])
+    run.learner_step += int(shares[:, 0].sum())
+    run.deals += int(shares[:, 2].sum())
+    return shares
 
-    During the warm-up each minibatch also takes its share of the lessons
-    (imitation of the heuristic's auction decisions, cross-entropy). Returns the
-    losses of the last minibatch and the clip fraction of the whole update.
+
+def own_rows(positions, first, count, device):
+    """This rank's rows among ``positions`` (int[M] in the batch of all ranks, where this rank's ``count``
+    rows start at ``first``), as its own row numbers, in the order of ``positions``."""
+    local = positions - first
+    return torch.from_numpy(local[(local >= 0) & (local < count)]).to(device)
+
+
+def share_mean(values, total):
+    """This rank's part of the mean of ``total`` values over all ranks (the parts of all ranks sum to it)."""
+    return values.mean() if len(values) == total else values.sum() / total
+
+
+def minibatch_statistics(run, logratio, ratio, advantages, total):
+    """(approx_kl, clip fraction, advantage mean, advantage std) of a minibatch of ``total`` decisions over
+    all ranks; this rank holds the given part of it. The mean and std are None unless norm_adv needs them."""
+    config = run.config
+    normalise = config.norm_adv and total > 1
+    kl = (ratio - 1) - logratio
+    clipped = ((ratio - 1.0).abs() > config.clip_coef).float()
+    if run.ranks.world_size == 1:
+        if not normalise:
+            return kl.mean(), clipped.mean().item(), None, None
+        return kl.mean(), clipped.mean().item(), advantages.mean(), advantages.std()
+    parts = torch.stack([kl.double().sum(), clipped.double().sum(), advantages.double().sum()])
+    parts = torch.cat([parts, (advantages.double() ** 2).sum()[None]])
+    kl_sum, clipped_sum, adv_sum, adv_squares = run.ranks.all_sum(parts.cpu().numpy())
+    approx_kl = torch.tensor(kl_sum / total)
+    if not normalise:
+        return approx_kl, clipped_sum / total, None, None
+    mean = adv_sum / total
+    std = math.sqrt(max(adv_squares - total * mean**2, 0.0) / (total - 1))
+    as_tensor = lambda x: torch.tensor(x, dtype=advantages.dtype, device=advantages.device)  # noqa: E731
+    return approx_kl, clipped_sum / total, as_tensor(mean), as_tensor(std)
+
+
+def ppo_update(run, buf, advantages, returns, lessons, shares):
+    """``update_epochs`` passes of clipped PPO over the learner's decisions of all ranks.
+
+    The minibatches are drawn over the decisions of all ranks (rank 0's rows, then
+    rank 1's, ...: ``shares`` from :func:`batch_shares`) by ``minibatch_rng``, the
+    same on every rank; each rank computes its part of each minibatch's mean loss
+    (advantages normalised over the whole minibatch) and the gradients are summed
+    over the ranks before the step, so every rank takes the same step. During the
+    warm-up each minibatch also takes its share of the lessons (imitation of the
+    heuristic's auction decisions, cross-entropy). Returns the last minibatch's
+    losses (this rank's parts with several ranks) and the update's clip fraction.
     """
-    config, model, optimizer = run.config, run.model, run.optimizer
-    count = buf.count
-    b_obs = torch.from_numpy(buf.obs[:count])
-    b_mask = torch.from_numpy(buf.mask[:count])
-    b_actions = torch.from_numpy(buf.action[:count])
-    b_logprobs = torch.from_numpy(buf.logprob[:count])
-    b_values = torch.from_numpy(buf.value[:count])
-    b_advantages, b_returns = torch.from_numpy(advantages), torch.from_numpy(returns)
+    config, model, optimizer, device = run.config, run.model, run.optimizer, run.device
+    rank = run.ranks.rank
+    count, total = buf.count, int(shares[:, 0].sum())
+    first = int(shares[:rank, 0].sum())
+    lesson_count, lesson_total = int(shares[rank, 1]), int(shares[:, 1].sum())
+    lesson_first = int(shares[:rank, 1].sum())
+    b_obs = torch.from_numpy(buf.obs[:count]).to(device)
+    b_mask = torch.from_numpy(buf.mask[:count]).to(device)
+    b_actions = torch.from_numpy(buf.action[:count]).to(device)
+    b_logprobs = torch.from_numpy(buf.logprob[:count]).to(device)
+    b_values = torch.from_numpy(buf.value[:count]).to(device)
+    b_advantages = torch.from_numpy(advantages).to(device)
+    b_returns = torch.from_numpy(returns).to(device)
     lesson_obs, lesson_mask, lesson_actions = (
-        (torch.from_numpy(np.concatenate(x)) for x in zip(*lessons, strict=True))
-        if lessons
-        else (None, None, torch.zeros(0, dtype=torch.int64))
-    )
+        torch.from_numpy(np.concatenate(x)).to(device) for x in zip(*lessons, strict=True)
+    ) if lessons else (None, None, None)  # fmt: skip
     lesson_size = -(
-        -len(lesson_actions) * config.minibatch_size // max(count, 1)
+        -lesson_total * config.minibatch_size // max(total, 1)
     )  # same share per minibatch
-    zero = torch.zeros(())
+    zero = torch.zeros((), device=device)
     pg_loss, v_loss, entropy_loss, approx_kl, imitation_loss = zero, zero, zero, zero, zero
     clipfracs = []
     for _epoch in range(config.update_epochs):
-        order = torch.from_numpy(run.np_rng.permutation(count))
-        lesson_order = (
-            torch.from_numpy(run.np_rng.permutation(len(lesson_actions)))
-            if len(lesson_actions)
-            else None
-        )
-        for number, start in enumerate(range(0, count, config.minibatch_size)):
-            mb = order[start : start + config.minibatch_size]
+        order = run.minibatch_rng.permutation(total)
+        lesson_order = run.minibatch_rng.permutation(lesson_total) if lesson_total else None
+        for number, start in enumerate(range(0, total, config.minibatch_size)):
+            positions = order[start : start + config.minibatch_size]
+            mb = own_rows(positions, first, count, device)
             logits, new_value = model(b_obs[mb])
             log_probs = masked_log_probs(logits, b_mask[mb])
             new_logprob = log_probs.gather(1, b_actions[mb][:, None]).squeeze(1)
             entropy = masked_entropy(log_probs, b_mask[mb])
             logratio = new_logprob - b_logprobs[mb]
             ratio = logratio.exp()
-            with torch.no_grad():
-                approx_kl = ((ratio - 1) - logratio).mean()
-                clipfracs.append(((ratio - 1.0).abs() > config.clip_coef).float().mean().item())
             mb_adv = b_advantages[mb]
-            if config.norm_adv and len(mb) > 1:
-                mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
-            pg_loss = torch.max(
-                -mb_adv * ratio, -mb_adv * ratio.clamp(1 - config.clip_coef, 1 + config.clip_coef)
-            ).mean()
+            with torch.no_grad():
+                approx_kl, clipfrac, adv_mean, adv_std = minibatch_statistics(
+                    run, logratio, ratio, mb_adv, len(positions)
+                )
+            clipfracs.append(clipfrac)
+            if adv_mean is not None and adv_std is not None:
+                mb_adv = (mb_adv - adv_mean) / (adv_std + 1e-8)
+            pg_loss = share_mean(
+                torch.max(
+                    -mb_adv * ratio,
+                    -mb_adv * ratio.clamp(1 - config.clip_coef, 1 + config.clip_coef),
+                ),
+                len(positions),
+            )
             if config.clip_vloss:
                 clipped = b_values[mb] + (new_value - b_values[mb]).clamp(
                     -config.clip_coef, config.clip_coef
                 )
-                v_loss = (
-                    0.5
-                    * torch.max(
-                        (new_value - b_returns[mb]) ** 2, (clipped - b_returns[mb]) ** 2
-                    ).mean()
+                squares = torch.max(
+                    (new_value - b_returns[mb]) ** 2, (clipped - b_returns[mb]) ** 2
                 )
             else:
-                v_loss = 0.5 * ((new_value - b_returns[mb]) ** 2).mean()
-            entropy_loss = entropy.mean()
+                squares = (new_value - b_returns[mb]) ** 2
+            v_loss = 0.5 * share_mean(squares, len(positions))
+            entropy_loss = share_mean(entropy, len(positions))
             loss = pg_loss - config.ent_coef * entropy_loss + config.vf_coef * v_loss
             if lesson_order is not None:
-                lb = lesson_order[number * lesson_size : (number + 1) * lesson_size]
-                if len(lb):
+                lesson_positions = lesson_order[number * lesson_size : (number + 1) * lesson_size]
+                if len(lesson_positions):
                     assert lesson_obs is not None and lesson_mask is not None
+                    assert lesson_actions is not None
+                    lb = own_rows(lesson_positions, lesson_first, lesson_count, device)
                     lesson_logits, _ = model(lesson_obs[lb])
-                    imitation_loss = torch.nn.functional.cross_entropy(
-                        mask_logits(lesson_logits, lesson_mask[lb]), lesson_actions[lb]
+                    imitation_loss = share_mean(
+                        torch.nn.functional.cross_entropy(
+                            mask_logits(lesson_logits, lesson_mask[lb]),
+                            lesson_actions[lb],
+                            reduction="none",
+                        ),
+                        len(lesson_positions),
                     )
                     loss = loss + config.imitation_coef * imitation_loss
             optimizer.zero_grad()
             loss.backward()
+            run.ranks.sum_gradients(list(model.parameters()))
             torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
             optimizer.step()
         if config.target_kl is not None and approx_kl > config.target_kl:
@@ -1224,51 +1500,96 @@ def take_snapshot(run):
 
 
 # ----------------------------------------------------------------------------- log and checkpoint
-def bid_rate(masks, actions, variant="ghost"):
-    """Share of auction decisions that bid; NaN if none. masks bool[M, A], actions int[M].
+def auction_counts(masks, actions, variant):
+    """(auction decisions, bids) among decisions masks bool[M, A], actions int[M].
 
-    ghost: decisions with PASS legal and SWAP not chosen that bid 3, 4, 5 or MOON;
-    classic: decisions with PASS legal that order up or name a suit.
+    ghost: decisions with PASS legal (the auction) other than SWAP, and those that
+    bid 3, 4, 5 or MOON; classic: decisions with PASS legal, and those that order
+    up or name a suit.
     """
     auction = masks[:, PASS] & (actions != SWAP)  # PASS is legal only in the auction
     if variant == "classic":
         bids = (actions >= classic.SUIT_CLUBS) & (actions < classic.SUIT_CLUBS + 4)
     else:
         bids = (actions >= BID_3) & (actions <= MOON)
-    return float(bids[auction].mean()) if auction.any() else float("nan")
+    return int(auction.sum()), int((auction & bids).sum())
 
 
-def rollout_scalars(run, buf, returns, stats, lessons):
-    """TensorBoard scalars of one rollout: learner share, explained variance, Euchre rates."""
+SHARED_LOSSES = (
+    "losses/policy_loss",
+    "losses/value_loss",
+    "losses/entropy",
+    "losses/imitation_loss",
+)
+"""losses that ppo_update returns as each rank's part of the mean (summed over the ranks here)"""
+
+
+def update_scalars(run, buf, returns, stats, lessons, losses):
+    """TensorBoard scalars of one update, over all ranks: losses, learner share, explained variance, Euchre
+    rates. The bid rate counts the learner's seats' auction decisions: the network's, and during the warm-up
+    the heuristic's for it."""
     count = buf.count
-    var_returns = returns.var()
-    explained_var = (
-        float("nan") if var_returns == 0 else 1 - (returns - buf.value[:count]).var() / var_returns
-    )
     # the learner's seats' auction decisions: the network's, and the heuristic's for it during the
     # warm-up of learn='all' (with learn='auction' the lessons are choices that were not played)
     played = lessons if run.config.learn == "all" else []
     masks = np.concatenate([buf.mask[:count], *(mask for _, mask, _ in played)])
     actions = np.concatenate([buf.action[:count], *(action for _, _, action in played)])
+    auction, bids = auction_counts(masks, actions, run.config.variant)
+    returns = returns.astype(np.float64)
+    residual = returns - buf.value[:count]
+    sums = {
+        **stats.counts,
+        **{key: losses[key] for key in SHARED_LOSSES},
+        "learner": count,
+        "auction": auction,
+        "bids": bids,
+        "returns": returns.sum(),
+        "returns_squared": (returns**2).sum(),
+        "residual": residual.sum(),
+        "residual_squared": (residual**2).sum(),
+    }
+    summed = dict(zip(sums, run.ranks.all_sum(list(sums.values())), strict=True))
+    stats.counts = {key: summed[key] for key in stats.counts}
+    n = summed["learner"]
+    variance = lambda key: summed[f"{key}_squared"] / n - (summed[key] / n) ** 2  # noqa: E731
+    explained_var = (
+        1 - variance("residual") / variance("returns")
+        if n and variance("returns") > 0
+        else float("nan")
+    )
     return {
-        "charts/learner_share": count / run.batch_size,
+        **losses,
+        **{key: summed[key] for key in SHARED_LOSSES},
+        "charts/learner_share": n / run.batch_size,
         "losses/explained_variance": float(explained_var),
-        "euchre/bid_rate": bid_rate(masks, actions, run.config.variant),
+        "euchre/bid_rate": summed["bids"] / summed["auction"]
+        if summed["auction"]
+        else float("nan"),
         **stats.rates(),
     }
 
 
 class Log:
-    """Where a run reports: TensorBoard, the progress bar or printed lines, config.yaml, the SPS clocks."""
+    """Where a run reports: TensorBoard, the progress bar or printed lines, config.yaml, the SPS clocks.
+
+    Rank 0 alone writes and prints (``active``); every rank keeps the clocks.
+    """
 
     RECENT = 10  # updates in the progress bar's recent decisions/s
 
     def __init__(self, run_dir, run, resumed):
+        self.train_time, self.start_step, self.start_deals = 0.0, run.global_step, run.deals
+        self.start_time = time.perf_counter()
+        self.recent = collections.deque(maxlen=self.RECENT)  # (decisions, seconds) per update
+        self.bar = None
+        self.active = run.ranks.rank == 0
+        if not self.active:
+            return
         from torch.utils.tensorboard import SummaryWriter
 
         config = run.config
         os.makedirs(run_dir, exist_ok=True)
-        self.run_dir = run_dir
+        write_config(config, os.path.join(run_dir, "config.yaml"))
         self.writer = SummaryWriter(run_dir)
         self.writer.add_text(
             "hyperparameters",
@@ -1276,15 +1597,14 @@ class Log:
             + "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(config).items()),
             run.global_step,
         )
+        ranks = run.ranks
         print(
             f"run {run_dir}: {run.num_updates} updates of {run.batch_size} decisions"
+            + (f" on {ranks.world_size} ranks" if ranks.world_size > 1 else "")
+            + f" ({ranks.device})"
             + (f", resuming after update {run.update}" if resumed else ""),
             flush=True,
         )
-        self.train_time, self.start_step, self.start_deals = 0.0, run.global_step, run.deals
-        self.start_time = time.perf_counter()
-        self.recent = collections.deque(maxlen=self.RECENT)  # (decisions, seconds) per update
-        self.bar = None
         if config.progress:
             from tqdm import tqdm
 
@@ -1319,6 +1639,8 @@ class Log:
 
     def update(self, run, scalars, evaluated):
         """Record one update's scalars; move the bar (or print every 10th update and evaluations)."""
+        if not self.active:
+            return
         scalars = {
             "charts/learning_rate": run.optimizer.param_groups[0]["lr"],
             "charts/SPS": self.sps(run),
@@ -1360,7 +1682,10 @@ def periodic_evaluation(run, log):
     """
     config = run.config
     if not (
-        config.eval_every and run.update % config.eval_every == 0 and run.update < run.num_updates
+        log.active
+        and config.eval_every
+        and run.update % config.eval_every == 0
+        and run.update < run.num_updates
     ):
         return {}
     torch.set_num_threads(config.rollout_threads)
@@ -1390,7 +1715,8 @@ def periodic_evaluation(run, log):
 
 
 def periodic_checkpoint(run, run_dir):
-    """Every ``checkpoint_every`` updates (not the last): checkpoints/update_NNNNNN.pt, old ones pruned."""
+    """Every ``checkpoint_every`` updates (not the last): checkpoints/update_NNNNNN.pt, old ones pruned
+    (every rank takes part, rank 0 writes)."""
     config = run.config
     if not (
         config.checkpoint_every
@@ -1400,6 +1726,8 @@ def periodic_checkpoint(run, run_dir):
         return
     folder = os.path.join(run_dir, "checkpoints")
     save_checkpoint(run, os.path.join(folder, f"update_{run.update:06d}.pt"))
+    if run.ranks.rank:
+        return
     saved = sorted(os.listdir(folder))
     for old in saved[: -config.keep_checkpoints] if config.keep_checkpoints else []:
         os.remove(os.path.join(folder, old))
@@ -1408,6 +1736,7 @@ def periodic_checkpoint(run, run_dir):
 def final_evaluation(run, log):
     """The table of the greedy network against two heuristics and two random players."""
     config = run.config
+    torch.set_num_threads(config.rollout_threads)
     print(
         f"\nevaluation: greedy policy vs two copies of each opponent, {config.final_eval_games} duplicate games"
     )
@@ -1426,30 +1755,57 @@ def final_evaluation(run, log):
         )
 
 
+def finish(run, log, run_dir):
+    """The final checkpoint, then on rank 0: the policy file, the summary line and the evaluation table."""
+    save_checkpoint(run, os.path.join(run_dir, "final.pt"))
+    if not log.active:
+        return
+    config = run.config
+    partner_spec = {"auction": config.card_play, "play": config.bidding}.get(config.learn)
+    save_torch(
+        policy_payload(run.model, config.learn, partner_spec), os.path.join(run_dir, "policy.pt")
+    )
+    decisions, deals = run.global_step - log.start_step, run.deals - log.start_deals
+    seconds = max(log.train_time, 1e-9)
+    print(
+        f"{run.global_step} decisions ({run.learner_step} by the learner) in {log.train_time:.0f} s of "
+        f"rollouts and updates: {decisions / seconds:,.0f} decisions/s; {deals} deals, "
+        f"{deals / seconds:,.0f} deals/s; saved {run_dir}/final.pt and policy.pt"
+    )
+    if run.config.final_eval_games:
+        final_evaluation(run, log)
+    log.writer.close()
+
+
 # ----------------------------------------------------------------------------- main
 def main(argv=None):
-    """Train as the command line says; returns the run's folder."""
+    """Train as the command line says (one process, or one rank of a torchrun job); returns the run's folder."""
     config, resume, config_stem = parse_args(argv)
     checkpoint = read_checkpoint(resume) if resume else None
     if not config.name:
         config = dataclasses.replace(
             config, name=f"{config_stem}__{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
         )
-    run_dir = os.path.join(config.runs_dir, config.name)
 
     # --- setup or resume
+    ranks = start_ranks(config)
+    config = same_config_on_every_rank(config, ranks)
+    run_dir = os.path.join(config.runs_dir, config.name)
     try:
-        run = setup(config)
+        run = setup(config, ranks)
     except ValueError as error:  # a policy spec that cannot be built, a network that does not fit
         print(f"train.py: error: {error}", file=sys.stderr)
         raise SystemExit(2) from None
     if checkpoint is not None:
         restore(run, checkpoint)
     log = Log(run_dir, run, resumed=checkpoint is not None)
-    write_config(config, os.path.join(run_dir, "config.yaml"))
     game = run.game
     buf = RolloutBuffer(
-        run.batch_size, game.obs_size, game.num_actions, config.num_envs, game.num_players
+        run.num_envs * config.num_steps,
+        game.obs_size,
+        game.num_actions,
+        run.num_envs,
+        game.num_players,
     )
 
     while run.update < run.num_updates:
@@ -1458,41 +1814,31 @@ def main(argv=None):
             run.optimizer.param_groups[0]["lr"] = config.learning_rate * (
                 1.0 - run.update / run.num_updates
             )
-        # --- rollout
+        # --- rollout (each rank plays its own games)
         torch.set_num_threads(config.rollout_threads)
         stats, lessons = collect_rollout(run, buf)
         advantages, returns = advantages_and_returns(run, buf)
-        # --- update
+        # --- update (minibatches over all ranks' decisions, gradients summed over the ranks)
         torch.set_num_threads(config.torch_threads)
-        losses = ppo_update(run, buf, advantages, returns, lessons)
+        shares = batch_shares(run, buf, lessons, stats)
+        losses = ppo_update(run, buf, advantages, returns, lessons, shares)
         run.update += 1
         log.timed(run.global_step - step_before, time.perf_counter() - tick)
         take_snapshot(run)
         # --- log and checkpoint
-        scalars = {**losses, **rollout_scalars(run, buf, returns, stats, lessons)}
+        scalars = update_scalars(run, buf, returns, stats, lessons, losses)
         evaluation = periodic_evaluation(run, log)
         log.update(run, {**scalars, **evaluation}, evaluated=bool(evaluation))
         periodic_checkpoint(run, run_dir)
     log.close()
-
-    save_checkpoint(run, os.path.join(run_dir, "final.pt"))
-    partner_spec = {"auction": config.card_play, "play": config.bidding}.get(config.learn)
-    save_torch(
-        policy_payload(run.model, config.learn, partner_spec), os.path.join(run_dir, "policy.pt")
-    )
-    print(
-        f"{run.global_step} decisions ({run.learner_step} by the learner) in {log.train_time:.0f} s of "
-        f"rollouts and updates: {(run.global_step - log.start_step) / max(log.train_time, 1e-9):,.0f} "
-        f"decisions/s; {run.deals - log.start_deals} deals, "
-        f"{(run.deals - log.start_deals) / max(log.train_time, 1e-9):,.0f} deals/s; "
-        f"saved {run_dir}/final.pt and policy.pt"
-    )
-    if config.final_eval_games:
-        torch.set_num_threads(config.rollout_threads)
-        final_evaluation(run, log)
-    log.writer.close()
+    finish(run, log, run_dir)
+    if ranks.world_size > 1:
+        dist.destroy_process_group()
     return run_dir
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except RankFailure as failure:  # another rank stopped: one line, not a traceback
+        sys.exit(str(failure))

@@ -54,15 +54,6 @@ TINY = [  # a run of a few hundred decisions that still touches every part of th
 ]
 
 
-@pytest.fixture
-def torch_globals():
-    """train.main sets torch's thread count and deterministic mode; put them back afterwards."""
-    threads, deterministic = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
-    yield
-    torch.set_num_threads(threads)
-    torch.use_deterministic_algorithms(deterministic)
-
-
 def test_smoke_run_of_the_real_script(tmp_path):
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
@@ -344,14 +335,14 @@ def test_checkpoint_missing_keys_is_a_one_line_error(tmp_path, capsys):
     assert "cannot read checkpoint" in err and err.count("\n") == 1
 
 
-def test_bid_rate_counts_auction_decisions_only():
+def test_auction_counts_count_auction_decisions_only():
     masks = np.zeros((5, 34), bool)
     masks[:3, train.PASS] = True  # three auction decisions (one of them a SWAP), two card plays
     actions = np.array([train.PASS, train.BID_3, train.SWAP, 3, 7])
-    assert train.bid_rate(masks, actions) == 0.5
-    assert np.isnan(train.bid_rate(masks[3:], actions[3:]))
+    assert train.auction_counts(masks, actions, "ghost") == (2, 1)
+    assert train.auction_counts(masks[3:], actions[3:], "ghost") == (0, 0)
     classic_actions = np.array([train.PASS, train.classic.SUIT_CLUBS + 2, train.PASS, 3, 7])
-    assert train.bid_rate(masks[:, :31], classic_actions, "classic") == 1 / 3
+    assert train.auction_counts(masks[:, :31], classic_actions, "classic") == (3, 1)
 
 
 def test_unknown_key_in_a_config_file(tmp_path, capsys):

@@ -5,7 +5,7 @@ import os
 import numpy as np
 import pytest
 import torch
-from test_train import TINY, torch_globals  # noqa: F401 (torch_globals is a fixture)
+from test_train import TINY
 
 import train
 from agents import make_policy
@@ -24,7 +24,7 @@ LEARN = {
 
 
 @pytest.mark.parametrize("learn", ["auction"])
-def test_resume_of_a_learn_mode_run_is_exact(tmp_path, torch_globals, learn):  # noqa: F811
+def test_resume_of_a_learn_mode_run_is_exact(tmp_path, torch_globals, learn):
     common = [
         "--total_steps", "512", "--checkpoint_every", "2", "--keep_checkpoints", "0",
         "--eval_every", "3", "--final_eval_games", "0", *TINY, *LEARN[learn],
@@ -45,7 +45,7 @@ def test_resume_of_a_learn_mode_run_is_exact(tmp_path, torch_globals, learn):  #
     assert not all(torch.equal(half["model"][k], a["model"][k]) for k in a["model"])
 
 
-def test_a_learn_auction_run_loads_as_a_full_player(tmp_path, torch_globals):  # noqa: F811
+def test_a_learn_auction_run_loads_as_a_full_player(tmp_path, torch_globals):
     run = train.main(
         ["--runs_dir", str(tmp_path), "--name", "bid", "--total_steps", "256",
          "--final_eval_games", "0", *TINY, *LEARN["auction"]]
