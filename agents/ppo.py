@@ -12,6 +12,8 @@ Spec options: ``ppo:PATH`` plays the most likely legal action (greedy);
 """
 
 import os
+import pickle
+import warnings
 
 import numpy as np
 import torch
@@ -121,11 +123,22 @@ def learned_role(payload):
 def read_payload(path):
     """The dict saved in a policy file or training checkpoint (no arbitrary unpickling)."""
     try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():  # torch warns about pickle protocols of foreign files
+            warnings.simplefilter("ignore", UserWarning)
+            payload = torch.load(path, map_location="cpu", weights_only=True)
     except FileNotFoundError:
         raise ValueError(f"PPO checkpoint {path!r} does not exist") from None
-    except Exception as error:  # noqa: BLE001 (any failure to read: corrupt file, not a torch file, unsafe content)
-        raise ValueError(f"cannot read PPO checkpoint {path!r}: {error}") from None
+    except pickle.UnpicklingError:  # torch's message is many lines of advice about weights_only
+        raise ValueError(
+            f"{path!r} is not a PPO checkpoint of train.py: it holds objects other than tensors "
+            "and plain containers, which are not loaded (torch.load(weights_only=True))"
+        ) from None
+    except Exception as error:  # noqa: BLE001 (any failure to read: corrupt file, not a torch file)
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        raise ValueError(
+            f"{path!r} is not a PPO checkpoint of train.py: torch.load cannot read it "
+            f"({type(error).__name__}{': ' + reason if reason else ''})"
+        ) from None
     if not isinstance(payload, dict) or "model" not in payload or "model_config" not in payload:
         raise ValueError(
             f"{path!r} is not a PPO checkpoint of train.py (expected keys 'model' and 'model_config')"

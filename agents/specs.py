@@ -18,6 +18,7 @@ kept as strings. Examples: ``random``, ``pimc:samples=16``, ``ppo:runs/a/final.p
 
 import contextlib
 import importlib
+import inspect
 import os
 import re
 from collections.abc import Callable
@@ -130,6 +131,7 @@ def make_policy(spec, game, seed=None):
                 f"policy spec {spec!r}: PPO checkpoints need agents/ppo.py (written with train.py), "
                 "which is not installed"
             ) from None
+        check_options(spec, ppo.load_policy, kwargs, "ppo")
         policy = ppo.load_policy(target, game, seed, **kwargs)
     else:
         factory: Callable[..., Policy] = _load_attribute(BUILTINS.get(kind, target), spec)
@@ -137,6 +139,7 @@ def make_policy(spec, game, seed=None):
             raise ValueError(
                 f"policy spec {spec!r}: {target} is not a class; expected a Policy subclass"
             )
+        check_options(spec, factory, kwargs, target or kind)
         try:
             policy = factory(game, seed=seed, **kwargs)
         except TypeError as error:
@@ -148,6 +151,35 @@ def make_policy(spec, game, seed=None):
     if kind == "class" and getattr(policy, "name", None) in (None, Policy.name):
         policy.name = spec
     return policy
+
+
+_NOT_OPTIONS = ("self", "game", "seed", "path")  # given by make_policy, not by the spec
+
+
+def check_options(spec, factory, kwargs, what):
+    """ValueError (one line, listing the valid options) unless ``factory`` takes every key of ``kwargs``.
+
+    The valid options are the factory's keyword parameters but ``game``,
+    ``seed`` and ``path``; a factory taking ``**kwargs`` accepts anything.
+    """
+    try:
+        parameters = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):  # no signature to read: let the call decide
+        return
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return
+    valid = [
+        p.name
+        for p in parameters
+        if p.name not in _NOT_OPTIONS
+        and p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    ]
+    unknown = [key for key in kwargs if key not in valid]
+    if unknown:
+        takes = f"its options are {', '.join(valid)}" if valid else "it takes no options"
+        raise ValueError(
+            f"policy spec {spec!r}: unknown option {', '.join(map(repr, unknown))} for {what}; {takes}"
+        )
 
 
 def _make_composite(spec, game, seed):

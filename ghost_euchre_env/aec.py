@@ -202,6 +202,10 @@ class EuchreAEC(AECEnv):
     def reset(self, seed=None, options=None):
         """Start an episode: a seeded stream, or the next episode of the current one (seed None)."""
         engine_options = None
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(
+                f"options must be None or a dict (with 'dealer', 'deals'), got {options!r}"
+            )
         if options:
             unknown = sorted(set(options) - set(RESET_OPTIONS))
             if unknown:

@@ -381,7 +381,7 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
         if not isinstance(deal, dict) or set(deal) != set(self.deal_keys):
             raise ValueError(f"{where}: a deal is a dict with keys {keys}, got {deal!r}")
         hands = deal["hands"]
-        lists = (list, tuple, np.ndarray)
+        lists = dealing.SEQUENCES
         if not isinstance(hands, lists) or not all(isinstance(h, lists) for h in hands):
             raise ValueError(
                 f"{where}: 'hands' must be a list of {self.num_players} lists of "

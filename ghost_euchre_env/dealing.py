@@ -83,6 +83,9 @@ def random_deals(episode_key, deal_numbers):
     return (keyed & np.uint64(31)).astype(np.int8)
 
 
+SEQUENCES = (list, tuple, np.ndarray)  # what a chosen hand (a list of card ids) may be
+
+
 def parse_deal(deal, hand_sizes, hand_names):
     """Validate one chosen deal and return its hands as uint32 masks.
 
@@ -94,6 +97,8 @@ def parse_deal(deal, hand_sizes, hand_names):
     masks = []
     seen = {}
     for cards, size, name in zip(deal, hand_sizes, hand_names, strict=True):
+        if not isinstance(cards, SEQUENCES):
+            raise ValueError(f"{name} must be a list of {size} card ids, got {cards!r}")
         cards = list(cards)
         if len(cards) != size:
             raise ValueError(f"{name} has {len(cards)} cards {cards}; expected {size}")
@@ -127,6 +132,10 @@ def parse_options(options, count, num_seats, parse_one_deal):
         return np.full(count, -1, dtype=np.int8), None
     if isinstance(options, dict):
         options = [options] * count
+    if not isinstance(options, (list, tuple)):
+        raise ValueError(
+            f"options must be None, a dict or a list of {count} dicts (or None), got {options!r}"
+        )
     options = list(options)
     if len(options) != count:
         raise ValueError(
@@ -135,11 +144,10 @@ def parse_options(options, count, num_seats, parse_one_deal):
     dealers = np.full(count, -1, dtype=np.int8)
     deals = []
     for game, option in enumerate(options):
-        option = option or {}
+        if option is None:
+            option = {}
         if not isinstance(option, dict):
-            raise ValueError(
-                f"options for game {game} must be a dict or None, got {type(option).__name__}"
-            )
+            raise ValueError(f"options for game {game} must be a dict or None, got {option!r}")
         unknown = set(option) - {"dealer", "deals"}
         if unknown:
             raise ValueError(
@@ -156,12 +164,12 @@ def parse_options(options, count, num_seats, parse_one_deal):
                     f"game {game}: dealer must be a seat 0..{num_seats - 1}, got {dealer!r}"
                 )
             dealers[game] = dealer
-        deals.append(
-            [
-                parse_one_deal(deal, game, number)
-                for number, deal in enumerate(option.get("deals") or [])
-            ]
-        )
+        chosen = option.get("deals")
+        if chosen is None:
+            chosen = []
+        if not isinstance(chosen, (list, tuple)):
+            raise ValueError(f"game {game}: 'deals' must be a list of deals, got {chosen!r}")
+        deals.append([parse_one_deal(deal, game, number) for number, deal in enumerate(chosen)])
     return dealers, deals
 
 

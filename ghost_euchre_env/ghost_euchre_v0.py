@@ -101,7 +101,9 @@ automatic resets). ``options`` may hold ``"dealer"`` (seat 0..2) and
 order), so a chosen deal can be replayed exactly; other keys are ignored with a
 warning (PettingZoo's ``api_test`` passes a dummy key).
 
-Bad input: an action that is not an int in 0..33 raises ``ValueError``; an
+Bad input: an action that is not an int in 0..33 raises ``ValueError``; so do
+bad ``reset`` options (not a dict, a bad dealer or deal) and a ``seed`` that is
+not a non-negative int, and the env is then as it was before the call; an
 illegal action raises ``ValueError`` listing the legal ones, unless the env was
 made with ``illegal_action="terminate"``: then the offender receives
 ``illegal_action_penalty`` (default -1), every other agent 0, and the episode

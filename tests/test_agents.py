@@ -4,6 +4,8 @@ Cards are written 'JH' (jack of hearts). Ghost positions use dealer 2, so seat 0
 acts first in the auction.
 """
 
+import collections
+import pickle
 import re
 import sys
 import textwrap
@@ -122,20 +124,41 @@ def test_user_class_from_a_module_with_arguments(user_module):
         ("random:x", "unexpected 'x'"),
         ("random:a=1,b", "expected key=value"),
         ("random:x=1,x=2", "given twice"),
-        ("random:x=1", "cannot build it"),
+        ("random:x=1", "unknown option 'x' for random; it takes no options"),
+        ("pimc:sample=8", "unknown option 'sample' for pimc; its options are samples, rollout,"),
+        (
+            "ppo:agents/pretrained/ghost_ppo.pt:foo=1",
+            "unknown option 'foo' for ppo; its options are sample",
+        ),
         ("ppo:", "needs a checkpoint path"),
         ("ppo:/no/such/file.pt", "does not exist"),
         ("no_such_module_xyz:Bot", "no module named 'no_such_module_xyz'"),
         ("{mod}:Missing", "has no 'Missing'"),
         ("{mod}:NoAct", "does not meet the Policy interface"),
         ("{mod}:NOT_A_CLASS", "is not a class"),
-        ("{mod}:FirstLegal:nope=1", "cannot build it"),
+        ("{mod}:FirstLegal:nope=1", "unknown option 'nope'"),
         ("a b:C", "unknown policy spec"),
     ],
 )
 def test_bad_specs_give_a_one_line_error(user_module, spec, message):
     with pytest.raises(ValueError, match=re.escape(message)) as error:
         make_policy(spec.format(mod=user_module), GhostEuchre())
+    assert "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"hello, not a checkpoint\n", "torch.load cannot read it"),
+        (pickle.dumps(collections.Counter(a=1)), "objects other than tensors"),
+    ],
+)
+def test_a_file_that_is_not_a_checkpoint_gives_a_one_line_error(tmp_path, content, message):
+    path = tmp_path / "notes.pt"
+    path.write_bytes(content)
+    with pytest.raises(ValueError, match=message) as error:
+        make_policy(f"ppo:{path}", GhostEuchre())
+    assert "not a PPO checkpoint of train.py" in str(error.value)
     assert "\n" not in str(error.value)
 
 

@@ -1,0 +1,327 @@
+"""Stateful fuzzing of the vector envs (both variants) and both AEC envs.
+
+Hypothesis drives each env with random legal and illegal actions, actions of
+the wrong shape and dtype, malformed reset options and seeds, and resets in
+the middle of games. The contract checked: the only exception is the
+documented ``ValueError`` (bad input), and after a rejected call the env is
+bit for bit what it was (every state array, the masks, the AEC dicts). Example
+counts are bounded so the whole file runs in seconds.
+"""
+
+import copy
+import dataclasses
+import warnings
+
+import numpy as np
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+
+from ghost_euchre_env import ClassicEuchreVec, GhostEuchreVec, classic_euchre_v0, ghost_euchre_v0
+
+FUZZ_SETTINGS = settings(
+    max_examples=10,
+    stateful_step_count=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+
+# ------------------------------------------------------------------ strategies
+_cards = st.integers(-2, 25)
+_hand = st.one_of(
+    st.lists(_cards, min_size=0, max_size=7), st.integers(), st.none(), st.text(max_size=4)
+)
+
+
+@st.composite
+def _partition(draw, sizes):
+    """Card ids 0..23 in a random order, cut into hands of ``sizes`` (a valid deal's hands)."""
+    order = draw(st.permutations(range(24)))
+    hands, start = [], 0
+    for size in sizes:
+        hands.append(list(order[start : start + size]))
+        start += size
+    return hands
+
+
+def _deal(variant):
+    """A chosen deal: valid, or broken in one of many ways."""
+    if variant == "ghost":
+        valid = _partition([6, 6, 6, 6]).map(lambda h: {"hands": h[:3], "ghost": h[3]})
+        keys = ("hands", "ghost")
+    else:
+        valid = _partition([5, 5, 5, 5, 1]).map(lambda h: {"hands": h[:4], "upcard": h[4][0]})
+        keys = ("hands", "upcard")
+    broken = st.dictionaries(
+        st.sampled_from((*keys, "kitty")),
+        st.one_of(_hand, st.lists(_hand, max_size=5)),
+        max_size=3,
+    )
+    return st.one_of(valid, broken, st.integers(), st.none(), st.lists(st.integers(), max_size=3))
+
+
+def _option(variant):
+    """One game's reset options: a dict of dealer / deals (some keys unknown), or junk."""
+    return st.one_of(
+        st.none(),
+        st.integers(-1, 1),
+        st.text(max_size=3),
+        st.dictionaries(
+            st.sampled_from(("dealer", "deals", "seed")),
+            st.one_of(
+                st.integers(-2, 5),
+                st.booleans(),
+                st.none(),
+                st.lists(_deal(variant), max_size=2),
+                _deal(variant),
+            ),
+            max_size=3,
+        ),
+    )
+
+
+def _options(variant, num_envs):
+    return st.one_of(
+        _option(variant),
+        st.lists(_option(variant), min_size=num_envs - 1, max_size=num_envs + 1),
+        st.tuples(*[_option(variant)] * num_envs),
+    )
+
+
+_seeds = st.one_of(
+    st.none(),
+    st.integers(-3, 2**64),
+    st.booleans(),
+    st.floats(allow_nan=True),
+    st.lists(st.integers(-1, 5), max_size=4),
+    st.text(max_size=2),
+)
+
+
+# ------------------------------------------------------------------ vector env
+def _vector_snapshot(venv):
+    state = {f.name: getattr(venv.state, f.name).copy() for f in dataclasses.fields(venv.state)}
+    return state, venv.mask.copy(), venv.truncated.copy()
+
+
+def _assert_same_vector(venv, before):
+    state, mask, truncated = before
+    for name, array in state.items():
+        now = getattr(venv.state, name)
+        assert now.dtype == array.dtype and np.array_equal(now, array), name
+    assert np.array_equal(venv.mask, mask) and np.array_equal(venv.truncated, truncated)
+
+
+class VectorMachine(RuleBasedStateMachine):
+    """A small batch of one variant's vector env (short games, so resets and truncation happen)."""
+
+    variant = "ghost"
+    num_envs = 3
+
+    def __init__(self):
+        super().__init__()
+        if self.variant == "ghost":
+            self.venv = GhostEuchreVec(
+                self.num_envs, seed=1, target_score=6, max_deals=3, auction="open"
+            )
+        else:
+            self.venv = ClassicEuchreVec(self.num_envs, seed=1, target_score=3, max_deals=3)
+        self.obs, self.mask, self.player = self.venv.reset()
+
+    def _rejected(self, call):
+        """Run ``call``; if it raises, it must be a ValueError and change nothing. Returns True if it raised."""
+        before = _vector_snapshot(self.venv)
+        try:
+            call()
+        except ValueError:
+            _assert_same_vector(self.venv, before)
+            return True
+        return False
+
+    @rule(seed=st.integers(0, 2**32 - 1))
+    def step_legal(self, seed):
+        rng = np.random.default_rng(seed)
+        actions = (rng.random(self.mask.shape) * self.mask).argmax(axis=1)
+        self.obs, self.mask, self.player, rewards, done = self.venv.step(actions)
+        assert rewards.shape == (self.num_envs, self.venv.num_players) and done.dtype == bool
+
+    @rule(seed=st.integers(0, 2**32 - 1), game=st.integers(0, 2), wild=st.integers(-5, 40))
+    def step_with_an_illegal_action(self, seed, game, wild):
+        rng = np.random.default_rng(seed)
+        actions = (rng.random(self.mask.shape) * self.mask).argmax(axis=1)
+        illegal = np.flatnonzero(~self.mask[game])
+        actions[game] = illegal[seed % len(illegal)] if wild % 2 else wild
+        legal = 0 <= actions[game] < self.venv.num_actions and self.mask[game, actions[game]]
+        assert self._rejected(lambda: self._step(actions)) != legal
+
+    def _step(self, actions):
+        self.obs, self.mask, self.player, _, _ = self.venv.step(actions)
+
+    @rule(
+        actions=st.one_of(
+            st.lists(st.integers(0, 33), min_size=0, max_size=5).filter(lambda a: len(a) != 3),
+            st.integers(0, 33),
+            st.lists(st.floats(0, 33), min_size=3, max_size=3),
+            st.lists(st.booleans(), min_size=3, max_size=3),
+            st.lists(st.text(max_size=2), min_size=3, max_size=3),
+            st.none(),
+        ),
+        as_array=st.booleans(),
+    )
+    def step_with_a_bad_shape_or_dtype(self, actions, as_array):
+        if as_array and actions is not None:
+            actions = np.asarray(actions)
+        assert self._rejected(lambda: self._step(actions))
+
+    @rule(data=st.data())
+    def reset_with_any_options(self, data):
+        options = data.draw(_options(self.variant, self.num_envs))
+        seed = data.draw(_seeds)
+
+        def reset():
+            self.obs, self.mask, self.player = self.venv.reset(seed=seed, options=options)
+
+        self._rejected(reset)
+
+    @invariant()
+    def every_game_has_a_legal_move(self):
+        assert self.mask.any(axis=1).all()
+        assert np.array_equal(self.player, self.venv.state.player)
+        assert np.isfinite(self.obs).all() and self.obs.shape == (self.num_envs, self.venv.obs_size)
+
+
+class ClassicVectorMachine(VectorMachine):
+    variant = "classic"
+
+
+TestGhostVector = VectorMachine.TestCase
+TestGhostVector.settings = FUZZ_SETTINGS
+TestClassicVector = ClassicVectorMachine.TestCase
+TestClassicVector.settings = FUZZ_SETTINGS
+
+
+# ------------------------------------------------------------------ AEC envs
+def _aec_snapshot(raw):
+    state = raw.game_state
+    arrays = {f.name: getattr(state, f.name).copy() for f in dataclasses.fields(state)}
+    plain = copy.deepcopy(
+        {
+            name: getattr(raw, name)
+            for name in (
+                "agents",
+                "rewards",
+                "_cumulative_rewards",
+                "terminations",
+                "truncations",
+                "infos",
+                "agent_selection",
+                "_on_move",
+            )
+        }
+    )
+    return arrays, plain, raw._mask.copy()
+
+
+def _assert_same_aec(raw, before):
+    arrays, plain, mask = before
+    for name, array in arrays.items():
+        now = getattr(raw.game_state, name)
+        assert now.dtype == array.dtype and np.array_equal(now, array), name
+    for name, value in plain.items():
+        assert getattr(raw, name) == value, name
+    assert np.array_equal(raw._mask, mask)
+
+
+class AECMachine(RuleBasedStateMachine):
+    """One AEC env of a variant (short games), stepped through the order-enforcing wrapper."""
+
+    module = ghost_euchre_v0
+    variant = "ghost"
+
+    def __init__(self):
+        super().__init__()
+        self.env = self.module.env(target_score=4, max_deals=3)
+        self.raw = self.env.unwrapped
+        self.env.reset(seed=2)
+
+    def _rejected(self, call):
+        before = _aec_snapshot(self.raw)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # unknown reset keys are ignored with a warning
+                call()
+        except ValueError:
+            _assert_same_aec(self.raw, before)
+            return True
+        return False
+
+    def _mask(self):
+        """int8[A]: the action mask of the agent to act."""
+        obs = self.env.observe(self.env.agent_selection)
+        assert obs is not None
+        return obs["action_mask"]
+
+    def _done(self):
+        agent = self.env.agent_selection
+        return not self.env.agents or self.env.terminations[agent] or self.env.truncations[agent]
+
+    @rule(seed=st.integers(0, 2**32 - 1))
+    def step_legal_or_dead(self, seed):
+        if not self.env.agents:
+            self.env.reset()
+            return
+        if self._done():
+            self.env.step(None)
+            return
+        legal = np.flatnonzero(self._mask())
+        assert len(legal)
+        self.env.step(int(legal[seed % len(legal)]))
+
+    @rule(
+        action=st.one_of(
+            st.integers(-3, 40),
+            st.floats(0, 33),
+            st.booleans(),
+            st.text(max_size=2),
+            st.lists(st.integers(0, 33), max_size=2),
+            st.none(),
+        ),
+        as_numpy=st.booleans(),
+    )
+    def step_with_any_action(self, action, as_numpy):
+        if not self.env.agents:
+            return
+        if as_numpy and isinstance(action, (int, float, bool)):
+            action = np.asarray(action)[()]
+        mask = self._mask()
+        if self._done():
+            expected_ok = action is None
+        else:
+            expected_ok = (
+                type(action) in (int, np.int64)
+                and 0 <= action < len(mask)
+                and bool(mask[int(action)])
+            )
+        assert self._rejected(lambda: self.env.step(action)) != expected_ok
+
+    @rule(data=st.data())
+    def reset_with_any_options(self, data):
+        options = data.draw(st.one_of(_option(self.variant), st.lists(_option(self.variant))))
+        seed = data.draw(_seeds)
+        self._rejected(lambda: self.env.reset(seed=seed, options=options))
+
+    @invariant()
+    def the_agent_on_move_has_a_legal_action(self):
+        if self.env.agents and not self._done():
+            assert self._mask().any()
+
+
+class ClassicAECMachine(AECMachine):
+    module = classic_euchre_v0
+    variant = "classic"
+
+
+TestGhostAEC = AECMachine.TestCase
+TestGhostAEC.settings = FUZZ_SETTINGS
+TestClassicAEC = ClassicAECMachine.TestCase
+TestClassicAEC.settings = FUZZ_SETTINGS
