@@ -194,6 +194,10 @@ class TrainConfig:
     Without it the auction, learnt while the card play is still random, settles on always passing"""
     imitation_coef: float = 1.0
     """weight of that cross-entropy in the loss during the warm-up"""
+    imitate_card_play: bool = False
+    """learn='all': during the warm-up the network also imitates the heuristic's card play at its own card-play
+    decisions (same cross-entropy), while still playing them itself, so PPO trains on them as usual: card play
+    starts from the heuristic's instead of from random"""
 
     # PPO
     total_steps: int = 20_000_000
@@ -1304,6 +1308,12 @@ def collect_rollout(run, buf):
             lessons.append(
                 (obs[learners], mask[learners], run.heuristic.act(obs[learners], mask[learners]))
             )
+        elif warming_up and config.imitate_card_play:  # and its choices in the network's card play
+            both = np.concatenate([taught, learners])
+            choice = np.concatenate(
+                [actions[taught], run.heuristic.act(obs[learners], mask[learners])]
+            )
+            lessons.append((obs[both], mask[both], choice))
         elif warming_up:
             lessons.append((obs[taught], mask[taught], actions[taught]))
 

@@ -162,9 +162,7 @@ class PIMCPolicy(Policy):
         choice = np.flatnonzero(mask.sum(axis=1) > 1)
         if len(choice) == len(actions):
             actions = self.rollout.act(game.observe(state, state.player.astype(np.int64)), mask)
-        elif len(choice):
-            sub = state.take(choice)
-            actions[choice] = self.rollout.act(
-                game.observe(sub, sub.player.astype(np.int64)), mask[choice]
-            )
+        elif len(choice):  # observing every game is cheaper than copying out the state of a few
+            obs = game.observe(state, state.player.astype(np.int64))
+            actions[choice] = self.rollout.act(obs[choice], mask[choice])
         return actions

@@ -43,6 +43,27 @@ def render_as(render_mode, make_text):
     return text
 
 
+def reward_routing(num_players, note=""):
+    """The docstring paragraph on who receives which reward when, for ``num_players`` seats.
+
+    ``note``: a variant's own lines (starting with a newline), before the pointer to the README.
+    """
+    later = ("one", "two", "three")[num_players - 2]
+    return f"""Who receives which reward, when: a deal's points are all in ``rewards`` at
+the step that scores it (the last card of the deal), whoever made that step,
+and an illegal action's penalty at that action. ``last()`` then hands each
+agent the sum of its rewards since it last acted (PettingZoo's cumulative
+rewards); once the episode is over, each agent's turn for its dead step shows
+its last share. A library that reads ``last()`` for every agent (RLlib's
+``PettingZooEnv``, the Gymnasium view) therefore credits every point to the
+seat that scored it, on that seat's next turn or at the end; one that stores
+every seat's ``rewards`` with the transition of the seat that acted (Tianshou's
+``PettingZooEnv``) finds a seat's points in the transition of the deal's last
+card, up to {later} transitions after that seat's own last card: its learner needs
+n-step returns over at least {num_players} transitions.{note}
+README: "Using it with RL libraries"."""
+
+
 def seat_names(num_players):
     """('player_0', 'player_1', ...): the agent name of each seat."""
     return tuple(f"player_{seat}" for seat in range(num_players))

@@ -70,19 +70,7 @@ the defenders 2, or 4 with a lone defender), the other team 0. Thrown-in deals
 pay 0. ``reward="win"`` (needs ``episode="game"``): at the end of the game +1
 to each winner, -1 to each loser; 0 to all on truncation.
 
-Who receives which reward, when: a deal's points are all in ``rewards`` at
-the step that scores it (the last card of the deal), whoever made that step,
-and an illegal action's penalty at that action. ``last()`` then hands each
-agent the sum of its rewards since it last acted (PettingZoo's cumulative
-rewards); once the episode is over, each agent's turn for its dead step shows
-its last share. A library that reads ``last()`` for every agent (RLlib's
-``PettingZooEnv``, the Gymnasium view) therefore credits every point to the
-seat that scored it, on that seat's next turn or at the end; one that stores
-every seat's ``rewards`` with the transition of the seat that acted (Tianshou's
-``PettingZooEnv``) finds a seat's points in the transition of the deal's last
-card, up to three transitions after that seat's own last card: its learner needs
-n-step returns over at least 4 transitions (README: "Using it with RL
-libraries").
+{reward_routing}
 
 Episodes and options
 --------------------
@@ -128,7 +116,7 @@ Version history
 
 from typing import ClassVar
 
-from .aec import EuchreAEC, seat_names
+from .aec import EuchreAEC, reward_routing, seat_names
 from .classic import (
     ACTION_TABLE,
     NUM_PLAYERS,
@@ -141,7 +129,15 @@ from .classic import (
 from .core import layout_table
 from .render import render_classic
 
-__doc__ = (__doc__ or "").format(actions=ACTION_TABLE.strip(), layout=layout_table(OBS_LAYOUT))
+__doc__ = (__doc__ or "").format(
+    actions=ACTION_TABLE.strip(),
+    layout=layout_table(OBS_LAYOUT),
+    reward_routing=reward_routing(
+        NUM_PLAYERS,
+        "\nA seat whose partner goes alone plays no card: its team's points come long"
+        "\nafter its last decision, beyond that reach.",
+    ),
+)
 
 AGENTS = seat_names(NUM_PLAYERS)
 

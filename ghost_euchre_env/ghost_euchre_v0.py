@@ -69,19 +69,7 @@ loses the bid; a made moon pays ``moon_points``, a missed one costs
 pay 0. ``reward="win"`` (needs ``episode="game"``): at the end of the game +1 to
 the winner and -0.5 to each other agent; 0 to all on truncation.
 
-Who receives which reward, when: a deal's points are all in ``rewards`` at
-the step that scores it (the last card of the deal), whoever made that step,
-and an illegal action's penalty at that action. ``last()`` then hands each
-agent the sum of its rewards since it last acted (PettingZoo's cumulative
-rewards); once the episode is over, each agent's turn for its dead step shows
-its last share. A library that reads ``last()`` for every agent (RLlib's
-``PettingZooEnv``, the Gymnasium view) therefore credits every point to the
-seat that scored it, on that seat's next turn or at the end; one that stores
-every seat's ``rewards`` with the transition of the seat that acted (Tianshou's
-``PettingZooEnv``) finds a seat's points in the transition of the deal's last
-card, up to two transitions after that seat's own last card: its learner needs
-n-step returns over at least 3 transitions (README: "Using it with RL
-libraries").
+{reward_routing}
 
 Episodes and options
 --------------------
@@ -130,7 +118,7 @@ Version history
 
 from typing import ClassVar
 
-from .aec import EuchreAEC, seat_names
+from .aec import EuchreAEC, reward_routing, seat_names
 from .core import layout_table
 from .ghost import (
     ACTION_TABLE,
@@ -144,7 +132,11 @@ from .ghost import (
 )
 from .render import render_ghost
 
-__doc__ = (__doc__ or "").format(actions=ACTION_TABLE.strip(), layout=layout_table(OBS_LAYOUT))
+__doc__ = (__doc__ or "").format(
+    actions=ACTION_TABLE.strip(),
+    layout=layout_table(OBS_LAYOUT),
+    reward_routing=reward_routing(NUM_PLAYERS),
+)
 
 AGENTS = seat_names(NUM_PLAYERS)
 

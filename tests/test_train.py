@@ -11,6 +11,7 @@ import torch
 
 import train
 from agents import make_policy
+from agents.heuristic import ClassicHeuristic
 from agents.ppo import (
     ActorCritic,
     PPOPolicy,
@@ -207,6 +208,28 @@ def test_classic_run_resumes_exactly_and_logs_classic_metrics(tmp_path, torch_gl
         obs, mask, *_ = venv.step(policy.act(obs, mask))  # venv.step raises on an illegal action
     with pytest.raises(ValueError, match="obs_size=464, num_actions=31"):
         make_policy(f"ppo:{os.path.join(straight, 'policy.pt')}", GhostEuchre())
+
+
+@pytest.mark.parametrize("imitate", [False, True])
+def test_warm_up_lessons_in_classic(imitate, torch_globals):
+    """Before card play the heuristic acts for the learner; with imitate_card_play the network plays
+    its cards itself and the heuristic's choices there are lessons too."""
+    config = train.make_config(
+        {"variant": "classic", "num_envs": 16, "num_steps": 40, "hidden_sizes": [16],
+         "pool_size": 2, "bidding_warmup_steps": 10**6, "imitate_card_play": imitate}
+    )  # fmt: skip
+    run = train.setup(config, train.Ranks(0, 1, torch.device("cpu"), 60.0))
+    game = run.game
+    buf = train.RolloutBuffer(16 * 40, game.obs_size, game.num_actions, 16, 4)
+    _, lessons = train.collect_rollout(run, buf)
+    obs, mask, actions = (np.concatenate(part) for part in zip(*lessons, strict=True))
+    start, stop = train.classic.OBS_OFFSETS["phase"]
+    play = obs[:, stop - 1] > 0.5  # the observation's phase is card play
+    assert (~play).any() and play.any() == imitate
+    heuristic = ClassicHeuristic(game, seed=0)
+    assert np.array_equal(heuristic.act(obs, mask), actions)  # the heuristic's choices
+    learner_play = buf.obs[: buf.count, stop - 1] > 0.5
+    assert learner_play.any() and not (buf.obs[: buf.count, start : stop - 1] > 0.5).any()
 
 
 def test_classic_margin_is_team_points_minus_the_other_teams():
