@@ -166,7 +166,12 @@ def serve_main(argv):
         description="The local web page: play against the bots, watch recorded games, "
         "see the leaderboard.",
     )
-    parser.add_argument("--db", metavar="FILE", help="the league's SQLite store")
+    parser.add_argument(
+        "--db",
+        metavar="FILE",
+        default=DEFAULT_DB,
+        help=f"the league store shown (default {DEFAULT_DB}; read, never created)",
+    )
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default: this machine only)"

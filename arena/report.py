@@ -225,9 +225,9 @@ def write_leaderboard_csv(board, path):
     write_atomic(path, write)
 
 
-def write_leaderboard_plot(board, path):
-    """A PNG: ratings (mu with a +-3 sigma bar, so the left end is the ordinal the
-    ranking uses) beside the head-to-head heat map. Returns the figure."""
+def leaderboard_figure(board):
+    """A matplotlib Figure: ratings (mu with a +-3 sigma bar, so the left end is the
+    ordinal the ranking uses) beside the head-to-head heat map."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -261,5 +261,11 @@ def write_leaderboard_plot(board, path):
     heat.set_title("head to head: row finished ahead of column")
     figure.colorbar(image, ax=heat, fraction=0.046, pad=0.04)
     figure.tight_layout()
+    return figure
+
+
+def write_leaderboard_plot(board, path):
+    """:func:`leaderboard_figure` as a PNG file. Returns the figure."""
+    figure = leaderboard_figure(board)
     write_atomic(path, lambda f: figure.savefig(f, format="png", dpi=100), binary=True)
     return figure

@@ -19,12 +19,25 @@ changes nothing):
   for the person's seat (``step``, optional, is the step the move was chosen
   at: a stale one is refused), then let the bots move until it is the
   person's turn again or the game is over -> the play response.
-- ``GET /api/games/{id}/record``: seed, rules, players and moves of the game.
-- ``DELETE /api/games/{id}``: close the game (a tab sends it when it closes).
+- ``GET /api/games/{id}/record``: a finished game as a game records file
+  (``ghost_euchre_env.records``, one game).
+- ``DELETE /api/games/{id}``: close the game.
+- ``POST /api/replays`` ``{"records": a records file, "game": 0}``: the replay of
+  one game of a records file (below).
+- ``GET /api/store``: the league store's matches (``{"db", "matches": []}`` when
+  there is no store); ``GET /api/store/matches/{m}/games``: its games;
+  ``GET /api/store/matches/{m}/games/{k}/replay``: the replay of one.
+- ``GET /api/leaderboard?group=k``: ``{"groups": [variant, episode, rules of
+  each league in the store], "board": arena.league.Leaderboard.to_dict(),
+  "matches"}``; ``GET /api/leaderboard/plot.png?group=k``: its plot.
 
 Play response: ``{"id", "seat", "view": Table.view({seat}), "moves": the moves
 of this deal and the previous one, "history": one line per ended deal,
 "last_deal": the summary of the latest ended deal with its tricks}``.
+
+Replay: ``Table.replay``'s ``{"variant", "episode", "rules", "names", "frames":
+[every position, all hands shown], "moves", "deals", "final_scores"}``, after
+``ghost_euchre_env.records.check_records`` accepted the record (else 422).
 
 Sessions: one game per browser tab (the tab keeps the id). At most
 ``max_games`` games are held; a game is dropped ``idle_s`` seconds after its
@@ -35,6 +48,7 @@ Requests for one game are served one at a time; different games in parallel
 """
 
 import dataclasses
+import io
 import json
 import os
 import secrets
@@ -45,13 +59,25 @@ import numpy as np
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
-from starlette.responses import FileResponse, JSONResponse, RedirectResponse
+from starlette.middleware import Middleware
+from starlette.middleware.gzip import GZipMiddleware
+from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from agents.specs import split_spec
+from ghost_euchre_env.records import (
+    GameRecord,
+    RecordError,
+    check_records,
+    records_from_dict,
+    records_to_dict,
+)
 
+from .league import leaderboard
 from .match import EPISODES, VARIANTS, act, build_players, make_game
+from .report import leaderboard_figure
+from .store import DEFAULT_DB, Store
 from .table import Table, seed_key
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
@@ -61,6 +87,7 @@ PERSON = "you"  # the person's name at the table
 SUGGESTED_SPECS = ("heuristic", "random", "pimc", "ppo:agents/pretrained/ghost_ppo.pt")
 NEW_GAME_FIELDS = ("variant", "seat", "bots", "seed", "episode", "rules")
 ACTION_FIELDS = ("action", "step")
+REPLAY_FIELDS = ("records", "game")
 MAX_BODY_BYTES = 1 << 20
 
 
@@ -284,18 +311,95 @@ def play_move(game, body):
 
 
 def game_record(game):
-    """What reproduces a play game: variant, episode, rules, seed, players and actions."""
+    """A finished play game as a game records file of one game (``ghost_euchre_env.records``)."""
     table = game.table
-    return {
-        "variant": table.variant,
-        "episode": table.game.episode,
-        "rules": dataclasses.asdict(table.game.rules),
-        "seed": game.seed,
-        "players": table.names,
-        "actions": [m["action"] for m in table.moves],
-        "over": table.over,
-        "scores": table.view()["scores"],
-    }
+    if not table.over:
+        raise ApiError(409, "the game is not over: its record is made when it ends")
+    record = GameRecord(
+        variant=table.variant,
+        episode=table.game.episode,
+        rules=dataclasses.asdict(table.game.rules),
+        key=table.key,
+        actions=bytes(m["action"] for m in table.moves),
+        names=tuple(table.names),
+        final_scores=tuple(int(x) for x in table.state.scores[0]),
+    )
+    return records_to_dict([record])
+
+
+def replay_record(record):
+    """Every position of a checked game record, all hands shown (see :meth:`Table.replay`)."""
+    try:
+        check_records([record])
+        table = Table(record.variant, record.key, record.episode, record.rules, record.names)
+    except ValueError as error:  # RecordError included
+        raise ApiError(422, str(error)) from None
+    return dict(table.replay(record.actions), final_scores=list(record.final_scores))
+
+
+def replay_upload(body):
+    """The replay of game ``body["game"]`` of the records file ``body["records"]``."""
+    _check_fields(body, REPLAY_FIELDS)
+    try:
+        records = records_from_dict(body.get("records"))
+    except RecordError as error:
+        raise ApiError(422, str(error)) from None
+    number = _int_field(body, "game", 0, 0, len(records) - 1)
+    return replay_record(records[number])
+
+
+# ------------------------------------------------------------ league store
+def open_store(db):
+    """The league store ``db`` (ApiError 404 when there is no such file: nothing is created)."""
+    if db is None or not os.path.isfile(db):
+        raise ApiError(
+            404,
+            f"no league store at {db!r}: play a league first "
+            f"(python evaluate.py --league SPEC SPEC SPEC ... --db FILE), then serve --db FILE",
+        )
+    try:
+        return Store(db)
+    except ValueError as error:
+        raise ApiError(500, str(error)) from None
+
+
+def stored_matches(store):
+    """Every stored match: {"id", "variant", "episode", "rules", "seed", "games", "created", "players"}."""
+    keep = ("id", "variant", "episode", "rules", "seed", "games", "created")
+    return [
+        dict(
+            {k: m[k] for k in keep},
+            players=[p["name"] for p in store.match_summary(m["id"])["players"]],
+        )
+        for m in store.matches()
+    ]
+
+
+def _match_records(store, match_id, games=None):
+    try:
+        return store.game_records(match_id, games)
+    except ValueError as error:
+        raise ApiError(404, str(error)) from None
+
+
+def league_groups(store):
+    """The distinct (variant, episode, rules) of the stored matches, each a leaderboard."""
+    groups = []
+    for m in store.matches():
+        group = {"variant": m["variant"], "episode": m["episode"], "rules": m["rules"]}
+        if group not in groups:
+            groups.append(group)
+    return groups
+
+
+def league_board(store, number):
+    """(the groups, the :class:`arena.league.Leaderboard` of group ``number``)."""
+    groups = league_groups(store)
+    if not groups:
+        raise ApiError(404, f"the league store {store.path!r} holds no match yet")
+    if not 0 <= number < len(groups):
+        raise ApiError(400, f"group must be an int 0..{len(groups) - 1}, got {number!r}")
+    return groups, leaderboard(store, **groups[number])
 
 
 # ---------------------------------------------------------------------- app
@@ -307,18 +411,18 @@ async def _json_body(request):
         raise ApiError(400, f"request body is not valid JSON: {error}") from None
 
 
-def create_app(db=None, store=None):
+def create_app(db: str | None = DEFAULT_DB, games=None):
     """The Starlette app. db: the league's SQLite file (leaderboard and stored
-    games; None: none); store: the :class:`GameStore` of play games (default: a
-    new one with the default limits).
+    games; read, never created; None: none); games: the :class:`GameStore` of
+    play games (default: a new one with the default limits).
     """
-    store = GameStore() if store is None else store
+    games = GameStore() if games is None else games
 
     def with_game(game_id, work):
-        game = store.get(game_id)
+        game = games.get(game_id)
         with game.lock:
             result = work(game)
-            game.last_used = store.clock()
+            game.last_used = games.clock()
             return result
 
     async def page(request):
@@ -349,7 +453,7 @@ def create_app(db=None, store=None):
             game = new_game(body)
             with game.lock:
                 game.advance()
-            game_id = store.add(game)
+            game_id = games.add(game)
             return play_response(game_id, game)
 
         return JSONResponse(await run_in_threadpool(work), status_code=201)
@@ -374,8 +478,82 @@ def create_app(db=None, store=None):
         game_id = request.path_params["game_id"]
         return JSONResponse(await run_in_threadpool(with_game, game_id, game_record))
 
+    async def replay_file(request):
+        body = await _json_body(request)
+        return JSONResponse(await run_in_threadpool(replay_upload, body))
+
+    def with_store(work):
+        with open_store(db) as store:
+            return work(store)
+
+    async def store_info(request):
+        def work():
+            if db is None or not os.path.isfile(db):
+                return {"db": db, "matches": []}
+            return with_store(lambda store: {"db": db, "matches": stored_matches(store)})
+
+        return JSONResponse(await run_in_threadpool(work))
+
+    async def store_games(request):
+        match_id = request.path_params["match_id"]
+
+        def work(store):
+            return [
+                {
+                    "game": k,
+                    "names": r.names,
+                    "final_scores": r.final_scores,
+                    "moves": len(r.actions),
+                }
+                for k, r in enumerate(_match_records(store, match_id))
+            ]
+
+        return JSONResponse(await run_in_threadpool(with_store, work))
+
+    async def store_replay(request):
+        match_id, number = request.path_params["match_id"], request.path_params["game"]
+
+        def work(store):
+            return replay_record(_match_records(store, match_id, [number])[0])
+
+        return JSONResponse(await run_in_threadpool(with_store, work))
+
+    def _group(request):
+        try:
+            return int(request.query_params.get("group", "0"))
+        except ValueError:
+            raise ApiError(
+                400, f"group must be an int, got {request.query_params['group']!r}"
+            ) from None
+
+    async def league(request):
+        number = _group(request)
+
+        def work(store):
+            groups, board = league_board(store, number)
+            return {
+                "db": db,
+                "groups": groups,
+                "group": number,
+                "board": board.to_dict(),
+                "matches": stored_matches(store),
+            }
+
+        return JSONResponse(await run_in_threadpool(with_store, work))
+
+    async def league_plot(request):
+        number = _group(request)
+
+        def work(store):
+            figure = leaderboard_figure(league_board(store, number)[1])
+            png = io.BytesIO()
+            figure.savefig(png, format="png", dpi=90)
+            return png.getvalue()
+
+        return Response(await run_in_threadpool(with_store, work), media_type="image/png")
+
     async def close_game(request):
-        store.close(request.path_params["game_id"])
+        games.close(request.path_params["game_id"])
         return JSONResponse({"closed": request.path_params["game_id"]})
 
     async def api_error(request, error):
@@ -392,20 +570,27 @@ def create_app(db=None, store=None):
         Route("/api/games/{game_id}", close_game, methods=["DELETE"]),
         Route("/api/games/{game_id}/actions", act, methods=["POST"]),
         Route("/api/games/{game_id}/record", record),
+        Route("/api/replays", replay_file, methods=["POST"]),
+        Route("/api/store", store_info),
+        Route("/api/store/matches/{match_id:int}/games", store_games),
+        Route("/api/store/matches/{match_id:int}/games/{game:int}/replay", store_replay),
+        Route("/api/leaderboard", league),
+        Route("/api/leaderboard/plot.png", league_plot),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
         Route("/{page}", page),
     ]
     app = Starlette(
         routes=routes,
         exception_handlers={ApiError: api_error, HTTPException: http_error},
+        middleware=[Middleware(GZipMiddleware, minimum_size=2048)],
         max_body_size=MAX_BODY_BYTES,
     )
-    app.state.store = store
+    app.state.games = games
     app.state.db = db
     return app
 
 
-def serve(db=None, host="127.0.0.1", port=8000):
+def serve(db: str | None = DEFAULT_DB, host="127.0.0.1", port=8000):
     """Run the page at http://host:port/ until Ctrl-C (uvicorn)."""
     import uvicorn
 

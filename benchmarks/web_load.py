@@ -5,8 +5,9 @@ Starts ``python evaluate.py serve`` on a free local port (its own process), then
 (``POST /api/games``, then ``POST /api/games/{id}/actions`` with a uniformly
 random legal move, seeded, until the game is over), all at once. Every request
 is timed from send to the end of the response. At the end each game's record
-is replayed on a fresh engine and its final scores compared with the ones the
-server reported. A game is *lost* if any of its requests failed or its scores
+(``GET /api/games/{id}/record``) is replayed through the engine
+(``ghost_euchre_env.records.check_records``) and its final scores compared with
+the ones the server showed. A game is *lost* if any of its requests failed or its scores
 differ. Prints the counts and the median / 95th percentile / max response time;
 ``--json FILE`` writes them. Traffic goes to 127.0.0.1 only; every loop is
 bounded (``--max-requests`` per game, ``--timeout`` per request).
@@ -34,9 +35,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from arena.files import write_atomic  # noqa: E402
-from ghost_euchre_env import dealing  # noqa: E402
-from ghost_euchre_env.classic import ClassicEuchre  # noqa: E402
-from ghost_euchre_env.ghost import GhostEuchre  # noqa: E402
+from ghost_euchre_env.records import check_records, records_from_dict  # noqa: E402
 
 
 def free_port():
@@ -65,16 +64,6 @@ def start_server(port, ready_s=60.0):
             time.sleep(0.1)
     process.kill()
     raise RuntimeError(f"the server did not answer within {ready_s} s")
-
-
-def engine_scores(record):
-    """Final scores of a game record replayed on a fresh engine."""
-    engine = GhostEuchre if record["variant"] == "ghost" else ClassicEuchre
-    game = engine(episode=record["episode"], **record["rules"])
-    state = game.init(dealing.stream_keys(record["seed"], 1))
-    for action in record["actions"]:
-        game.step(state, np.array([action]))
-    return state.scores[0].tolist()
 
 
 def play_one(port, body, seed, timeout, max_requests):
@@ -107,10 +96,10 @@ def play_one(port, body, seed, timeout, max_requests):
                 f"/api/games/{game['id']}/actions",
                 {"action": action, "step": view["step"]},
             )
-        record = call("GET", f"/api/games/{game['id']}/record")
-        match = record["scores"] == game["view"]["scores"] == engine_scores(record)
+        records = records_from_dict(call("GET", f"/api/games/{game['id']}/record"))
+        match = check_records(records)[0].tolist() == game["view"]["scores"]
         return {"times": times, "error": None if match else "scores differ", "over": True}
-    except (OSError, RuntimeError, ValueError) as error:
+    except (OSError, RuntimeError, ValueError) as error:  # RecordError included
         return {"times": times, "error": str(error), "over": False}
     finally:
         connection.close()

@@ -3,6 +3,16 @@
 import pytest
 import torch
 
+from arena.league import run_league
+from arena.store import Store
+
+LEAGUE_SPECS = (
+    "heuristic",
+    "random",
+    "agents.random_policy:RandomPolicy",
+    "agents.heuristic:heuristic_policy",
+)
+
 
 @pytest.fixture
 def torch_globals():
@@ -11,3 +21,13 @@ def torch_globals():
     yield
     torch.set_num_threads(threads)
     torch.use_deterministic_algorithms(deterministic)
+
+
+@pytest.fixture(scope="session")
+def league_db(tmp_path_factory):
+    """A small league store for the web page: four Ghost Hand matches, three classic ones."""
+    path = str(tmp_path_factory.mktemp("league") / "league.sqlite")
+    with Store(path) as store:
+        run_league(LEAGUE_SPECS, store, games=6, seed=1, rules={"target_score": 8})
+        run_league(LEAGUE_SPECS, store, "classic", games=4, seed=1, rules={"target_score": 4})
+    return path

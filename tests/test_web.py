@@ -1,17 +1,24 @@
 """arena.web: the page's JSON API (play, sessions, bad requests) and arena.table's views."""
 
+import base64
+import gc
 import importlib.util
+import json
 import os
+import weakref
 
 import numpy as np
 import pytest
 from starlette.testclient import TestClient
 
+from arena.league import leaderboard
+from arena.store import Store
 from arena.table import Table, seed_key
 from arena.web import GameStore, create_app
-from ghost_euchre_env import classic, dealing, ghost
+from ghost_euchre_env import classic, ghost
 from ghost_euchre_env.classic import ClassicEuchre
 from ghost_euchre_env.ghost import GhostEuchre
+from ghost_euchre_env.records import records_from_dict
 
 
 class Clock:
@@ -36,7 +43,7 @@ def store(clock):
 
 @pytest.fixture
 def client(store):
-    return TestClient(create_app(store=store))
+    return TestClient(create_app(db=None, games=store))
 
 
 def new_game(client, **body):
@@ -58,12 +65,13 @@ def play_out(client, game, rng):
     return game
 
 
-def engine_replay(record):
-    """Final scores of ``record``'s moves replayed on a fresh engine (no arena code)."""
-    engine = GhostEuchre if record["variant"] == "ghost" else ClassicEuchre
-    game = engine(episode=record["episode"], **record["rules"])
-    state = game.init(dealing.stream_keys(record["seed"], 1))
-    for action in record["actions"]:
+def engine_replay(records_file):
+    """Final scores of the one game of a records file replayed on a fresh engine (no arena code)."""
+    (record,) = records_from_dict(records_file)
+    engine = GhostEuchre if record.variant == "ghost" else ClassicEuchre
+    game = engine(episode=record.episode, **record.rules)
+    state = game.init(np.array([record.key], np.uint64))
+    for action in record.actions:
         assert game.legal_mask(state)[0, action]
         game.step(state, np.array([action]))
     assert state.player[0] == -1  # over
@@ -89,7 +97,8 @@ def test_a_whole_game_through_the_api_scores_as_the_engine(client, variant):
     assert [s["name"] for s in game["view"]["seats"]][:3] == ["heuristic", "you", "heuristic#2"]
     final = play_out(client, game, np.random.default_rng(0))
     record = client.get(f"/api/games/{game['id']}/record").json()
-    assert final["view"]["scores"] == record["scores"] == engine_replay(record)
+    assert final["view"]["scores"] == record["games"][0]["final_scores"] == engine_replay(record)
+    assert int(record["games"][0]["key"], 16) == seed_key(5)
     assert len(final["history"]) == final["view"]["deals_ended"] >= 1
     assert final["history"][-1]["scores"] == final["view"]["scores"]
 
@@ -199,11 +208,15 @@ def test_unknown_finished_and_closed_games(client, store):
     assert_error(client.get("/api/games/nope"), 404, "nope")
     assert_error(client.post("/api/games/nope/actions", json={"action": 24}), 404, "nope")
     game = new_game(client, seed=8, episode="deal")
+    assert_error(client.get(f"/api/games/{game['id']}/record"), 409, "not over")
     final = play_out(client, game, np.random.default_rng(2))
     url = f"/api/games/{game['id']}"
     assert_error(client.post(url + "/actions", json={"action": 24}), 409, "over")
     assert client.get(url).json() == final
+    held = weakref.ref(store.get(game["id"]))
     assert client.delete(url).status_code == 200
+    gc.collect()
+    assert held() is None
     assert_error(client.get(url), 404)
     assert_error(client.delete(url), 404)
     assert len(store) == 0
@@ -238,8 +251,9 @@ def test_store_is_bounded_and_replaces_finished_games_first(client, store, clock
         assert client.get(f"/api/games/{game_id}").status_code == 200
 
 
-def test_idle_and_finished_games_expire(client, store, clock):
+def test_idle_and_finished_games_expire_and_free_their_memory(client, store, clock):
     idle = new_game(client, seed=1)["id"]
+    held = weakref.ref(store.get(idle))  # the game, its engine state and its bots
     done = play_out(client, new_game(client, seed=2, episode="deal"), np.random.default_rng(0))
     clock.now = 11.0  # past finished_s
     assert_error(client.get(f"/api/games/{done['id']}"), 404)
@@ -249,6 +263,8 @@ def test_idle_and_finished_games_expire(client, store, clock):
     clock.now = 211.0  # past idle_s since the last request
     store.purge()
     assert len(store) == 0
+    gc.collect()
+    assert held() is None
 
 
 def test_options_lists_variants_and_specs(client):
@@ -275,3 +291,80 @@ def test_load_script_plays_concurrent_games_to_the_end_and_loses_none():
         server.wait(30)
     assert summary["finished"] == 6 and summary["lost"] == 0, summary["errors"]
     assert summary["requests"] >= 6 * 3
+
+
+# ------------------------------------------------------- watch and league
+@pytest.fixture
+def league_client(league_db):
+    return TestClient(create_app(db=league_db))
+
+
+def test_a_finished_game_is_replayed_position_by_position(client):
+    game = play_out(client, new_game(client, seed=6, episode="deal"), np.random.default_rng(1))
+    record = client.get(f"/api/games/{game['id']}/record").json()
+    replay = client.post("/api/replays", json={"records": record, "game": 0}).json()
+    frames, moves = replay["frames"], replay["moves"]
+    assert len(frames) == len(moves) + 1 == len(record_actions(record)) + 1
+    assert [m["action"] for m in moves] == record_actions(record)
+    assert all(seat["hand"] is not None for seat in frames[0]["seats"])  # every hand shown
+    assert frames[0]["ghost"]["cards"] is not None
+    assert frames[-1]["scores"] == replay["final_scores"] == game["view"]["scores"]
+    assert replay["names"] == [s["name"] for s in game["view"]["seats"]]
+
+
+def record_actions(records_file):
+    return list(records_from_dict(records_file)[0].actions)
+
+
+def test_bad_replay_requests_are_refused(client):
+    game = play_out(client, new_game(client, seed=6, episode="deal"), np.random.default_rng(1))
+    record = client.get(f"/api/games/{game['id']}/record").json()
+    tampered = json.loads(json.dumps(record))
+    actions = bytearray(base64.b64decode(tampered["games"][0]["actions"]))
+    actions[0] = 0  # a card in the auction
+    tampered["games"][0]["actions"] = base64.b64encode(bytes(actions)).decode()
+    for body, status, words in (
+        ({"records": tampered}, 422, ["not legal"]),
+        ({"records": record, "game": 1}, 400, ["game", "0..0"]),
+        ({"records": {"schema": "nope"}}, 422, ["schema"]),
+        ({"records": dict(record, games=[{"key": "zz"}])}, 422, ["malformed"]),
+        ({"records": record, "speed": 2}, 400, ["unknown field"]),
+    ):
+        assert_error(client.post("/api/replays", json=body), status, *words)
+
+
+def test_stored_league_games_are_listed_and_replayed(league_client):
+    matches = league_client.get("/api/store").json()["matches"]
+    assert [m["variant"] for m in matches] == ["ghost"] * 4 + ["classic"] * 3
+    games = league_client.get(f"/api/store/matches/{matches[0]['id']}/games").json()
+    assert len(games) == 6 and sorted(games[0]["names"]) == sorted(matches[0]["players"])
+    replay = league_client.get(f"/api/store/matches/{matches[0]['id']}/games/5/replay").json()
+    assert len(replay["frames"]) == games[5]["moves"] + 1
+    assert replay["frames"][-1]["scores"] == games[5]["final_scores"]
+    classic_replay = league_client.get(f"/api/store/matches/{matches[4]['id']}/games/0/replay")
+    assert classic_replay.json()["variant"] == "classic"
+    assert_error(league_client.get("/api/store/matches/99/games"), 404, "99")
+    assert_error(league_client.get(f"/api/store/matches/{matches[0]['id']}/games/6/replay"), 404)
+
+
+def test_leaderboard_table_and_plot_come_from_the_store(league_client, league_db):
+    data = league_client.get("/api/leaderboard").json()
+    assert [g["variant"] for g in data["groups"]] == ["ghost", "classic"]
+    with Store(league_db) as store:
+        expected = leaderboard(store, **data["groups"][0]).to_dict()
+    assert data["board"] == json.loads(json.dumps(expected))
+    assert [p["rank"] for p in data["board"]["players"]] == [1, 2, 3, 4]
+    assert len(league_client.get("/api/leaderboard?group=1").json()["board"]["players"]) == 4
+    plot = league_client.get("/api/leaderboard/plot.png?group=1")
+    assert plot.headers["content-type"] == "image/png" and plot.content[:4] == b"\x89PNG"
+    assert_error(league_client.get("/api/leaderboard?group=2"), 400, "0..1")
+    assert_error(league_client.get("/api/leaderboard?group=x"), 400, "group")
+
+
+def test_a_missing_store_is_reported_and_not_created(tmp_path):
+    path = tmp_path / "none.sqlite"
+    client = TestClient(create_app(db=str(path)))
+    assert client.get("/api/store").json()["matches"] == []
+    assert_error(client.get("/api/leaderboard"), 404, "no league store", "--league")
+    assert_error(client.get("/api/store/matches/1/games"), 404, "no league store")
+    assert not path.exists()

@@ -2,9 +2,13 @@
 
 A person plays one whole deal against two heuristics by clicking: at every turn
 the enabled buttons must be exactly the engine's legal moves (replayed here on
-a fresh engine from the game's record), and the final scores on the page must
-be the engine's. ``WEB_SCREENSHOTS=DIR`` saves the pages as PNG files in DIR
-(the README's pictures: ``WEB_SCREENSHOTS=docs python -m pytest tests/test_web_browser.py``).
+a fresh engine from the game's moves), and the final scores on the page must
+be the engine's. Then the game is watched again (next, previous, auto-play,
+last), and the leaderboard of a small league store is opened.
+``WEB_SCREENSHOTS=DIR`` saves the three pages as PNG files in DIR, and
+``WEB_LEAGUE_DB=FILE`` shows that league store instead of the test's (the
+README's pictures: ``WEB_SCREENSHOTS=docs WEB_LEAGUE_DB=runs/league.sqlite
+python -m pytest tests/test_web_browser.py``).
 """
 
 import json
@@ -23,7 +27,9 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from arena.web import create_app
+from arena.league import leaderboard
+from arena.store import Store
+from arena.web import create_app, league_groups
 from ghost_euchre_env import dealing
 from ghost_euchre_env.ghost import GhostEuchre
 
@@ -39,16 +45,23 @@ CHROMIUM_FLAGS = (
     "--disable-sync",
     "--window-size=1280,1000",
 )
+SEED = 12  # a deal with a contract played out (the person bids and plays six cards)
 WAIT_S = 60  # generous: the 2-core machine is shared
 
 
 @pytest.fixture(scope="module")
-def server():
+def league(league_db):
+    """The league store the page shows: the test league, or ``WEB_LEAGUE_DB`` if set (screenshots)."""
+    return os.environ.get("WEB_LEAGUE_DB") or league_db
+
+
+@pytest.fixture(scope="module")
+def server(league):
     """The app served by uvicorn on a free local port, in a thread; yields its base URL."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    config = uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning")
+    config = uvicorn.Config(create_app(league), host="127.0.0.1", port=port, log_level="warning")
     running = uvicorn.Server(config)
     thread = threading.Thread(target=running.run, daemon=True)
     thread.start()
@@ -90,21 +103,25 @@ def get_json(url):
         return json.load(response)
 
 
-def engine_after(record):
-    """(engine, state) after ``record``'s moves, on a fresh engine (no arena code)."""
-    game = GhostEuchre(episode=record["episode"], **record["rules"])
-    state = game.init(dealing.stream_keys(record["seed"], 1))
-    for action in record["actions"]:
+def engine_after(seed, actions):
+    """(engine, state) of a one-deal game seeded ``seed`` after ``actions``, on a fresh engine."""
+    game = GhostEuchre(episode="deal")
+    state = game.init(dealing.stream_keys(seed, 1))
+    for action in actions:
         game.step(state, np.array([action]))
     return game, state
 
 
-def test_a_person_plays_a_whole_deal_against_two_heuristics(server, browser):
+def step_of(browser):
+    return int(browser.find_element(By.ID, "board").get_attribute("data-step"))
+
+
+def test_a_person_plays_a_whole_deal_against_two_heuristics_then_watches_it(server, browser):
     browser.get(server + "/play")
     wait = WebDriverWait(browser, WAIT_S)
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#variant option"))
     Select(browser.find_element(By.ID, "episode")).select_by_value("deal")
-    browser.find_element(By.ID, "seed").send_keys("12")
+    browser.find_element(By.ID, "seed").send_keys(str(SEED))
     bots = browser.find_elements(By.CSS_SELECTOR, "input.bot")
     assert [b.get_attribute("value") for b in bots] == ["heuristic", "heuristic"]
     browser.find_element(By.ID, "start").click()
@@ -113,8 +130,8 @@ def test_a_person_plays_a_whole_deal_against_two_heuristics(server, browser):
     rng = np.random.default_rng(0)
     clicks = 0
     while board.get_attribute("data-over") != "true":
-        record = get_json(f"{server}/api/games/{game_id}/record")
-        game, state = engine_after(record)
+        moves = get_json(f"{server}/api/games/{game_id}")["moves"]  # one deal: all of them
+        game, state = engine_after(SEED, [m["action"] for m in moves])
         assert state.player[0] == 0  # the person's turn
         legal = set(np.flatnonzero(game.legal_mask(state)[0]).tolist())
         buttons = browser.find_elements(By.CSS_SELECTOR, "#hand button, #actions button")
@@ -129,10 +146,47 @@ def test_a_person_plays_a_whole_deal_against_two_heuristics(server, browser):
         next(b for b in buttons if int(b.get_attribute("data-action")) == choice).click()
         clicks += 1
         wait.until(lambda d, step=step: board.get_attribute("data-step") != step)
-    record = get_json(f"{server}/api/games/{game_id}/record")
-    game, state = engine_after(record)
-    assert state.player[0] == -1 and record["over"]
+    moves = get_json(f"{server}/api/games/{game_id}")["moves"]
+    game, state = engine_after(SEED, [m["action"] for m in moves])
+    assert state.player[0] == -1
     finals = browser.find_elements(By.CSS_SELECTOR, "#result .final b")
     assert [int(f.text) for f in finals] == state.scores[0].tolist()
     assert clicks >= 6  # the person bid or passed and played six cards
     assert len(browser.find_elements(By.CSS_SELECTOR, "#last-deal ol.tricks li")) == 6
+
+    # Watch the same game again: step by step, auto-play, every hand shown.
+    browser.find_element(By.ID, "watch-link").click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#board[data-step='0']"))
+    assert browser.find_element(By.ID, "position").text == f"position 0 of {len(moves)}"
+    assert len(browser.find_elements(By.CSS_SELECTOR, ".seat .hand-row")) == 3
+    assert not browser.find_element(By.ID, "prev").is_enabled()
+    for _ in range(3):
+        browser.find_element(By.ID, "next").click()
+    browser.find_element(By.ID, "prev").click()
+    assert step_of(browser) == 2
+    Select(browser.find_element(By.ID, "speed")).select_by_visible_text("fast")
+    browser.find_element(By.ID, "auto").click()
+    wait.until(lambda d: step_of(d) >= 12)
+    browser.find_element(By.ID, "auto").click()  # pause
+    paused = step_of(browser)
+    assert 0 < paused < len(moves)
+    screenshot(browser, "watch")
+    browser.find_element(By.ID, "last").click()
+    assert step_of(browser) == len(moves)
+    finals = browser.find_elements(By.CSS_SELECTOR, "#result .final b")
+    assert [int(f.text) for f in finals] == state.scores[0].tolist()
+
+
+def test_the_leaderboard_shows_the_store(server, browser, league):
+    browser.get(server + "/leaderboard")
+    wait = WebDriverWait(browser, WAIT_S)
+    rows = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "table.ranking tr[data-rank]"))
+    with Store(league) as store:
+        group = league_groups(store)[0]
+        board = leaderboard(store, **group)
+    assert [r.find_elements(By.TAG_NAME, "td")[1].text for r in rows] == [
+        p["name"] for p in board.players
+    ]
+    plot = browser.find_element(By.ID, "plot")
+    wait.until(lambda d: d.execute_script("return arguments[0].naturalWidth", plot) > 0)
+    screenshot(browser, "leaderboard")

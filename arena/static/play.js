@@ -58,7 +58,7 @@ function show(response) {
   $("board").hidden = false;
   $("board").dataset.step = view.step; // for tests: changes with every move shown
   $("board").dataset.over = view.over;
-  renderTable($("table"), view, response.seat);
+  renderTable($("table"), view, response.seat, true);
   const you = view.seats[response.seat];
   $("hand").replaceChildren(...(you.hand.length
     ? you.hand.map((c) => cardNode(c, { onclick: move, legal: c.legal }))
@@ -80,7 +80,9 @@ function show(response) {
     $("status").textContent = view.truncated ? "Game cut at the deal limit." : "Game over.";
     $("result").hidden = false;
     $("result").replaceChildren("Final scores: ", ...labels.map((label, k) =>
-      el("span", { class: "final", "data-index": k }, `${label} `, el("b", { text: view.scores[k] }))));
+      el("span", { class: "final", "data-index": k }, `${label} `, el("b", { text: view.scores[k] }))),
+      " · ", el("a", { id: "watch-link", href: `/watch?game=${response.id}`, text: "watch this game again" }),
+      " · ", el("a", { href: `/api/games/${response.id}/record`, download: `game-${response.seed}.json`, text: "download its record" }));
   } else {
     $("result").hidden = true;
     $("status").textContent = `Your turn (${view.phase}): choose a ${view.phase === "play" ? "card" : "move"}.`;

@@ -63,7 +63,7 @@ export function cardList(cards) {
   return cards && cards.length ? cards.map((c) => cardNode(c, { small: true })) : [el("span", { text: "-" })];
 }
 
-function seatBox(view, entry, bottom) {
+function seatBox(view, entry, bottom, handBelow) {
   const n = view.seats.length;
   const turn = view.to_act === entry.seat;
   const scoreLabel = view.variant === "classic" ? `team ${entry.team === 0 ? "A" : "B"}: ` : "";
@@ -76,7 +76,7 @@ function seatBox(view, entry, bottom) {
     el("div", { class: "auction", text: entry.auction ? entry.auction + (entry.alone ? ` · ${entry.alone}` : "") : (entry.alone || "") }),
     el("div", { class: "roles", text: entry.roles.join(", ") }),
   );
-  if (entry.hand && entry.seat !== bottom) box.append(el("div", { class: "hand-row" }, cardList(entry.hand)));
+  if (entry.hand && !(handBelow && entry.seat === bottom)) box.append(el("div", { class: "hand-row" }, cardList(entry.hand)));
   else if (!entry.hand) box.append(cardBacks(entry.held));
   return box;
 }
@@ -110,11 +110,12 @@ function centerBox(view, bottom) {
     trick, info);
 }
 
-// The table: seats around, the trick and the contract in the middle.
-export function renderTable(container, view, bottom) {
+// The table: seats around, the trick and the contract in the middle. `bottom` sits at the
+// bottom; handBelow: its hand is drawn elsewhere on the page (the Play page's buttons).
+export function renderTable(container, view, bottom, handBelow = false) {
   container.replaceChildren(
     el("div", { class: `felt seats-${view.seats.length}` },
-      view.seats.map((entry) => seatBox(view, entry, bottom)),
+      view.seats.map((entry) => seatBox(view, entry, bottom, handBelow)),
       centerBox(view, bottom)),
   );
 }

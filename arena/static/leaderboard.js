@@ -1,0 +1,57 @@
+// The Leaderboard page: a league's ranking, head to head and plot, read from the SQLite store.
+import { api, el, showError } from "/static/table.js";
+
+const $ = (id) => document.getElementById(id);
+const percent = (x) => `${(100 * x).toFixed(1)}%`;
+
+function groupLabel(g) {
+  const rules = Object.entries(g.rules).map(([k, v]) => `${k}=${v}`).join(", ");
+  return `${g.variant}, episode ${g.episode} (${rules})`;
+}
+
+function show(data) {
+  const board = data.board;
+  $("board").hidden = false;
+  $("group").replaceChildren(...data.groups.map((g, k) =>
+    el("option", { value: k, text: groupLabel(g), selected: k === data.group })));
+  $("summary").textContent = `${board.matches} matches, ${board.games} games · store ${data.db}`;
+  $("ranking").replaceChildren(el("table", { class: "ranking" },
+    el("tr", {}, ["rank", "player", "rating mu ± sigma", "ordinal", "games", "wins", "win rate [95% CI]", "points / deal"]
+      .map((h) => el("th", { text: h }))),
+    board.players.map((p) => el("tr", { "data-rank": p.rank },
+      el("td", { class: "num", text: p.rank }),
+      el("td", { text: p.name }),
+      el("td", { class: "num", text: `${p.mu.toFixed(1)} ± ${p.sigma.toFixed(2)}` }),
+      el("td", { class: "num", text: p.ordinal.toFixed(1) }),
+      el("td", { class: "num", text: p.games }),
+      el("td", { class: "num", text: p.wins }),
+      el("td", { class: "num", text: `${percent(p.win_rate)} [${percent(p.win_rate_ci95[0])}, ${percent(p.win_rate_ci95[1])}]` }),
+      el("td", { class: "num", text: (p.points_per_deal >= 0 ? "+" : "") + p.points_per_deal.toFixed(3) })))));
+  $("head").replaceChildren(el("table", { class: "head" },
+    el("tr", {}, el("th", { text: "ahead of →" }), board.players.map((p) => el("th", { class: "num", text: p.rank }))),
+    board.players.map((p, i) => el("tr", {},
+      el("th", { text: `${p.rank}. ${p.name}` }),
+      board.head_to_head[i].map((share, j) => el("td", {
+        class: "num", text: share === null ? "–" : `${Math.round(100 * share)}%`,
+        title: `${board.head_to_head_games[i][j]} games met`,
+      }))))));
+  $("plot").src = `/api/leaderboard/plot.png?group=${data.group}`;
+  const group = data.groups[data.group];
+  const matches = data.matches.filter((m) => m.variant === group.variant && m.episode === group.episode &&
+    JSON.stringify(m.rules) === JSON.stringify(group.rules));
+  $("matches").replaceChildren(el("ul", {}, matches.map((m) => el("li", {},
+    `match ${m.id}: ${m.players.join(", ")} · ${m.games} games, seed ${m.seed}, ${m.created} · `,
+    el("a", { href: `/watch?match=${m.id}&stored=0`, text: "watch game 0" })))));
+}
+
+async function load(group) {
+  try {
+    show(await api("GET", `/api/leaderboard?group=${group}`));
+    showError("");
+  } catch (error) {
+    showError(error.message);
+  }
+}
+
+$("group").addEventListener("change", () => load(Number($("group").value)));
+load(0);
