@@ -88,7 +88,12 @@ def parse_args(argv=None):
         help="total games (per match in a league), rounded up to whole deal sequences "
         "(default 300; 1 with a human)",
     )
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="deals and players' seed (default 0; with a human: a fresh one)",
+    )
     parser.add_argument(
         "--episode", choices=EPISODES, default="game", help="full games (default) or single deals"
     )
@@ -214,7 +219,7 @@ def _play_options(args, rules):
     return {
         "variant": args.variant,
         "games": 300 if args.games is None else args.games,
-        "seed": args.seed,
+        "seed": 0 if args.seed is None else args.seed,
         "episode": args.episode,
         "rules": rules,
         "num_envs": args.num_envs,

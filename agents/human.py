@@ -1,23 +1,28 @@
 """``human``: a person playing at the terminal, and the narration of a table for them.
 
-:class:`HumanPolicy` shows what its seat sees (read from the observation only:
-hand, trump, contract, current trick, scores) and the legal moves, numbered and
-by name, then reads a move: its number or its name (``JH``/``J♥``, ``pass``,
-``bid 4``, ``moon``, ``swap``, ``hearts``, ``alone``, ...). Anything else is
-asked again; end of input or Ctrl-C raises :class:`HumanQuit`.
-:class:`Narrator` prints every move and result at the table (public information only).
+Every seat has one label, used in every line printed: ``you`` for the only
+human at the table, otherwise the player's name (``heuristic``,
+``heuristic#2``); :func:`seat_labels` makes them. :class:`HumanPolicy` shows
+what its seat sees (read from the observation only: hand, trump, contract,
+current trick, tricks taken so far this deal, scores) and the legal moves,
+numbered and by name, then reads a move: its number or its name (``JH``/``J♥``,
+``pass``, ``bid 4``, ``moon``, ``swap``, ``hearts``, ``alone``, ...). ``help``
+explains how; a move that is not allowed is refused with the reason (a card
+not held, the suit that must be followed, a bid too low, ...) and asked
+again; end of input or Ctrl-C raises :class:`HumanQuit`.
+:class:`Narrator` prints every move and result at the table (public information
+only), with a running count of tricks and, at the end, the winner.
 """
 
 import numpy as np
 
-from ghost_euchre_env import ghost
-from ghost_euchre_env.cards import NUM_CARDS, card_name, parse_card
+from ghost_euchre_env import classic, ghost
+from ghost_euchre_env.cards import NUM_CARDS, SUIT_SYMBOLS, card_name, effective_suit, parse_card
 
 from .base import Policy
 
 SUIT_WORDS = ("clubs", "diamonds", "hearts", "spades")
-GHOST_RELATIVE = ("you", "left", "right")
-CLASSIC_RELATIVE = ("you", "left", "partner", "right")
+HELP_WORDS = ("help", "?", "h")
 
 
 class HumanQuit(Exception):
@@ -28,22 +33,31 @@ def _is_classic(game):
     return game.num_players == 4
 
 
+def _suit(suit):
+    return f"{SUIT_SYMBOLS[suit]} ({SUIT_WORDS[suit]})"
+
+
+def seat_labels(names, humans):
+    """One label per seat: ``you`` for the only human seat (humans: bool per seat), else the name."""
+    if sum(bool(h) for h in humans) != 1:
+        return list(names)
+    return ["you" if human else name for name, human in zip(names, humans, strict=True)]
+
+
 def action_name(game, action):
-    """A move as words: 'J♥', 'pass', 'bid 4', 'moon', 'swap', 'trump ♥', 'order/name ♥', 'alone'."""
+    """A move as words: 'J♥', 'pass', 'bid 4', 'moon', 'swap', 'trump ♥ (hearts)', 'suit ♥ (hearts)', 'alone'."""
     if action < NUM_CARDS:
         return card_name(action)
     if action == ghost.PASS:
         return "pass"
     if _is_classic(game):
-        from ghost_euchre_env import classic
-
         if action == classic.GO_ALONE:
             return "alone"
         if action == classic.WITH_PARTNER:
             return "partner"
-        return f"suit {card_name(action - classic.SUIT_CLUBS)[1]} ({SUIT_WORDS[action - classic.SUIT_CLUBS]})"
+        return f"suit {_suit(action - classic.SUIT_CLUBS)}"
     if ghost.TRUMP_CLUBS <= action < ghost.TRUMP_CLUBS + 4:
-        return f"trump {card_name(action - ghost.TRUMP_CLUBS)[1]} ({SUIT_WORDS[action - ghost.TRUMP_CLUBS]})"
+        return f"trump {_suit(action - ghost.TRUMP_CLUBS)}"
     return {
         ghost.BID_3: "bid 3",
         ghost.BID_4: "bid 4",
@@ -53,14 +67,10 @@ def action_name(game, action):
     }[action]
 
 
-def parse_move(game, text, legal):
-    """The legal action named by ``text`` (a menu number 1..len(legal), or a name), else None."""
-    text = text.strip().lower()
-    if text.isdigit():
-        number = int(text)
-        return legal[number - 1] if 1 <= number <= len(legal) else None
+def _names(game, actions):
+    """{text a person may type: action} for ``actions`` (names, short forms, suit words)."""
     names = {}
-    for action in legal:
+    for action in actions:
         full = action_name(game, action).lower()
         names[full] = action
         if action < NUM_CARDS:
@@ -71,6 +81,16 @@ def parse_move(game, text, legal):
                 names[alias] = action
         else:
             names[full.replace(" ", "")] = action
+    return names
+
+
+def parse_move(game, text, legal):
+    """The legal action named by ``text`` (a menu number 1..len(legal), or a name), else None."""
+    text = text.strip().lower()
+    if text.isdigit():
+        number = int(text)
+        return legal[number - 1] if 1 <= number <= len(legal) else None
+    names = _names(game, legal)
     if text in names:
         return names[text]
     try:
@@ -88,7 +108,8 @@ class HumanPolicy(Policy):
     """A person at the terminal (spec ``human``); one prompt per game to decide.
 
     read: a function like ``input`` (prompt -> str; default: ``input``); write:
-    like ``print`` (default: ``print``).
+    like ``print`` (default: ``print``). :meth:`take_seat` tells it its seat and
+    the table's labels (without it, the others are named by where they sit).
     """
 
     name = "human"
@@ -97,6 +118,22 @@ class HumanPolicy(Policy):
         super().__init__(game, seed)
         self.read = read or (lambda prompt: input(prompt))  # noqa: PLW0108 (late-bound: sees a patched input)
         self.write = write or print
+        self.seat = 0
+        self.labels = (
+            ["you", "left", "partner", "right"] if _is_classic(game) else ["you", "left", "right"]
+        )
+
+    def take_seat(self, seat, labels, write=None):
+        """Sit at ``seat`` (absolute) at a table whose seats are named ``labels`` (one per seat).
+
+        write: where to print from now on (the table's narration), if given.
+        """
+        self.seat, self.labels = seat, list(labels)
+        self.write = write or self.write
+
+    def _label(self, relative):
+        """The label of the seat ``relative`` places clockwise from this one."""
+        return self.labels[(self.seat + relative) % self.game.num_players]
 
     def act(self, obs, mask):
         return np.array([self._ask(o, m) for o, m in zip(obs, mask, strict=True)], np.int64)
@@ -104,120 +141,232 @@ class HumanPolicy(Policy):
     def _ask(self, obs, mask):
         self.write(self.describe(obs))
         legal = [int(a) for a in np.flatnonzero(mask)]
-        menu = "  ".join(f"[{i + 1}] {action_name(self.game, a)}" for i, a in enumerate(legal))
-        self.write(f"Your move: {menu}")
+        self.write(f"Your move: {self._menu(legal)}   (help: type help)")
         while True:
             try:
                 text = self.read("> ")
             except (EOFError, KeyboardInterrupt):
                 raise HumanQuit from None
+            if text.strip().lower() in HELP_WORDS:
+                self.write(self.help(legal))
+                continue
             action = parse_move(self.game, text, legal)
             if action is not None:
                 return action
-            self.write(
-                f"Not a legal move: {text.strip()!r}. Enter a number 1..{len(legal)} or a move's name."
-            )
+            self.write(self.why_not(obs, text, legal))
 
-    def describe(self, obs):
-        """What this seat sees, as a few lines of text (from the observation only)."""
+    def _menu(self, legal):
+        return "  ".join(f"[{i + 1}] {action_name(self.game, a)}" for i, a in enumerate(legal))
+
+    def help(self, legal):
+        """How to enter a move, the rules in a few lines, and the moves allowed now."""
         if _is_classic(self.game):
-            from ghost_euchre_env.classic import OBS_OFFSETS
-
-            relative = CLASSIC_RELATIVE
+            moves = "'pass', a suit ('hearts', 'h' or '♥') to order up or name trump, 'alone', 'partner'"
+            rules = (
+                "Partners sit across the table; 3 of 5 tricks score 1 for the makers, all 5 score 2 "
+                "(4 alone); makers held to 2 or fewer: 2 to the defenders. First team to "
+                f"{self.game.rules.target_score} wins."
+            )
         else:
-            OBS_OFFSETS = ghost.OBS_OFFSETS
-            relative = GHOST_RELATIVE
+            moves = "'pass', 'bid 3', 'bid 4', 'bid 5', 'moon', 'swap' (take the ghost hand), a trump suit ('hearts', 'h' or '♥')"
+            rules = (
+                "Bid how many of the 6 tricks you will take (moon: all 6); the declarer names trump "
+                "and leads; a declarer who falls short loses the bid, everyone else scores a point "
+                f"per trick. First to {self.game.rules.target_score} alone wins."
+            )
+        return "\n".join(
+            [
+                (
+                    "Enter a move by its number in the menu, or by its name: a card as 'JH', 'jh' "
+                    f"or 'J♥' (ranks 9 T J Q K A, suits C D H S), {moves}."
+                ),
+                (
+                    "You must follow the suit led if you can. The jack of trump (right bower) is "
+                    "the highest card, the other jack of the same colour (left bower) the next, "
+                    "and it counts as a trump, not as its printed suit."
+                ),
+                rules,
+                "End of input (Ctrl-D) or Ctrl-C leaves the game.",
+                f"Allowed now: {self._menu(legal)}",
+            ]
+        )
+
+    def why_not(self, obs, text, legal):
+        """One line saying why ``text`` is not a move now, and what is."""
+        field = self._fields(obs)
+        try:
+            card = parse_card(text)
+        except ValueError:
+            card = None
+        allowed = f"Allowed now: {self._menu(legal)}"
+        if card is not None:
+            hand = np.flatnonzero(field("hand") > 0.5)
+            if not any(a < NUM_CARDS for a in legal):
+                return f"Not now: no card is played at this point. {allowed}"
+            if card not in hand:
+                return f"You do not hold {card_name(card)}. {allowed}"
+            upcard = field("upcard") if _is_classic(self.game) else np.zeros(NUM_CARDS)
+            if upcard[card] > 0.5:
+                return f"The dealer may not discard the upcard it picked up. {allowed}"
+            led = self._led_suit(field)
+            if led is not None:
+                cards = " ".join(card_name(a) for a in legal if a < NUM_CARDS)
+                return f"You must follow the suit led, {_suit(led)}: play {cards}."
+            return f"Not a legal move: {text.strip()!r}. {allowed}"
+        named = _names(self.game, range(NUM_CARDS, self.game.num_actions)).get(text.strip().lower())
+        if named is None:
+            return (
+                f"Not a legal move: {text.strip()!r}. Enter a number 1..{len(legal)} or a move's "
+                "name (type help)."
+            )
+        if _is_classic(self.game):
+            naming = any(classic.SUIT_CLUBS <= a < classic.SUIT_CLUBS + 4 for a in legal)
+            if named == classic.PASS and naming:
+                return f"Stick the dealer: the dealer must name trump. {allowed}"
+        elif ghost.PASS in legal:  # the auction
+            if named in (ghost.BID_3, ghost.BID_4, ghost.BID_5, ghost.MOON):
+                high = ("3", "4", "5", "moon")[int(field("contract").argmax())]
+                return f"A bid must be higher than the highest so far ({high}). {allowed}"
+            if named == ghost.SWAP:
+                return (
+                    f"The ghost hand can be taken once per deal, before you bid or pass. {allowed}"
+                )
+        return f"{action_name(self.game, named)} is not allowed now. {allowed}"
+
+    def _fields(self, obs):
+        offsets = classic.OBS_OFFSETS if _is_classic(self.game) else ghost.OBS_OFFSETS
 
         def field(name):
-            start, stop = OBS_OFFSETS[name]
+            start, stop = offsets[name]
             return obs[start:stop]
 
+        return field
+
+    def _led_suit(self, field):
+        """The suit to follow in the current trick (None when leading or when no trump is named)."""
+        trick = field("current_trick").reshape(self.game.num_players, NUM_CARDS)
+        leader, trump = field("leader"), field("trump")
+        if not (leader.any() and trump.any()):
+            return None
+        first = trick[int(leader.argmax())]
+        if not first.any():
+            return None
+        return int(effective_suit(np.array([first.argmax()]), np.array([trump.argmax()]))[0])
+
+    def describe(self, obs):
+        """What this seat sees, as a few lines of text (from the observation only).
+
+        Seats are listed clockwise from seat 0, as the narrator lists them.
+        """
+        field = self._fields(obs)
+        num_players = self.game.num_players
+        clockwise = [(seat - self.seat) % num_players for seat in range(num_players)]  # relative
         lines = [f"Your hand: {_cards(field('hand'))}"]
-        if "dead_hand" in OBS_OFFSETS and field("dead_hand").any():
+        if not _is_classic(self.game) and field("dead_hand").any():
             lines.append(f"Your dead hand (swapped away): {_cards(field('dead_hand'))}")
-        if "upcard" in OBS_OFFSETS and field("upcard").any():
+        if _is_classic(self.game):
             lines.append(f"Upcard: {_cards(field('upcard'))}")
+        lines.append(f"Dealer: {self._label(int(field('dealer').argmax()))}")
         if field("trump").any():
-            lines.append(f"Trump: {SUIT_WORDS[int(field('trump').argmax())]}")
-        if "contract" in OBS_OFFSETS and field("contract").any():
+            lines.append(f"Trump: {_suit(int(field('trump').argmax()))}")
+        if not _is_classic(self.game) and field("contract").any():
             level = ("3", "4", "5", "moon")[int(field("contract").argmax())]
-            lines.append(f"Contract: {level} by {relative[int(field('declarer').argmax())]}")
-        if "maker" in OBS_OFFSETS and field("maker").any():
-            lines.append(f"Maker: {relative[int(field('maker').argmax())]}")
-        trick = field("current_trick").reshape(len(relative), NUM_CARDS)
+            lines.append(f"Contract: {level} by {self._label(int(field('declarer').argmax()))}")
+        if _is_classic(self.game) and field("maker").any():
+            lines.append(f"Maker: {self._label(int(field('maker').argmax()))}")
+        trick = field("current_trick").reshape(num_players, NUM_CARDS)
         if trick.any():
+            leader = int(field("leader").argmax())
+            in_order = [(leader + k) % num_players for k in range(num_players)]
             played = [
-                f"{relative[r]} {card_name(int(trick[r].argmax()))}"
-                for r in range(len(relative))
+                f"{self._label(r)} {card_name(int(trick[r].argmax()))}"
+                for r in in_order
                 if trick[r].any()
             ]
             lines.append(f"Trick so far: {', '.join(played)}")
-        scale = self.game.rules.target_score
-        if _is_classic(self.game):
-            scores = np.rint(field("scores") * scale).astype(int)
-            lines.append(f"Scores: your team {scores[0]}, other team {scores[1]}")
-        else:
-            scores = np.rint(field("scores") * scale).astype(int)
+        if field("trump").any():
+            per_trick = classic.NUM_TRICKS if _is_classic(self.game) else ghost.NUM_TRICKS
+            tricks = np.rint(field("tricks_won") * per_trick).astype(int)
             lines.append(
-                "Scores: " + ", ".join(f"{relative[r]} {scores[r]}" for r in range(len(relative)))
+                "Tricks this deal: " + ", ".join(f"{self._label(r)} {tricks[r]}" for r in clockwise)
             )
+        scores = np.rint(field("scores") * self.game.rules.target_score).astype(int)
+        if _is_classic(
+            self.game
+        ):  # scores: own team, other team; listed team 0 (seats 0 & 2) first
+            own = self.seat % 2
+            teams = [
+                f"{self.labels[team]} & {self.labels[team + 2]} {scores[0 if team == own else 1]}"
+                for team in (0, 1)
+            ]
+            lines.append(f"Scores: {', '.join(teams)}")
+        else:
+            lines.append("Scores: " + ", ".join(f"{self._label(r)} {scores[r]}" for r in clockwise))
         return "\n".join(lines)
 
 
 class Narrator:
     """Prints the public events of one game (N = 1) as it is stepped.
 
-    Call ``before(state)`` before choosing a move, ``action(state, a)`` with the
-    chosen move, ``after(state, result)`` after stepping.
+    labels: one per seat (:func:`seat_labels`). Call ``before(state)`` before
+    choosing a move, ``action(state, a)`` with the chosen move, ``after(state,
+    result)`` after stepping.
     """
 
-    def __init__(self, game, names, write=print):
-        self.game, self.names, self.write = game, names, write
+    def __init__(self, game, labels, write=print):
+        self.game, self.labels, self.write = game, list(labels), write
         self.deal = None
         self.tricks = None
-        seats = ", ".join(f"seat {s} {n}" for s, n in enumerate(names))
-        self.write(f"Seats, clockwise: {seats}")
+        self.write(f"Players, clockwise: {', '.join(self.labels)}")
+        if _is_classic(game):
+            self.write(f"Teams: {self._team(0)} against {self._team(1)}")
 
-    def _seat(self, seat):
-        return f"seat {seat} ({self.names[seat]})"
+    def _team(self, team):
+        return " & ".join(self.labels[seat] for seat in range(team, 4, 2))
+
+    def _by_seat(self, values):
+        return ", ".join(f"{self.labels[s]} {int(v)}" for s, v in enumerate(values))
+
+    def _by_team(self, values):
+        return ", ".join(f"{self._team(t)} {int(v)}" for t, v in enumerate(values))
 
     def before(self, state):
         deal = (int(state.episode[0]), int(state.deal_number[0]))
         if deal != self.deal:
             self.deal = deal
-            extra = ""
-            if _is_classic(self.game):
-                extra = f"; upcard {card_name(int(state.upcard[0]))}"
-            self.write(f"--- deal {deal[1]}: dealer {self._seat(int(state.dealer[0]))}{extra} ---")
+            extra = f"; upcard {card_name(int(state.upcard[0]))}" if _is_classic(self.game) else ""
+            self.write(f"--- deal {deal[1]}: {self.labels[int(state.dealer[0])]} deals{extra} ---")
         self.tricks = state.tricks_won[0].copy()
 
     def action(self, state, action):
-        self.write(f"{self._seat(int(state.player[0]))}: {action_name(self.game, action)}")
+        self.write(f"{self.labels[int(state.player[0])]}: {action_name(self.game, action)}")
 
     def after(self, state, result):
         deals = result.deals
-        if len(deals.game):
-            tricks = deals.tricks[0]
-            won = np.flatnonzero(tricks - self.tricks)
-            if len(won) and not deals.thrown_in[0]:
-                self.write(f"  trick won by {self._seat(int(won[0]))}")
-            if deals.thrown_in[0]:
-                self.write("  everybody passed: the deal is thrown in")
-            else:
-                points = ", ".join(str(int(p)) for p in deals.points[0])
-                scores = ", ".join(str(int(s)) for s in deals.scores[0])
-                self.write(
-                    f"  deal over: tricks {tricks.tolist()}, points {points}; scores {scores}"
-                )
-        elif (state.tricks_won[0] != self.tricks).any():
+        ended = len(deals.game) > 0
+        tricks = deals.tricks[0] if ended else state.tricks_won[0]
+        won = np.flatnonzero(tricks - self.tricks)
+        if len(won) and not (ended and deals.thrown_in[0]):
             self.write(
-                f"  trick won by {self._seat(int(np.flatnonzero(state.tricks_won[0] - self.tricks)[0]))}"
+                f"  {self.labels[int(won[0])]} takes the trick; tricks: {self._by_seat(tricks)}"
             )
+        if ended and deals.thrown_in[0]:
+            self.write("  everybody passed: the deal is thrown in")
+        elif ended:
+            by = self._by_team if _is_classic(self.game) else self._by_seat
+            self.write(f"  deal over: points {by(deals.points[0])}; scores {by(deals.scores[0])}")
         if result.terminated[0] or result.truncated[0]:
-            scores = deals.scores[0] if len(deals.game) else state.scores[0]
-            how = (
-                "game over"
-                if result.terminated[0]
-                else f"game cut at {self.game.rules.max_deals} deals"
-            )
-            self.write(f"=== {how}: final scores {', '.join(str(int(s)) for s in scores)} ===")
+            self.write(self._ending(deals.scores[0] if ended else state.scores[0], result))
+
+    def _ending(self, scores, result):
+        """The last line: who won (by the final scores), or that the game was cut off."""
+        classic_game = _is_classic(self.game)
+        by = self._by_team if classic_game else self._by_seat
+        if result.truncated[0]:
+            return f"=== game cut at {self.game.rules.max_deals} deals, no winner: scores {by(scores)} ==="
+        best = np.flatnonzero(scores == scores.max())
+        names = [self._team(int(b)) if classic_game else self.labels[int(b)] for b in best]
+        if len(names) > 1:
+            return f"=== game over: a tie between {' and '.join(names)}; scores {by(scores)} ==="
+        verb = "win" if classic_game or names[0] == "you" else "wins"
+        return f"=== game over: {names[0]} {verb}; scores {by(scores)} ==="

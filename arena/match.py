@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from agents.human import Narrator
+from agents.human import HumanPolicy, Narrator, seat_labels
 from agents.specs import check_policy, make_policy
 from arena.stats import RATING_MODEL, clustered_win_ci, openskill_ratings
 from ghost_euchre_env import dealing
@@ -462,22 +462,31 @@ def _player_stats(variant, names, specs, deals, sequence, seat_player, final_sco
 
 # -------------------------------------------------------------------- human play
 def play_interactive(
-    players, variant="ghost", games=1, seed=0, episode="game", rules=None, out=print
+    players, variant="ghost", games=1, seed: int | None = 0, episode="game", rules=None, out=print
 ):
     """Play ``games`` games one at a time with seats in the given order, narrating every move.
 
-    For matches with a ``human`` player: no duplicate seating. Returns the final
-    scores of each game (list of lists, by seat).
+    For matches with a ``human`` player: no duplicate seating. seed: an int >= 0,
+    or None for a fresh one, printed so that the games can be played again.
+    Every seat is named the same way in every line (:func:`agents.human.seat_labels`).
+    Returns the final scores of each game (list of lists, by seat, or by team in classic).
     """
     check_int("games", games, 1)
+    if seed is None:
+        seed = int(np.random.default_rng().integers(1_000_000))
+        out(f"seed {seed} (play these deals again with --seed {seed})")
     check_int("seed", seed, 0)
     game = make_game(variant, episode, rules)
     _check_player_count(players, game, variant)
     policies, names, _ = build_players(players, game, seed)
+    labels = seat_labels(names, [isinstance(policy, HumanPolicy) for policy in policies])
+    for seat, policy in enumerate(policies):
+        if isinstance(policy, HumanPolicy):
+            policy.take_seat(seat, labels, out)
     results = []
     for number, key in enumerate(dealing.stream_keys(seed, games)):
         state = game.init(np.array([key], np.uint64))
-        narrator = Narrator(game, names, out)
+        narrator = Narrator(game, labels, out)
         out(f"=== game {number + 1} of {games} ===")
         while True:
             narrator.before(state)

@@ -1,6 +1,6 @@
 """Classic Euchre (4 players, 2 partnerships): the pure, batched rules engine.
 
-Every rule of the Classic Euchre section of ``shared/RULES.md`` lives here; the
+Every rule of the Classic Euchre section of ``docs/RULES.md`` lives here; the
 adapters (vector API, ``classic_euchre_v0``) hold none. Seats 0 & 2 (team 0)
 play against seats 1 & 3 (team 1). A batch of N games is a :class:`ClassicState`
 of arrays with a leading game axis; :meth:`ClassicEuchre.step` advances every
@@ -163,7 +163,7 @@ __doc__ = (__doc__ or "").format(actions=ACTION_TABLE.strip(), layout=layout_tab
 
 @dataclasses.dataclass(frozen=True)
 class ClassicRules(Rules):
-    """Rules options of classic Euchre (defaults as in RULES.md and OpenSpiel).
+    """Rules options of classic Euchre (defaults as in docs/RULES.md and OpenSpiel).
 
     stick_the_dealer: in round 2 the dealer may not pass (else four more passes
     throw the deal in); allow_lone_defender: after the maker's choice, a defender

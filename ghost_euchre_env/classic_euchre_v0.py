@@ -15,7 +15,7 @@ Render modes ``"ansi"`` (returns text), ``"human"`` (prints it)
 Four players in two partnerships: after the deal one card is turned up; the
 players may order it up as trump (the dealer then picks it up and discards) or,
 in a second round, name another suit; the maker may go alone; five tricks. The
-rules are in ``shared/RULES.md``; this module is a thin adapter over the batched
+rules are in ``docs/RULES.md``; this module is a thin adapter over the batched
 engine :class:`ghost_euchre_env.classic.ClassicEuchre` (run with a batch of one
 game), so every rule lives in the engine alone.
 

@@ -1,6 +1,6 @@
 """Ghost Hand Euchre (3 players): the pure, batched rules engine.
 
-Every rule of the Ghost Hand section of ``shared/RULES.md`` lives here and
+Every rule of the Ghost Hand section of ``docs/RULES.md`` lives here and
 nowhere else; the vector, PettingZoo and Gymnasium APIs are thin adapters. A
 batch of N games is a :class:`GhostState` of arrays with a leading game axis;
 :meth:`GhostEuchre.step` advances every game by one decision with array
@@ -143,7 +143,7 @@ AUCTIONS = ("single_round", "open")
 
 @dataclasses.dataclass(frozen=True)
 class GhostRules(Rules):
-    """Rules options of Ghost Hand Euchre (defaults as in RULES.md).
+    """Rules options of Ghost Hand Euchre (defaults as in docs/RULES.md).
 
     auction: "single_round" (each seat acts once) or "open" (bidding goes round
     until all but the high bidder have passed); allow_renege: any held card may

@@ -14,7 +14,7 @@ Single agent ``gymnasium.make("GhostEuchre-v0")``, see :mod:`ghost_euchre_env.gy
 
 Three players bid for the right to name trump, one of them may first swap their
 hand for the face-down ghost hand, and the declarer must take as many of the six
-tricks as bid. The rules are in ``shared/RULES.md``; this module is a thin
+tricks as bid. The rules are in ``docs/RULES.md``; this module is a thin
 adapter over the batched engine :class:`ghost_euchre_env.ghost.GhostEuchre`
 (run with a batch of one game), so every rule lives in the engine alone.
 

@@ -7,7 +7,9 @@ validation and rendering are the AEC env's:
 
 - observation: float32[390] of the learner's seat (the AEC layout);
 - action: Discrete(34); ``action_masks()`` returns bool[34] (the convention of
-  sb3-contrib's ``MaskablePPO``) and ``info["action_mask"]`` holds the same;
+  sb3-contrib's ``MaskablePPO``, which finds it through ``gymnasium.make``'s
+  wrappers) and ``info["action_mask"]`` holds the same; Gymnasium 1.x wrappers
+  do not forward methods, so on a made env call ``env.unwrapped.action_masks()``;
 - reward: the learner's reward summed over its action and the opponents'
   actions up to its next turn (or the end of the episode);
 - terminated / truncated: the AEC env's, for the learner;
