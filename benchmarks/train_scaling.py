@@ -5,8 +5,14 @@ Each round runs ``python train.py`` and then ``torchrun --standalone
 torch thread per rank, no evaluations or checkpoints) and reads the rate train.py
 prints at the end: all ranks' decisions (every seat of every game) per second of
 rollouts and updates, start-up left out. The table gives each round's rates and
-their ratio, then the medians; the machine's load average is printed before and
-after, since other jobs on the machine take cores from the 2-rank run first.
+their ratio, then the medians, and the machine's load average before and after:
+other jobs on the machine take cores from the 2-rank run first.
+
+A second figure does not depend on free cores: decisions per CPU second of all
+the job's processes, from the CPU time of a full run minus that of a one-update
+run with the same launcher (start-up and the first update cancel out). Its
+ratio (2 ranks / 1 rank) is the parallel efficiency: the speed-up 2 free cores
+would give is about twice it.
 
 Usage: ``python benchmarks/train_scaling.py [--rounds 3] [--total_steps 1_000_000] [--ranks 2]``
 """
@@ -14,51 +20,79 @@ Usage: ``python benchmarks/train_scaling.py [--rounds 3] [--total_steps 1_000_00
 import argparse
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RATE = re.compile(r"rollouts and updates: ([\d,]+) decisions/s")
+RATE = re.compile(r"^(\d+) decisions .* rollouts and updates: ([\d,]+) decisions/s", re.M)
+UPDATE = 1024 * 32  # decisions of one update of the default config
 
 
-def decisions_per_second(launcher, options, runs_dir):
-    """The decisions/s that train.py reports when started by ``launcher`` (a list of program words)."""
+def children_cpu():
+    """CPU seconds (user + system) used so far by this process's finished children."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_train(launcher, options, runs_dir, total_steps):
+    """(decisions, decisions/s, CPU seconds) of one train.py run started by ``launcher``."""
     command = [*launcher, os.path.join(ROOT, "train.py"), "--runs_dir", runs_dir, *options]
+    command += ["--total_steps", str(total_steps)]
+    cpu = children_cpu()
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+    cpu = children_cpu() - cpu
     found = RATE.search(result.stdout)
     if result.returncode or not found:
         sys.exit(f"{' '.join(command)} failed:\n{result.stderr[-2000:]}")
-    return float(found.group(1).replace(",", ""))
+    return int(found.group(1)), float(found.group(2).replace(",", "")), cpu
+
+
+def measure(launcher, options, runs_dir, total_steps):
+    """(decisions per second, decisions per CPU second) of ``launcher``'s job."""
+    decisions, rate, cpu = run_train(launcher, options, runs_dir, total_steps)
+    first, _, start_cpu = run_train(launcher, options, runs_dir, UPDATE)
+    return rate, (decisions - first) / (cpu - start_cpu)
 
 
 def main():
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--total_steps", default="1_000_000", help="decisions per run")
+    parser.add_argument("--total_steps", type=int, default=1_000_000, help="decisions per run")
     parser.add_argument("--ranks", type=int, default=2, help="ranks of the data-parallel run")
     args = parser.parse_args()
     options = [
-        "--total_steps", args.total_steps, "--torch_threads", "1", "--eval_every", "0",
-        "--final_eval_games", "0", "--checkpoint_every", "0", "--progress", "false",
-        "--device", "cpu",
+        "--torch_threads", "1", "--eval_every", "0", "--final_eval_games", "0",
+        "--checkpoint_every", "0", "--progress", "false", "--device", "cpu",
     ]  # fmt: skip
     single = [sys.executable]
     parallel = [sys.executable, "-m", "torch.distributed.run", "--standalone",
                 f"--nproc_per_node={args.ranks}"]  # fmt: skip
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print(f"{'round':>5} {'1 rank dec/s':>14} {f'{args.ranks} ranks dec/s':>15} {'ratio':>7}")
+    print(
+        f"{'round':>6} {'1 rank dec/s':>13} {f'{args.ranks} ranks dec/s':>15} {'speed-up':>9}"
+        f" {'1 rank dec/CPU-s':>17} {f'{args.ranks} ranks dec/CPU-s':>19} {'efficiency':>11}"
+    )
     rows = []
     with tempfile.TemporaryDirectory() as runs_dir:
         for number in range(1, args.rounds + 1):
-            one = decisions_per_second(single, options, runs_dir)
-            many = decisions_per_second(parallel, options, runs_dir)
-            rows.append((one, many, many / one))
-            print(f"{number:>5} {one:>14,.0f} {many:>15,.0f} {many / one:>6.2f}x", flush=True)
-    one, many, ratio = (statistics.median(column) for column in zip(*rows, strict=True))
-    print(f"{'median':>5} {one:>14,.0f} {many:>15,.0f} {ratio:>6.2f}x")
+            one, one_cpu = measure(single, options, runs_dir, args.total_steps)
+            many, many_cpu = measure(parallel, options, runs_dir, args.total_steps)
+            rows.append((one, many, many / one, one_cpu, many_cpu, many_cpu / one_cpu))
+            print(f"{number:>6} " + format_row(rows[-1]), flush=True)
+    medians = [statistics.median(column) for column in zip(*rows, strict=True)]
+    print(f"{'median':>6} " + format_row(medians))
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+def format_row(row):
+    one, many, speedup, one_cpu, many_cpu, efficiency = row
+    return (
+        f"{one:>13,.0f} {many:>15,.0f} {speedup:>8.2f}x {one_cpu:>17,.0f} {many_cpu:>19,.0f}"
+        f" {efficiency:>10.2f}x"
+    )
 
 
 if __name__ == "__main__":
