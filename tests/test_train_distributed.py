@@ -117,6 +117,11 @@ def test_a_rank_0_checkpoint_resumes_to_the_same_final_parameters(two_rank_run):
     base, _ = two_rank_run
     straight, resumed = (_load(base / d / "final.pt") for d in ("straight", "resumed/straight"))
     assert straight["update"] == resumed["update"] == 4 and straight["world_size"] == 2
+    assert straight["global_step"] == 512  # both ranks' decisions: 4 updates x 16 games x 8 steps
+    written = sorted(os.listdir(base / "straight"))  # rank 0 alone writes: one events file
+    assert [name for name in written if not name.startswith("events.out")] == [
+        "checkpoints", "config.yaml", "final.pt", "policy.pt",
+    ] and sum(name.startswith("events.out") for name in written) == 1  # fmt: skip
     for key in straight["model"]:
         assert torch.equal(straight["model"][key], resumed["model"][key]), key
     for field in straight["env_state"]:  # rank 0's games, and rank 1's
@@ -152,7 +157,7 @@ def test_a_rank_that_dies_or_hangs_stops_the_others_with_a_message(tmp_path, how
     with socket.socket() as probe:  # a free port for the rendezvous
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    options = ["--runs_dir", str(tmp_path), "--name", "x", "--collective_timeout", "5", *RUN]
+    options = ["--runs_dir", str(tmp_path), "--name", "x", "--collective_timeout", "10", *RUN]
     env = {**os.environ, "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "WORLD_SIZE": "2"}
     ranks = [
         subprocess.Popen(
@@ -171,10 +176,10 @@ def test_a_rank_that_dies_or_hangs_stops_the_others_with_a_message(tmp_path, how
     assert ranks[0].returncode == 1
     last = err.strip().splitlines()[-1]
     assert last.startswith("rank 0 of 2: stopping: sharing batch sizes with the other ranks failed")
-    assert "collective_timeout=5 s" in last and "Traceback" not in err
+    assert "collective_timeout=10 s" in last and "Traceback" not in err
 
 
-def test_device_choice_and_backend():
+def test_device_choice_and_backend(monkeypatch, capsys):
     cpu, cuda1 = torch.device("cpu"), torch.device("cuda", 1)
     assert train.pick_device("auto", 1, cuda_available=False) == cpu
     assert train.pick_device("auto", 1, cuda_available=True) == cuda1
@@ -183,3 +188,10 @@ def test_device_choice_and_backend():
     with pytest.raises(ValueError, match="device is 'cuda', but torch sees no GPU"):
         train.pick_device("cuda", 0, cuda_available=False)
     assert train.backend_for(cuda1) == "nccl" and train.backend_for(cpu) == "gloo"
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    for value, message in (("cuda", "device is 'cuda', but torch sees no GPU"),
+                           ("gpu", "device must be 'auto', 'cpu' or 'cuda', got 'gpu'")):  # fmt: skip
+        with pytest.raises(SystemExit):
+            train.parse_args(["--device", value])
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1
