@@ -19,6 +19,9 @@ ratio. Run from the repository root: ``python -m benchmarks.interop_throughput``
 (needs ``pip install -e .[interop]``).
 """
 
+# The interop extra is optional (without it these tests skip): a missing import is a warning.
+# pyright: reportMissingImports=warning
+
 import argparse
 import cProfile
 import pstats

@@ -9,6 +9,7 @@ import re
 
 import numpy as np
 import pytest
+from engine_helpers import step_live_games
 
 from ghost_euchre_env import (
     ClassicEuchre,
@@ -112,11 +113,7 @@ def _finished(game_type, **rules):
     state = game.init(stream_keys(5, 4))
     rng = np.random.default_rng(0)
     while (state.player >= 0).any():
-        live = np.flatnonzero(state.player >= 0)
-        sub = state.take(live)
-        mask = game.legal_mask(sub)
-        game.step(sub, (rng.random(mask.shape) * mask).argmax(axis=1))
-        state.put(live, sub)
+        step_live_games(game, state, rng)
     return game, state
 
 

@@ -200,10 +200,16 @@ def test_swap_once_per_deal_before_bidding_then_bid_or_pass():
 
 def test_no_swap_after_own_bid_in_open_auction():
     game, state = new_game(auction="open")
+    assert SWAP in legal(game, state)  # seat 1's first turn
     act(game, state, BID_3, seat=1)
-    act(game, state, PASS, seat=2)
+    assert SWAP in legal(game, state)  # seat 2 has neither bid nor passed yet
+    act(game, state, BID_4, seat=2)
     act(game, state, PASS, seat=0)
-    assert state.phase[0] == TRUMP and state.declarer[0] == 1 and state.high_bid[0] == 3
+    # Seat 1 speaks again and nobody has swapped, but it has bid: it may overbid or pass, not swap.
+    assert state.player[0] == 1 and state.swapper[0] == -1
+    assert legal(game, state) == {PASS, BID_5, MOON}
+    act(game, state, PASS, seat=1)
+    assert state.phase[0] == TRUMP and state.declarer[0] == 2 and state.high_bid[0] == 4
 
 
 def test_overbidding_and_single_round():

@@ -6,6 +6,9 @@ raises on an illegal action (``illegal_action="raise"``), so a training run that
 finishes sampled legal actions only.
 """
 
+# The interop extra is optional (without it these tests skip): a missing import is a warning.
+# pyright: reportMissingImports=warning
+
 import numpy as np
 import pytest
 

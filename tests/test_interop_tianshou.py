@@ -6,6 +6,9 @@ is not installed. Every env raises on an illegal action (``illegal_action="raise
 so a run that finishes played legal actions only; the tests check the stored ones too.
 """
 
+# The interop extra is optional (without it these tests skip): a missing import is a warning.
+# pyright: reportMissingImports=warning
+
 import numpy as np
 import pytest
 
