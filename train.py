@@ -173,9 +173,6 @@ class TrainConfig:
     """policy spec that plays every card when learn='auction' (any spec: heuristic, pimc, ppo:PATH, a user class)"""
     bidding: str = "heuristic"
     """policy spec that makes the learner's auction and trump decisions when learn='play'"""
-    init_policy: str = ""
-    """policy file or train.py checkpoint whose network starts the run (fine-tuning; same hidden_sizes and
-    activation); empty = a freshly initialised network"""
 
     # self-play opponents
     opponent_share: float = 0.5
@@ -198,6 +195,8 @@ class TrainConfig:
     """learn='all': during the warm-up the network also imitates the heuristic's card play at its own card-play
     decisions (same cross-entropy), while still playing them itself, so PPO trains on them as usual: card play
     starts from the heuristic's instead of from random"""
+    init_from: str = ""
+    """policy file or checkpoint whose network starts the run (same network shape; empty = a fresh network)"""
 
     # PPO
     total_steps: int = 20_000_000
@@ -326,11 +325,6 @@ class TrainConfig:
             raise ValueError(f"rules: {error}") from None
         for name in ("card_play", "bidding"):
             _check_spec(name, getattr(self, name))
-        check(
-            "init_policy",
-            not self.init_policy or os.path.isfile(self.init_policy),
-            "empty or an existing policy file",
-        )
 
 
 def _check_spec(name, spec):
@@ -510,6 +504,8 @@ def parse_args(argv=None):
         )
     try:
         pick_device(config.device, 0, torch.cuda.is_available())
+        if config.init_from and resume is None:
+            load_model(config.init_from)  # readable, a network (its shape is checked in setup)
     except ValueError as error:
         parser.error(str(error))
     return config, resume, stem
@@ -1131,14 +1127,8 @@ def setup(config, ranks):
             partner = make_policy(config.bidding, engine, seed=seed + 1)
     game = venv.game
     model = ActorCritic(game.obs_size, game.num_actions, config.hidden_sizes, config.activation)
-    if config.init_policy:
-        start = load_model(config.init_policy)
-        if start.config != model.config:
-            raise ValueError(
-                f"init_policy {config.init_policy!r} holds the network {start.config}; "
-                f"this run's is {model.config}"
-            )
-        model.load_state_dict(start.state_dict())
+    if config.init_from:
+        start_from(model, config.init_from)
     model.to(ranks.device)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate, eps=1e-5, fused=True)
     pool = [
@@ -1162,6 +1152,16 @@ def setup(config, ranks):
         config, ranks, venv, model, optimizer, pool, pool_added, heuristic, roles, obs, mask, player,
         np_rng, minibatch_rng, sample_gen, partner=partner,
     )  # fmt: skip
+
+
+def start_from(model, path):
+    """Load the network of the policy file or checkpoint at ``path`` into ``model`` (init_from)."""
+    stored = load_model(path)
+    if stored.config != model.config:
+        raise ValueError(
+            f"init_from: {path!r} holds a network {stored.config}; this run's is {model.config}"
+        )
+    model.load_state_dict(stored.state_dict())
 
 
 def start_games(venv, state):

@@ -88,7 +88,9 @@ class PIMCPolicy(Policy):
         if isinstance(rollout, str):
             rollout = make_policy(rollout, self.playout_game, seed=int(self.rng.integers(2**63)))
         self.rollout = typing.cast(Policy, rollout)
-        self.name = f"pimc(samples={self.samples})"
+        played_out_by = getattr(self.rollout, "name", type(self.rollout).__name__)
+        rollout_note = "" if played_out_by == "heuristic" else f", rollout={played_out_by}"
+        self.name = f"pimc(samples={self.samples}{rollout_note})"
 
     def act(self, obs, mask):
         """obs float32[N, D] of the seats to act, mask bool[N, A] -> int64[N]."""

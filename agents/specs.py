@@ -13,7 +13,8 @@ Grammar (one string, no spaces needed):
 Any of them may end with ``:key=value,key=value`` keyword arguments for the
 policy's constructor; values are read as int, float, ``true``/``false``, or else
 kept as strings. Examples: ``random``, ``pimc:samples=16``, ``ppo:runs/a/final.pt``,
-``mybots.greedy:GreedyBot:depth=2,temperature=0.5``.
+``mybots.greedy:GreedyBot:depth=2,temperature=0.5``. After a built-in name a value
+may itself be a spec with colons: ``pimc:rollout=ppo:runs/a/final.pt,samples=16``.
 """
 
 import contextlib
@@ -85,6 +86,9 @@ def split_spec(spec):
         split_composite(spec)  # raises unless written composite[AUCTION | PLAY]
         return "composite", None, {}
     spec = spec.strip()
+    head, _, arguments = spec.partition(":")
+    if head in BUILTINS and "=" in arguments:  # values may hold colons: pimc:rollout=ppo:PATH
+        return head, None, parse_kwargs(arguments, spec)
     parts = spec.split(":")
     kwargs = {}
     if len(parts) > 1 and "=" in parts[-1] and not (parts[0] == "ppo" and len(parts) == 2):

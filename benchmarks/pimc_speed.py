@@ -5,13 +5,16 @@ the proportions a game produces them, forced moves included: the bot answers
 those without search). Usage::
 
     python benchmarks/pimc_speed.py [--variant ghost|classic] [--samples 64] [--positions 200]
-                                    [--batch 64] [--seed 0]
+                                    [--batch 64] [--seed 0] [--rollout SPEC] [--compare SPEC]
 
 Prints the mean, median and 95th percentile milliseconds per decision when each
 decision is its own ``act`` call (wall clock, and the process's CPU time, which
 other jobs on a shared machine do not inflate), the mean by phase, and the mean
 per decision when ``--batch`` decisions share one call (as in a vector
 evaluation). Run ``--variant ghost`` in the same session as the peer.
+``--rollout SPEC`` is pimc's playout policy (default heuristic, e.g. ppo:PATH);
+``--compare SPEC`` also times that policy on the same positions and prints how
+many times faster than pimc it decides (CPU time per decision, one per call).
 """
 
 import argparse
@@ -56,26 +59,18 @@ def main():
         "--batch", type=int, default=64, help="decisions per act() call in the batched timing"
     )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--rollout", default="heuristic", help="pimc's playout policy spec")
+    parser.add_argument("--compare", help="a policy spec timed on the same positions")
     args = parser.parse_args()
 
     make_env, offsets, phase_names = VARIANTS[args.variant]
     obs, mask = collect_positions(args.variant, args.positions, args.seed)
     start, stop = offsets["phase"]
     phase = obs[:, start:stop].argmax(axis=1)
-    policy = PIMCPolicy(make_env(1, episode="deal").game, seed=args.seed, samples=args.samples)
-    policy.act(obs[:1], mask[:1])  # warm-up
-
-    single = np.empty(len(obs))
-    cpu_begin = time.process_time()
-    for i in range(len(obs)):
-        begin = time.perf_counter()
-        policy.act(obs[i : i + 1], mask[i : i + 1])
-        single[i] = time.perf_counter() - begin
-    cpu = (time.process_time() - cpu_begin) * 1e3 / len(obs)
-    single *= 1e3
-    print(
-        f"pimc {args.variant}, samples={args.samples}, {len(obs)} decisions from heuristic self-play"
-    )
+    game = make_env(1, episode="deal").game
+    policy = PIMCPolicy(game, seed=args.seed, samples=args.samples, rollout=args.rollout)
+    single, cpu, batched = time_policy(policy, obs, mask, args.batch)
+    print(f"{policy.name} {args.variant}, {len(obs)} decisions from heuristic self-play")
     print(
         f"one decision per call: mean {single.mean():.1f} ms, median {np.median(single):.1f} ms, "
         f"95th percentile {np.percentile(single, 95):.1f} ms; CPU time {cpu:.1f} ms per decision"
@@ -85,11 +80,32 @@ def main():
         if rows.any():
             print(f"  {name:8s} {rows.sum():4d} decisions, mean {single[rows].mean():.1f} ms")
 
-    begin = time.perf_counter()
-    for first in range(0, len(obs), args.batch):
-        policy.act(obs[first : first + args.batch], mask[first : first + args.batch])
-    batched = (time.perf_counter() - begin) * 1e3 / len(obs)
     print(f"{args.batch} decisions per call: mean {batched:.1f} ms per decision")
+    if args.compare:
+        other = make_policy(args.compare, game, seed=args.seed)
+        other_single, other_cpu, other_batched = time_policy(other, obs, mask, args.batch)
+        print(
+            f"{other.name}: one decision per call mean {other_single.mean():.3f} ms, CPU time "
+            f"{other_cpu:.3f} ms per decision ({cpu / other_cpu:.0f}x less than pimc); "
+            f"{args.batch} per call {other_batched:.4f} ms per decision"
+        )
+
+
+def time_policy(policy, obs, mask, batch):
+    """(float64[N] wall ms of each decision as its own act call, CPU ms per decision of those calls,
+    mean wall ms per decision with ``batch`` decisions per call)."""
+    policy.act(obs[:1], mask[:1])  # warm-up
+    single = np.empty(len(obs))
+    cpu_begin = time.process_time()
+    for i in range(len(obs)):
+        begin = time.perf_counter()
+        policy.act(obs[i : i + 1], mask[i : i + 1])
+        single[i] = time.perf_counter() - begin
+    cpu = (time.process_time() - cpu_begin) * 1e3 / len(obs)
+    begin = time.perf_counter()
+    for first in range(0, len(obs), batch):
+        policy.act(obs[first : first + batch], mask[first : first + batch])
+    return single * 1e3, cpu, (time.perf_counter() - begin) * 1e3 / len(obs)
 
 
 if __name__ == "__main__":

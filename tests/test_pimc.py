@@ -6,6 +6,7 @@ declarer, leads the first trick. Seen from seat 0, relative seats equal absolute
 """
 
 import itertools
+import os
 
 import numpy as np
 import pytest
@@ -20,6 +21,7 @@ from ghost_euchre_env.ghost import BID_3, BID_4, PASS, SWAP, TRUMP_CLUBS, GhostS
 from ghost_euchre_env.vector import GhostEuchreVec
 
 C, D, H, S = 0, 1, 2, 3
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def cards(text):
@@ -287,3 +289,27 @@ def test_bad_options_raise():
         PIMCPolicy(game, samples=0)
     with pytest.raises(ValueError, match="objective"):
         PIMCPolicy(game, objective="win")
+
+
+def test_learned_playouts_are_one_batch_per_step_and_named(monkeypatch):
+    from agents import make_policy
+    from agents.ppo import PPOPolicy
+
+    shipped = os.path.join(ROOT, "agents", "pretrained", "ghost_ppo.pt")
+    venv = GhostEuchreVec(12, seed=5, episode="deal")
+    obs, mask, _ = venv.reset()
+    for _ in range(10):  # a mix of auction and play decisions
+        obs, mask, _, _, _ = venv.step(mask.argmax(axis=1))
+    policy = make_policy(f"pimc:rollout=ppo:{shipped},samples=4", venv.game, seed=0)
+    assert isinstance(policy, PIMCPolicy) and isinstance(policy.rollout, PPOPolicy)
+    assert policy.name == "pimc(samples=4, rollout=ppo:ghost_ppo.pt)"
+    batches = []
+    network_act = PPOPolicy.act
+    monkeypatch.setattr(
+        PPOPolicy, "act", lambda self, o, m: batches.append(len(o)) or network_act(self, o, m)
+    )
+    actions = policy.act(obs, mask)
+    assert mask[np.arange(12), actions].all()
+    searched = (mask.sum(axis=1) > 1).sum()
+    assert batches[0] > 4 * searched  # every searched decision's worlds and actions in one call
+    assert len(batches) <= 40  # one call per playout step, not per decision or world

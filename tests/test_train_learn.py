@@ -14,9 +14,6 @@ from agents.heuristic import GhostHeuristic
 from agents.ppo import PPOPolicy
 from ghost_euchre_env import GhostEuchre, GhostEuchreVec
 
-PRETRAINED = os.path.join(
-    os.path.dirname(os.path.dirname(__file__)), "agents", "pretrained", "ghost_ppo.pt"
-)
 LEARN = {
     "auction": ["--learn", "auction", "--card_play", "heuristic"],
     "play": ["--learn", "play", "--bidding", "heuristic"],
@@ -78,8 +75,6 @@ def test_a_learn_auction_run_loads_as_a_full_player(tmp_path, torch_globals):
         (["--learn", "bids"], "learn must be 'all', 'auction' or 'play', got 'bids'"),
         (["--card_play", "composite[heuristic]"], "card_play: policy spec 'composite[heuristic]'"),
         (["--card_play", "nobot", "--learn", "auction"], "unknown policy spec 'nobot'"),
-        (["--init_policy", "missing.pt"], "init_policy must be empty or an existing policy file"),
-        (["--init_policy", PRETRAINED, "--hidden_sizes", "[32]"], "holds the network"),
     ],
 )
 def test_learn_mode_errors_are_one_line(tmp_path, capsys, argv, message):
@@ -89,15 +84,44 @@ def test_learn_mode_errors_are_one_line(tmp_path, capsys, argv, message):
     assert message in err and len(err.strip().splitlines()) == 1
 
 
-def test_a_run_can_start_from_a_policy_file(tmp_path, torch_globals):  # noqa: F811
-    args = ["--total_steps", "64", "--final_eval_games", "0", "--eval_every", "0", *TINY]
-    args += ["--hidden_sizes", "[256, 256]", "--learning_rate", "1e-9", "--anneal_lr", "false"]
-    run = train.main(
-        ["--runs_dir", str(tmp_path), "--init_policy", PRETRAINED, *LEARN["auction"], *args]
-    )
-    start, end = (
-        torch.load(PRETRAINED, weights_only=True),
-        torch.load(os.path.join(run, "policy.pt"), weights_only=True),
-    )
-    for key in start["model"]:
-        assert torch.allclose(start["model"][key], end["model"][key], atol=1e-6), key
+def test_ghost_warm_up_imitates_the_heuristics_card_play_at_the_networks_own_decisions(
+    tmp_path, torch_globals
+):
+    config = train.make_config(
+        {"num_envs": 16, "num_steps": 24, "hidden_sizes": [32], "imitate_card_play": True,
+         "bidding_warmup_steps": 16 * 24, "runs_dir": str(tmp_path)}
+    )  # fmt: skip
+    run = train.setup(config, train.start_ranks(config))
+    buf = train.RolloutBuffer(16 * 24, run.game.obs_size, run.game.num_actions, 16)
+    _, lessons = train.collect_rollout(run, buf)
+    assert len(lessons) == 24  # the warm-up is this whole rollout
+    obs, mask, actions = (np.concatenate(part) for part in zip(*lessons, strict=True))
+    plays = mask[:, train.PLAY_CARDS].any(axis=1)
+    assert plays.any() and (~plays).any()  # card play and the auction
+    assert np.array_equal(actions, GhostHeuristic(run.engine, seed=0).act(obs, mask))
+    assert buf.mask[: buf.count, train.PLAY_CARDS].any(axis=1).sum() >= plays.sum()
+    _, after = train.collect_rollout(run, buf)
+    assert after == []
+
+
+def test_init_from_starts_from_that_network_and_rejects_another_shape(
+    tmp_path, torch_globals, capsys
+):
+    first = train.main(
+        ["--runs_dir", str(tmp_path), "--name", "a", "--total_steps", "128",
+         "--final_eval_games", "0", *TINY]
+    )  # fmt: skip
+    policy = os.path.join(first, "policy.pt")
+    config = train.make_config({"hidden_sizes": [32], "init_from": policy, "num_envs": 16})
+    run = train.setup(config, train.start_ranks(config))
+    stored = torch.load(policy, weights_only=True)["model"]
+    for key, value in run.model.state_dict().items():
+        assert torch.equal(value, stored[key]), key
+        assert torch.equal(run.pool[0].state_dict()[key], stored[key])  # the first opponent too
+    other = train.make_config({"hidden_sizes": [16], "init_from": policy, "num_envs": 16})
+    with pytest.raises(ValueError, match=r"init_from: .* holds a network"):
+        train.setup(other, train.start_ranks(other))
+    with pytest.raises(SystemExit):
+        train.parse_args(["--init_from", str(tmp_path / "missing.pt")])
+    err = capsys.readouterr().err
+    assert "missing.pt' does not exist" in err and err.count("\n") == 1
