@@ -507,3 +507,14 @@ def test_shipped_agent_loads_and_beats_random():
     path = os.path.join(ROOT, "agents", "pretrained", "ghost_ppo.pt")
     result = evaluate.run_match([f"ppo:{path}", "random", "random"], games=60, seed=3)
     assert result.players[0]["win_rate"] > 0.8
+
+
+def test_shipped_classic_agent_loads_and_beats_random():
+    import evaluate
+
+    path = os.path.join(ROOT, "agents", "pretrained", "classic_ppo.pt")
+    spec = f"ppo:{path}"
+    result = evaluate.run_match(
+        [spec, "random", spec, "random"], variant="classic", games=40, seed=3
+    )
+    assert result.players[0]["win_rate"] > 0.8
