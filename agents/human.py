@@ -18,6 +18,7 @@ import numpy as np
 
 from ghost_euchre_env import classic, ghost
 from ghost_euchre_env.cards import NUM_CARDS, SUIT_SYMBOLS, card_name, effective_suit, parse_card
+from ghost_euchre_env.core import trick_taker
 
 from .base import Policy
 
@@ -345,11 +346,9 @@ class Narrator:
         deals = result.deals
         ended = len(deals.game) > 0
         tricks = deals.tricks[0] if ended else state.tricks_won[0]
-        won = np.flatnonzero(tricks - self.tricks)
-        if len(won) and not (ended and deals.thrown_in[0]):
-            self.write(
-                f"  {self.labels[int(won[0])]} takes the trick; tricks: {self._by_seat(tricks)}"
-            )
+        taker = trick_taker(self.tricks, state, result)
+        if taker is not None:
+            self.write(f"  {self.labels[taker]} takes the trick; tricks: {self._by_seat(tricks)}")
         if ended and deals.thrown_in[0]:
             self.write("  everybody passed: the deal is thrown in")
         elif ended:

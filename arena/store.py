@@ -23,7 +23,8 @@ Writes are transactions: :meth:`Store.add_match` writes a match and all its
 games in one (so an interrupted writer loses at most the match it was
 writing), and a match already stored is not written twice. The file is in WAL
 mode with a busy timeout, so several processes may read and write it at once
-(readers never block the writer; writers take turns).
+(readers, opening a store included, never wait for a writer nor block it;
+writers take turns).
 """
 
 import datetime
@@ -150,18 +151,21 @@ class Store:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")  # WAL: safe against a killed process
             self.db.execute("PRAGMA foreign_keys=ON")
-            with self.transaction():
-                for statement in _SCHEMA.split(";"):  # not executescript: it would commit
-                    if statement.strip():
-                        self.db.execute(statement)
-                versions = [v for (v,) in self.db.execute("SELECT version FROM schema_version")]
-                if not versions:
-                    self.db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
-                elif versions != [SCHEMA_VERSION]:
-                    raise ValueError(
-                        f"store {self.path!r} has schema version {versions}; "
-                        f"this code reads version {SCHEMA_VERSION}"
-                    )
+            versions = self._schema_versions()  # a read: opening a store never waits for a writer
+            if not versions:  # a new file: create the tables (in a write transaction, once)
+                with self.transaction():
+                    for statement in _SCHEMA.split(";"):  # not executescript: it would commit
+                        if statement.strip():
+                            self.db.execute(statement)
+                    versions = self._schema_versions()
+                    if not versions:
+                        self.db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
+                        versions = [SCHEMA_VERSION]
+            if versions != [SCHEMA_VERSION]:
+                raise ValueError(
+                    f"store {self.path!r} has schema version {versions}; "
+                    f"this code reads version {SCHEMA_VERSION}"
+                )
         except sqlite3.DatabaseError as error:
             self.db.close()
             raise ValueError(f"{self.path!r} is not a league store: {error}") from None
@@ -170,6 +174,15 @@ class Store:
             raise
 
     # ------------------------------------------------------------------ plumbing
+    def _schema_versions(self):
+        """The versions in ``schema_version`` ([] when the file has no such table yet)."""
+        table = self.db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
+        ).fetchone()
+        if table is None:
+            return []
+        return [v for (v,) in self.db.execute("SELECT version FROM schema_version")]
+
     def close(self):
         self.db.close()
 

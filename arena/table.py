@@ -17,6 +17,7 @@ import numpy as np
 from ghost_euchre_env import classic, dealing, ghost
 from ghost_euchre_env.cards import CARD_RANK, CARD_SUIT, RANK_LETTERS, SUIT_SYMBOLS
 from ghost_euchre_env.classic import ClassicDealSummary, ClassicState
+from ghost_euchre_env.core import trick_taker
 from ghost_euchre_env.ghost import GhostDealSummary, GhostState
 from ghost_euchre_env.render import auction_text, bid_name, calls_text, hand_by_suit
 
@@ -136,10 +137,9 @@ class Table:
         ended = len(deals.game) > 0
         if phase == self.rules_module.PLAY:
             trick[seat] = action
-            after = deals.tricks[0] if ended else s.tricks_won[0]
-            winner = np.flatnonzero(after - tricks_won)
-            if len(winner):
-                self.tricks.append(self._trick(trick, leader, int(winner[0])))
+            winner = trick_taker(tricks_won, s, result)
+            if winner is not None:
+                self.tricks.append(self._trick(trick, leader, winner))
         if ended:
             self.deals.append(self._deal_summary(deals, deal))
             self.tricks, self.ghost_taken = [], None

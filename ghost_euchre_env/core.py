@@ -271,6 +271,20 @@ class StepResult(Generic[SummaryT]):
     deals: SummaryT
 
 
+def trick_taker(tricks_before, state, result, game=0):
+    """The seat that took the trick game ``game``'s step just completed, or None (no trick completed).
+
+    tricks_before: int[S], ``state.tricks_won[game]`` copied before the step;
+    state, result: the state after the step and its :class:`StepResult`. A trick
+    that ended a deal is read from ``result.deals`` (the state may already hold
+    the next deal).
+    """
+    ended = np.flatnonzero(result.deals.game == game)
+    after = result.deals.tricks[ended[0]] if len(ended) else state.tricks_won[game]
+    gained = np.flatnonzero(after.astype(np.int64) - tricks_before)
+    return int(gained[0]) if len(gained) else None
+
+
 class BatchedGame(Generic[RulesT, StateT, SummaryT]):
     """The engine skeleton: options, episodes, deals, steps, scoring and game ends.
 

@@ -39,30 +39,11 @@ Version history
 
 import functools
 
-from pettingzoo.utils import wrappers
-
 from .bidding import AuctionGame
 from .cards import card_name
 from .ghost import NUM_PLAYERS
 from .ghost_euchre_v0 import AGENTS
 from .ghost_euchre_v0 import raw_env as ghost_raw_env
-
-
-def env(
-    card_play,
-    render_mode=None,
-    episode="deal",
-    reward="points",
-    illegal_action="raise",
-    illegal_action_penalty=-1.0,
-    **rules,
-):
-    """The environment wrapped in PettingZoo's order-enforcing wrapper (the usual entry point)."""
-    return wrappers.OrderEnforcingWrapper(
-        raw_env(
-            card_play, render_mode, episode, reward, illegal_action, illegal_action_penalty, **rules
-        )
-    )
 
 
 def plays_text(plays, names=AGENTS):
@@ -119,3 +100,8 @@ class raw_env(ghost_raw_env):
             print(extra, end="\n\n")
             return None
         return f"{super().render()}\n{extra}"
+
+
+env = (
+    raw_env.wrapped
+)  # env(card_play, render_mode=None, episode="deal", ...): the usual entry point

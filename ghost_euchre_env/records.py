@@ -33,7 +33,7 @@ import numpy as np
 
 from . import classic, ghost
 from .cards import SUIT_LETTERS, SUIT_SYMBOLS, card_name
-from .core import check_choice
+from .core import check_choice, trick_taker
 from .render import render_classic, render_ghost
 
 VARIANTS = ("ghost", "classic")
@@ -254,7 +254,7 @@ def format_replay(record, unicode=True):
             trick.append(f"{names[step.seat]} {card_name(step.action, unicode)}")
         deals = step.result.deals
         truncated = bool(step.result.truncated[0])
-        taken = _trick_taker(step, deals)
+        taken = trick_taker(step.before.tricks_won[0], step.after, step.result)
         if taken is not None and trick:
             lines.append(f"trick: {', '.join(trick)} -> {names[taken]}")
             trick = []
@@ -273,13 +273,6 @@ def format_replay(record, unicode=True):
         how = f"game cut at {game.rules.max_deals} deals"
     lines += ["", f"{how}: final scores {_scores_text(record, names, record.final_scores)}"]
     return "\n".join(lines)
-
-
-def _trick_taker(step, deals):
-    """The seat that took the trick the step completed, or None."""
-    after = deals.tricks[0] if len(deals.game) else step.after.tricks_won[0]
-    gained = np.flatnonzero(after.astype(np.int64) - step.before.tricks_won[0])
-    return int(gained[0]) if len(gained) else None
 
 
 def _scores_text(record, names, values, signed=False):

@@ -23,6 +23,7 @@ from ghost_euchre_env.cards import (
     playable_cards,
     trick_winner,
 )
+from ghost_euchre_env.core import trick_taker
 from ghost_euchre_env.dealing import stream_keys
 from ghost_euchre_env.ghost import (
     AUCTION,
@@ -129,6 +130,30 @@ def test_trick_winner_and_effective_suit_agree_with_the_tables_everywhere():
     ).shape == (2,)
     card = rng.integers(0, 24, 5000).astype(np.int8)
     assert np.array_equal(effective_suit(card, trump.astype(np.int8)), EFFECTIVE_SUIT[trump, card])
+
+
+def test_trick_taker_names_every_trick_of_every_game_in_a_batch():
+    # Random play in 4 games with auto_reset: the takers counted per seat add up to the
+    # deal's tricks when it ends (a deal's last trick is read from the deal summary).
+    game = GhostEuchre()
+    state = game.init(stream_keys(5, 4))
+    rng = np.random.default_rng(1)
+    taken = np.zeros((4, 3), np.int64)
+    deals_checked = 0
+    for _ in range(400):
+        before = state.tricks_won.copy()
+        actions = (rng.random((4, game.num_actions)) * game.legal_mask(state)).argmax(axis=1)
+        result = game.step(state, actions, auto_reset=True)
+        for g in range(4):
+            taker = trick_taker(before[g], state, result, g)
+            if taker is not None:
+                taken[g, taker] += 1
+        for row, g in enumerate(result.deals.game):
+            assert taken[g].tolist() == result.deals.tricks[row].tolist()
+            assert taken[g].sum() == (0 if result.deals.thrown_in[row] else 6)
+            taken[g] = 0
+            deals_checked += 1
+    assert deals_checked >= 8
 
 
 # ---------------------------------------------------------------- a full deal

@@ -12,6 +12,7 @@ import pytest
 
 import evaluate
 from arena import league as league_module
+from arena import store as store_module
 from arena.league import leaderboard, league_matches, run_league
 from arena.store import SCHEMA_VERSION, Store, player_identity
 
@@ -198,6 +199,20 @@ def test_two_leagues_writing_one_store_at_once(tmp_path):
         assert len(store.players()) == 4
         records = store.game_records(store.matches()[0]["id"])
     assert len(records) == GAMES
+
+
+def test_reading_a_store_never_waits_for_a_writer(tmp_path, monkeypatch):
+    path = tmp_path / "league.sqlite"
+    with Store(path) as store:
+        first = store.player_id(("heuristic", ""))
+    monkeypatch.setattr(store_module, "BUSY_TIMEOUT_S", 0.01)  # a wait for the lock fails at once
+    with Store(path) as writer, writer.transaction():
+        writer.db.execute("INSERT INTO players (spec, content_hash) VALUES ('random', '')")
+        with Store(path) as reader:  # opened and read while the writer holds its transaction
+            assert [p["id"] for p in reader.players()] == [first]
+            assert reader.matches() == []
+    with Store(path) as reader:
+        assert len(reader.players()) == 2
 
 
 def test_a_bad_spec_stops_the_league_before_any_match(tmp_path):
