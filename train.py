@@ -106,6 +106,7 @@ from agents.ppo import (
     policy_payload,
     sample_actions,
 )
+from agents.specs import split_spec
 from arena.files import write_atomic
 from ghost_euchre_env import (
     ClassicEuchre,
@@ -240,6 +241,9 @@ class TrainConfig:
     """duplicate games per periodic evaluation"""
     final_eval_games: int = 1500
     """duplicate games per opponent in the final evaluation table (0 = skip it)"""
+    eval_regret_decisions: int = 0
+    """learn='auction': at each evaluation against the heuristic, the network's bid regret (points per auction
+    decision against the rollout oracle of arena/regret.py, 16 worlds) over this many sampled decisions (0 = off)"""
     eval_seed: int = 12345
     """seed of the evaluation deals (kept apart from training)"""
     checkpoint_every: int = 50
@@ -279,6 +283,7 @@ class TrainConfig:
         for name in (
             "eval_every",
             "eval_games",
+            "eval_regret_decisions",
             "final_eval_games",
             "checkpoint_every",
             "keep_checkpoints",
@@ -318,6 +323,16 @@ class TrainConfig:
             VARIANTS[self.variant][0](**self.rules)
         except ValueError as error:
             raise ValueError(f"rules: {error}") from None
+        for name in ("card_play", "bidding"):
+            _check_spec(name, getattr(self, name))
+
+
+def _check_spec(name, spec):
+    """ValueError naming the field unless ``spec`` is written as a policy spec (built when the run starts)."""
+    try:
+        split_spec(spec)
+    except ValueError as error:
+        raise ValueError(f"{name}: {error}") from None
 
 
 # ----------------------------------------------------------------------------- config loading
@@ -860,8 +875,22 @@ def evaluation_players(model, game, opponent, config):
     return [policy, opponent, opponent]
 
 
-def evaluate_policy(model, game, opponent, games, config):
-    """evaluate.run_match of the greedy network against two ``opponent`` seats on duplicate deals."""
+def evaluate_policy(model, game, opponent, games, config, regret_decisions=0):
+    """The match row of the greedy network against two ``opponent`` seats on duplicate deals.
+
+    With ``regret_decisions`` (learn='auction'), the row also holds ``bid_regret``
+    (arena.regret.Regret.to_dict() of the network's auction decisions).
+    """
+    if regret_decisions:
+        from arena.bidding import run_bidding_match  # lazily, as evaluate below
+
+        policy = PPOPolicy(game, model, seed=config.eval_seed, name="ppo")
+        result, regrets = run_bidding_match(
+            [policy, opponent, opponent], config.card_play, regret_decisions, 16, games,
+            config.eval_seed, "game", dict(config.rules) or None,
+        )  # fmt: skip
+        assert regrets is not None
+        return {**result.players[0], "bid_regret": regrets[0].to_dict()}
     import evaluate  # lazily: evaluation is optional and has its own dependencies
 
     result = evaluate.run_match(
@@ -1672,11 +1701,22 @@ def periodic_evaluation(run, log):
     torch.set_num_threads(config.rollout_threads)
     scalars, parts = {}, []
     for opponent in ("heuristic", "random"):
-        row = evaluate_policy(run.model, run.engine, opponent, config.eval_games, config)
+        regret = config.eval_regret_decisions if opponent == "heuristic" else 0
+        if config.learn != "auction":
+            regret = 0
+        row = evaluate_policy(run.model, run.engine, opponent, config.eval_games, config, regret)
         scalars[f"eval/win_rate_vs_{opponent}"] = row["win_rate"]
         scalars[f"eval/points_per_deal_vs_{opponent}"] = row["mean_points_per_deal"]
         low, high = row["win_rate_ci95"]
         parts.append(f"vs {opponent} {row['win_rate']:.3f} [{low:.3f}, {high:.3f}]")
+        if "bid_regret" in row:
+            mean, (low, high) = (
+                row["bid_regret"]["mean_regret"],
+                row["bid_regret"]["mean_regret_ci95"],
+            )
+            scalars["eval/bid_regret"] = mean
+            scalars["eval/bid_regret_ci95_low"], scalars["eval/bid_regret_ci95_high"] = low, high
+            parts.append(f"bid regret {mean:.3f} [{low:.3f}, {high:.3f}] points/decision")
     log.write(
         f"evaluation after update {run.update} ({run.global_step} decisions, {row['games']} games): "
         f"win rate {', '.join(parts)}"
@@ -1761,7 +1801,11 @@ def main(argv=None):
     ranks = start_ranks(config)
     config = same_config_on_every_rank(config, ranks)
     run_dir = os.path.join(config.runs_dir, config.name)
-    run = setup(config, ranks)
+    try:
+        run = setup(config, ranks)
+    except ValueError as error:  # a policy spec that cannot be built, a network that does not fit
+        print(f"train.py: error: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
     if checkpoint is not None:
         restore(run, checkpoint)
     log = Log(run_dir, run, resumed=checkpoint is not None)

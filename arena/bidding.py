@@ -29,17 +29,18 @@ LEVEL_NAMES = ("3", "4", "5", "moon")
 
 
 def bidding_players(players, card_play, game, seed):
-    """The players of a bidding match: each spec's policy bids, ``card_play`` (a spec) plays every card.
+    """The players of a bidding match: each player's policy bids, ``card_play`` (a spec) plays every card.
 
-    Returns Policy objects named as the given specs (``composite[SPEC | CARD_PLAY]``
-    underneath), seeded as a match seeds its players.
+    players: specs or Policy objects. Returns Policy objects named as the given
+    players (``composite[SPEC | CARD_PLAY]`` underneath), seeded as a match
+    seeds its players.
     """
-    specs = [f"composite[{spec} | {card_play}]" for spec in players]
-    policies, _, _ = build_players(specs, game, seed)
-    for policy, spec in zip(policies, players, strict=True):
-        assert isinstance(policy, CompositePolicy)
-        policy.name = spec.strip()
-    return policies
+    policies, names, _ = build_players(players, game, seed)
+    card_players, _, _ = build_players([card_play] * len(players), game, seed + 1)
+    return [
+        CompositePolicy(game, policy, card_policy, name=name.partition("#")[0])
+        for policy, card_policy, name in zip(policies, card_players, names, strict=True)
+    ]
 
 
 def run_bidding_match(

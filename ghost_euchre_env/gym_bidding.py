@@ -11,7 +11,8 @@ episode in which the learner has no decision (a moon bid before its turn) is
 played out inside ``reset`` and skipped.
 
 - observation float32[390], action Discrete(34), ``action_masks()`` bool[34]
-  (``info["action_mask"]`` holds the same), infos: as ``GhostEuchre-v0``.
+  (``info["action_mask"]`` holds the same; on a made env call
+  ``env.unwrapped.action_masks()``, as for ``GhostEuchre-v0``), infos: as ``GhostEuchre-v0``.
 - ``card_play``: an object with the batched ``act(obs, mask)`` of
   ``agents.Policy``, or a policy spec string (default ``"heuristic"``).
 - ``opponents``: a spec string or such an object for every other seat, a

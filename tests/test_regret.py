@@ -89,7 +89,7 @@ def test_evaluate_card_play_and_bid_regret_print_the_bidding_table(capsys):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--card-play", "nobot"], "its play part: unknown policy spec 'nobot'"),
+        (["--card-play", "nobot"], "unknown policy spec 'nobot'"),
         (["--bid-regret", "-1"], "--bid-regret must be an int >= 0"),
         (["--card-play", "heuristic", "--variant", "classic"], "for --variant ghost"),
     ],

@@ -69,10 +69,19 @@ def test_a_learn_auction_run_loads_as_a_full_player(tmp_path, torch_globals):
         obs, mask, _, _, _ = venv.step(actions)
 
 
-def test_learn_mode_errors_are_one_line(tmp_path, capsys):
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--learn", "bids"], "learn must be 'all', 'auction' or 'play', got 'bids'"),
+        (["--card_play", "composite[heuristic]"], "card_play: policy spec 'composite[heuristic]'"),
+        (["--card_play", "nobot", "--learn", "auction"], "unknown policy spec 'nobot'"),
+    ],
+)
+def test_learn_mode_errors_are_one_line(tmp_path, capsys, argv, message):
     with pytest.raises(SystemExit):
-        train.main(["--learn", "bids", "--runs_dir", str(tmp_path)])
-    assert "learn must be 'all', 'auction' or 'play', got 'bids'" in capsys.readouterr().err
+        train.main([*argv, "--runs_dir", str(tmp_path), "--num_envs", "4"])
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
 
 
 def test_ghost_warm_up_imitates_the_heuristics_card_play_at_the_networks_own_decisions(
