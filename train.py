@@ -164,7 +164,7 @@ class TrainConfig:
     reward_scale: float = 0.1
     """factor applied to the rewards"""
     rules: dict = dataclasses.field(default_factory=dict)
-    """rules options passed to the engine, e.g. {auction: open}; empty = RULES.md defaults"""
+    """rules options passed to the engine, e.g. {auction: open}; empty = the defaults of docs/RULES.md"""
     learn: str = "all"
     """the decisions the network makes: 'all'; 'auction' (the auction and trump decisions: games run in the auction
     view GhostBiddingVec, every card play made inside it by card_play); 'play' (the card play: the learner's auction
