@@ -598,30 +598,56 @@ def before_card_play(run, mask):
     return ~mask[:, PLAY_CARDS].any(axis=1)
 
 
-class DealStats:
+class LearnerCounts:
+    """Counts over the deals and games that ended, seen from the learner's seats (for TensorBoard).
+
+    A variant's subclass names its ``COUNTS``, adds its deals (``add_deals``), says
+    which seats won a game (``seat_won``) and turns the counts into ``rates``.
+    """
+
+    COUNTS: tuple[str, ...] = ()
+
+    def __init__(self):
+        self.counts = dict.fromkeys(self.COUNTS, 0)
+
+    def ratio(self, numerator, denominator):
+        """counts[numerator] / counts[denominator], NaN when nothing was counted."""
+        c = self.counts
+        return c[numerator] / c[denominator] if c[denominator] else float("nan")
+
+    @staticmethod
+    def seat_won(scores):
+        """bool[G, seats]: the seats that won each game (scores: the final scores by seat)."""
+        raise NotImplementedError
+
+    def add_game_ends(self, deals, roles, finished):
+        """finished: bool[N] games that ended by the rules this step (not truncated)."""
+        rows = finished[deals.game]
+        games, scores = deals.game[rows], deals.scores[rows]
+        learner = roles[games] == LEARNER
+        self.counts["seat_games"] += int(learner.sum())
+        self.counts["games_won"] += int((learner & self.seat_won(scores)).sum())
+
+
+class DealStats(LearnerCounts):
     """Ghost Hand counts over the deals that ended, seen from the learner's seats (for TensorBoard)."""
 
     LEVELS = ((3, "3"), (4, "4"), (5, "5"), (MOON_LEVEL, "moon"))
-
-    def __init__(self):
-        self.counts = dict.fromkeys(
-            (
-                "seat_deals",
-                "declared",
-                "made",
-                "moons",
-                "swaps",
-                "points",
-                "contract_points",
-                "deals",
-                "thrown_in",
-                "seat_games",
-                "games_won",
-                *(f"declared_{name}" for _, name in self.LEVELS),
-                *(f"made_{name}" for _, name in self.LEVELS),
-            ),
-            0,
-        )
+    COUNTS = (
+        "seat_deals",
+        "declared",
+        "made",
+        "moons",
+        "swaps",
+        "points",
+        "contract_points",
+        "deals",
+        "thrown_in",
+        "seat_games",
+        "games_won",
+        *(f"declared_{name}" for _, name in LEVELS),
+        *(f"made_{name}" for _, name in LEVELS),
+    )
 
     def add_deals(self, deals, roles):
         learner = roles[deals.game] == LEARNER  # bool[M, 3]
@@ -647,17 +673,12 @@ class DealStats:
             c[f"declared_{name}"] += int(at_level.sum())
             c[f"made_{name}"] += int((at_level & made).sum())
 
-    def add_game_ends(self, deals, roles, finished):
-        """finished: bool[N] games that ended by the rules this step (not truncated)."""
-        rows = finished[deals.game]
-        games, scores = deals.game[rows], deals.scores[rows]
-        learner = roles[games] == LEARNER
-        self.counts["seat_games"] += int(learner.sum())
-        self.counts["games_won"] += int(learner[np.arange(len(games)), scores.argmax(axis=1)].sum())
+    @staticmethod
+    def seat_won(scores):
+        return scores.argmax(axis=1)[:, None] == np.arange(scores.shape[1])
 
     def rates(self):
-        c = self.counts
-        ratio = lambda a, b: c[a] / c[b] if c[b] else float("nan")  # noqa: E731
+        ratio = self.ratio
         return {
             "euchre/declarer_rate": ratio("declared", "seat_deals"),
             "euchre/bid_success_rate": ratio("made", "declared"),
@@ -676,30 +697,26 @@ class DealStats:
         }
 
 
-class ClassicDealStats:
+class ClassicDealStats(LearnerCounts):
     """Classic counts over the deals that ended, seen from the learner's seats (for TensorBoard).
 
     A "seat-deal" is one deal at one learner seat (a team of two learners counts twice).
     """
 
-    def __init__(self):
-        self.counts = dict.fromkeys(
-            (
-                "seat_deals",
-                "ordered_up",
-                "made_trump",
-                "maker_made",
-                "alone",
-                "alone_made",
-                "euchred",
-                "points",
-                "deals",
-                "thrown_in",
-                "seat_games",
-                "games_won",
-            ),
-            0,
-        )
+    COUNTS = (
+        "seat_deals",
+        "ordered_up",
+        "made_trump",
+        "maker_made",
+        "alone",
+        "alone_made",
+        "euchred",
+        "points",
+        "deals",
+        "thrown_in",
+        "seat_games",
+        "games_won",
+    )
 
     def add_deals(self, deals, roles):
         learner = roles[deals.game] == LEARNER  # bool[M, 4]
@@ -722,18 +739,12 @@ class ClassicDealStats:
         c["euchred"] += int((makers_team & ~made).sum())
         c["points"] += int(deals.points[:, classic.SEAT_TEAM][learner].sum())
 
-    def add_game_ends(self, deals, roles, finished):
-        """finished: bool[N] games that ended by the rules this step (not truncated)."""
-        rows = finished[deals.game]
-        games, scores = deals.game[rows], deals.scores[rows]
-        learner = roles[games] == LEARNER
-        won = classic.SEAT_TEAM == scores.argmax(axis=1)[:, None]  # bool[G, 4]
-        self.counts["seat_games"] += int(learner.sum())
-        self.counts["games_won"] += int((learner & won).sum())
+    @staticmethod
+    def seat_won(scores):
+        return classic.SEAT_TEAM == scores.argmax(axis=1)[:, None]  # scores by team: int[G, 2]
 
     def rates(self):
-        c = self.counts
-        ratio = lambda a, b: c[a] / c[b] if c[b] else float("nan")  # noqa: E731
+        ratio = self.ratio
         return {
             "euchre/order_up_rate": ratio("ordered_up", "seat_deals"),
             "euchre/maker_rate": ratio("made_trump", "seat_deals"),
