@@ -985,17 +985,19 @@ class Ranks:
         self._collective(what, lambda: dist.all_gather_object(every, value))
         return every
 
-    def sum_gradients(self, parameters):
-        """Replace each parameter's gradient by its sum over the ranks (one all-reduce of all of them)."""
+    def sum_gradients(self, parameters, extra):
+        """Replace each parameter's gradient by its sum over the ranks and return ``extra`` (float[M]) summed
+        over the ranks too, all in one all-reduce (the gradients and a minibatch's statistics travel together).
+        """
         if self.world_size == 1:
-            return
+            return extra
         grads = [p.grad if p.grad is not None else torch.zeros_like(p) for p in parameters]
-        flat = torch.cat([g.reshape(-1) for g in grads])
+        sizes = [g.numel() for g in grads]
+        flat = torch.cat([*(g.reshape(-1) for g in grads), extra.to(grads[0].dtype)])
         self._collective("averaging gradients", lambda: dist.all_reduce(flat))
-        for parameter, piece in zip(
-            parameters, flat.split([g.numel() for g in grads]), strict=True
-        ):
+        for parameter, piece in zip(parameters, flat.split([*sizes, len(extra)])[:-1], strict=True):
             parameter.grad = piece.view_as(parameter)
+        return flat[-len(extra) :]
 
 
 def start_ranks(config):
@@ -1384,27 +1386,23 @@ def share_mean(values, total):
     return values.mean() if len(values) == total else values.sum() / total
 
 
-def minibatch_statistics(run, logratio, ratio, advantages, total):
-    """(approx_kl, clip fraction, advantage mean, advantage std) of a minibatch of ``total`` decisions over
-    all ranks; this rank holds the given part of it. The mean and std are None unless norm_adv needs them."""
-    config = run.config
-    normalise = config.norm_adv and total > 1
-    kl = (ratio - 1) - logratio
-    clipped = ((ratio - 1.0).abs() > config.clip_coef).float()
-    if run.ranks.world_size == 1:
-        if not normalise:
-            return kl.mean(), clipped.mean().item(), None, None
-        return kl.mean(), clipped.mean().item(), advantages.mean(), advantages.std()
-    parts = torch.stack([kl.double().sum(), clipped.double().sum(), advantages.double().sum()])
-    parts = torch.cat([parts, (advantages.double() ** 2).sum()[None]])
-    kl_sum, clipped_sum, adv_sum, adv_squares = run.ranks.all_sum(parts.cpu().numpy())
-    approx_kl = torch.tensor(kl_sum / total)
-    if not normalise:
-        return approx_kl, clipped_sum / total, None, None
-    mean = adv_sum / total
-    std = math.sqrt(max(adv_squares - total * mean**2, 0.0) / (total - 1))
-    as_tensor = lambda x: torch.tensor(x, dtype=advantages.dtype, device=advantages.device)  # noqa: E731
-    return approx_kl, clipped_sum / total, as_tensor(mean), as_tensor(std)
+def advantage_statistics(run, advantages, order, first, count):
+    """float64[minibatches, 2]: mean and std of each minibatch's advantages over all ranks in one epoch.
+
+    ``order`` (int[total]) is the epoch's order of all ranks' decisions, this rank's
+    ``count`` rows starting at ``first``; one collective for the whole epoch.
+    """
+    size = run.config.minibatch_size
+    starts = range(0, len(order), size)
+    sums = np.zeros((len(starts), 2))
+    for number, start in enumerate(starts):
+        mine = advantages[own_rows(order[start : start + size], first, count, advantages.device)]
+        sums[number] = mine.double().sum().item(), (mine.double() ** 2).sum().item()
+    sums = run.ranks.all_sum(sums.reshape(-1)).reshape(-1, 2)
+    total = np.minimum(size, len(order) - np.array(starts))
+    mean = sums[:, 0] / total
+    variance = np.maximum(sums[:, 1] - total * mean**2, 0.0) / np.maximum(total - 1, 1)
+    return np.stack([mean, np.sqrt(variance)], axis=1)
 
 
 def ppo_update(run, buf, advantages, returns, lessons, shares):
@@ -1444,6 +1442,11 @@ def ppo_update(run, buf, advantages, returns, lessons, shares):
     for _epoch in range(config.update_epochs):
         order = run.minibatch_rng.permutation(total)
         lesson_order = run.minibatch_rng.permutation(lesson_total) if lesson_total else None
+        adv_stats = (
+            advantage_statistics(run, b_advantages, order, first, count)
+            if config.norm_adv and run.ranks.world_size > 1
+            else None
+        )
         for number, start in enumerate(range(0, total, config.minibatch_size)):
             positions = order[start : start + config.minibatch_size]
             mb = own_rows(positions, first, count, device)
@@ -1453,14 +1456,20 @@ def ppo_update(run, buf, advantages, returns, lessons, shares):
             entropy = masked_entropy(log_probs, b_mask[mb])
             logratio = new_logprob - b_logprobs[mb]
             ratio = logratio.exp()
-            mb_adv = b_advantages[mb]
-            with torch.no_grad():
-                approx_kl, clipfrac, adv_mean, adv_std = minibatch_statistics(
-                    run, logratio, ratio, mb_adv, len(positions)
+            with torch.no_grad():  # sums of the approximate KL and of the clipped ratios
+                kl_and_clipped = torch.stack(
+                    [
+                        ((ratio - 1) - logratio).sum(),
+                        ((ratio - 1.0).abs() > config.clip_coef).to(ratio.dtype).sum(),
+                    ]
                 )
-            clipfracs.append(clipfrac)
-            if adv_mean is not None and adv_std is not None:
-                mb_adv = (mb_adv - adv_mean) / (adv_std + 1e-8)
+            mb_adv = b_advantages[mb]
+            if config.norm_adv and len(positions) > 1:
+                if adv_stats is None:  # one rank holds the whole minibatch
+                    mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+                else:
+                    mean, std = adv_stats[number]
+                    mb_adv = (mb_adv - float(mean)) / float(std + 1e-8)
             pg_loss = share_mean(
                 torch.max(
                     -mb_adv * ratio,
@@ -1498,7 +1507,9 @@ def ppo_update(run, buf, advantages, returns, lessons, shares):
                     loss = loss + config.imitation_coef * imitation_loss
             optimizer.zero_grad()
             loss.backward()
-            run.ranks.sum_gradients(list(model.parameters()))
+            kl_and_clipped = run.ranks.sum_gradients(list(model.parameters()), kl_and_clipped)
+            approx_kl = kl_and_clipped[0] / len(positions)
+            clipfracs.append(kl_and_clipped[1].item() / len(positions))
             torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
             optimizer.step()
         if config.target_kl is not None and approx_kl > config.target_kl:
