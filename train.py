@@ -233,6 +233,9 @@ class TrainConfig:
     """widths of the network's shared hidden layers"""
     activation: str = "relu"
     """'relu' or 'tanh'"""
+    canonical_suits: bool = False
+    """Ghost Hand only: the network sees each position with the suits renamed into one canonical order
+    (trump, or the hand's strongest suit before trump, as clubs; agents/ppo.py: CanonicalSuits)"""
 
     # evaluation, logging, checkpoints
     eval_every: int = 50
@@ -315,6 +318,11 @@ class TrainConfig:
             "hidden_sizes",
             len(self.hidden_sizes) >= 1 and min(self.hidden_sizes) >= 1,
             "a non-empty list of positive ints",
+        )
+        check(
+            "canonical_suits",
+            not self.canonical_suits or self.variant == "ghost",
+            "false with variant classic (its suit renaming is not built)",
         )
         check(
             "name", os.sep not in self.name and self.name not in (".", ".."), "a plain folder name"
@@ -433,7 +441,7 @@ def read_yaml(path):
 
 RESUME_FIXED = (
     "variant", "num_envs", "episode", "reward", "rules", "learn", "card_play", "bidding", "pool_size",
-    "hidden_sizes", "activation",
+    "hidden_sizes", "activation", "canonical_suits",
 )  # fmt: skip
 
 
@@ -1139,7 +1147,13 @@ def setup(config, ranks):
         if config.learn == "play":
             partner = make_policy(config.bidding, engine, seed=seed + 1)
     game = venv.game
-    model = ActorCritic(game.obs_size, game.num_actions, config.hidden_sizes, config.activation)
+    model = ActorCritic(
+        game.obs_size,
+        game.num_actions,
+        config.hidden_sizes,
+        config.activation,
+        config.canonical_suits,
+    )
     if config.init_from:
         start_from(model, config.init_from)
     model.to(ranks.device)

@@ -19,6 +19,10 @@ import numpy as np
 import torch
 from torch import nn
 
+from ghost_euchre_env import ghost
+from ghost_euchre_env.cards import NUM_SUITS, PARTNER_SUIT
+from ghost_euchre_env.suits import COLOUR_KEEPING, permutation_tables
+
 from .base import Policy
 
 ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
@@ -32,15 +36,76 @@ def _layer(inputs, outputs, std):
     return layer
 
 
+class CanonicalSuits(nn.Module):
+    """Renames the suits of each Ghost Hand observation into one canonical order (suit symmetry).
+
+    Trump, or before trump is named the suit the own hand is strongest in
+    (most cards, then highest ranks), becomes suit 0 (clubs), its same-colour
+    suit 3, and of the other two the stronger in hand suit 1 (ties: the lower
+    suit). Equivalent positions in differently named suits then look the same
+    to the network. forward(obs float32[B, 464]) -> (renamed obs float32[B, 464],
+    int64[B, 34]: the renamed id of each original action, to gather logits back).
+    """
+
+    obs_index: torch.Tensor  # buffers (registered in __init__), declared for the type checker
+    action_index: torch.Tensor
+    perm_id: torch.Tensor
+    other_pair: torch.Tensor
+    rank_weight: torch.Tensor
+
+    def __init__(self):
+        super().__init__()
+        obs_index, action_index = permutation_tables(COLOUR_KEEPING)
+        perm_id = np.full(
+            (NUM_SUITS, NUM_SUITS), -1
+        )  # [top suit, suit renamed 1] -> row of COLOUR_KEEPING
+        for k, perm in enumerate(COLOUR_KEEPING):
+            perm_id[list(perm).index(0), list(perm).index(1)] = k
+        other_pair = [
+            [s for s in range(NUM_SUITS) if s not in (t, PARTNER_SUIT[t])] for t in range(NUM_SUITS)
+        ]
+        self.register_buffer("obs_index", torch.from_numpy(obs_index), persistent=False)
+        self.register_buffer("action_index", torch.from_numpy(action_index), persistent=False)
+        self.register_buffer("perm_id", torch.from_numpy(perm_id), persistent=False)
+        self.register_buffer("other_pair", torch.tensor(other_pair), persistent=False)
+        self.register_buffer(
+            "rank_weight", 2.0 ** torch.arange(ghost.HAND_SIZE)[:, None], persistent=False
+        )
+        self.hand = slice(*ghost.OBS_OFFSETS["hand"])
+        self.trump = slice(*ghost.OBS_OFFSETS["trump"])
+
+    def forward(self, obs):
+        held = obs[:, self.hand].view(-1, ghost.HAND_SIZE, NUM_SUITS)  # [B, rank, suit]
+        strength = held.sum(1) * 64 + (held * self.rank_weight).sum(
+            1
+        )  # float32[B, 4], exact integers
+        trump = obs[:, self.trump]
+        top = torch.where(trump.sum(1) > 0, trump.argmax(1), strength.argmax(1))
+        pair = self.other_pair[top]
+        pair_strength = strength.gather(1, pair)
+        second = torch.where(pair_strength[:, 0] >= pair_strength[:, 1], pair[:, 0], pair[:, 1])
+        k = self.perm_id[top, second]
+        return obs.gather(1, self.obs_index[k]), self.action_index[k]
+
+
 class ActorCritic(nn.Module):
     """MLP trunk shared by a policy head (logits over actions) and a value head.
 
     obs_size, num_actions: the engine's; hidden_sizes: widths of the trunk's
-    layers; activation: "relu" or "tanh". Orthogonal initialisation (gain sqrt(2)
-    in the trunk, 0.01 for the logits, 1 for the value), as in CleanRL.
+    layers; activation: "relu" or "tanh"; canonical_suits: the network sees
+    every Ghost Hand position in a canonical suit order (:class:`CanonicalSuits`;
+    its logits are mapped back to the actual actions). Orthogonal initialisation
+    (gain sqrt(2) in the trunk, 0.01 for the logits, 1 for the value), as in CleanRL.
     """
 
-    def __init__(self, obs_size, num_actions, hidden_sizes=(256, 256), activation="relu"):
+    def __init__(
+        self,
+        obs_size,
+        num_actions,
+        hidden_sizes=(256, 256),
+        activation="relu",
+        canonical_suits=False,
+    ):
         super().__init__()
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {activation!r}")
@@ -48,12 +113,20 @@ class ActorCritic(nn.Module):
             raise ValueError(
                 f"hidden_sizes must be a non-empty list of positive ints, got {hidden_sizes!r}"
             )
+        if canonical_suits and (obs_size, num_actions) != (ghost.OBS_SIZE, ghost.NUM_ACTIONS):
+            raise ValueError(
+                f"canonical_suits works on Ghost Hand observations ({ghost.OBS_SIZE} values, "
+                f"{ghost.NUM_ACTIONS} actions), got obs_size={obs_size}, num_actions={num_actions}"
+            )
         self.config = {
             "obs_size": int(obs_size),
             "num_actions": int(num_actions),
             "hidden_sizes": [int(h) for h in hidden_sizes],
             "activation": activation,
         }
+        if canonical_suits:  # older files have no such key: same network as before
+            self.config["canonical_suits"] = True
+        self.suits = CanonicalSuits() if canonical_suits else None
         layers, width = [], obs_size
         for size in hidden_sizes:
             layers += [_layer(width, size, np.sqrt(2)), ACTIVATIONS[activation]()]
@@ -64,12 +137,17 @@ class ActorCritic(nn.Module):
 
     def forward(self, obs):
         """obs float32[B, obs_size] -> (logits float32[B, num_actions], value float32[B])."""
-        hidden = self.trunk(obs)
-        return self.actor(hidden), self.critic(hidden).squeeze(-1)
+        if self.suits is None:
+            hidden = self.trunk(obs)
+            return self.actor(hidden), self.critic(hidden).squeeze(-1)
+        renamed, action_index = self.suits(obs)
+        hidden = self.trunk(renamed)
+        return self.actor(hidden).gather(1, action_index), self.critic(hidden).squeeze(-1)
 
     def value(self, obs):
         """float32[B]: the value head alone."""
-        return self.critic(self.trunk(obs)).squeeze(-1)
+        renamed = obs if self.suits is None else self.suits(obs)[0]
+        return self.critic(self.trunk(renamed)).squeeze(-1)
 
 
 def mask_logits(logits, mask):

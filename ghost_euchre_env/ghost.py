@@ -121,6 +121,10 @@ OBS_LAYOUT = (
     ("deal_progress", 1, "deals dealt this episode (redeals included) divided by max_deals"),
 )
 OBS_OFFSETS, OBS_SIZE = layout_offsets(OBS_LAYOUT)
+# Fields made of blocks of 24 (one entry per card id) and of 4 (one per suit): what a renaming of
+# the suits permutes (ghost_euchre_env/suits.py).
+OBS_CARD_FIELDS = ("hand", "dead_hand", "played_by", "played_in_trick", "current_trick")
+OBS_SUIT_FIELDS = ("trump",)
 
 
 ACTION_TABLE = """\
