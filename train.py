@@ -234,8 +234,8 @@ class TrainConfig:
     activation: str = "relu"
     """'relu' or 'tanh'"""
     canonical_suits: bool = False
-    """Ghost Hand only: the network sees each position with the suits renamed into one canonical order
-    (trump, or the hand's strongest suit before trump, as clubs; agents/ppo.py: CanonicalSuits)"""
+    """the network sees each position (Ghost Hand or classic) with the suits renamed into one canonical
+    order (trump, or the hand's strongest suit before trump, as clubs; agents/ppo.py: CanonicalSuits)"""
 
     # evaluation, logging, checkpoints
     eval_every: int = 50
@@ -318,11 +318,6 @@ class TrainConfig:
             "hidden_sizes",
             len(self.hidden_sizes) >= 1 and min(self.hidden_sizes) >= 1,
             "a non-empty list of positive ints",
-        )
-        check(
-            "canonical_suits",
-            not self.canonical_suits or self.variant == "ghost",
-            "false with variant classic (its suit renaming is not built)",
         )
         check(
             "name", os.sep not in self.name and self.name not in (".", ".."), "a plain folder name"

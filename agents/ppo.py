@@ -19,13 +19,14 @@ import numpy as np
 import torch
 from torch import nn
 
-from ghost_euchre_env import ghost
-from ghost_euchre_env.cards import NUM_SUITS, PARTNER_SUIT
+from ghost_euchre_env import classic, ghost
+from ghost_euchre_env.cards import NUM_CARDS, NUM_SUITS, PARTNER_SUIT
 from ghost_euchre_env.suits import COLOUR_KEEPING, permutation_tables
 
 from .base import Policy
 
 ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
+NUM_RANKS = NUM_CARDS // NUM_SUITS  # 9, T, J, Q, K, A
 POLICY_FORMAT = "ghost-euchre-ppo-v1"
 
 
@@ -37,14 +38,16 @@ def _layer(inputs, outputs, std):
 
 
 class CanonicalSuits(nn.Module):
-    """Renames the suits of each Ghost Hand observation into one canonical order (suit symmetry).
+    """Renames the suits of each observation of a variant into one canonical order (suit symmetry).
 
-    Trump, or before trump is named the suit the own hand is strongest in
-    (most cards, then highest ranks), becomes suit 0 (clubs), its same-colour
-    suit 3, and of the other two the stronger in hand suit 1 (ties: the lower
-    suit). Equivalent positions in differently named suits then look the same
-    to the network. forward(obs float32[B, 464]) -> (renamed obs float32[B, 464],
-    int64[B, 34]: the renamed id of each original action, to gather logits back).
+    variant: the engine module whose observations are renamed
+    (``ghost_euchre_env.ghost`` or ``.classic``). Trump, or before trump is
+    named the suit the own hand is strongest in (most cards, then highest
+    ranks), becomes suit 0 (clubs), its same-colour suit 3, and of the other
+    two the stronger in hand suit 1 (ties: the lower suit). Equivalent positions
+    in differently named suits then look the same to the network.
+    forward(obs float32[B, OBS_SIZE]) -> (renamed obs float32[B, OBS_SIZE],
+    int64[B, NUM_ACTIONS]: the renamed id of each original action, to gather logits back).
     """
 
     obs_index: torch.Tensor  # buffers (registered in __init__), declared for the type checker
@@ -53,9 +56,9 @@ class CanonicalSuits(nn.Module):
     other_pair: torch.Tensor
     rank_weight: torch.Tensor
 
-    def __init__(self):
+    def __init__(self, variant=ghost):
         super().__init__()
-        obs_index, action_index = permutation_tables(COLOUR_KEEPING)
+        obs_index, action_index = permutation_tables(COLOUR_KEEPING, variant)
         perm_id = np.full(
             (NUM_SUITS, NUM_SUITS), -1
         )  # [top suit, suit renamed 1] -> row of COLOUR_KEEPING
@@ -69,13 +72,13 @@ class CanonicalSuits(nn.Module):
         self.register_buffer("perm_id", torch.from_numpy(perm_id), persistent=False)
         self.register_buffer("other_pair", torch.tensor(other_pair), persistent=False)
         self.register_buffer(
-            "rank_weight", 2.0 ** torch.arange(ghost.HAND_SIZE)[:, None], persistent=False
+            "rank_weight", 2.0 ** torch.arange(NUM_RANKS)[:, None], persistent=False
         )
-        self.hand = slice(*ghost.OBS_OFFSETS["hand"])
-        self.trump = slice(*ghost.OBS_OFFSETS["trump"])
+        self.hand = slice(*variant.OBS_OFFSETS["hand"])
+        self.trump = slice(*variant.OBS_OFFSETS["trump"])
 
     def forward(self, obs):
-        held = obs[:, self.hand].view(-1, ghost.HAND_SIZE, NUM_SUITS)  # [B, rank, suit]
+        held = obs[:, self.hand].view(-1, NUM_RANKS, NUM_SUITS)  # [B, rank, suit]
         strength = held.sum(1) * 64 + (held * self.rank_weight).sum(
             1
         )  # float32[B, 4], exact integers
@@ -88,13 +91,20 @@ class CanonicalSuits(nn.Module):
         return obs.gather(1, self.obs_index[k]), self.action_index[k]
 
 
+CANONICAL_VARIANTS = {
+    (variant.OBS_SIZE, variant.NUM_ACTIONS): variant for variant in (ghost, classic)
+}  # a network's (obs_size, num_actions) -> the variant module whose suits CanonicalSuits renames
+assert len(CANONICAL_VARIANTS) == 2, "the variants' observation and action sizes tell them apart"
+
+
 class ActorCritic(nn.Module):
     """MLP trunk shared by a policy head (logits over actions) and a value head.
 
     obs_size, num_actions: the engine's; hidden_sizes: widths of the trunk's
     layers; activation: "relu" or "tanh"; canonical_suits: the network sees
-    every Ghost Hand position in a canonical suit order (:class:`CanonicalSuits`;
-    its logits are mapped back to the actual actions). Orthogonal initialisation
+    every position in a canonical suit order (:class:`CanonicalSuits` of the
+    Ghost Hand or classic variant, told apart by obs_size and num_actions; its
+    logits are mapped back to the actual actions). Orthogonal initialisation
     (gain sqrt(2) in the trunk, 0.01 for the logits, 1 for the value), as in CleanRL.
     """
 
@@ -113,10 +123,11 @@ class ActorCritic(nn.Module):
             raise ValueError(
                 f"hidden_sizes must be a non-empty list of positive ints, got {hidden_sizes!r}"
             )
-        if canonical_suits and (obs_size, num_actions) != (ghost.OBS_SIZE, ghost.NUM_ACTIONS):
+        if canonical_suits and (obs_size, num_actions) not in CANONICAL_VARIANTS:
             raise ValueError(
                 f"canonical_suits works on Ghost Hand observations ({ghost.OBS_SIZE} values, "
-                f"{ghost.NUM_ACTIONS} actions), got obs_size={obs_size}, num_actions={num_actions}"
+                f"{ghost.NUM_ACTIONS} actions) or classic Euchre ones ({classic.OBS_SIZE} values, "
+                f"{classic.NUM_ACTIONS} actions), got obs_size={obs_size}, num_actions={num_actions}"
             )
         self.config = {
             "obs_size": int(obs_size),
@@ -126,7 +137,9 @@ class ActorCritic(nn.Module):
         }
         if canonical_suits:  # older files have no such key: same network as before
             self.config["canonical_suits"] = True
-        self.suits = CanonicalSuits() if canonical_suits else None
+        self.suits = (
+            CanonicalSuits(CANONICAL_VARIANTS[obs_size, num_actions]) if canonical_suits else None
+        )
         layers, width = [], obs_size
         for size in hidden_sizes:
             layers += [_layer(width, size, np.sqrt(2)), ACTIVATIONS[activation]()]

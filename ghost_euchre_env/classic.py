@@ -144,6 +144,14 @@ OBS_LAYOUT = (
     ("deal_progress", 1, "deals dealt this episode (redeals included) divided by max_deals"),
 )
 OBS_OFFSETS, OBS_SIZE = layout_offsets(OBS_LAYOUT)
+# What a renaming of the suits permutes (ghost_euchre_env/suits.py): the fields made of blocks of 24
+# (one entry per card id), the fields made of blocks whose columns first..first+3 are the suits
+# C, D, H, S ({name: (block width, first)}; a call's block is pass, C, D, H, S), the action ids
+# that are card ids (action c plays or discards card c) and the four that name the suits C, D, H, S.
+OBS_CARD_FIELDS = ("hand", "upcard", "discard", "played_by", "played_in_trick", "current_trick")
+OBS_SUIT_FIELDS = {"trump": (4, 0), "calls": (5, 1)}
+CARD_ACTIONS = range(NUM_CARDS)
+SUIT_ACTIONS = range(SUIT_CLUBS, SUIT_CLUBS + NUM_SUITS)
 
 ACTION_TABLE = """\
 ====== ========================================================= ==========

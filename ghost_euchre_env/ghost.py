@@ -121,10 +121,14 @@ OBS_LAYOUT = (
     ("deal_progress", 1, "deals dealt this episode (redeals included) divided by max_deals"),
 )
 OBS_OFFSETS, OBS_SIZE = layout_offsets(OBS_LAYOUT)
-# Fields made of blocks of 24 (one entry per card id) and of 4 (one per suit): what a renaming of
-# the suits permutes (ghost_euchre_env/suits.py).
+# What a renaming of the suits permutes (ghost_euchre_env/suits.py): the fields made of blocks of 24
+# (one entry per card id), the fields made of blocks whose columns first..first+3 are the suits
+# C, D, H, S ({name: (block width, first)}), the action ids that are card ids (action c: card c)
+# and the four that name the suits C, D, H, S.
 OBS_CARD_FIELDS = ("hand", "dead_hand", "played_by", "played_in_trick", "current_trick")
-OBS_SUIT_FIELDS = ("trump",)
+OBS_SUIT_FIELDS = {"trump": (4, 0)}
+CARD_ACTIONS = range(NUM_CARDS)
+SUIT_ACTIONS = range(TRUMP_CLUBS, TRUMP_CLUBS + NUM_SUITS)
 
 
 ACTION_TABLE = """\

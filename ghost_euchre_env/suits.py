@@ -1,4 +1,4 @@
-"""How a permutation of the four suits acts on a Ghost Hand observation and on the action ids.
+"""How a permutation of the four suits acts on an observation and on the action ids of a variant.
 
 Renaming the suits (a permutation ``perm``: suit ``s`` becomes suit ``perm[s]``,
 card ``rank * 4 + s`` becomes ``rank * 4 + perm[s]``) maps a game to an
@@ -7,24 +7,19 @@ bower is the jack of trump's same-colour suit (:data:`COLOUR_KEEPING`).
 Policies use the tables here to look at every position in one canonical
 suit order (``agents/ppo.py``); the engine's own observation is unchanged.
 
-The tables are built from :data:`ghost.OBS_LAYOUT` and the fields declared
-there as card-indexed or suit-indexed, so a new field is covered once it is
-declared.
+The tables of a variant (the module :mod:`.ghost` or :mod:`.classic`) are built
+from its ``OBS_LAYOUT`` and what it declares beside it: the card-indexed fields
+(``OBS_CARD_FIELDS``), the suit-indexed ones (``OBS_SUIT_FIELDS``) and the
+action ids that name cards and suits (``CARD_ACTIONS``, ``SUIT_ACTIONS``), so a
+new field is covered once it is declared.
 """
 
 import itertools
 
 import numpy as np
 
+from . import ghost
 from .cards import CARD_RANK, CARD_SUIT, NUM_CARDS, NUM_SUITS, PARTNER_SUIT
-from .ghost import (
-    NUM_ACTIONS,
-    OBS_CARD_FIELDS,
-    OBS_OFFSETS,
-    OBS_SIZE,
-    OBS_SUIT_FIELDS,
-    TRUMP_CLUBS,
-)
 
 
 def _colour_keeping():
@@ -45,27 +40,30 @@ def card_permutation(perm):
     return CARD_RANK * NUM_SUITS + np.asarray(perm)[CARD_SUIT]
 
 
-def permutation_tables(perms):
+def permutation_tables(perms, variant=ghost):
     """Index tables of suit permutations ``perms`` (int[K, 4], suit s becomes perms[k, s]).
 
-    Returns (obs_index int64[K, OBS_SIZE], action_index int64[K, NUM_ACTIONS]):
-    ``obs[:, obs_index[k]]`` is the observation of the renamed game, and
-    ``action_index[k, a]`` is the id that action ``a`` of the original game has
-    in the renamed one (so ``logits_renamed[:, action_index[k]]`` are the
-    original game's logits).
+    variant: the engine module whose observations and actions are renamed
+    (:mod:`.ghost` or :mod:`.classic`). Returns (obs_index int64[K, OBS_SIZE],
+    action_index int64[K, NUM_ACTIONS]): ``obs[:, obs_index[k]]`` is the
+    observation of the renamed game, and ``action_index[k, a]`` is the id that
+    action ``a`` of the original game has in the renamed one (so
+    ``logits_renamed[:, action_index[k]]`` are the original game's logits).
     """
     perms = np.asarray(perms, dtype=np.int64)
-    obs_index = np.tile(np.arange(OBS_SIZE), (len(perms), 1))
-    action_index = np.tile(np.arange(NUM_ACTIONS), (len(perms), 1))
+    card_actions, suit_actions = np.asarray(variant.CARD_ACTIONS), np.asarray(variant.SUIT_ACTIONS)
+    obs_index = np.tile(np.arange(variant.OBS_SIZE), (len(perms), 1))
+    action_index = np.tile(np.arange(variant.NUM_ACTIONS), (len(perms), 1))
     for k, perm in enumerate(perms):
         cards = card_permutation(perm)
-        for name in OBS_CARD_FIELDS:
-            start, stop = OBS_OFFSETS[name]
+        for name in variant.OBS_CARD_FIELDS:
+            start, stop = variant.OBS_OFFSETS[name]
             for block in range(start, stop, NUM_CARDS):
                 obs_index[k, block + cards] = block + np.arange(NUM_CARDS)
-        for name in OBS_SUIT_FIELDS:
-            start, _ = OBS_OFFSETS[name]
-            obs_index[k, start + perm] = start + np.arange(NUM_SUITS)
-        action_index[k, :NUM_CARDS] = cards  # action c plays card c
-        action_index[k, TRUMP_CLUBS + np.arange(NUM_SUITS)] = TRUMP_CLUBS + perm
+        for name, (width, first) in variant.OBS_SUIT_FIELDS.items():
+            start, stop = variant.OBS_OFFSETS[name]
+            for block in range(start + first, stop, width):
+                obs_index[k, block + perm] = block + np.arange(NUM_SUITS)
+        action_index[k, card_actions] = card_actions[cards]
+        action_index[k, suit_actions] = suit_actions[perm]
     return obs_index, action_index
