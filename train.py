@@ -233,9 +233,10 @@ class TrainConfig:
     """widths of the network's shared hidden layers"""
     activation: str = "relu"
     """'relu' or 'tanh'"""
-    canonical_suits: bool = False
+    canonical_suits: bool = True
     """the network sees each position (Ghost Hand or classic) with the suits renamed into one canonical
-    order (trump, or the hand's strongest suit before trump, as clubs; agents/ppo.py: CanonicalSuits)"""
+    order (trump, or the hand's strongest suit before trump, as clubs; agents/ppo.py: CanonicalSuits);
+    false: the suits as dealt (networks trained before this field existed)"""
 
     # evaluation, logging, checkpoints
     eval_every: int = 50
@@ -481,6 +482,10 @@ def parse_args(argv=None):
                 )
             saved = read_checkpoint(resume)
             values, saved_ranks = saved["config"], saved.get("world_size", 1)
+            canonical = bool(
+                saved["model_config"].get("canonical_suits")
+            )  # older checkpoints: False
+            values = {"canonical_suits": canonical, **values}
             stem, source = values.get("name", ""), str(resume)
         else:
             config_path = source = str(config_path or DEFAULT_CONFIG)
@@ -1180,8 +1185,13 @@ def start_from(model, path):
     """Load the network of the policy file or checkpoint at ``path`` into ``model`` (init_from)."""
     stored = load_model(path)
     if stored.config != model.config:
+        hint = ""
+        if stored.config.get("canonical_suits") != model.config.get("canonical_suits"):
+            hint = (
+                f" (set canonical_suits: {str(bool(stored.config.get('canonical_suits'))).lower()})"
+            )
         raise ValueError(
-            f"init_from: {path!r} holds a network {stored.config}; this run's is {model.config}"
+            f"init_from: {path!r} holds a network {stored.config}; this run's is {model.config}{hint}"
         )
     model.load_state_dict(stored.state_dict())
 

@@ -59,9 +59,8 @@ class CanonicalSuits(nn.Module):
     def __init__(self, variant=ghost):
         super().__init__()
         obs_index, action_index = permutation_tables(COLOUR_KEEPING, variant)
-        perm_id = np.full(
-            (NUM_SUITS, NUM_SUITS), -1
-        )  # [top suit, suit renamed 1] -> row of COLOUR_KEEPING
+        # [top suit, suit renamed 1] -> row of COLOUR_KEEPING
+        perm_id = np.full((NUM_SUITS, NUM_SUITS), -1)
         for k, perm in enumerate(COLOUR_KEEPING):
             perm_id[list(perm).index(0), list(perm).index(1)] = k
         other_pair = [
@@ -79,9 +78,8 @@ class CanonicalSuits(nn.Module):
 
     def forward(self, obs):
         held = obs[:, self.hand].view(-1, NUM_RANKS, NUM_SUITS)  # [B, rank, suit]
-        strength = held.sum(1) * 64 + (held * self.rank_weight).sum(
-            1
-        )  # float32[B, 4], exact integers
+        # float32[B, 4] of exact integers: cards held in the suit, then its ranks as bits
+        strength = held.sum(1) * 64 + (held * self.rank_weight).sum(1)
         trump = obs[:, self.trump]
         top = torch.where(trump.sum(1) > 0, trump.argmax(1), strength.argmax(1))
         pair = self.other_pair[top]
@@ -91,9 +89,8 @@ class CanonicalSuits(nn.Module):
         return obs.gather(1, self.obs_index[k]), self.action_index[k]
 
 
-CANONICAL_VARIANTS = {
-    (variant.OBS_SIZE, variant.NUM_ACTIONS): variant for variant in (ghost, classic)
-}  # a network's (obs_size, num_actions) -> the variant module whose suits CanonicalSuits renames
+# a network's (obs_size, num_actions) -> the variant module whose suits CanonicalSuits renames
+CANONICAL_VARIANTS = {(v.OBS_SIZE, v.NUM_ACTIONS): v for v in (ghost, classic)}
 assert len(CANONICAL_VARIANTS) == 2, "the variants' observation and action sizes tell them apart"
 
 

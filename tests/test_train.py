@@ -172,6 +172,29 @@ def test_resume_continues_exactly(tmp_path, torch_globals):
     assert not all(torch.equal(half["model"][k], a["model"][k]) for k in a["model"])
 
 
+def test_a_checkpoint_from_before_canonical_suits_resumes_with_its_plain_network(
+    tmp_path, torch_globals
+):
+    """Checkpoints written before the field existed hold networks that see the suits as dealt; the
+    field's default (true) must not rebuild them as canonical ones (same weights, other meaning)."""
+    common = ["--total_steps", "256", "--checkpoint_every", "1", "--keep_checkpoints", "0"]
+    common += ["--eval_every", "0", "--final_eval_games", "0", *TINY]
+    plain = ["--canonical_suits", "false", *common]
+    straight = train.main(["--runs_dir", str(tmp_path / "a"), "--name", "run", *plain])
+    old = _final_state(os.path.join(straight, "checkpoints", "update_000001.pt"))
+    del old["config"]["canonical_suits"]  # as written before the field existed
+    assert "canonical_suits" not in old["model_config"]
+    old_path = tmp_path / "old.pt"
+    torch.save(old, old_path)
+    resumed = train.main(["--resume", str(old_path), "--runs_dir", str(tmp_path / "b")])
+    a, b = (
+        _final_state(os.path.join(straight, "final.pt")),
+        _final_state(os.path.join(resumed, "final.pt")),
+    )
+    assert "canonical_suits" not in b["model_config"] and b["config"]["canonical_suits"] is False
+    assert all(torch.equal(a["model"][k], b["model"][k]) for k in a["model"])
+
+
 def test_classic_run_resumes_exactly_and_logs_classic_metrics(tmp_path, torch_globals):
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
