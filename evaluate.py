@@ -36,6 +36,10 @@ sequence). ``--bid-regret N`` adds each player's bid regret over N sampled
 auction decisions against a rollout oracle (:mod:`arena.regret`; the rest of
 each deal played by the card-play policy, ``heuristic`` without --card-play).
 
+Network policies (``ppo:PATH``, learned playouts) run torch on one thread unless
+``OMP_NUM_THREADS`` says otherwise: their batches are small, and a second
+thread mostly waits for a core the engine is using.
+
 This file is the command line only: matches, what counts and the JSON schema
 are in :mod:`arena.match`, intervals and ratings in :mod:`arena.stats`, tables
 and files in :mod:`arena.report`, leagues in :mod:`arena.league` and
@@ -44,6 +48,7 @@ and files in :mod:`arena.report`, leagues in :mod:`arena.league` and
 
 import argparse
 import json
+import os
 import sys
 
 from agents.human import HumanQuit
@@ -190,6 +195,7 @@ def serve_main(argv):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
+    os.environ.setdefault("OMP_NUM_THREADS", "1")  # read when a network policy first imports torch
     if argv[:1] == ["serve"]:
         return serve_main(argv[1:])
     if argv[:1] == ["replay"]:

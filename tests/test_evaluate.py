@@ -350,3 +350,17 @@ def test_plot_names_long_specs_without_overlap(tmp_path):
     for i, box in enumerate(boxes):
         assert page.x0 <= box.x0 and box.x1 <= page.x1 and page.y0 <= box.y0 and box.y1 <= page.y1
         assert not any(box.overlaps(other) for other in boxes[i + 1 :])
+
+
+@pytest.mark.parametrize(("given", "expected"), [(None, "1"), ("3", "3")])
+def test_network_policies_get_one_torch_thread_unless_the_user_says(
+    monkeypatch, capsys, given, expected
+):
+    """evaluate.py sets OMP_NUM_THREADS=1 for torch (read at its import) only when it is not set."""
+    if given is None:
+        monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    else:
+        monkeypatch.setenv("OMP_NUM_THREADS", given)
+    assert evaluate.main(["random", "random", "random", "--games", "6", "--quiet"]) == 0
+    assert os.environ["OMP_NUM_THREADS"] == expected
+    capsys.readouterr()
