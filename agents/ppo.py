@@ -20,13 +20,12 @@ import torch
 from torch import nn
 
 from ghost_euchre_env import classic, ghost
-from ghost_euchre_env.cards import NUM_CARDS, NUM_SUITS, PARTNER_SUIT
+from ghost_euchre_env.cards import CARD_RANK, CARD_SUIT, CARDS, NUM_CARDS, NUM_SUITS, PARTNER_SUIT
 from ghost_euchre_env.suits import COLOUR_KEEPING, permutation_tables
 
 from .base import Policy
 
 ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
-NUM_RANKS = NUM_CARDS // NUM_SUITS  # 9, T, J, Q, K, A
 POLICY_FORMAT = "ghost-euchre-ppo-v1"
 
 
@@ -54,38 +53,37 @@ class CanonicalSuits(nn.Module):
     action_index: torch.Tensor
     perm_id: torch.Tensor
     other_pair: torch.Tensor
-    rank_weight: torch.Tensor
+    strength_weight: torch.Tensor
+
+    TRUMP_FIRST = 4096.0  # added to trump's strength: more than any hand's (at most 6 * 96)
 
     def __init__(self, variant=ghost):
         super().__init__()
         obs_index, action_index = permutation_tables(COLOUR_KEEPING, variant)
-        # [top suit, suit renamed 1] -> row of COLOUR_KEEPING
-        perm_id = np.full((NUM_SUITS, NUM_SUITS), -1)
-        for k, perm in enumerate(COLOUR_KEEPING):
-            perm_id[list(perm).index(0), list(perm).index(1)] = k
         other_pair = [
             [s for s in range(NUM_SUITS) if s not in (t, PARTNER_SUIT[t])] for t in range(NUM_SUITS)
         ]
+        # [top suit, b] -> the row of COLOUR_KEEPING renaming top to 0 and other_pair[top][b] to 1
+        perm_id = np.zeros((NUM_SUITS, 2), np.int64)
+        for k, perm in enumerate(COLOUR_KEEPING):
+            top, second = list(perm).index(0), list(perm).index(1)
+            perm_id[top, other_pair[top].index(second)] = k
+        # [card, suit]: a held card adds 64 to its suit's strength plus 2**rank (count first, then ranks)
+        strength_weight = np.zeros((NUM_CARDS, NUM_SUITS), np.float32)
+        strength_weight[CARDS, CARD_SUIT] = 64.0 + 2.0**CARD_RANK
         self.register_buffer("obs_index", torch.from_numpy(obs_index), persistent=False)
         self.register_buffer("action_index", torch.from_numpy(action_index), persistent=False)
         self.register_buffer("perm_id", torch.from_numpy(perm_id), persistent=False)
         self.register_buffer("other_pair", torch.tensor(other_pair), persistent=False)
-        self.register_buffer(
-            "rank_weight", 2.0 ** torch.arange(NUM_RANKS)[:, None], persistent=False
-        )
+        self.register_buffer("strength_weight", torch.from_numpy(strength_weight), persistent=False)
         self.hand = slice(*variant.OBS_OFFSETS["hand"])
         self.trump = slice(*variant.OBS_OFFSETS["trump"])
 
     def forward(self, obs):
-        held = obs[:, self.hand].view(-1, NUM_RANKS, NUM_SUITS)  # [B, rank, suit]
-        # float32[B, 4] of exact integers: cards held in the suit, then its ranks as bits
-        strength = held.sum(1) * 64 + (held * self.rank_weight).sum(1)
-        trump = obs[:, self.trump]
-        top = torch.where(trump.sum(1) > 0, trump.argmax(1), strength.argmax(1))
-        pair = self.other_pair[top]
-        pair_strength = strength.gather(1, pair)
-        second = torch.where(pair_strength[:, 0] >= pair_strength[:, 1], pair[:, 0], pair[:, 1])
-        k = self.perm_id[top, second]
+        strength = obs[:, self.hand] @ self.strength_weight  # float32[B, 4], exact integers
+        top = (strength + self.TRUMP_FIRST * obs[:, self.trump]).argmax(1)  # ties: the lower suit
+        pair_strength = strength.gather(1, self.other_pair[top])
+        k = self.perm_id[top, (pair_strength[:, 0] < pair_strength[:, 1]).long()]
         return obs.gather(1, self.obs_index[k]), self.action_index[k]
 
 
