@@ -482,9 +482,8 @@ def parse_args(argv=None):
                 )
             saved = read_checkpoint(resume)
             values, saved_ranks = saved["config"], saved.get("world_size", 1)
-            canonical = bool(
-                saved["model_config"].get("canonical_suits")
-            )  # older checkpoints: False
+            # checkpoints older than the field hold networks that see the suits as dealt
+            canonical = bool(saved["model_config"].get("canonical_suits"))
             values = {"canonical_suits": canonical, **values}
             stem, source = values.get("name", ""), str(resume)
         else:
@@ -1185,11 +1184,10 @@ def start_from(model, path):
     """Load the network of the policy file or checkpoint at ``path`` into ``model`` (init_from)."""
     stored = load_model(path)
     if stored.config != model.config:
+        needed = bool(stored.config.get("canonical_suits"))
         hint = ""
-        if stored.config.get("canonical_suits") != model.config.get("canonical_suits"):
-            hint = (
-                f" (set canonical_suits: {str(bool(stored.config.get('canonical_suits'))).lower()})"
-            )
+        if needed != bool(model.config.get("canonical_suits")):
+            hint = f" (set canonical_suits: {str(needed).lower()})"
         raise ValueError(
             f"init_from: {path!r} holds a network {stored.config}; this run's is {model.config}{hint}"
         )

@@ -121,6 +121,10 @@ def test_init_from_starts_from_that_network_and_rejects_another_shape(
     other = train.make_config({"hidden_sizes": [16], "init_from": policy, "num_envs": 16})
     with pytest.raises(ValueError, match=r"init_from: .* holds a network"):
         train.setup(other, train.start_ranks(other))
+    plain = {"hidden_sizes": [32], "init_from": policy, "num_envs": 16, "canonical_suits": False}
+    plain = train.make_config(plain)  # a canonical network into a plain one: says which to set
+    with pytest.raises(ValueError, match=r"holds a network .*\(set canonical_suits: true\)$"):
+        train.setup(plain, train.start_ranks(plain))
     with pytest.raises(SystemExit):
         train.parse_args(["--init_from", str(tmp_path / "missing.pt")])
     err = capsys.readouterr().err
