@@ -33,6 +33,7 @@ import json
 import os
 import sqlite3
 import subprocess
+import time
 
 import numpy as np
 
@@ -148,7 +149,7 @@ class Store:
         os.makedirs(directory, exist_ok=True)
         self.db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         try:
-            self.db.execute("PRAGMA journal_mode=WAL")
+            self._switch_to_wal()
             self.db.execute("PRAGMA synchronous=NORMAL")  # WAL: safe against a killed process
             self.db.execute("PRAGMA foreign_keys=ON")
             versions = self._schema_versions()  # a read: opening a store never waits for a writer
@@ -174,6 +175,22 @@ class Store:
             raise
 
     # ------------------------------------------------------------------ plumbing
+    def _switch_to_wal(self):
+        """PRAGMA journal_mode=WAL, waiting up to BUSY_TIMEOUT_S for other processes opening the file.
+
+        SQLite does not call the busy handler for this pragma: two processes opening
+        a new store at once made one fail at once with "database is locked".
+        """
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        while True:
+            try:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as error:  # noqa: PERF203 (a retry loop, rarely taken)
+                if "locked" not in str(error) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
+
     def _schema_versions(self):
         """The versions in ``schema_version`` ([] when the file has no such table yet)."""
         table = self.db.execute(
