@@ -1411,11 +1411,11 @@ def advantage_statistics(run, advantages, order, first, count):
     """
     size = run.config.minibatch_size
     starts = range(0, len(order), size)
-    sums = np.zeros((len(starts), 2))
-    for number, start in enumerate(starts):
+    parts = []
+    for start in starts:
         mine = advantages[own_rows(order[start : start + size], first, count, advantages.device)]
-        sums[number] = mine.double().sum().item(), (mine.double() ** 2).sum().item()
-    sums = run.ranks.all_sum(sums.reshape(-1)).reshape(-1, 2)
+        parts.append(torch.stack([mine.double().sum(), (mine.double() ** 2).sum()]))
+    sums = run.ranks.all_sum(torch.stack(parts).cpu().numpy().reshape(-1)).reshape(-1, 2)
     total = np.minimum(size, len(order) - np.array(starts))
     mean = sums[:, 0] / total
     variance = np.maximum(sums[:, 1] - total * mean**2, 0.0) / np.maximum(total - 1, 1)
