@@ -104,6 +104,7 @@ from agents.ppo import (
     masked_entropy,
     masked_log_probs,
     policy_payload,
+    pool_logits,
     sample_actions,
 )
 from agents.specs import split_spec
@@ -771,24 +772,30 @@ DEAL_STATS = {"ghost": DealStats, "classic": ClassicDealStats}
 def act_opponents(actions, roles_now, obs, mask, run):
     """Fill ``actions`` for the games whose acting seat is not the network (roles_now int[N] != LEARNER).
 
-    Role pool_size + 2 is the learner's seat when ``run.partner`` (the ``bidding``
-    policy of learn='play') makes its decision.
+    The pool's snapshots decide in one batch (:func:`agents.ppo.pool_logits`).
+    Role pool_size + 2 is the learner's seat when ``run.partner`` (the
+    ``bidding`` policy of learn='play') makes its decision.
     """
     config = run.config
-    for role in np.unique(roles_now[roles_now != LEARNER]):
-        games = np.flatnonzero(roles_now == role)
-        if role >= config.pool_size + 1:
-            policy = run.heuristic if role == config.pool_size + 1 else run.partner
-            assert policy is not None  # a role is drawn only for a policy that exists
-            actions[games] = policy.act(obs[games], mask[games])
-            continue
-        mask_t = torch.from_numpy(mask[games]).to(run.device)
-        logits, _ = run.pool[role - 1](torch.from_numpy(obs[games]).to(run.device))
+    pooled = np.flatnonzero((roles_now > LEARNER) & (roles_now <= config.pool_size))
+    if len(pooled):
+        mask_t = torch.from_numpy(mask[pooled]).to(run.device)
+        logits = pool_logits(
+            run.pool, roles_now[pooled] - 1, torch.from_numpy(obs[pooled]).to(run.device)
+        )
         if config.opponent_sample:
             chosen = sample_actions(masked_log_probs(logits, mask_t), run.sample_gen)
         else:
             chosen = mask_logits(logits, mask_t).argmax(-1)
-        actions[games] = chosen.cpu().numpy()
+        actions[pooled] = chosen.cpu().numpy()
+    for role, policy in (
+        (config.pool_size + 1, run.heuristic),
+        (config.pool_size + 2, run.partner),
+    ):
+        games = np.flatnonzero(roles_now == role)
+        if len(games):
+            assert policy is not None  # a role is drawn only for a policy that exists
+            actions[games] = policy.act(obs[games], mask[games])
 
 
 class RolloutBuffer:
@@ -1440,7 +1447,8 @@ def ppo_update(run, buf, advantages, returns, lessons, shares):
     first = int(shares[:rank, 0].sum())
     lesson_count, lesson_total = int(shares[rank, 1]), int(shares[:, 1].sum())
     lesson_first = int(shares[:rank, 1].sum())
-    b_obs = torch.from_numpy(buf.obs[:count]).to(device)
+    # the suits are renamed once for all epochs (no parameters involved)
+    b_seen, b_action_index = model.see(torch.from_numpy(buf.obs[:count]).to(device))
     b_mask = torch.from_numpy(buf.mask[:count]).to(device)
     b_actions = torch.from_numpy(buf.action[:count]).to(device)
     b_logprobs = torch.from_numpy(buf.logprob[:count]).to(device)
@@ -1467,7 +1475,9 @@ def ppo_update(run, buf, advantages, returns, lessons, shares):
         for number, start in enumerate(range(0, total, config.minibatch_size)):
             positions = order[start : start + config.minibatch_size]
             mb = own_rows(positions, first, count, device)
-            logits, new_value = model(b_obs[mb])
+            logits, new_value = model.from_seen(
+                b_seen[mb], None if b_action_index is None else b_action_index[mb]
+            )
             log_probs = masked_log_probs(logits, b_mask[mb])
             new_logprob = log_probs.gather(1, b_actions[mb][:, None]).squeeze(1)
             entropy = masked_entropy(log_probs, b_mask[mb])

@@ -145,17 +145,52 @@ class ActorCritic(nn.Module):
 
     def forward(self, obs):
         """obs float32[B, obs_size] -> (logits float32[B, num_actions], value float32[B])."""
-        if self.suits is None:
-            hidden = self.trunk(obs)
-            return self.actor(hidden), self.critic(hidden).squeeze(-1)
-        renamed, action_index = self.suits(obs)
-        hidden = self.trunk(renamed)
-        return self.actor(hidden).gather(1, action_index), self.critic(hidden).squeeze(-1)
+        return self.from_seen(*self.see(obs))
+
+    def see(self, obs):
+        """What the trunk sees of obs float32[B, obs_size]: (seen float32[B, obs_size], action_index).
+
+        With ``canonical_suits`` ``seen`` is the observation in the canonical suit
+        order and action_index int64[B, num_actions] the column of the trunk's
+        logits that holds each actual action's; without, ``seen`` is ``obs`` and
+        action_index None. No parameters are involved: a batch can be seen once
+        and used for several passes.
+        """
+        return self.suits(obs) if self.suits is not None else (obs, None)
+
+    def from_seen(self, seen, action_index):
+        """(logits float32[B, num_actions] of the actual actions, value float32[B]) from :meth:`see`'s output."""
+        logits, value = self.heads(seen)
+        return actual_actions(logits, action_index), value
+
+    def heads(self, seen):
+        """The trunk and both heads on ``seen`` (float32[B, obs_size], from :meth:`see`) -> (logits
+        float32[B, num_actions] in the trunk's action order, value float32[B])."""
+        hidden = self.trunk(seen)
+        return self.actor(hidden), self.critic(hidden).squeeze(-1)
 
     def value(self, obs):
         """float32[B]: the value head alone."""
-        renamed = obs if self.suits is None else self.suits(obs)[0]
-        return self.critic(self.trunk(renamed)).squeeze(-1)
+        return self.critic(self.trunk(self.see(obs)[0])).squeeze(-1)
+
+
+def pool_logits(networks, members, obs):
+    """float32[B, A]: row i is the logits of ``networks[members[i]]`` (members int[B]) for obs[i] (float32[B, O]).
+
+    The networks share one architecture (snapshots of one network), so the batch
+    is seen once (:meth:`ActorCritic.see`) and each network runs on its own rows only.
+    """
+    seen, action_index = networks[0].see(obs)
+    logits = obs.new_empty((len(obs), networks[0].config["num_actions"]))
+    for member in np.unique(members):
+        rows = torch.from_numpy(np.flatnonzero(members == member)).to(obs.device)
+        logits[rows] = networks[member].heads(seen[rows])[0]
+    return actual_actions(logits, action_index)
+
+
+def actual_actions(logits, action_index):
+    """The trunk's logits float32[B, A] in the actual actions' order (action_index from :meth:`ActorCritic.see`)."""
+    return logits if action_index is None else logits.gather(1, action_index)
 
 
 def mask_logits(logits, mask):

@@ -9,7 +9,14 @@ from test_train import TINY
 
 import train
 from agents import make_policy
-from agents.ppo import ActorCritic, CanonicalSuits, PPOPolicy, load_model, policy_payload
+from agents.ppo import (
+    ActorCritic,
+    CanonicalSuits,
+    PPOPolicy,
+    load_model,
+    policy_payload,
+    pool_logits,
+)
 from ghost_euchre_env import ClassicEuchre, ClassicEuchreVec, GhostEuchre, classic, ghost
 from ghost_euchre_env.cards import PARTNER_SUIT
 from ghost_euchre_env.suits import COLOUR_KEEPING, card_permutation, permutation_tables
@@ -172,6 +179,24 @@ def test_renamed_positions_look_the_same_and_get_the_renamed_decision(variant, k
         with torch.no_grad():
             plain_logits = plain(renamed_obs)[0][:, action_index]
             assert not torch.allclose(plain_logits, plain(torch.from_numpy(obs))[0])
+
+
+@VARIANTS
+@pytest.mark.parametrize("canonical", [False, True], ids=["plain", "canonical"])
+def test_pool_logits_are_each_rows_own_networks(variant, canonical):
+    """The pool's batched decision (suits renamed once, each snapshot on its own rows) gives every row
+    exactly its own network's logits, whichever snapshots are present and in whatever order."""
+    torch.manual_seed(3)
+    obs, mask = positions(9, variant, count=64)
+    pool = [
+        ActorCritic(obs.shape[1], mask.shape[1], (16,), canonical_suits=canonical) for _ in range(4)
+    ]
+    members = np.random.default_rng(0).choice([0, 2, 3], size=len(obs))  # snapshot 1 acts nowhere
+    with torch.no_grad():
+        batched = pool_logits(pool, members, torch.from_numpy(obs))
+        for i, member in enumerate(members):
+            own = pool[member](torch.from_numpy(obs[i : i + 1]))[0][0]
+            torch.testing.assert_close(batched[i], own)
 
 
 def test_canonical_suits_only_for_ghost_hand_observations():
