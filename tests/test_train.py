@@ -289,7 +289,9 @@ def test_every_field_has_a_docstring_and_shipped_configs_load():
     assert set(train.field_docs()) == {f.name for f in train.dataclasses.fields(train.TrainConfig)}
     for name in os.listdir(os.path.join(ROOT, "configs")):
         if name.endswith(".yaml"):
-            train.make_config(train.read_yaml(os.path.join(ROOT, "configs", name)), name)
+            config = train.make_config(train.read_yaml(os.path.join(ROOT, "configs", name)), name)
+            if config.init_from:  # the network a config starts from is in the repository
+                train.load_model(os.path.join(ROOT, config.init_from))
 
 
 @pytest.mark.parametrize(
