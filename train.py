@@ -106,6 +106,7 @@ from agents.ppo import (
     policy_payload,
     pool_logits,
     sample_actions,
+    seen_rows,
 )
 from agents.specs import split_spec
 from arena.files import write_atomic
@@ -1448,7 +1449,7 @@ def ppo_update(run, buf, advantages, returns, lessons, shares):
     lesson_count, lesson_total = int(shares[rank, 1]), int(shares[:, 1].sum())
     lesson_first = int(shares[:rank, 1].sum())
     # the suits are renamed once for all epochs (no parameters involved)
-    b_seen, b_action_index = model.see(torch.from_numpy(buf.obs[:count]).to(device))
+    b_seen = model.see(torch.from_numpy(buf.obs[:count]).to(device))
     b_mask = torch.from_numpy(buf.mask[:count]).to(device)
     b_actions = torch.from_numpy(buf.action[:count]).to(device)
     b_logprobs = torch.from_numpy(buf.logprob[:count]).to(device)
@@ -1458,6 +1459,7 @@ def ppo_update(run, buf, advantages, returns, lessons, shares):
     lesson_obs, lesson_mask, lesson_actions = (
         torch.from_numpy(np.concatenate(x)).to(device) for x in zip(*lessons, strict=True)
     ) if lessons else (None, None, None)  # fmt: skip
+    lesson_seen = model.see(lesson_obs) if lesson_obs is not None else None
     lesson_size = -(
         -lesson_total * config.minibatch_size // max(total, 1)
     )  # same share per minibatch
@@ -1475,9 +1477,7 @@ def ppo_update(run, buf, advantages, returns, lessons, shares):
         for number, start in enumerate(range(0, total, config.minibatch_size)):
             positions = order[start : start + config.minibatch_size]
             mb = own_rows(positions, first, count, device)
-            logits, new_value = model.from_seen(
-                b_seen[mb], None if b_action_index is None else b_action_index[mb]
-            )
+            logits, new_value = model.from_seen(*seen_rows(b_seen, mb))
             log_probs = masked_log_probs(logits, b_mask[mb])
             new_logprob = log_probs.gather(1, b_actions[mb][:, None]).squeeze(1)
             entropy = masked_entropy(log_probs, b_mask[mb])
@@ -1519,10 +1519,10 @@ def ppo_update(run, buf, advantages, returns, lessons, shares):
             if lesson_order is not None:
                 lesson_positions = lesson_order[number * lesson_size : (number + 1) * lesson_size]
                 if len(lesson_positions):
-                    assert lesson_obs is not None and lesson_mask is not None
+                    assert lesson_seen is not None and lesson_mask is not None
                     assert lesson_actions is not None
                     lb = own_rows(lesson_positions, lesson_first, lesson_count, device)
-                    lesson_logits, _ = model(lesson_obs[lb])
+                    lesson_logits, _ = model.from_seen(*seen_rows(lesson_seen, lb))
                     imitation_loss = share_mean(
                         torch.nn.functional.cross_entropy(
                             mask_logits(lesson_logits, lesson_mask[lb]),

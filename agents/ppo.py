@@ -188,6 +188,12 @@ def pool_logits(networks, members, obs):
     return actual_actions(logits, action_index)
 
 
+def seen_rows(seen, rows):
+    """The rows ``rows`` (int64[M]) of a batch as :meth:`ActorCritic.see` returned it: (seen, action_index)."""
+    observations, action_index = seen
+    return observations[rows], None if action_index is None else action_index[rows]
+
+
 def actual_actions(logits, action_index):
     """The trunk's logits float32[B, A] in the actual actions' order (action_index from :meth:`ActorCritic.see`)."""
     return logits if action_index is None else logits.gather(1, action_index)
