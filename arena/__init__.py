@@ -8,5 +8,5 @@
 - :mod:`arena.web`: the local web page (play, watch, leaderboard) over
   :mod:`arena.table`, one game stepped move by move and what a page shows of it.
 
-``evaluate.py`` is the command line over these modules.
+:mod:`arena.cli` (``evaluate.py``, ``python -m arena``) is the command line over these modules.
 """

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-import evaluate
 from agents.base import Policy
+from arena import cli as evaluate
 from arena import report
 from arena.match import run_match, seatings
 from arena.stats import clustered_win_ci, wilson_interval

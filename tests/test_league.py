@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-import evaluate
+from arena import cli as evaluate
 from arena import league as league_module
 from arena import store as store_module
 from arena.league import leaderboard, league_matches, run_league

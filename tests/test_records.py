@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-import evaluate
+from arena import cli as evaluate
 from arena.match import run_match
 from ghost_euchre_env.records import (
     RecordError,

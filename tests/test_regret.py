@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-import evaluate
 from agents.heuristic import GhostHeuristic
+from arena import cli as evaluate
 from arena.bidding import bidding_stats, points_difference, run_bidding_match
 from arena.regret import RecordingPolicy, action_values, auction_rows, bid_regret
 from ghost_euchre_env import GhostEuchre, GhostEuchreVec

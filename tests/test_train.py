@@ -527,7 +527,7 @@ def test_default_yaml_matches_the_dataclass_defaults():
 
 
 def test_shipped_agent_loads_and_beats_random():
-    import evaluate
+    from arena import cli as evaluate
 
     path = os.path.join(ROOT, "agents", "pretrained", "ghost_ppo.pt")
     result = evaluate.run_match([f"ppo:{path}", "random", "random"], games=60, seed=3)
@@ -535,7 +535,7 @@ def test_shipped_agent_loads_and_beats_random():
 
 
 def test_shipped_classic_agent_loads_and_beats_random():
-    import evaluate
+    from arena import cli as evaluate
 
     path = os.path.join(ROOT, "agents", "pretrained", "classic_ppo.pt")
     spec = f"ppo:{path}"

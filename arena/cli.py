@@ -1,0 +1,359 @@
+"""Fair tournaments between policies: duplicate deals, batched play, ratings, leagues, replays.
+
+Usage::
+
+    python evaluate.py SPEC SPEC SPEC [--variant ghost|classic] [--games N] [--seed S]
+                       [--episode game|deal] [--rule KEY=VALUE ...] [--num-envs N]
+                       [--json FILE] [--csv FILE] [--plot FILE] [--record FILE] [--quiet]
+                       [--card-play SPEC] [--bid-regret N [--regret-worlds W]]
+    python evaluate.py human heuristic heuristic      # play at the terminal
+    python evaluate.py --league SPEC SPEC SPEC SPEC ... [--db FILE] [same flags]
+    python evaluate.py replay FILE [--match M] [--game K] [--ascii]
+    python evaluate.py serve [--db FILE] [--port 8000] [--host 127.0.0.1]   # the web page
+
+One SPEC per seat (3 for ghost, 4 for classic; see ``agents.specs``). Each SPEC is
+a *player*; the same spec given twice is two players (``random``, ``random#2``).
+``--games`` is the total number of games, rounded up to whole deal sequences
+(every seating of the players on the same cards: 6 for ghost, 4 for classic).
+``--record FILE`` keeps every game (its dealing key and actions) as JSON.
+
+``--league``: every 3-player subset of the SPECs (classic: every pairing of two
+teams) plays a duplicate match of ``--games`` games into the SQLite store
+``--db`` (default ``runs/league.sqlite``); matches already stored are not played
+again. Then the leaderboard of every stored game of these rules is printed
+(``--json``/``--csv``/``--plot`` write it). Ctrl-C loses at most the match in
+progress; rerun the command to resume.
+
+``replay FILE``: FILE is a ``--record`` file or a league store. Without
+``--game`` every game is replayed and checked, one line each (a store without
+``--match`` lists its matches); with ``--game K`` game K is printed deal by deal.
+
+``--card-play SPEC`` makes it a *bidding match*: every seat's card play is
+made by SPEC and each player's own policy makes only its auction and trump
+decisions; a bidding table follows (contracts by level, points per contract,
+points per deal and its difference to each other player, paired by deal
+sequence). ``--bid-regret N`` adds each player's bid regret over N sampled
+auction decisions against a rollout oracle (:mod:`arena.regret`; the rest of
+each deal played by the card-play policy, ``heuristic`` without --card-play).
+
+Network policies (``ppo:PATH``, learned playouts) run torch on one thread unless
+``OMP_NUM_THREADS`` says otherwise: their batches are small, and a second
+thread mostly waits for a core the engine is using.
+
+This module is the command line only: matches, what counts and the JSON schema
+are in :mod:`arena.match`, intervals and ratings in :mod:`arena.stats`, tables
+and files in :mod:`arena.report`, leagues in :mod:`arena.league` and
+:mod:`arena.store`, game records in :mod:`ghost_euchre_env.records`.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+from agents.human import HumanQuit
+from agents.specs import parse_value, split_spec
+from arena.bidding import bidding_table, run_bidding_match
+from arena.files import check_writable, write_atomic
+from arena.league import leaderboard, run_league
+from arena.match import EPISODES, VARIANTS, play_interactive, run_match
+from arena.report import (
+    leaderboard_table,
+    match_table,
+    write_csv,
+    write_json,
+    write_leaderboard_csv,
+    write_leaderboard_plot,
+    write_plot,
+)
+from arena.store import DEFAULT_DB, Store
+from ghost_euchre_env.core import check_int
+from ghost_euchre_env.records import (
+    check_records,
+    format_replay,
+    records_from_dict,
+    records_to_dict,
+)
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+# -------------------------------------------------------------------------- CLI
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(
+        description=str(__doc__).split("\n\n")[0],
+        epilog="Subcommand: python evaluate.py replay FILE [--match M] [--game K] (see replay -h)",
+    )
+    parser.add_argument("players", nargs="+", metavar="SPEC", help="one policy spec per seat")
+    parser.add_argument("--variant", choices=VARIANTS, default="ghost")
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=None,
+        help="total games (per match in a league), rounded up to whole deal sequences "
+        "(default 300; 1 with a human)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="deals and players' seed (default 0; with a human: a fresh one)",
+    )
+    parser.add_argument(
+        "--episode", choices=EPISODES, default="game", help="full games (default) or single deals"
+    )
+    parser.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="rules option of the engine, e.g. --rule auction=open (repeatable)",
+    )
+    parser.add_argument(
+        "--num-envs", type=int, default=None, help="most games stepped at once (default: all)"
+    )
+    parser.add_argument("--json", metavar="FILE", help="write the results as JSON")
+    parser.add_argument("--csv", metavar="FILE", help="write one CSV row per player")
+    parser.add_argument(
+        "--plot",
+        metavar="FILE",
+        help="write a PNG of the win rates (league: ratings and head to head)",
+    )
+    parser.add_argument(
+        "--record", metavar="FILE", help="keep every game (key and actions) as JSON, for replay"
+    )
+    parser.add_argument(
+        "--league", action="store_true", help="every subset of the SPECs plays; see above"
+    )
+    parser.add_argument(
+        "--db", metavar="FILE", default=None, help=f"league store (default {DEFAULT_DB})"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--card-play",
+        metavar="SPEC",
+        help="bidding match: SPEC plays every seat's cards, each player only bids (ghost)",
+    )
+    parser.add_argument(
+        "--bid-regret",
+        type=int,
+        default=0,
+        metavar="N",
+        help="bid regret of each player over N sampled auction decisions (ghost)",
+    )
+    parser.add_argument(
+        "--regret-worlds", type=int, default=32, metavar="W", help="worlds per regret decision"
+    )
+    return parser.parse_args(argv)
+
+
+def parse_replay_args(argv):
+    parser = argparse.ArgumentParser(
+        prog="evaluate.py replay",
+        description="Replay recorded games through the engine (a --record file or a league store).",
+    )
+    parser.add_argument("file", metavar="FILE")
+    parser.add_argument("--match", type=int, default=None, help="match id (league store)")
+    parser.add_argument("--game", type=int, default=None, help="print this game deal by deal")
+    parser.add_argument("--ascii", action="store_true", help="cards as JH instead of J♥")
+    return parser.parse_args(argv)
+
+
+def _parse_rules(items):
+    rules = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--rule {item!r}: expected KEY=VALUE, e.g. auction=open")
+        rules[key.strip()] = parse_value(value.strip())
+    return rules
+
+
+def serve_main(argv):
+    """``serve``: run the local web page (arena.web) until Ctrl-C."""
+    parser = argparse.ArgumentParser(
+        prog="evaluate.py serve",
+        description="The local web page: play against the bots, watch recorded games, "
+        "see the leaderboard.",
+    )
+    parser.add_argument(
+        "--db",
+        metavar="FILE",
+        default=DEFAULT_DB,
+        help=f"the league store shown (default {DEFAULT_DB}; read, never created)",
+    )
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default: this machine only)"
+    )
+    args = parser.parse_args(argv)
+    from arena.web import serve
+
+    serve(args.db, args.host, args.port)
+    return 0
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    os.environ.setdefault("OMP_NUM_THREADS", "1")  # read when a network policy first imports torch
+    if argv[:1] == ["serve"]:
+        return serve_main(argv[1:])
+    if argv[:1] == ["replay"]:
+        return _run(replay_main, parse_replay_args(argv[1:]))
+    args = parse_args(argv)
+    if args.league:
+        return _run(league_main, args)
+    if args.db:
+        return _error("--db is for --league")
+    return _run(match_main, args)
+
+
+def _run(command, args):
+    try:
+        return command(args)
+    except (ValueError, OSError) as error:  # bad input or an unreadable file: one line
+        return _error(error)
+
+
+def _error(message):
+    print(f"evaluate.py: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _play_options(args, rules):
+    """The keyword arguments run_match and run_league share, from the command line."""
+    return {
+        "variant": args.variant,
+        "games": 300 if args.games is None else args.games,
+        "seed": 0 if args.seed is None else args.seed,
+        "episode": args.episode,
+        "rules": rules,
+        "num_envs": args.num_envs,
+        "progress": not args.quiet,
+    }
+
+
+def _check_outputs(args, writers):
+    """[(path, write)] of the requested output files, each checked writable before any play."""
+    outputs = []
+    for flag, write in writers:
+        path = getattr(args, flag)
+        if path:
+            check_writable(path, f"--{flag}")
+            outputs.append((path, write))
+    return outputs
+
+
+def match_main(args):
+    rules = _parse_rules(args.rule)
+    outputs = _check_outputs(args, [("json", write_json), ("csv", write_csv), ("plot", write_plot)])
+    if args.record:
+        check_writable(args.record, "--record")
+    if any(split_spec(spec)[0] == "human" for spec in args.players):
+        games = 1 if args.games is None else args.games
+        try:
+            play_interactive(args.players, args.variant, games, args.seed, args.episode, rules)
+        except HumanQuit:
+            print("\nGame abandoned.")
+        return 0
+    bidding = args.card_play is not None or args.bid_regret != 0
+    regrets = None
+    if bidding:
+        if args.variant != "ghost":
+            raise ValueError("--card-play and --bid-regret are for --variant ghost")
+        if args.record:
+            raise ValueError("--record is for plain matches, not with --card-play or --bid-regret")
+        check_int("--bid-regret", args.bid_regret, 0)
+        check_int("--regret-worlds", args.regret_worlds, 1)
+        options = _play_options(args, rules)
+        del options["variant"]
+        result, regrets = run_bidding_match(
+            args.players, args.card_play, args.bid_regret, args.regret_worlds, **options
+        )
+    else:
+        result = run_match(args.players, **_play_options(args, rules), record=bool(args.record))
+    print(match_table(result))
+    if bidding:
+        print(bidding_table(result, regrets))
+    for path, write in outputs:
+        write(result, path)
+        print(f"wrote {path}")
+    if args.record:
+        data = records_to_dict(result.game_records())
+        write_atomic(args.record, lambda f: json.dump(data, f, separators=(",", ":")))
+        print(f"wrote {args.record} ({len(data['games'])} game records)")
+    return 0
+
+
+def league_main(args):
+    rules = _parse_rules(args.rule)
+    writers = [("json", write_json), ("csv", write_leaderboard_csv)]
+    outputs = _check_outputs(args, [*writers, ("plot", write_leaderboard_plot)])
+    if args.record:
+        return _error("--record is for a single match; a league keeps its games in --db")
+    if args.card_play is not None or args.bid_regret:
+        return _error("--card-play and --bid-regret are for a single match, not --league")
+    db = args.db or DEFAULT_DB
+    check_writable(db, "--db")
+    with Store(db) as store:
+        try:
+            run = run_league(args.players, store, **_play_options(args, rules), out=print)
+        except KeyboardInterrupt:
+            print(f"\ninterrupted: finished matches are stored in {db}; rerun to resume")
+            return 130
+        board = leaderboard(store, args.variant, args.episode, rules, players=args.players)
+    print(
+        f"played {len(run.played)} matches ({run.matches_time_s:.1f} s), "
+        f"{len(run.skipped)} already stored; store {db}"
+    )
+    print(leaderboard_table(board))
+    for path, write in outputs:
+        write(board, path)
+        print(f"wrote {path}")
+    return 0
+
+
+def replay_main(args):
+    with open(args.file, "rb") as handle:
+        is_store = handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+    if is_store:
+        with Store(args.file) as store:
+            if args.match is None:
+                if args.game is not None:
+                    return _error("--game needs --match in a league store (listed without --match)")
+                for match in store.matches():
+                    names = [p["name"] for p in store.match_summary(match["id"])["players"]]
+                    print(
+                        f"match {match['id']}: {match['variant']}, {match['games']} games, "
+                        f"seed {match['seed']}: {', '.join(names)}"
+                    )
+                return 0
+            records = store.game_records(args.match, None if args.game is None else [args.game])
+            first = 0 if args.game is None else args.game
+    else:
+        if args.match is not None:
+            return _error("--match is for a league store; FILE is a record file")
+        with open(args.file, encoding="utf-8") as handle:
+            try:
+                records = records_from_dict(json.load(handle))
+            except json.JSONDecodeError as error:
+                return _error(f"{args.file!r} is not a game records file: {error}")
+        first = 0
+        if args.game is not None:
+            if not 0 <= args.game < len(records):
+                return _error(f"--game {args.game}: the file has games 0..{len(records) - 1}")
+            records, first = [records[args.game]], args.game
+    if args.game is not None:
+        print(format_replay(records[0], unicode=not args.ascii))
+        return 0
+    scores = check_records(records)
+    for number, (record, final) in enumerate(zip(records, scores, strict=True), first):
+        print(
+            f"game {number}: {', '.join(record.names)}; {len(record.actions)} actions; "
+            f"final scores {final.tolist()} (replayed)"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
