@@ -12,7 +12,8 @@ Grammar (one string, no spaces needed):
 
 Any of them may end with ``:key=value,key=value`` keyword arguments for the
 policy's constructor; values are read as int, float, ``true``/``false``, or else
-kept as strings. Examples: ``random``, ``pimc:samples=16``, ``ppo:runs/a/final.pt``,
+kept as strings. The names ``game`` and ``seed`` (and ``path`` after ``ppo:``)
+are reserved: make_policy passes them itself. Examples: ``random``, ``pimc:samples=16``, ``ppo:runs/a/final.pt``,
 ``mybots.greedy:GreedyBot:depth=2,temperature=0.5``. After a built-in name a value
 may itself be a spec with colons: ``pimc:rollout=ppo:runs/a/final.pt,samples=16``.
 """
