@@ -12,7 +12,8 @@ Grammar (one string, no spaces needed):
 
 Any of them may end with ``:key=value,key=value`` keyword arguments for the
 policy's constructor; values are read as int, float, ``true``/``false``, or else
-kept as strings. Examples: ``random``, ``pimc:samples=16``, ``ppo:runs/a/final.pt``,
+kept as strings. The names ``game`` and ``seed`` (and ``path`` after ``ppo:``)
+are reserved: make_policy passes them itself. Examples: ``random``, ``pimc:samples=16``, ``ppo:runs/a/final.pt``,
 ``mybots.greedy:GreedyBot:depth=2,temperature=0.5``. After a built-in name a value
 may itself be a spec with colons: ``pimc:rollout=ppo:runs/a/final.pt,samples=16``.
 """
@@ -26,6 +27,7 @@ from collections.abc import Callable
 
 from .base import Policy
 from .composite import CompositePolicy, is_composite, split_composite
+from .network_file import fit_error, network_sizes
 
 EXPECTED = (
     "random, heuristic, human, pimc, ppo:PATH or package.module:ClassName "
@@ -126,6 +128,12 @@ def make_policy(spec, game, seed=None):
     if kind == "ppo":
         if target is None or not os.path.isfile(target):
             raise ValueError(f"policy spec {spec!r}: checkpoint file {target!r} does not exist")
+        sizes = network_sizes(
+            target
+        )  # before torch: a network of the other variant is told at once
+        reason = sizes and fit_error(*sizes, game)
+        if reason:
+            raise ValueError(f"policy spec {spec!r}: {reason}")
         try:
             ppo = importlib.import_module("agents.ppo")
         except ModuleNotFoundError as error:
@@ -135,7 +143,7 @@ def make_policy(spec, game, seed=None):
                 f"policy spec {spec!r}: PPO checkpoints need agents/ppo.py (written with train.py), "
                 "which is not installed"
             ) from None
-        check_options(spec, ppo.load_policy, kwargs, "ppo")
+        check_options(spec, ppo.load_policy, kwargs, "ppo", given=("path",))
         policy = ppo.load_policy(target, game, seed, **kwargs)
     else:
         factory: Callable[..., Policy] = _load_attribute(BUILTINS.get(kind, target), spec)
@@ -157,15 +165,25 @@ def make_policy(spec, game, seed=None):
     return policy
 
 
-_NOT_OPTIONS = ("self", "game", "seed", "path")  # given by make_policy, not by the spec
+RESERVED_OPTIONS = ("game", "seed")  # passed by make_policy to every factory, never by the spec
 
 
-def check_options(spec, factory, kwargs, what):
+def check_options(spec, factory, kwargs, what, given=()):
     """ValueError (one line, listing the valid options) unless ``factory`` takes every key of ``kwargs``.
 
-    The valid options are the factory's keyword parameters but ``game``,
-    ``seed`` and ``path``; a factory taking ``**kwargs`` accepts anything.
+    The valid options are the factory's keyword parameters but ``self``,
+    :data:`RESERVED_OPTIONS` and the names in ``given`` (others that
+    make_policy passes itself, e.g. ppo's checkpoint ``path``); a factory
+    taking ``**kwargs`` accepts anything. A reserved name given as an option is
+    refused as such, whatever the factory takes.
     """
+    names = (*RESERVED_OPTIONS, *given)
+    reserved = [key for key in kwargs if key in names]
+    if reserved:
+        raise ValueError(
+            f"policy spec {spec!r}: option {', '.join(map(repr, reserved))} of {what} is reserved "
+            f"(the reserved names are {', '.join(names)}: the program gives them, not the spec)"
+        )
     try:
         parameters = inspect.signature(factory).parameters.values()
     except (TypeError, ValueError):  # no signature to read: let the call decide
@@ -175,7 +193,7 @@ def check_options(spec, factory, kwargs, what):
     valid = [
         p.name
         for p in parameters
-        if p.name not in _NOT_OPTIONS
+        if p.name not in ("self", *names)
         and p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
     ]
     unknown = [key for key in kwargs if key not in valid]
