@@ -21,6 +21,14 @@ from ghost_euchre_env.ghost import GhostEuchre
 from ghost_euchre_env.records import records_from_dict
 
 
+BASE = "http://127.0.0.1:8000"  # the Host the app serves (a loopback name)
+
+
+def web_client(app):
+    """A TestClient of ``app`` as the page calls it: a loopback Host, JSON bodies."""
+    return TestClient(app, base_url=BASE, headers={"content-type": "application/json"})
+
+
 class Clock:
     """A settable monotonic clock (seconds) for the store's expiry."""
 
@@ -43,7 +51,7 @@ def store(clock):
 
 @pytest.fixture
 def client(store):
-    return TestClient(create_app(db=None, games=store))
+    return web_client(create_app(db=None, games=store))
 
 
 def new_game(client, **body):
@@ -296,7 +304,7 @@ def test_load_script_plays_concurrent_games_to_the_end_and_loses_none():
 # ------------------------------------------------------- watch and league
 @pytest.fixture
 def league_client(league_db):
-    return TestClient(create_app(db=league_db))
+    return web_client(create_app(db=league_db))
 
 
 def test_a_finished_game_is_replayed_position_by_position(client):
@@ -363,7 +371,7 @@ def test_leaderboard_table_and_plot_come_from_the_store(league_client, league_db
 
 def test_a_missing_store_is_reported_and_not_created(tmp_path):
     path = tmp_path / "none.sqlite"
-    client = TestClient(create_app(db=str(path)))
+    client = web_client(create_app(db=str(path)))
     assert client.get("/api/store").json()["matches"] == []
     assert_error(client.get("/api/leaderboard"), 404, "no league store", "--league")
     assert_error(client.get("/api/store/matches/1/games"), 404, "no league store")
