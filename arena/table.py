@@ -140,10 +140,12 @@ class Table:
             winner = trick_taker(tricks_won, s, result)
             if winner is not None:
                 self.tricks.append(self._trick(trick, leader, winner))
+        over = bool(result.terminated[0] or result.truncated[0])
         if ended:
             self.deals.append(self._deal_summary(deals, deal))
-            self.tricks, self.ghost_taken = [], None
-        if result.terminated[0] or result.truncated[0]:
+            if not over:  # a new deal starts; the last one stays on the table, as in the engine
+                self.tricks, self.ghost_taken = [], None
+        if over:
             self.over, self.truncated = True, bool(result.truncated[0])
 
     def moves_seen(self, visible, since=0):

@@ -762,6 +762,7 @@ def create_app(
     app.state.games = games
     app.state.db = db
     app.state.gate = gate
+    app.state.bot_threads = bot_threads
     return app
 
 
@@ -847,6 +848,7 @@ def serve(
     wildcard = host in ("0.0.0.0", "::")
     app = create_app(db, gate=gate, hosts=hosts, any_ip=wildcard)
     sock = listen(host, port)
+    port = sock.getsockname()[1]  # port 0: the one the system chose
     shown = f"[{host}]" if ":" in host else host
     if public:
         print(

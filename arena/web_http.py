@@ -36,7 +36,6 @@ MAX_JSON_DEPTH = 32
 MAX_INT_DIGITS = 30
 MAX_ERROR_CHARS = 300
 BODY_METHODS = ("POST", "PUT", "PATCH")
-DISCONNECT_POLL_S = 0.25
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 
 
@@ -195,17 +194,18 @@ def _is_ip(name):
 async def until_gone(request, work, limiter=None):
     """``work(stop)`` in a worker thread (``limiter``: an anyio CapacityLimiter); its result.
 
-    stop: a threading.Event set once the client has disconnected (polled every
-    DISCONNECT_POLL_S while the work runs); work is expected to return early then.
+    stop: a threading.Event set as soon as the server sees the client disconnect
+    (call this once the request's body has been read: what the client sends
+    after it is its hang-up); work is expected to return early then.
     """
     stop = threading.Event()
 
     async def watch():
-        while not await request.is_disconnected():
-            await anyio.sleep(DISCONNECT_POLL_S)
+        while (await request.receive())["type"] != "http.disconnect":
+            pass
         stop.set()
 
-    failure = None
+    result, failure = None, None
     async with anyio.create_task_group() as group:
         group.start_soon(watch)
         try:
@@ -264,7 +264,11 @@ def guarded_protocol(request_timeout_s=10.0, max_connections=100):
 
         def send_400_response(self, msg):
             body = json.dumps({"error": one_line(f"invalid HTTP request: {msg}")}).encode()
-            headers = [(b"content-type", b"application/json"), (b"connection", b"close")]
+            headers = [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"connection", b"close"),
+            ]
             for event in (
                 h11.Response(status_code=400, headers=headers, reason=b"Bad Request"),
                 h11.Data(data=body),

@@ -9,7 +9,7 @@ import weakref
 
 import numpy as np
 import pytest
-from starlette.testclient import TestClient
+from web_helpers import assert_error, web_client
 
 from arena.league import leaderboard
 from arena.store import Store
@@ -19,14 +19,6 @@ from ghost_euchre_env import classic, ghost
 from ghost_euchre_env.classic import ClassicEuchre
 from ghost_euchre_env.ghost import GhostEuchre
 from ghost_euchre_env.records import records_from_dict
-
-
-BASE = "http://127.0.0.1:8000"  # the Host the app serves (a loopback name)
-
-
-def web_client(app):
-    """A TestClient of ``app`` as the page calls it: a loopback Host, JSON bodies."""
-    return TestClient(app, base_url=BASE, headers={"content-type": "application/json"})
 
 
 class Clock:
@@ -84,14 +76,6 @@ def engine_replay(records_file):
         game.step(state, np.array([action]))
     assert state.player[0] == -1  # over
     return state.scores[0].tolist()
-
-
-def assert_error(response, status, *words):
-    assert response.status_code == status, response.text
-    message = response.json()["error"]
-    assert "\n" not in message
-    for word in words:
-        assert word in message, message
 
 
 # ---------------------------------------------------------------- play
