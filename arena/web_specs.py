@@ -6,7 +6,7 @@ nothing imported, opened or built) and checks every node of the tree, before
 any import, file access or call:
 
 - ``random``, ``heuristic``: no options; ``pimc``: ``samples`` 1..256,
-  ``max_games`` 1..32768 (the playout batch bound), ``objective`` one of
+  ``max_games`` 256..32768 (the playout batch bound; fewer is only slower), ``objective`` one of
   :data:`agents.pimc.OBJECTIVES`, ``rollout`` a *playout spec* (the same
   allow-list without ``pimc``: a search inside every playout step of a search
   has no useful bound);
@@ -76,7 +76,7 @@ OPTIONS = {
     "heuristic": {},
     "pimc": {
         "samples": _int_option(1, 256),
-        "max_games": _int_option(1, 32768),
+        "max_games": _int_option(256, 32768),
         "objective": _choice_option(OBJECTIVES),
         "rollout": None,  # a playout spec: checked as a tree of its own
     },
