@@ -787,7 +787,9 @@ def is_loopback(host):
 def listen(host, port):
     """A listening TCP socket on host:port (OSError when it cannot be had, e.g. the port in use)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP named: asyncio sets TCP_NODELAY only on sockets that say so (else Nagle's
+    # algorithm holds each response's body for the client's delayed ACK, about 40 ms)
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))

@@ -139,6 +139,15 @@ def test_a_person_plays_a_whole_deal_against_two_heuristics_then_watches_it(serv
         disabled = {int(b.get_attribute("data-action")) for b in buttons if not b.is_enabled()}
         assert enabled == legal
         assert disabled and not disabled & legal
+        names = [e.text for e in browser.find_elements(By.CSS_SELECTOR, ".seat .seat-name b")]
+        seats = {
+            int(e.get_attribute("data-seat")): e.text
+            for e in browser.find_elements(By.CSS_SELECTOR, ".seat")
+        }
+        for slot in browser.find_elements(By.CSS_SELECTOR, "#table .trick .slot"):  # who played it
+            seat = int(slot.get_attribute("data-seat"))
+            assert slot.find_element(By.CLASS_NAME, "slot-name").text in seats[seat]
+            assert slot.find_element(By.CLASS_NAME, "slot-name").text in names
         if clicks == 5:  # mid-deal: cards on the table, a trick or two taken
             screenshot(browser, "play")
         choice = int(rng.choice(sorted(legal)))
@@ -187,6 +196,11 @@ def test_the_leaderboard_shows_the_store(server, browser, league):
     assert [r.find_elements(By.TAG_NAME, "td")[1].text for r in rows] == [
         p["name"] for p in board.players
     ]
+    data = get_json(server + "/api/leaderboard")  # the numbers as the command line prints them
+    cells = [c.text for c in browser.find_elements(By.CSS_SELECTOR, "table.head td")]
+    assert cells == [cell for row in data["text"]["head_to_head"] for cell in row]
+    rates = [r.find_elements(By.TAG_NAME, "td")[6].text.split(" ")[0] for r in rows]
+    assert rates == [t["win_rate"] for t in data["text"]["players"]]
     plot = browser.find_element(By.ID, "plot")
     wait.until(lambda d: d.execute_script("return arguments[0].naturalWidth", plot) > 0)
     screenshot(browser, "leaderboard")

@@ -326,6 +326,8 @@ def test_serve_prints_the_address_only_once_listening(capsys):
         assert evaluate.main(["serve", "--port", str(port)]) == 2
     out, err = capsys.readouterr()
     assert out == "" and len(err.strip().splitlines()) == 1 and "cannot listen" in err
+    with web.listen("127.0.0.1", 0) as sock:  # named TCP: asyncio then sets TCP_NODELAY
+        assert sock.proto == socket.IPPROTO_TCP
 
 
 # ------------------------------------------------------------ bounded work
