@@ -167,6 +167,8 @@ def test_a_person_plays_a_whole_deal_against_two_heuristics_then_watches_it(serv
     browser.find_element(By.ID, "watch-link").click()
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#board[data-step='0']"))
     assert browser.find_element(By.ID, "position").text == f"position 0 of {len(moves)}"
+    match = browser.find_element(By.ID, "match")  # the league selector names no game of its own
+    wait.until(lambda d: Select(match).first_selected_option.get_attribute("value") == "")
     assert len(browser.find_elements(By.CSS_SELECTOR, ".seat .hand-row")) == 3
     assert not browser.find_element(By.ID, "prev").is_enabled()
     for _ in range(3):
@@ -204,3 +206,18 @@ def test_the_leaderboard_shows_the_store(server, browser, league):
     plot = browser.find_element(By.ID, "plot")
     wait.until(lambda d: d.execute_script("return arguments[0].naturalWidth", plot) > 0)
     screenshot(browser, "leaderboard")
+
+
+def test_watch_selectors_name_the_stored_game_on_screen(server, browser):
+    match = get_json(server + "/api/store")["matches"][-1]["id"]  # not the first one listed
+    browser.get(f"{server}/watch?match={match}&stored=3")
+    wait = WebDriverWait(browser, WAIT_S)
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#board[data-step='0']"))
+
+    def shown(d):
+        chosen = [
+            Select(d.find_element(By.ID, k)).first_selected_option for k in ("match", "stored-game")
+        ]
+        return [c.get_attribute("value") for c in chosen] == [str(match), "3"]
+
+    wait.until(shown)
