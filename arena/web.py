@@ -59,15 +59,11 @@ threads. When a client disconnects, its request's bots stop after the decision
 in progress (the next request for the game lets them go on).
 """
 
-import asyncio
-import concurrent.futures
 import dataclasses
 import io
-import ipaddress
 import os
 import secrets
 import socket
-import stat
 import threading
 import time
 
@@ -91,20 +87,22 @@ from ghost_euchre_env.records import (
     records_to_dict,
 )
 
-from .league import leaderboard
 from .match import EPISODES, VARIANTS, act, build_players, make_game, player_names
 from .report import leaderboard_figure, ranking_cells, share_cell
-from .store import DEFAULT_DB, Store
+from .store import DEFAULT_DB
 from .table import Table, seed_key
 from .web_http import (
     LOOPBACK_NAMES,
     ApiError,
     SameOrigin,
     error_response,
-    guarded_protocol,
+    is_loopback,
+    listen,
     read_json,
+    serve_config,
     until_gone,
 )
+from .web_league import LeagueReader, league_board, match_records, stored_matches
 from .web_specs import PRETRAINED_DIR, SpecGate
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
@@ -123,7 +121,6 @@ MAX_RECORD_ACTIONS = 8000  # above any game of MAX_DEALS deals
 MAX_NAME_CHARS = 200  # a player's name in a record (a spec is at most 200 characters)
 REPLAY_PAGE = 200  # positions per replay response (about 4 kB each before gzip)
 GAME_THREADS = 8  # worker threads playing bots at once (the others stay free for the rest)
-MAX_CACHED = 64  # league responses kept per state of the store
 
 
 # ------------------------------------------------------------------ sessions
@@ -443,115 +440,6 @@ def replay_upload(body):
     return replay_record(records[number], _int_field(body, "first", 0, 0, MAX_RECORD_ACTIONS))
 
 
-# ------------------------------------------------------------ league store
-def stored_matches(store):
-    """Every stored match: {"id", "variant", "episode", "rules", "seed", "games", "created", "players"}."""
-    keep = ("id", "variant", "episode", "rules", "seed", "games", "created")
-    return [
-        dict(
-            {k: m[k] for k in keep},
-            players=[p["name"] for p in store.match_summary(m["id"])["players"]],
-        )
-        for m in store.matches()
-    ]
-
-
-def _match_records(store, match_id, games=None):
-    try:
-        return store.game_records(match_id, games)
-    except ValueError as error:
-        raise ApiError(404, str(error)) from None
-
-
-def league_groups(store):
-    """The distinct (variant, episode, rules) of the stored matches, each a leaderboard."""
-    groups = []
-    for m in store.matches():
-        group = {"variant": m["variant"], "episode": m["episode"], "rules": m["rules"]}
-        if group not in groups:
-            groups.append(group)
-    return groups
-
-
-def league_board(store, number):
-    """(the groups, the :class:`arena.league.Leaderboard` of group ``number``)."""
-    groups = league_groups(store)
-    if not groups:
-        raise ApiError(404, f"the league store {store.path!r} holds no match yet")
-    if not 0 <= number < len(groups):
-        raise ApiError(400, f"group must be an int 0..{len(groups) - 1}, got {number!r}")
-    return groups, leaderboard(store, **groups[number])
-
-
-class LeagueReader:
-    """The league store ``db`` as the page reads it: one connection, on one thread, and a cache.
-
-    Every read runs on the reader's own thread (the connection's) in one read
-    transaction. A value read under a key is kept until the store changes:
-    SQLite's ``PRAGMA data_version`` of the connection (it changes when another
-    connection commits) or the file itself (its device and inode). The file is
-    read, never created: no file, ApiError 404.
-    """
-
-    def __init__(self, db):
-        self.db = db
-        self._thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="league")
-        self._store = None
-        self._version = None
-        self._cache = {}
-
-    def exists(self):
-        return self.db is not None and os.path.isfile(self.db)
-
-    async def read(self, work, key=None):
-        """``work(store)`` in one read transaction; kept under ``key`` (None: not kept)."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._thread, self._read, work, key)
-
-    def _read(self, work, key):
-        store, version = self._open()
-        if version != self._version:
-            self._cache.clear()
-            self._version = version
-        if key is not None and key in self._cache:
-            return self._cache[key]
-        with store.reading():
-            value = work(store)
-        if key is not None:
-            if len(self._cache) >= MAX_CACHED:
-                self._cache.clear()
-            self._cache[key] = value
-        return value
-
-    def _open(self):
-        """(the open Store, its version: (device, inode, data_version))."""
-        db = self.db
-        try:
-            info = None if db is None else os.stat(db)
-        except OSError:
-            info = None
-        if db is None or info is None or not stat.S_ISREG(info.st_mode):
-            self._close()
-            raise ApiError(
-                404,
-                f"no league store at {self.db!r}: play a league first (python evaluate.py "
-                "--league SPEC SPEC SPEC ... --db FILE), then serve --db FILE",
-            )
-        file = (info.st_dev, info.st_ino)
-        if self._store is None or self._version is None or self._version[:2] != file:
-            self._close()
-            try:
-                self._store = Store(db)
-            except ValueError as error:
-                raise ApiError(503, f"the league store cannot be read: {error}") from None
-        return self._store, (*file, self._store.data_version())
-
-    def _close(self):
-        if self._store is not None:
-            self._store.close()
-        self._store, self._version = None, None
-
-
 # ---------------------------------------------------------------------- app
 def create_app(
     db: str | None = DEFAULT_DB,
@@ -668,7 +556,7 @@ def create_app(
                     "final_scores": r.final_scores,
                     "moves": len(r.actions),
                 }
-                for k, r in enumerate(_match_records(store, match_id))
+                for k, r in enumerate(match_records(store, match_id))
             ]
 
         return JSONResponse(await league_store.read(work, key=("games", match_id)))
@@ -676,7 +564,7 @@ def create_app(
     async def store_replay(request):
         match_id, number = request.path_params["match_id"], request.path_params["game"]
         first = _query_int(request, "first", MAX_RECORD_ACTIONS)
-        (game,) = await league_store.read(lambda store: _match_records(store, match_id, [number]))
+        (game,) = await league_store.read(lambda store: match_records(store, match_id, [number]))
         return JSONResponse(await run_in_threadpool(replay_record, game, first))
 
     def league_data(number):
@@ -774,47 +662,6 @@ def _query_int(request, name, high):
 
 
 # -------------------------------------------------------------------- serve
-def is_loopback(host):
-    """True if ``host`` names this machine only (127.0.0.0/8, ::1, localhost)."""
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def listen(host, port):
-    """A listening TCP socket on host:port (OSError when it cannot be had, e.g. the port in use)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    # IPPROTO_TCP named: asyncio sets TCP_NODELAY only on sockets that say so (else Nagle's
-    # algorithm holds each response's body for the client's delayed ACK, about 40 ms)
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-        sock.listen(128)
-    except OSError:
-        sock.close()
-        raise
-    return sock
-
-
-def serve_config(app, request_timeout_s=10.0, max_connections=100):
-    """The uvicorn Config of the page: h11 with a request deadline and a connection cap
-    (:func:`arena.web_http.guarded_protocol`), 5 s keep-alive, 8 kB of headers at most."""
-    import uvicorn
-
-    return uvicorn.Config(
-        app,
-        http=guarded_protocol(request_timeout_s, max_connections),
-        timeout_keep_alive=5,
-        h11_max_incomplete_event_size=8192,
-        limit_concurrency=4 * max_connections,  # uvicorn's own cap, behind ours
-        log_level="warning",
-    )
-
-
 def serve(
     db: str | None = DEFAULT_DB,
     host="127.0.0.1",

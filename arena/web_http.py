@@ -14,7 +14,8 @@
   ``MAX_ERROR_CHARS`` characters, whatever it quotes.
 - :func:`until_gone`: a route's work in a worker thread, told to stop (a
   ``threading.Event``) once the client has disconnected.
-- :func:`guarded_protocol`: uvicorn's h11 protocol with a deadline for each
+- :func:`serve_config`, :func:`listen`: the uvicorn settings of the page and
+  its listening socket; :func:`guarded_protocol`: uvicorn's h11 protocol with a deadline for each
   whole request to arrive (uvicorn times out idle keep-alive connections only,
   not a connection that never finishes its first request), a cap on open
   connections (beyond it: a JSON 503), and JSON for the 400 of a malformed request.
@@ -23,10 +24,12 @@
 import functools
 import ipaddress
 import json
+import socket
 import threading
 
 import anyio
 import h11
+import uvicorn
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -278,3 +281,42 @@ def guarded_protocol(request_timeout_s=10.0, max_connections=100):
             self.transport.close()
 
     return GuardedH11Protocol
+
+
+def is_loopback(host):
+    """True if ``host`` names this machine only (127.0.0.0/8, ::1, localhost)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def listen(host, port):
+    """A listening TCP socket on host:port (OSError when it cannot be had, e.g. the port in use)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # IPPROTO_TCP named: asyncio sets TCP_NODELAY only on sockets that say so (else Nagle's
+    # algorithm holds each response's body for the client's delayed ACK, about 40 ms)
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def serve_config(app, request_timeout_s=10.0, max_connections=100):
+    """The uvicorn Config of the page: h11 with a request deadline and a connection cap
+    (:func:`arena.web_http.guarded_protocol`), 5 s keep-alive, 8 kB of headers at most."""
+    return uvicorn.Config(
+        app,
+        http=guarded_protocol(request_timeout_s, max_connections),
+        timeout_keep_alive=5,
+        h11_max_incomplete_event_size=8192,
+        limit_concurrency=4 * max_connections,  # uvicorn's own cap, behind ours
+        log_level="warning",
+    )

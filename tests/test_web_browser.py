@@ -29,7 +29,8 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from arena.league import leaderboard
 from arena.store import Store
-from arena.web import create_app, league_groups
+from arena.web import create_app
+from arena.web_league import league_groups
 from ghost_euchre_env import dealing
 from ghost_euchre_env.ghost import GhostEuchre
 

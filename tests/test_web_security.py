@@ -21,7 +21,7 @@ import uvicorn
 from web_helpers import BASE, Gated, assert_error, served, web_client
 
 from arena import cli as evaluate
-from arena import web
+from arena import web, web_http, web_league
 from arena.report import share_cell
 from arena.store import Store, player_identity
 from arena.table import Table, seed_key
@@ -326,7 +326,7 @@ def test_serve_prints_the_address_only_once_listening(capsys):
         assert evaluate.main(["serve", "--port", str(port)]) == 2
     out, err = capsys.readouterr()
     assert out == "" and len(err.strip().splitlines()) == 1 and "cannot listen" in err
-    with web.listen("127.0.0.1", 0) as sock:  # named TCP: asyncio then sets TCP_NODELAY
+    with web_http.listen("127.0.0.1", 0) as sock:  # named TCP: asyncio then sets TCP_NODELAY
         assert sock.proto == socket.IPPROTO_TCP
 
 
@@ -530,13 +530,13 @@ def test_the_league_store_is_read_in_one_transaction_cached_and_never_changed(
     shutil.copy(league_db, db)
     before = folder_state(tmp_path)
     fits = []
-    real = web.leaderboard
+    real = web_league.leaderboard
 
     def counting(store, **group):
         fits.append(store.db.in_transaction)
         return real(store, **group)
 
-    monkeypatch.setattr(web, "leaderboard", counting)
+    monkeypatch.setattr(web_league, "leaderboard", counting)
     client = web_client(create_app(db=db))
     first = client.get("/api/leaderboard").json()
     assert client.get("/api/leaderboard").json() == first
