@@ -193,22 +193,20 @@ def leaderboard(store, variant="ghost", episode="game", rules=None, players=None
     """
     full_rules = dataclasses.asdict(make_game(variant, episode, rules).rules)
     with store.reading():  # one state of the file, even while a league writes to it
-        matches = store.matches(variant, episode, full_rules)
         outcomes = store.outcomes(variant, episode, full_rules)
         totals = store.player_totals(variant, episode, full_rules)
         known = {p["id"]: p for p in store.players()}
-    if not matches or outcomes is None:
+    if outcomes is None:
         raise ValueError(
             f"no {variant} matches (episode {episode}, rules {json.dumps(rules or {})}) "
             f"stored in {store.path!r}"
         )
     identity = {pid: (p["spec"], p["content_hash"]) for pid, p in known.items()}
-    everyone = sorted(
-        {pid for m in matches for pid in m["player_ids"]}, key=lambda pid: identity[pid]
-    )
+    everyone = sorted(totals, key=lambda pid: identity[pid])
     column = {pid: k for k, pid in enumerate(everyone)}
-    lineup = {m["id"]: [column[p] for p in m["player_ids"]] for m in matches}
-    position_player = np.array([lineup[m] for m in outcomes["match_id"].tolist()], np.int64)
+    column_of = np.zeros(max(everyone) + 1, np.int64)
+    column_of[everyone] = np.arange(len(everyone))
+    position_player = column_of[outcomes["player_ids"]]
     places, counts = outcomes["places"], outcomes["games"]
     # rows in an order of their contents alone (players by identity, then places), so that
     # the fit's floats do not depend on when, or in which order, the matches were stored
@@ -257,8 +255,8 @@ def leaderboard(store, variant="ghost", episode="game", rules=None, players=None
         variant=variant,
         episode=episode,
         rules=full_rules,
-        matches=len(matches),
-        games=sum(m["games"] for m in matches),
+        matches=len(np.unique(outcomes["match_id"])),
+        games=int(counts.sum()),  # a match's order counts add up to its games
         players=rows,
         head_to_head=share,
         head_to_head_games=met,

@@ -114,73 +114,100 @@ def openskill_ratings(num_players, members, scores):
     return _rating_dicts([r.mu for r in ratings], [r.sigma for r in ratings])
 
 
-def plackett_luce_ratings(num_players, members, scores, counts, tolerance=1e-9):
+def plackett_luce_ratings(num_players, members, scores, counts, tolerance=1e-7):
     """Plackett-Luce ratings fitted to all games at once (the model in the module docstring).
 
     members: int[R, T, M] and scores [R, T] as :func:`openskill_ratings`, one row
     per distinct (line-up, finishing order); counts: [R] games of each row.
     Returns one dict {"mu", "sigma", "ordinal" = mu - 3 sigma} per player
     (players in no row keep the prior 25 +- 25/3). Deterministic: the same rows
-    in the same order give the same floats. Cost: O(R T^2 M^2 + P^3) per Newton
-    step, about 10 steps.
+    in the same order give the same floats. Cost: O(R T^2 log R) once, then
+    O(E T^2 M^2 + P^3) per Newton step (about 10), E <= R T the distinct choice sets.
     """
-    members = np.asarray(members, np.int64)
-    rows, teams, size = members.shape
-    ranks = _ranks(scores)
-    below = ranks[:, None, :] >= ranks[:, :, None]  # [R, q, s]: team s competes at q's stage
-    weight = np.asarray(counts, np.float64)[:, None] / (ranks[:, None, :] == ranks[:, :, None]).sum(
-        2
-    )
-    scale = BETA * math.sqrt(teams)
-    eye = np.eye(teams)
-    team_of = np.broadcast_to(members[:, :, None, :, None], (rows, teams, teams, size, size))
-    pair_of = (team_of * num_players + members[:, None, :, None, :]).reshape(-1)
-    member_of = members.reshape(-1)
+    teams, chosen = _choice_sets(num_players, members, _ranks(scores), counts)
+    events, width, size = teams.shape
+    present = teams[:, :, 0] < num_players
+    total_weight = chosen.sum(axis=1)
+    scale = BETA * math.sqrt(np.shape(scores)[1])  # c: the teams of a game, not of a set
+    eye = np.eye(width)
+    team_of = np.broadcast_to(teams[:, :, None, :, None], (events, width, width, size, size))
+    pair_of = (team_of * (num_players + 1) + teams[:, None, :, None, :]).reshape(-1)
+    member_of = teams.reshape(-1)
     prior_precision = 1.0 / PRIOR_SIGMA**2
+    kept = np.arange(num_players)
 
     def terms(mu):
         """(log posterior + const, gradient [P], Hessian [P, P]) at mu."""
-        theta = mu[members].sum(axis=2) / scale
-        top = theta.max(axis=1, keepdims=True)
-        strength = np.exp(theta - top)[:, None, :] * below  # [R, q, s]
-        total = strength.sum(axis=2)
-        share = strength / total[:, :, None]
-        value = (weight * (theta - top - np.log(total))).sum()
-        team_gradient = (weight[:, :, None] * (eye - share)).sum(axis=1) / scale  # [R, s]
-        team_hessian = (
-            -(weight[:, :, None, None] * share[:, :, :, None] * (eye - share[:, :, None, :])).sum(
-                axis=1
-            )
-            / scale**2
-        )  # [R, s, u]
+        theta = np.append(mu, 0.0)[teams].sum(axis=2) / scale
+        theta = theta - np.where(present, theta, -np.inf).max(axis=1, keepdims=True)
+        strength = np.where(present, np.exp(np.where(present, theta, 0.0)), 0.0)
+        total = strength.sum(axis=1)
+        share = strength / total[:, None]
+        value = (chosen * np.where(present, theta, 0.0)).sum() - total_weight @ np.log(total)
+        team_gradient = (chosen - total_weight[:, None] * share) / scale  # [E, T]
+        team_hessian = -(total_weight[:, None, None] / scale**2) * (
+            share[:, :, None] * (eye - share[:, None, :])
+        )  # [E, T, T]
         gradient = np.bincount(
-            member_of, np.repeat(team_gradient, size, axis=1).reshape(-1), minlength=num_players
-        )
+            member_of,
+            np.repeat(team_gradient, size, axis=1).reshape(-1),
+            minlength=num_players + 1,
+        )[:num_players]
         hessian = np.bincount(
             pair_of,
             np.broadcast_to(team_hessian[..., None, None], team_of.shape).reshape(-1),
-            minlength=num_players * num_players,
-        ).reshape(num_players, num_players)
+            minlength=(num_players + 1) ** 2,
+        ).reshape(num_players + 1, num_players + 1)[np.ix_(kept, kept)]
         offset = mu - PRIOR_MU
         value -= 0.5 * prior_precision * (offset @ offset)
-        return (
-            value,
-            gradient - prior_precision * offset,
-            hessian - prior_precision * np.eye(num_players),
-        )
+        gradient = gradient - prior_precision * offset
+        return value, gradient, hessian - prior_precision * np.eye(num_players)
 
     mu = np.full(num_players, PRIOR_MU)
     value, gradient, hessian = terms(mu)
     while True:
         step = np.linalg.solve(hessian, -gradient)
+        if np.abs(step).max() < tolerance:
+            break
         length = 1.0
         while True:  # a concave objective: the full Newton step, halved until it climbs
             trial = terms(mu + length * step)
-            if trial[0] >= value or length < 1e-6:
+            if trial[0] >= value - 1e-12 * abs(value) or length < 1e-6:  # (rounding aside)
                 break
             length /= 2
         mu = mu + length * step
         value, gradient, hessian = trial
-        if np.abs(length * step).max() < tolerance:
-            break
     return _rating_dicts(mu, 1.0 / np.sqrt(-np.diag(hessian)))
+
+
+def _choice_sets(num_players, members, ranks, counts):
+    """The likelihood's terms, merged: every (team q, its set {s: rank_s >= rank_q}) of every
+    row is one choice of q from that set, worth counts / A_q games; choices from the same set
+    of teams (in any row) add up. Returns (teams int[E, T, M]: the set's teams, padded with
+    player ``num_players``; chosen float[E, T]: games' worth of each team chosen from it),
+    sets sorted by their teams (deterministic). Sets of one team carry no information: dropped.
+    """
+    members = np.asarray(members, np.int64)
+    width, size = members.shape[1:]
+    in_set = ranks[:, None, :] >= ranks[:, :, None]  # [R, q, s]
+    weight = np.asarray(counts, np.float64)[:, None] / (ranks[:, None, :] == ranks[:, :, None]).sum(
+        2
+    )
+    base = num_players**size + 1  # team ids 1 .. P^M; 0 = not in the set
+    if float(base) ** width >= 2.0**63:
+        raise ValueError(f"{num_players} players are too many for one rating fit")
+    team_id = 1 + (np.sort(members, axis=2) * num_players ** np.arange(size)).sum(axis=2)
+    ids = np.where(in_set, team_id[:, None, :], 0)  # [R, q, s]
+    order = np.argsort(-ids, axis=2, kind="stable")  # the set's teams first, by id
+    ordered = np.take_along_axis(ids, order, axis=2)
+    key = (ordered * base ** np.arange(width)).sum(axis=2).reshape(-1)
+    slot = (order == np.arange(width)[None, :, None]).argmax(axis=2).reshape(-1)  # q's place
+    real = (in_set.sum(axis=2) >= 2).reshape(-1)
+    unique, first, inverse = np.unique(key[real], return_index=True, return_inverse=True)
+    chosen = np.bincount(
+        inverse * width + slot[real], weight.reshape(-1)[real], minlength=len(unique) * width
+    ).reshape(len(unique), width)
+    source = np.flatnonzero(real)[first]  # one (row, q) of each set
+    teams = members[(source // width)[:, None], order.reshape(-1, width)[source]]  # [E, T, M]
+    teams[ordered.reshape(-1, width)[source] == 0] = num_players
+    return teams, chosen

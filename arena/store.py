@@ -109,7 +109,7 @@ CREATE TABLE IF NOT EXISTS match_outcomes (
     places TEXT NOT NULL,
     games INTEGER NOT NULL,
     PRIMARY KEY (match_id, places)
-);
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS match_totals (
     match_id INTEGER NOT NULL REFERENCES matches (id),
     position INTEGER NOT NULL,
@@ -120,7 +120,7 @@ CREATE TABLE IF NOT EXISTS match_totals (
     sequences INTEGER NOT NULL,
     sequence_wins_squared INTEGER NOT NULL,
     PRIMARY KEY (match_id, position)
-);
+) WITHOUT ROWID;
 """
 _AGGREGATED = ("seats", "final_scores", "points", "deals", "winner_seat", "sequence")
 TOTALS = ("games", "wins", "points", "deals", "sequences", "sequence_wins_squared")
@@ -483,23 +483,36 @@ class Store:
     def outcomes(self, variant, episode, rules):
         """The finishing-order counts of the matches of one variant, episode and rules dict.
 
-        Returns {"match_id": int64[R], "places": int64[R, S] (place of each
-        position, 1 = first), "games": int64[R]}, one row per (match, order),
-        in (match id, places) order; None when no match is stored.
+        Returns {"match_id": int64[R], "player_ids": int64[R, S] (player by
+        position), "places": int64[R, S] (place of each position, 1 = first),
+        "games": int64[R]}, one row per (match, order), in (match id, places)
+        order; None when no match is stored.
         """
         where, args = self._where(variant, episode, rules)
-        rows = self.db.execute(
-            "SELECT match_id, places, games FROM match_outcomes WHERE match_id IN"
-            f" (SELECT id FROM matches{where}) ORDER BY match_id, places",
-            args,
-        ).fetchall()
+        selected = f" WHERE match_id IN (SELECT id FROM matches{where})"
+        with self.reading():
+            rows = self.db.execute(
+                f"SELECT match_id, places, games FROM match_outcomes{selected}"
+                " ORDER BY match_id, places",
+                args,
+            ).fetchall()
+            lineups = self.db.execute(
+                f"SELECT match_id, player_id FROM match_players{selected}"
+                " ORDER BY match_id, position",
+                args,
+            ).fetchall()
         if not rows:
             return None
         match_id, places, games = zip(*rows, strict=True)
+        match_id = np.array(match_id, np.int64)
         digits = np.frombuffer("".join(places).encode("ascii"), np.uint8).astype(np.int64) - 48
+        digits = digits.reshape(len(rows), -1)
+        lineup = np.array(lineups, np.int64).reshape(-1, digits.shape[1], 2)  # [match, position]
+        at = np.searchsorted(lineup[:, 0, 0], match_id)
         return {
-            "match_id": np.array(match_id, np.int64),
-            "places": digits.reshape(len(rows), -1),
+            "match_id": match_id,
+            "player_ids": lineup[at, :, 1],
+            "places": digits,
             "games": np.array(games, np.int64),
         }
 
