@@ -18,11 +18,12 @@ Tables (schema version ``SCHEMA_VERSION``, kept in ``schema_version``)::
                                             (JSON lists; classic: the team's, at each
                                             seat), actions = one byte per decision
                                             (ghost_euchre_env.records), NULL if not kept
-    match_outcomes(match_id, places, games)  per match, how many of its games ended in each
-                                            finishing order: places = the place of each
-                                            position, one digit each (1 = first, ties
-                                            share the better place; classic: partners
-                                            share their team's), e.g. '132'
+    match_outcomes(match_id, outcomes)      per match, how many of its games ended in each
+                                            finishing order, as a JSON object {places:
+                                            games}: places = the place of each position,
+                                            one digit each (1 = first, ties share the
+                                            better place; classic: partners share their
+                                            team's), e.g. {"123": 40, "132": 12, "113": 1}
     match_totals(match_id, position, games, wins, points, deals, sequences,
                  sequence_wins_squared)     per match and position: games played and won,
                                             points scored over the deals dealt, deal
@@ -105,11 +106,9 @@ CREATE TABLE IF NOT EXISTS games (
     PRIMARY KEY (match_id, game)
 );
 CREATE TABLE IF NOT EXISTS match_outcomes (
-    match_id INTEGER NOT NULL REFERENCES matches (id),
-    places TEXT NOT NULL,
-    games INTEGER NOT NULL,
-    PRIMARY KEY (match_id, places)
-) WITHOUT ROWID;
+    match_id INTEGER PRIMARY KEY REFERENCES matches (id),
+    outcomes TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS match_totals (
     match_id INTEGER NOT NULL REFERENCES matches (id),
     position INTEGER NOT NULL,
@@ -159,7 +158,7 @@ def match_aggregates(variant, seats, final_scores, points, deals, winner_seat, s
 
     Per game g of G, by seat s: seats int[G, S] (position of the player at each
     seat), final_scores and points int[G, S]; deals, winner_seat (-1 none) and
-    sequence int[G]. Returns outcomes: [(places text, games)] sorted by places;
+    sequence int[G]. Returns outcomes: {places text: games}, sorted by places;
     totals: [(position, games, wins, points, deals, sequences, sequence_wins_squared)].
     """
     seats = np.asarray(seats, np.int64)
@@ -168,9 +167,7 @@ def match_aggregates(variant, seats, final_scores, points, deals, winner_seat, s
     scores = np.asarray(final_scores)[rows, seat_of]
     places = 1 + (scores[:, None, :] > scores[:, :, None]).sum(axis=2)
     orders, counts = np.unique(places, axis=0, return_counts=True)
-    outcomes = [
-        ("".join(map(str, o)), int(n)) for o, n in zip(orders.tolist(), counts, strict=True)
-    ]
+    outcomes = {"".join(map(str, o)): int(n) for o, n in zip(orders.tolist(), counts, strict=True)}
     team = SEAT_TEAM if variant == "classic" else np.arange(seats.shape[1])
     winner = np.asarray(winner_seat)
     won = (winner[:, None] >= 0) & (team[np.maximum(winner, 0)][:, None] == team[seat_of])
@@ -299,9 +296,9 @@ class Store:
 
     def _add_aggregates(self, match_id, outcomes, totals):
         """Insert a match's :func:`match_aggregates` (inside a transaction)."""
-        self.db.executemany(
-            "INSERT INTO match_outcomes (match_id, places, games) VALUES (?, ?, ?)",
-            [(match_id, places, games) for places, games in outcomes],
+        self.db.execute(
+            "INSERT INTO match_outcomes (match_id, outcomes) VALUES (?, ?)",
+            (match_id, json.dumps(outcomes)),
         )
         self.db.executemany(
             f"INSERT INTO match_totals (match_id, position, {', '.join(TOTALS)})"
@@ -489,31 +486,28 @@ class Store:
         order; None when no match is stored.
         """
         where, args = self._where(variant, episode, rules)
-        selected = f" WHERE match_id IN (SELECT id FROM matches{where})"
+        selected = f" WHERE match_id IN (SELECT id FROM matches{where}) ORDER BY match_id"
         with self.reading():
             rows = self.db.execute(
-                f"SELECT match_id, places, games FROM match_outcomes{selected}"
-                " ORDER BY match_id, places",
-                args,
+                f"SELECT match_id, outcomes FROM match_outcomes{selected}", args
             ).fetchall()
             lineups = self.db.execute(
-                f"SELECT match_id, player_id FROM match_players{selected}"
-                " ORDER BY match_id, position",
-                args,
+                f"SELECT match_id, player_id FROM match_players{selected}, position", args
             ).fetchall()
         if not rows:
             return None
-        match_id, places, games = zip(*rows, strict=True)
-        match_id = np.array(match_id, np.int64)
-        digits = np.frombuffer("".join(places).encode("ascii"), np.uint8).astype(np.int64) - 48
-        digits = digits.reshape(len(rows), -1)
-        lineup = np.array(lineups, np.int64).reshape(-1, digits.shape[1], 2)  # [match, position]
-        at = np.searchsorted(lineup[:, 0, 0], match_id)
+        counts = json.loads("[" + ",".join(text for _, text in rows) + "]")  # one parse, not R
+        places = "".join(order for orders in counts for order in orders)
+        digits = np.frombuffer(places.encode("ascii"), np.uint8).astype(np.int64) - 48
+        games = np.array([n for orders in counts for n in orders.values()], np.int64)
+        digits = digits.reshape(len(games), -1)
+        lineup = np.array(lineups, np.int64).reshape(len(rows), digits.shape[1], 2)
+        at = np.repeat(np.arange(len(rows)), [len(orders) for orders in counts])
         return {
-            "match_id": match_id,
+            "match_id": lineup[at, 0, 0],
             "player_ids": lineup[at, :, 1],
             "places": digits,
-            "games": np.array(games, np.int64),
+            "games": games,
         }
 
     def player_totals(self, variant, episode, rules):

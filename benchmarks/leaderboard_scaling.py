@@ -104,13 +104,15 @@ def synthetic_league(store, num_players, games, seed=0):
 
 
 def timed(function, repeats):
-    """(first call's seconds, median of the next ``repeats`` calls' seconds, last result)."""
-    times, result = [], None
-    for _ in range(repeats + 1):
+    """(first call's seconds, median of the next ``repeats`` calls' seconds, the result)."""
+    start = time.perf_counter()
+    result = function()
+    first, times = time.perf_counter() - start, []
+    for _ in range(repeats):
         start = time.perf_counter()
-        result = function()
+        function()
         times.append(time.perf_counter() - start)
-    return times[0], statistics.median(times[1:]), result
+    return first, statistics.median(times), result
 
 
 def rank_correlation(a, b):

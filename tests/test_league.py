@@ -432,54 +432,49 @@ def test_the_leaderboard_reads_summaries_never_games(tmp_path):
 
 def test_adding_a_match_changes_only_what_it_should(tmp_path):
     path, specs = tmp_path / "league.sqlite", [STRONG, MIDDLE, WEAK, FOURTH]
-    plan = league_matches(specs)
+    *first, new = league_matches(specs)
     with Store(path) as store:
-        for players in plan[:3]:
+        for players in first:
             add(store, players)
         before, stored = leaderboard(store, rules=RULES), summaries(path)
-        new = plan[3]
         result = add(store, new)
         after = leaderboard(store, rules=RULES)
-    old_rows, new_rows = summaries(path), None
-    assert [[r for r in t if r[0] <= 3] for t in old_rows] == stored  # old summaries untouched
-    new_rows = [[r for r in t if r[0] == 4] for t in old_rows]
-    assert sum(games for _, _, games in new_rows[0]) == len(result.sequence)
-    assert (after.matches, after.games) == (before.matches + 1, before.games + len(result.sequence))
-    rows = {
-        b: {p["spec"]: p for p in board.players}
-        for b, board in (("before", before), ("after", after))
-    }
-    totals = {new[position]: t for _, position, *t in new_rows[1]}
+    outcomes, totals = summaries(path)
+    assert [outcomes[: len(stored[0])], totals[: len(stored[1])]] == stored  # kept as they were
+    games = len(result.sequence)
+    assert (after.matches, after.games) == (before.matches + 1, before.games + games)
+    rows = [{p["spec"]: p for p in board.players} for board in (before, after)]
+    counted = ("games", "wins", "deals", "win_rate", "win_rate_ci95", "points_per_deal")
     for spec in specs:
-        changed = {
-            k: rows["after"][spec][k] - rows["before"][spec][k] for k in ("games", "wins", "deals")
-        }
+        gained = {k: rows[1][spec][k] - rows[0][spec][k] for k in ("games", "wins", "deals")}
         if spec in new:
-            games, wins, _, deals, *_ = totals[spec]
-            assert changed == {"games": games, "wins": wins, "deals": deals}
-            assert result.players[new.index(spec)]["wins"] == wins
+            played = result.players[new.index(spec)]
+            assert gained == {"games": games, "wins": played["wins"], "deals": played["deals"]}
         else:
-            assert changed == {"games": 0, "wins": 0, "deals": 0}
-            for k in ("win_rate", "win_rate_ci95", "points_per_deal"):
-                assert rows["after"][spec][k] == rows["before"][spec][k]
-    names = {
-        b: [p["spec"] for p in board.players] for b, board in (("before", before), ("after", after))
+            assert {k: rows[1][spec][k] for k in counted} == {k: rows[0][spec][k] for k in counted}
+    # head to head: the new match's pairs gain its games and who finished ahead; others are unchanged
+    scores = np.take_along_axis(result.final_scores, np.argsort(result.seat_player, axis=1), 1)
+    old_pairs, new_pairs = head_to_head_cells(before), head_to_head_cells(after)
+    for (a, b), (share, met) in new_pairs.items():
+        old_share, old_met = old_pairs[a, b]
+        if a in new and b in new:
+            mine, theirs = scores[:, new.index(a)], scores[:, new.index(b)]
+            ahead = (mine > theirs).sum() + 0.5 * (mine == theirs).sum()
+            assert met == old_met + games
+            assert share * met == pytest.approx((old_share or 0) * old_met + ahead)
+        else:
+            assert (share, met) == (old_share, old_met)
+
+
+def head_to_head_cells(board):
+    """{(spec, spec): (share, games)} of a leaderboard's head-to-head table, pairs of distinct players."""
+    specs = [p["spec"] for p in board.players]
+    return {
+        (a, b): (board.head_to_head[i][j], board.head_to_head_games[i][j])
+        for i, a in enumerate(specs)
+        for j, b in enumerate(specs)
+        if i != j
     }
-    for a in specs:
-        for b in specs:
-            if a == b:
-                continue
-            cell = {
-                k: (
-                    board.head_to_head[names[k].index(a)][names[k].index(b)],
-                    board.head_to_head_games[names[k].index(a)][names[k].index(b)],
-                )
-                for k, board in (("before", before), ("after", after))
-            }
-            if a in new and b in new:
-                assert cell["after"][1] == cell["before"][1] + len(result.sequence)
-            else:
-                assert cell["after"] == cell["before"]
 
 
 def add(store, players):
