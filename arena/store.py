@@ -477,6 +477,15 @@ class Store:
             out[match_id]["player_ids"].append(player_id)
         return list(out.values())
 
+    def groups(self):
+        """The distinct (variant, episode, rules dict) of the stored matches, in the order of
+        their first match: [{"variant", "episode", "rules"}] (one query, not a pass over matches)."""
+        rows = self.db.execute(
+            "SELECT variant, episode, rules FROM matches"
+            " GROUP BY variant, episode, rules ORDER BY MIN(id)"
+        )
+        return [{"variant": v, "episode": e, "rules": json.loads(r)} for v, e, r in rows]
+
     def outcomes(self, variant, episode, rules):
         """The finishing-order counts of the matches of one variant, episode and rules dict.
 
