@@ -145,16 +145,23 @@ class Store:
 
     def __init__(self, path=DEFAULT_DB):
         self.path = os.fspath(path)
+        if os.path.isdir(self.path):
+            raise ValueError(f"league store {self.path!r} is a directory; expected a file")
         directory = os.path.dirname(os.path.abspath(self.path))
         os.makedirs(directory, exist_ok=True)
-        self.db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         try:
+            self.db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        except sqlite3.Error as error:
+            raise ValueError(f"cannot open league store {self.path!r}: {error}") from None
+        try:
+            self._check_ours()  # before anything is written: another application's file is left as it is
             self._switch_to_wal()
             self.db.execute("PRAGMA synchronous=NORMAL")  # WAL: safe against a killed process
             self.db.execute("PRAGMA foreign_keys=ON")
             versions = self._schema_versions()  # a read: opening a store never waits for a writer
             if not versions:  # a new file: create the tables (in a write transaction, once)
                 with self.transaction():
+                    self._check_ours()
                     for statement in _SCHEMA.split(";"):  # not executescript: it would commit
                         if statement.strip():
                             self.db.execute(statement)
@@ -173,6 +180,21 @@ class Store:
         except ValueError:
             self.db.close()
             raise
+
+    def _check_ours(self):
+        """ValueError unless the file is empty or has a ``schema_version`` table (a league store)."""
+        tables = [
+            name
+            for (name,) in self.db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+            )
+        ]
+        if tables and "schema_version" not in tables:
+            shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
+            raise ValueError(
+                f"{self.path!r} is not a league store: an SQLite database of other tables "
+                f"({shown}), left as it is"
+            )
 
     # ------------------------------------------------------------------ plumbing
     def _switch_to_wal(self):
@@ -210,8 +232,12 @@ class Store:
         self.close()
 
     def transaction(self):
-        """A write transaction (BEGIN IMMEDIATE ... COMMIT; ROLLBACK on any exception)."""
-        return _Transaction(self.db)
+        """A write transaction (BEGIN IMMEDIATE ... COMMIT; ROLLBACK on any exception).
+
+        A store that cannot be written (a read-only file or directory) raises
+        ValueError saying so.
+        """
+        return _Transaction(self.db, self.path)
 
     # ------------------------------------------------------------------- writing
     def player_id(self, identity):
@@ -426,13 +452,38 @@ class Store:
 
 
 class _Transaction:
-    def __init__(self, db):
-        self.db = db
+    def __init__(self, db, path):
+        self.db, self.path = db, path
 
     def __enter__(self):
-        self.db.execute("BEGIN IMMEDIATE")
+        self._execute("BEGIN IMMEDIATE")
         return self.db
 
     def __exit__(self, kind, value, traceback):
-        self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+        if kind is None:
+            self._execute("COMMIT")
+            return False
+        self.db.execute("ROLLBACK")
+        if _is_read_only(value):
+            raise _read_only(self.path) from None
         return False
+
+    def _execute(self, statement):
+        try:
+            self.db.execute(statement)
+        except sqlite3.OperationalError as error:
+            if _is_read_only(error):
+                raise _read_only(self.path) from None
+            raise
+
+
+def _is_read_only(error):
+    return isinstance(error, sqlite3.OperationalError) and "readonly" in str(error)
+
+
+def _read_only(path):
+    """The one-line error of a write to the read-only store at ``path``."""
+    return ValueError(
+        f"league store {path!r} is read-only: nothing can be written to it "
+        "(check the permissions of the file and of its directory)"
+    )
