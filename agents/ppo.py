@@ -296,7 +296,10 @@ def load_weights(module, weights, what):
     """``module.load_state_dict(weights)``; ValueError, one line naming ``what`` and the first
     missing, unexpected or mis-shaped weight, when they do not fit (torch's text: many lines)."""
     if not isinstance(weights, dict):
-        raise ValueError(f"{what}: the weights are a {type(weights).__name__}, not a state dict")
+        raise ValueError(
+            f"{what} does not fit the network: its weights are a {type(weights).__name__}, "
+            "not a state dict"
+        )
     own = module.state_dict()
     problems = [f"weight {k!r} is missing" for k in own if k not in weights]
     problems += [f"unexpected weight {k!r}" for k in weights if k not in own]

@@ -484,13 +484,15 @@ def play_interactive(
     Returns the final scores of each game (list of lists, by seat, or by team in classic).
     """
     check_int("games", games, 1)
-    if seed is None:
+    drawn = seed is None
+    if drawn:
         seed = int(np.random.default_rng().integers(1_000_000))
-        out(f"seed {seed} (play these deals again with --seed {seed})")
     check_int("seed", seed, 0)
     game = make_game(variant, episode, rules)
     _check_player_count(players, game, variant)
     policies, names, _ = build_players(players, game, seed)
+    if drawn:  # once the players are built: a bad spec is the only line printed
+        out(f"seed {seed} (play these deals again with --seed {seed})")
     labels = seat_labels(names, [isinstance(policy, HumanPolicy) for policy in policies])
     for seat, policy in enumerate(policies):
         if isinstance(policy, HumanPolicy):
