@@ -32,7 +32,6 @@ release, info took the AEC env's fixed-shape numeric infos (``legal_actions``
 dropped: ``action_masks()`` holds them).
 """
 
-import copy
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -154,12 +153,15 @@ class GhostEuchreGymEnv(gymnasium.Env):
         """``call(*args)``; if it raises, the env (the AEC env, the mask, the random
         opponents' generator) is put back as it was before, and the error passes on."""
         saved = self.aec.snapshot()
-        mask, generator, seed = self._mask, copy.deepcopy(self._np_random), self._np_random_seed
+        mask, generator, seed = self._mask, self._np_random, self._np_random_seed
+        draws = {} if generator is None else generator.bit_generator.state  # a copy, cheap
         try:
             return call(*args)
         except BaseException:
             self.aec.restore(saved)
             self._mask, self._np_random, self._np_random_seed = mask, generator, seed
+            if generator is not None:
+                generator.bit_generator.state = draws
             raise
 
     def _play_opponents(self):
