@@ -327,8 +327,7 @@ def league_main(args):
     check_writable(db, "--db")
     league_plan(args.players, args.variant, args.episode, rules)  # bad players: no store made
     with Store(db) as store:
-        with store.transaction():  # a read-only store is refused before any match is played
-            pass
+        store.check_writable()  # a read-only store is refused before any match is played
         try:
             run = run_league(args.players, store, **_play_options(args, rules), out=print)
         except KeyboardInterrupt:

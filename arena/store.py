@@ -27,6 +27,7 @@ mode with a busy timeout, so several processes may read and write it at once
 writers take turns).
 """
 
+import contextlib
 import datetime
 import hashlib
 import json
@@ -209,6 +210,8 @@ class Store:
                 self.db.execute("PRAGMA journal_mode=WAL")
                 return
             except sqlite3.OperationalError as error:  # noqa: PERF203 (a retry loop, rarely taken)
+                if _is_read_only(error):  # read-only: readable as it is; writes say so
+                    return
                 if "locked" not in str(error) or time.monotonic() > deadline:
                     raise
                 time.sleep(0.01)
@@ -238,6 +241,13 @@ class Store:
         ValueError saying so.
         """
         return _Transaction(self.db, self.path)
+
+    def check_writable(self):
+        """ValueError (one line) unless the store can be written now: a write is tried, then
+        rolled back, so that a read-only store is refused before any work is done for it."""
+        with contextlib.suppress(_RolledBack), self.transaction():
+            self.db.execute("UPDATE schema_version SET version = version")
+            raise _RolledBack
 
     # ------------------------------------------------------------------- writing
     def player_id(self, identity):
@@ -449,6 +459,10 @@ class Store:
                 f"match {match_id} has no game {missing[0]} (games 0..{len(rows) - 1})"
             )
         return records
+
+
+class _RolledBack(Exception):
+    """Ends :meth:`Store.check_writable`'s transaction (rolled back)."""
 
 
 class _Transaction:

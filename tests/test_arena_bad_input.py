@@ -5,6 +5,7 @@ status 2, nothing printed before it, and no file created or changed.
 """
 
 import json
+import os
 import re
 import sqlite3
 
@@ -134,25 +135,31 @@ def test_a_store_on_a_directory_names_the_path(tmp_path):
 
 
 def _read_only_connections(monkeypatch):
-    """Every store opened from now on cannot write (SQLite's query_only: as a read-only file
-    does, also when the tests run as root, whom file permissions do not stop)."""
+    """Every store opened from now on is opened read-only (SQLite's mode=ro: as a read-only
+    file is, also when the tests run as root, whom file permissions do not stop)."""
     connect = sqlite3.connect
 
-    def read_only(*args, **kwargs):
-        db = connect(*args, **kwargs)
-        db.execute("PRAGMA query_only = ON")
-        return db
+    def read_only(path, *args, **kwargs):
+        return connect(f"file:{os.fspath(path)}?mode=ro", *args, uri=True, **kwargs)
 
     monkeypatch.setattr(sqlite3, "connect", read_only)
 
 
-def test_a_read_only_store_says_so_before_any_match(tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("journal", ["wal", "delete"])
+def test_a_read_only_store_is_read_and_says_so_before_any_match(
+    tmp_path, monkeypatch, capsys, journal
+):
     path = tmp_path / "league.sqlite"
     Store(path).close()
+    with sqlite3.connect(path, isolation_level=None) as db:
+        db.execute(f"PRAGMA journal_mode={journal}")
+    db.close()
     before = path.read_bytes()
     _read_only_connections(monkeypatch)
-    with Store(path) as store, pytest.raises(ValueError, match="is read-only") as error:
-        store.player_id(("heuristic", ""))
+    with Store(path) as store:
+        assert store.matches() == []  # readable as it is
+        with pytest.raises(ValueError, match="is read-only") as error:
+            store.player_id(("heuristic", ""))
     assert str(error.value).startswith(f"league store {str(path)!r} is read-only")
 
     def no_match(*args, **kwargs):
