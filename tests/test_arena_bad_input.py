@@ -204,6 +204,7 @@ def test_weights_that_do_not_fit_are_one_line(tmp_path, edit, message):
         (bytes(range(256)) * 8, "not a file torch.save wrote"),
         (b"", "torch.load cannot read it (EOFError)"),
     ],
+    ids=["random-bytes", "empty"],
 )
 def test_a_file_that_is_not_a_policy_is_one_line_without_torchs_advice(tmp_path, content, message):
     path = tmp_path / "bot.pt"
