@@ -212,7 +212,8 @@ def test_a_file_that_is_not_a_policy_is_one_line_without_torchs_advice(tmp_path,
     with pytest.raises(ValueError, match=re.escape(message)) as error:
         ppo.load_file(path)
     text = str(error.value)
-    assert "\n" not in text and "weights_only=False" not in text and len(text) < 200
+    assert "\n" not in text and "weights_only=False" not in text
+    assert len(text) - len(str(path)) < 150  # a line, not torch's ~720 characters of advice
     with pytest.raises(ValueError, match="is a directory"):
         ppo.load_file(tmp_path)
 
