@@ -13,6 +13,7 @@ Spec options: ``ppo:PATH`` plays the most likely legal action (greedy);
 
 import os
 import pickle
+import re
 import warnings
 
 import numpy as np
@@ -248,25 +249,82 @@ def learned_role(payload):
     return learn, {"auction": config.get("card_play"), "play": config.get("bidding")}.get(learn)
 
 
-def read_payload(path):
-    """The dict saved in a policy file or training checkpoint (no arbitrary unpickling)."""
+def load_file(path, what="PPO checkpoint of train.py"):
+    """The object ``torch.save`` wrote at ``path``, read with ``weights_only=True`` (tensors and
+    plain containers only: nothing else in a file is unpickled).
+
+    ValueError, one line naming ``path`` and ``what`` the file should be, when it
+    cannot be read so: missing, a directory, not a file torch.save wrote, or one
+    holding other objects. (torch's own text is many lines and advises
+    ``weights_only=False``, which runs any code a file holds: never for a file from
+    elsewhere.) For every reader of policy files and checkpoints.
+    """
     try:
         with warnings.catch_warnings():  # torch warns about pickle protocols of foreign files
             warnings.simplefilter("ignore", UserWarning)
-            payload = torch.load(path, map_location="cpu", weights_only=True)
+            return torch.load(path, map_location="cpu", weights_only=True)
     except FileNotFoundError:
-        raise ValueError(f"PPO checkpoint {path!r} does not exist") from None
-    except pickle.UnpicklingError:  # torch's message is many lines of advice about weights_only
-        raise ValueError(
-            f"{path!r} is not a PPO checkpoint of train.py: it holds objects other than tensors "
-            "and plain containers, which are not loaded (torch.load(weights_only=True))"
-        ) from None
+        raise ValueError(f"{what} {os.fspath(path)!r} does not exist") from None
+    except IsADirectoryError:
+        raise ValueError(f"{what} {os.fspath(path)!r} is a directory, not a file") from None
+    except OSError as error:
+        raise ValueError(f"cannot read {what} {os.fspath(path)!r}: {error.strerror}") from None
+    except pickle.UnpicklingError as error:
+        raise ValueError(f"{os.fspath(path)!r} is not a {what}: {_unpickling(error)}") from None
     except Exception as error:  # noqa: BLE001 (any failure to read: corrupt file, not a torch file)
         reason = str(error).strip().splitlines()[0] if str(error).strip() else ""
         raise ValueError(
-            f"{path!r} is not a PPO checkpoint of train.py: torch.load cannot read it "
+            f"{os.fspath(path)!r} is not a {what}: torch.load cannot read it "
             f"({type(error).__name__}{': ' + reason if reason else ''})"
         ) from None
+
+
+def _unpickling(error):
+    """What torch's weights-only unpickler refused, in a few words (its message: many lines)."""
+    text = " ".join(str(error).split())
+    found = re.search(r"Unsupported global: GLOBAL (\S+)", text)
+    if found:
+        return (
+            f"it holds objects other than tensors and plain containers ({found.group(1)}), "
+            "which are not loaded (torch.load(weights_only=True))"
+        )
+    found = re.search(r"WeightsUnpickler error: (.+?)\.? Check the documentation", text)
+    detail = f" ({found.group(1).strip()})" if found else ""
+    return f"not a file torch.save wrote, or it holds objects other than tensors{detail}"
+
+
+def load_weights(module, weights, what):
+    """``module.load_state_dict(weights)``; ValueError, one line naming ``what`` and the first
+    missing, unexpected or mis-shaped weight, when they do not fit (torch's text: many lines)."""
+    if not isinstance(weights, dict):
+        raise ValueError(
+            f"{what} does not fit the network: its weights are a {type(weights).__name__}, "
+            "not a state dict"
+        )
+    own = module.state_dict()
+    problems = [f"weight {k!r} is missing" for k in own if k not in weights]
+    problems += [f"unexpected weight {k!r}" for k in weights if k not in own]
+    for key in [k for k in own if k in weights]:
+        value = weights[key]
+        if not isinstance(value, torch.Tensor):
+            problems.append(f"weight {key!r} is a {type(value).__name__}, not a tensor")
+        elif value.shape != own[key].shape:
+            problems.append(
+                f"weight {key!r} has shape {list(value.shape)}; the network's is "
+                f"{list(own[key].shape)}"
+            )
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise ValueError(f"{what} does not fit the network: {problems[0]}{more}")
+    try:
+        module.load_state_dict(weights)
+    except RuntimeError as error:  # anything the checks above missed: its first line
+        raise ValueError(f"{what} does not fit the network: {str(error).splitlines()[0]}") from None
+
+
+def read_payload(path):
+    """The dict saved in a policy file or training checkpoint (:func:`load_file`: no arbitrary unpickling)."""
+    payload = load_file(path)
     if not isinstance(payload, dict) or "model" not in payload or "model_config" not in payload:
         raise ValueError(
             f"{path!r} is not a PPO checkpoint of train.py (expected keys 'model' and 'model_config')"
@@ -277,13 +335,16 @@ def read_payload(path):
 def load_model(path, payload=None):
     """The ActorCritic stored in a policy file or training checkpoint (``payload``: its contents, if read)."""
     payload = read_payload(path) if payload is None else payload
+    config = payload["model_config"]
+    if not isinstance(config, dict):
+        raise ValueError(f"PPO checkpoint {path!r}: model_config is not a dict, got {config!r}")
     try:
-        model = ActorCritic(**payload["model_config"])
-        model.load_state_dict(payload["model"])
-    except (TypeError, RuntimeError) as error:  # config or weights that do not fit this network
+        model = ActorCritic(**config)
+    except TypeError as error:  # a config of another network
         raise ValueError(
             f"PPO checkpoint {path!r} does not fit agents.ppo.ActorCritic: {error}"
         ) from None
+    load_weights(model, payload["model"], f"PPO checkpoint {path!r}")
     model.eval()
     return model
 
@@ -338,8 +399,17 @@ def load_policy(path, game, seed=None, sample=False):
             f"learn in {list(LEARN_MODES)} and the spec of the policy making the other decisions"
         )
     from .composite import CompositePolicy  # late imports: specs imports this module by name
-    from .specs import make_policy
+    from .specs import HUMAN_SEAT, make_policy, uses_human
 
-    other = make_policy(partner, game, seed=None if seed is None else seed + 1)
+    role = "card play" if learn == "auction" else "auction"
+    try:
+        if uses_human(partner):
+            raise ValueError(f"{HUMAN_SEAT}, not inside another policy")
+        other = make_policy(partner, game, seed=None if seed is None else seed + 1)
+    except ValueError as error:
+        raise ValueError(
+            f"PPO checkpoint {path!r}: the spec recorded in it for the {role}, {partner!r}, "
+            f"does not build: {error}"
+        ) from None
     parts = (policy, other) if learn == "auction" else (other, policy)
     return CompositePolicy(game, *parts)

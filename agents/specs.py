@@ -154,13 +154,42 @@ def spec_text(tree):
     )
 
 
+HUMAN_SEAT = (
+    "human plays only a whole seat of a game at a terminal (python evaluate.py human SPEC SPEC) "
+    "or on the web page (python evaluate.py serve)"
+)
+
+
+def uses_human(spec):
+    """Whether ``spec`` names ``human`` at any depth: the spec itself, a composite's part, or
+    an option value that is itself such a spec (``pimc:rollout=human``). ValueError (as
+    :func:`split_spec`) for a spec that does not parse."""
+    if is_composite(spec):
+        return any(uses_human(part) for part in split_composite(spec))
+    kind, _, kwargs = split_spec(spec)
+    return kind == "human" or any(_names_human(value) for value in kwargs.values())
+
+
+def _names_human(value):
+    """:func:`uses_human` of a value that may not be a spec at all (then False)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        return uses_human(value)
+    except ValueError:  # a plain string option (a path, a name), not a spec
+        return False
+
+
 def make_policy(spec, game, seed=None):
     """Build the policy named by ``spec`` (see the module docstring) for ``game``.
 
     game: the variant's engine (``GhostEuchre`` or ``ClassicEuchre``); seed: int or
     None. Raises ValueError (one line, saying what was expected) for an unknown
-    name, a missing module, class or file, or an object without the Policy interface.
+    name, a missing module, class or file, an object without the Policy interface,
+    or ``human`` inside another policy (:func:`uses_human`).
     """
+    if _names_human(spec) and split_spec(spec)[0] != "human":  # (bad specs: errors below)
+        raise ValueError(f"policy spec {spec!r}: {HUMAN_SEAT}, not inside another policy")
     if is_composite(spec):
         return _make_composite(spec, game, seed)
     kind, target, kwargs = split_spec(spec)

@@ -19,10 +19,11 @@ import math
 import numpy as np
 
 from agents.composite import CompositePolicy
-from arena.match import build_players, make_game, run_match
+from arena.match import build_players, check_no_human, make_game, run_match
 from arena.regret import RecordingPolicy, bid_regret
 from arena.report import format_rows
 from arena.stats import Z95
+from ghost_euchre_env.core import check_int
 from ghost_euchre_env.ghost import BID_LEVELS
 
 LEVEL_NAMES = ("3", "4", "5", "moon")
@@ -63,8 +64,13 @@ def run_bidding_match(
     of the deal played by card_play (default heuristic). Returns (MatchResult,
     one arena.regret.Regret per player or None). Other arguments: ``run_match``'s.
     """
+    check_int("seed", seed, 0)
     game = make_game("ghost", episode, rules)
+    if regret_decisions:
+        check_int("regret_worlds", regret_worlds, 1)  # before the match, not after it
+    check_no_human(players)
     if card_play is not None:
+        check_no_human([card_play], "card-play policy")
         players = bidding_players(players, card_play, game, seed)
     recorders = None
     if regret_decisions:

@@ -64,7 +64,7 @@ from agents.human import HumanQuit
 from agents.specs import parse_value, split_spec
 from arena.bidding import bidding_table, run_bidding_match
 from arena.files import check_writable, write_atomic
-from arena.league import leaderboard, run_league
+from arena.league import leaderboard, league_plan, run_league
 from arena.match import EPISODES, VARIANTS, play_interactive, run_match
 from arena.report import (
     leaderboard_table,
@@ -78,6 +78,7 @@ from arena.report import (
 from arena.store import DEFAULT_DB, Store
 from ghost_euchre_env.core import check_int
 from ghost_euchre_env.records import (
+    RecordError,
     check_records,
     format_replay,
     records_from_dict,
@@ -85,6 +86,10 @@ from ghost_euchre_env.records import (
 )
 
 SQLITE_HEADER = b"SQLite format 3\x00"
+REGRET_WORLDS = 32  # --regret-worlds' default
+MAX_PORT = 65535
+# what a game with a human at the terminal does not use (it keeps no results)
+NOT_WITH_HUMAN = ("json", "csv", "plot", "record", "card_play", "bid_regret", "regret_worlds")
 
 
 # -------------------------------------------------------------------------- CLI
@@ -159,7 +164,11 @@ def parse_args(argv=None):
         help="bid regret of each player over N sampled auction decisions (ghost)",
     )
     parser.add_argument(
-        "--regret-worlds", type=int, default=32, metavar="W", help="worlds per regret decision"
+        "--regret-worlds",
+        type=int,
+        default=None,
+        metavar="W",
+        help=f"worlds per regret decision (with --bid-regret; default {REGRET_WORLDS})",
     )
     return parser.parse_args(argv)
 
@@ -224,6 +233,10 @@ def serve_main(argv):
         help="allow a --host other machines can reach (no login; built-in bots only)",
     )
     args = parser.parse_args(argv)
+    if not 0 <= args.port <= MAX_PORT:
+        return _error(f"--port must be 0..{MAX_PORT} (0: any free port), got {args.port}")
+    if os.path.isdir(args.db):
+        return _error(f"--db {args.db!r} is a directory; expected a league store file")
     from arena.web import serve
 
     try:
@@ -243,6 +256,17 @@ def main(argv=None):
     if argv[:1] == ["replay"]:
         return _run(replay_main, parse_replay_args(argv[1:]))
     args = parse_args(argv)
+    for flag, value, minimum in (
+        ("--games", args.games, 1),
+        ("--seed", args.seed, 0),
+        ("--num-envs", args.num_envs, 1),
+    ):
+        if value is not None and value < minimum:
+            return _error(f"{flag} must be an int >= {minimum}, got {value}")
+    if args.regret_worlds is not None and not args.bid_regret:
+        return _error(
+            "--regret-worlds is the worlds of each --bid-regret decision; give --bid-regret N"
+        )
     if args.league:
         return _run(league_main, args)
     if args.db:
@@ -308,9 +332,14 @@ def _wrote(shown, *details):
 
 def match_main(args):
     rules = _parse_rules(args.rule)
+    human = any(split_spec(spec)[0] == "human" for spec in args.players)
+    unused = [name for name in NOT_WITH_HUMAN if human and getattr(args, name)]
+    if unused:
+        flag = "--" + unused[0].replace("_", "-")
+        raise ValueError(f"{flag} is for matches of bots; a game with human keeps no results")
     outputs = _check_outputs(args, [("json", write_json), ("csv", write_csv), ("plot", write_plot)])
     record = _check_output(args.record, "--record") if args.record else None
-    if any(split_spec(spec)[0] == "human" for spec in args.players):
+    if human:
         games = 1 if args.games is None else args.games
         try:
             play_interactive(args.players, args.variant, games, args.seed, args.episode, rules)
@@ -325,12 +354,13 @@ def match_main(args):
             raise ValueError("--card-play and --bid-regret are for --variant ghost")
         if args.record:
             raise ValueError("--record is for plain matches, not with --card-play or --bid-regret")
+        worlds = REGRET_WORLDS if args.regret_worlds is None else args.regret_worlds
         check_int("--bid-regret", args.bid_regret, 0)
-        check_int("--regret-worlds", args.regret_worlds, 1)
+        check_int("--regret-worlds", worlds, 1)
         options = _play_options(args, rules)
         del options["variant"]
         result, regrets = run_bidding_match(
-            args.players, args.card_play, args.bid_regret, args.regret_worlds, **options
+            args.players, args.card_play, args.bid_regret, worlds, **options
         )
     else:
         result = run_match(args.players, **_play_options(args, rules), record=bool(args.record))
@@ -357,7 +387,9 @@ def league_main(args):
         return _error("--card-play and --bid-regret are for a single match, not --league")
     db = args.db or DEFAULT_DB
     check_writable(db, "--db")
+    league_plan(args.players, args.variant, args.episode, rules)  # bad players: no store made
     with Store(db) as store:
+        store.check_writable()  # a read-only store is refused before any match is played
         try:
             run = run_league(args.players, store, **_play_options(args, rules), out=print)
         except KeyboardInterrupt:
@@ -395,20 +427,25 @@ def replay_main(args):
     else:
         if args.match is not None:
             return _error("--match is for a league store; FILE is a record file")
-        with open(args.file, encoding="utf-8") as handle:
-            try:
+        try:
+            with open(args.file, encoding="utf-8") as handle:
                 records = records_from_dict(json.load(handle))
-            except json.JSONDecodeError as error:
-                return _error(f"{args.file!r} is not a game records file: {error}")
+        except (UnicodeDecodeError, json.JSONDecodeError) as error:
+            return _error(f"{args.file!r} is not a game records file (JSON text): {error}")
+        except RecordError as error:
+            return _error(f"{args.file!r}: {error}")
         first = 0
         if args.game is not None:
             if not 0 <= args.game < len(records):
                 return _error(f"--game {args.game}: the file has games 0..{len(records) - 1}")
             records, first = [records[args.game]], args.game
-    if args.game is not None:
-        print(format_replay(records[0], unicode=not args.ascii))
-        return 0
-    scores = check_records(records)
+    try:  # a record that does not replay (bad rules, a bad action): named with its file
+        if args.game is not None:
+            print(format_replay(records[0], unicode=not args.ascii))
+            return 0
+        scores = check_records(records)
+    except ValueError as error:
+        return _error(f"{args.file!r}: {error}")
     for number, (record, final) in enumerate(zip(records, scores, strict=True), first):
         print(
             f"game {number}: {', '.join(record.names)}; {len(record.actions)} actions; "

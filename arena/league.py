@@ -47,7 +47,7 @@ import time
 import numpy as np
 
 from agents.specs import make_policy
-from arena.match import make_game, match_teams, run_match, seatings
+from arena.match import check_no_human, make_game, match_teams, run_match, seatings
 from arena.stats import FIT_RATING_MODEL, plackett_luce_ratings, win_ci_from_sums
 from arena.store import code_version, match_key, player_identity
 from ghost_euchre_env.classic import SEAT_TEAM
@@ -77,6 +77,21 @@ def league_matches(specs, variant="ghost"):
             team_b = tuple(s for s in four[1:] if s != partner)
             matches.append([team_a[0], team_b[0], team_a[1], team_b[1]])
     return matches
+
+
+def league_plan(specs, variant="ghost", episode="game", rules=None):
+    """:func:`league_matches`, with every player built once on the league's game to check it.
+
+    ValueError (one line) for too few players, a repeated one, a spec that does not
+    build for these rules, or ``human`` (:func:`arena.match.check_no_human`): for a
+    caller to check a league before it creates anything.
+    """
+    plan = league_matches(specs, variant)
+    check_no_human(specs, "league player")
+    game = make_game(variant, episode, rules)
+    for spec in sorted({s for m in plan for s in m}):
+        make_policy(spec, game, seed=0)
+    return plan
 
 
 @dataclasses.dataclass
@@ -116,9 +131,7 @@ def run_league(
     game = make_game(variant, episode, rules)
     full_rules = dataclasses.asdict(game.rules)
     total_games = len(seatings(variant, games)[0])
-    plan = league_matches(specs, variant)
-    for spec in sorted({s for m in plan for s in m}):
-        make_policy(spec, game, seed=0)  # every spec checked before any match is played
+    plan = league_plan(specs, variant, episode, rules)
     identities = {spec: player_identity(spec) for spec in {s for m in plan for s in m}}
     version = code_version()
     played, skipped, in_matches = [], [], 0.0

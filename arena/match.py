@@ -55,7 +55,7 @@ import numpy as np
 from tqdm import tqdm
 
 from agents.human import HumanPolicy, Narrator, seat_labels
-from agents.specs import check_policy, make_policy
+from agents.specs import HUMAN_SEAT, check_policy, make_policy, uses_human
 from arena.stats import RATING_MODEL, clustered_win_ci, openskill_ratings
 from ghost_euchre_env import dealing
 from ghost_euchre_env.classic import SEAT_TEAM
@@ -68,6 +68,7 @@ __all__ = [
     "MatchResult",
     "act",
     "build_players",
+    "check_no_human",
     "make_game",
     "match_teams",
     "play_interactive",
@@ -234,6 +235,16 @@ def _check_player_count(players, game, variant):
         )
 
 
+def check_no_human(players, what="player"):
+    """ValueError (one line, saying where ``human`` plays) if a spec of ``players`` (specs or
+    Policies) uses ``human`` at any depth, or a Policy is a HumanPolicy: a batched match has
+    nobody at a terminal to ask."""
+    for player in players:
+        if isinstance(player, HumanPolicy) or (isinstance(player, str) and uses_human(player)):
+            name = player if isinstance(player, str) else player.name
+            raise ValueError(f"{what} {name!r} cannot play in a batched match: {HUMAN_SEAT}")
+
+
 def _player_seed(seed, index):
     """The seed of player ``index``'s policy, derived from the match seed."""
     return int(
@@ -311,6 +322,7 @@ def run_match(
     check_int("seed", seed, 0)
     game = make_game(variant, episode, rules)
     _check_player_count(players, game, variant)
+    check_no_human(players)
     policies, names, specs = build_players(players, game, seed)
     sequence, seat_player = seatings(variant, games)
     num_seatings = len(sequence) // (int(sequence[-1]) + 1)
@@ -478,13 +490,15 @@ def play_interactive(
     Returns the final scores of each game (list of lists, by seat, or by team in classic).
     """
     check_int("games", games, 1)
-    if seed is None:
+    drawn = seed is None
+    if drawn:
         seed = int(np.random.default_rng().integers(1_000_000))
-        out(f"seed {seed} (play these deals again with --seed {seed})")
     check_int("seed", seed, 0)
     game = make_game(variant, episode, rules)
     _check_player_count(players, game, variant)
     policies, names, _ = build_players(players, game, seed)
+    if drawn:  # once the players are built: a bad spec is the only line printed
+        out(f"seed {seed} (play these deals again with --seed {seed})")
     labels = seat_labels(names, [isinstance(policy, HumanPolicy) for policy in policies])
     for seat, policy in enumerate(policies):
         if isinstance(policy, HumanPolicy):

@@ -217,16 +217,23 @@ class Store:
 
     def __init__(self, path=DEFAULT_DB):
         self.path = os.fspath(path)
+        if os.path.isdir(self.path):
+            raise ValueError(f"league store {self.path!r} is a directory; expected a file")
         directory = os.path.dirname(os.path.abspath(self.path))
         os.makedirs(directory, exist_ok=True)
-        self.db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         try:
+            self.db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        except sqlite3.Error as error:
+            raise ValueError(f"cannot open league store {self.path!r}: {error}") from None
+        try:
+            self._check_ours()  # before anything is written: another application's file is left as it is
             self._switch_to_wal()
             self.db.execute("PRAGMA synchronous=NORMAL")  # WAL: safe against a killed process
             self.db.execute("PRAGMA foreign_keys=ON")
             versions = self._schema_versions()  # a read: opening a store never waits for a writer
             if not versions:  # a new file: create the tables (in a write transaction, once)
                 with self.transaction():
+                    self._check_ours()
                     self._create_tables()
                     versions = self._schema_versions()
                     if not versions:
@@ -246,6 +253,21 @@ class Store:
             self.db.close()
             raise
 
+    def _check_ours(self):
+        """ValueError unless the file is empty or has a ``schema_version`` table (a league store)."""
+        tables = [
+            name
+            for (name,) in self.db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+            )
+        ]
+        if tables and "schema_version" not in tables:
+            shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
+            raise ValueError(
+                f"{self.path!r} is not a league store: an SQLite database of other tables "
+                f"({shown}), left as it is"
+            )
+
     # ------------------------------------------------------------------ plumbing
     def _switch_to_wal(self):
         """PRAGMA journal_mode=WAL, waiting up to BUSY_TIMEOUT_S for other processes opening the file.
@@ -259,6 +281,8 @@ class Store:
                 self.db.execute("PRAGMA journal_mode=WAL")
                 return
             except sqlite3.OperationalError as error:  # noqa: PERF203 (a retry loop, rarely taken)
+                if _is_read_only(error):  # read-only: readable as it is; writes say so
+                    return
                 if "locked" not in str(error) or time.monotonic() > deadline:
                     raise
                 time.sleep(0.01)
@@ -338,8 +362,19 @@ class Store:
             self.db.execute("COMMIT")
 
     def transaction(self):
-        """A write transaction (BEGIN IMMEDIATE ... COMMIT; ROLLBACK on any exception)."""
-        return _Transaction(self.db)
+        """A write transaction (BEGIN IMMEDIATE ... COMMIT; ROLLBACK on any exception).
+
+        A store that cannot be written (a read-only file or directory) raises
+        ValueError saying so.
+        """
+        return _Transaction(self.db, self.path)
+
+    def check_writable(self):
+        """ValueError (one line) unless the store can be written now: a write is tried, then
+        rolled back, so that a read-only store is refused before any work is done for it."""
+        with contextlib.suppress(_RolledBack), self.transaction():
+            self.db.execute("UPDATE schema_version SET version = version")
+            raise _RolledBack
 
     def data_version(self):
         """SQLite's ``PRAGMA data_version`` of this connection: it changes when another one commits."""
@@ -626,14 +661,43 @@ class Store:
         return records
 
 
+class _RolledBack(Exception):
+    """Ends :meth:`Store.check_writable`'s transaction (rolled back)."""
+
+
 class _Transaction:
-    def __init__(self, db):
-        self.db = db
+    def __init__(self, db, path):
+        self.db, self.path = db, path
 
     def __enter__(self):
-        self.db.execute("BEGIN IMMEDIATE")
+        self._execute("BEGIN IMMEDIATE")
         return self.db
 
     def __exit__(self, kind, value, traceback):
-        self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+        if kind is None:
+            self._execute("COMMIT")
+            return False
+        self.db.execute("ROLLBACK")
+        if _is_read_only(value):
+            raise _read_only(self.path) from None
         return False
+
+    def _execute(self, statement):
+        try:
+            self.db.execute(statement)
+        except sqlite3.OperationalError as error:
+            if _is_read_only(error):
+                raise _read_only(self.path) from None
+            raise
+
+
+def _is_read_only(error):
+    return isinstance(error, sqlite3.OperationalError) and "readonly" in str(error)
+
+
+def _read_only(path):
+    """The one-line error of a write to the read-only store at ``path``."""
+    return ValueError(
+        f"league store {path!r} is read-only: nothing can be written to it "
+        "(check the permissions of the file and of its directory)"
+    )

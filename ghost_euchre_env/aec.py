@@ -8,6 +8,7 @@ score bounds and renderer, and exposes ``env = raw_env.wrapped``; that module's
 docstring documents the env.
 """
 
+import copy
 import math
 import warnings
 from collections.abc import Callable
@@ -23,6 +24,20 @@ from . import dealing
 from .core import BatchedGame, EpisodeState
 
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
+# What reset and step change besides game_state (see EuchreAEC.snapshot)
+EPISODE_FIELDS = (
+    "agents",
+    "rewards",
+    "_cumulative_rewards",
+    "terminations",
+    "truncations",
+    "infos",
+    "agent_selection",
+    "_mask",
+    "_on_move",
+    "_obs_cache",
+    "_last_deal",
+)
 RESET_OPTIONS = ("dealer", "deals")
 
 
@@ -186,6 +201,26 @@ class EuchreAEC(AECEnv):
         self._obs_cache = [None] * len(agents)  # float32[D] per seat, for the current step
         self._last_deal = dict(self.no_deal)
 
+    def snapshot(self):
+        """Everything ``reset`` and ``step`` change, copied: :meth:`restore` puts it back.
+
+        For a caller that makes several steps as one (the Gymnasium view: the
+        learner's action and the opponents' up to its next turn), so that a
+        failure in any of them leaves the env as it was.
+        """
+        present = vars(self)
+        saved = {name: copy.copy(present[name]) for name in EPISODE_FIELDS if name in present}
+        saved["game_state"] = None if self.game_state is None else self.game_state.copy()
+        return saved
+
+    def restore(self, saved):
+        """Put back what :meth:`snapshot` copied (the env is then as it was at that call)."""
+        for name in EPISODE_FIELDS:
+            if name not in saved and name in vars(self):
+                delattr(self, name)
+        for name, value in saved.items():
+            setattr(self, name, value)
+
     def _state(self) -> EpisodeState:
         """``game_state``; RuntimeError before the first ``reset()``."""
         if self.game_state is None:
@@ -273,11 +308,11 @@ class EuchreAEC(AECEnv):
                 )
             self._terminate_illegal(agent, action)
             return
-        self._cumulative_rewards[agent] = 0.0
         game_state = self._state()
         deal_number = int(game_state.deal_number[0])
         self._action[0] = action
-        result = self.game.step(game_state, self._action)
+        result = self.game.step(game_state, self._action)  # raises with game_state as it was
+        self._cumulative_rewards[agent] = 0.0
         self.rewards = dict(zip(self.agent_names, result.rewards[0].tolist(), strict=True))
         if len(result.deals.game):
             self._last_deal = self.deal_info(result.deals, deal_number)

@@ -102,12 +102,13 @@ class AuctionGame:
 
         Actions are not checked (adapters check them, as for the engine). The
         card-play policy's actions are checked: a bad one raises ValueError
-        naming the policy, and ``state`` is left as it was before the call.
+        naming the policy, and ``state`` and ``last_plays`` are left as they were
+        before the call.
         Returns a StepResult holding everything that happened in the call
         (rewards summed, every deal that ended).
         """
+        backup, plays = state.copy(), self.last_plays
         self.last_plays = []
-        backup = state.copy()
         try:
             result = self.engine.step(state, actions, auto_reset)
             playing = np.flatnonzero(state.phase == PLAY)
@@ -115,6 +116,7 @@ class AuctionGame:
                 result = _merge(result, self._play_out(state, playing, auto_reset))
         except BaseException:
             state.put(np.arange(state.num_games), backup)
+            self.last_plays = plays
             raise
         if self.reward == "margin":
             result.rewards = margin(result.rewards)

@@ -27,7 +27,8 @@ the differences:
   names trump, when the card play it caused scores the deal) or ``"margin"``
   (an agent's points minus the mean of the other two agents').
 - A card-play policy that returns an illegal action raises ``ValueError``
-  naming the policy; the game is left as before the step.
+  naming the policy; the game (and the card play ``render()`` shows) is left
+  as before the step.
 - ``render()`` shows the table and, below it, the card play made since the
   previous decision, trick by trick, with the deal's result.
 
@@ -83,8 +84,21 @@ class raw_env(ghost_raw_env):
         )
 
     def reset(self, seed=None, options=None):
-        self.game.last_plays = []
-        super().reset(seed, options)
+        plays = self.game.last_plays
+        self.game.last_plays = []  # before the reset: render_mode "human" renders in it
+        try:
+            super().reset(seed, options)
+        except BaseException:
+            self.game.last_plays = plays
+            raise
+
+    def snapshot(self):
+        return {**super().snapshot(), "last_plays": list(self.game.last_plays)}
+
+    def restore(self, saved):
+        saved = dict(saved)
+        self.game.last_plays = saved.pop("last_plays")
+        super().restore(saved)
 
     def render(self):
         plays = self.game.last_plays

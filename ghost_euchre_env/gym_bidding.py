@@ -86,9 +86,12 @@ class GhostEuchreBiddingGymEnv(GhostEuchreGymEnv):
         (A moon bid before the learner's turn ends the auction.) Skipped episodes
         continue the seeded stream, so the same seed still gives the same episodes.
         """
-        obs, info = super().reset(seed=seed, options=options)
+        return self.all_or_nothing(self._reset_to_a_decision, seed, options)
+
+    def _reset_to_a_decision(self, seed, options):
+        obs, info = self._reset(seed, options)
         while self._episode_over():
-            obs, info = super().reset()
+            obs, info = self._reset(None, None)
         return obs, info
 
     def make_aec(

@@ -14,7 +14,11 @@ validation and rendering are the AEC env's:
   actions up to its next turn (or the end of the episode);
 - terminated / truncated: the AEC env's, for the learner;
 - info: the learner's AEC info (``phase``, ``last_deal``, ``illegal_action``:
-  fixed-shape numbers) plus ``action_mask``.
+  fixed-shape numbers) plus ``action_mask``;
+- a step (the learner's action and the opponents' after it) and a reset are
+  all or nothing: when any action is refused or an opponent raises, the env is
+  put back as it was before the call (the opponents' generator included) and
+  the error passes on.
 
 An opponent is any callable ``(obs float32[390], mask bool[34]) -> action``;
 ``opponents`` is None (every other seat plays uniformly random legal actions,
@@ -117,6 +121,9 @@ class GhostEuchreGymEnv(gymnasium.Env):
         return int(legal[self.np_random.integers(len(legal))])
 
     def reset(self, *, seed=None, options=None):  # keyword-only, as gymnasium.Env.reset
+        return self.all_or_nothing(self._reset, seed, options)
+
+    def _reset(self, seed, options):
         super().reset(seed=seed)
         self.aec.reset(seed=seed, options=options)
         self._play_opponents()
@@ -125,9 +132,14 @@ class GhostEuchreGymEnv(gymnasium.Env):
         return self._observation(), self._info()
 
     def step(self, action):
-        aec = self.aec
-        if not aec.agents or self._episode_over():
+        """The learner's action, then the opponents' up to its next turn: all applied, or
+        (an error in any of them: a bad action, a failing policy) none."""
+        if not self.aec.agents or self._episode_over():
             raise RuntimeError("no episode is running; call reset()")
+        return self.all_or_nothing(self._step, action)
+
+    def _step(self, action):
+        aec = self.aec
         aec.step(action)
         reward = aec.rewards[self.learner]
         reward += self._play_opponents()
@@ -136,6 +148,21 @@ class GhostEuchreGymEnv(gymnasium.Env):
         terminated = aec.terminations[self.learner]
         truncated = aec.truncations[self.learner]
         return self._observation(), float(reward), terminated, truncated, self._info()
+
+    def all_or_nothing(self, call, *args):
+        """``call(*args)``; if it raises, the env (the AEC env, the mask, the random
+        opponents' generator) is put back as it was before, and the error passes on."""
+        saved = self.aec.snapshot()
+        mask, generator, seed = self._mask, self._np_random, self._np_random_seed
+        draws = {} if generator is None else generator.bit_generator.state  # a copy, cheap
+        try:
+            return call(*args)
+        except BaseException:
+            self.aec.restore(saved)
+            self._mask, self._np_random, self._np_random_seed = mask, generator, seed
+            if generator is not None:
+                generator.bit_generator.state = draws
+            raise
 
     def _play_opponents(self):
         """Let the other seats act until the learner is on move or the episode ends; learner's reward."""

@@ -33,7 +33,7 @@ import numpy as np
 
 from . import classic, ghost
 from .cards import SUIT_LETTERS, SUIT_SYMBOLS, card_name
-from .core import check_choice, trick_taker
+from .core import EPISODES, check_choice, trick_taker
 from .render import render_classic, render_ghost
 
 VARIANTS = ("ghost", "classic")
@@ -182,7 +182,7 @@ def check_records(records):
                 scores[indices[g]] = state.scores[row].astype(np.int64)
             keep = np.flatnonzero(~done)
             state, alive = state.take(keep), alive[keep]
-    return np.array(scores, np.int64).reshape(len(records), -1)
+    return np.array(scores, np.int64).reshape(len(records), -1 if records else 0)
 
 
 def _keys(records):
@@ -315,22 +315,75 @@ def records_to_dict(records):
 
 
 def records_from_dict(data):
-    """The GameRecords of :func:`records_to_dict`'s dict; RecordError for anything malformed."""
+    """The GameRecords of :func:`records_to_dict`'s dict; RecordError (one line) for anything malformed.
+
+    Every field is checked: the variant, episode and rules; ``games`` a non-empty
+    list; each game's key (16 hex digits), names (one str per seat, or none),
+    actions (base64) and final scores (one int per seat, classic per team).
+    """
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         found = data.get("schema") if isinstance(data, dict) else type(data).__name__
         raise RecordError(f"not a game records file: schema {found!r}, expected {SCHEMA!r}")
+    variant, episode, rules, games = (data.get(k) for k in ("variant", "episode", "rules", "games"))
+    if variant not in VARIANTS:
+        raise RecordError(f"variant must be one of {list(VARIANTS)}, got {_short(variant)}")
+    if episode not in EPISODES:
+        raise RecordError(f"episode must be one of {list(EPISODES)}, got {_short(episode)}")
+    if not isinstance(rules, dict):
+        raise RecordError(f"rules must be a dict of rules options, got {_short(rules)}")
+    if not isinstance(games, list) or not games:
+        raise RecordError(f"games must be a non-empty list of games, got {_short(games)}")
+    seats = ENGINES[variant].num_players
+    scores = seats if variant == "ghost" else 2
+    return [
+        _record_from_dict(number, game, variant, episode, rules, seats, scores)
+        for number, game in enumerate(games)
+    ]
+
+
+def _record_from_dict(number, game, variant, episode, rules, seats, scores):
+    """The GameRecord of entry ``number`` of a file's ``games``; RecordError naming it if malformed."""
+    label = f"game record {number}"
+    if not isinstance(game, dict):
+        raise RecordError(f"{label}: expected a dict with key, names, actions, final_scores")
+    key, names, actions, final = (game.get(k) for k in ("key", "names", "actions", "final_scores"))
+    if not (isinstance(key, str) and len(key) == 16 and all(c in HEX_DIGITS for c in key)):
+        raise RecordError(f"{label}: key must be 16 hex digits, got {_short(key)}")
+    if not (isinstance(names, list) and len(names) in (0, seats)) or not all(
+        isinstance(n, str) for n in names
+    ):
+        raise RecordError(
+            f"{label}: names must be a list of {seats} strings (one per seat), got {_short(names)}"
+        )
+    if not isinstance(final, list) or len(final) != scores or not all(_is_int(s) for s in final):
+        raise RecordError(
+            f"{label}: final_scores must be a list of {scores} ints, got {_short(final)}"
+        )
     try:
-        return [
-            GameRecord(
-                variant=data["variant"],
-                episode=data["episode"],
-                rules=dict(data["rules"]),
-                key=int(game["key"], 16),
-                actions=base64.b64decode(game["actions"], validate=True),
-                names=tuple(game["names"]),
-                final_scores=tuple(int(s) for s in game["final_scores"]),
-            )
-            for game in data["games"]
-        ]
-    except (KeyError, TypeError, ValueError) as error:
-        raise RecordError(f"malformed game records: {type(error).__name__}: {error}") from None
+        moves = base64.b64decode(actions, validate=True) if isinstance(actions, str) else None
+    except ValueError:
+        moves = None
+    if moves is None:
+        raise RecordError(f"{label}: actions must be base64 text, got {_short(actions)}")
+    return GameRecord(
+        variant=variant,
+        episode=episode,
+        rules=dict(rules),
+        key=int(key, 16),
+        actions=moves,
+        names=tuple(names),
+        final_scores=tuple(int(s) for s in final),
+    )
+
+
+HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _short(value, limit=60):
+    """repr(value), cut to ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

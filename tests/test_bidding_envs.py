@@ -1,5 +1,7 @@
 """The auction view's PettingZoo (ghost_bidding_v0) and Gymnasium (GhostEuchreBidding-v0) faces."""
 
+import dataclasses
+import re
 import warnings
 
 import gymnasium
@@ -87,3 +89,55 @@ def test_gymnasium_bad_policies_are_named():
         GhostEuchreBiddingGymEnv(card_play="nobot")
     with pytest.raises(ValueError, match="opponent for player_1 must be a callable"):
         GhostEuchreBiddingGymEnv(opponents={1: 3})
+
+
+class IllegalPlay:
+    """A card-play policy that always returns PASS (never a legal card play)."""
+
+    name = "always-pass"
+
+    def act(self, obs, mask):
+        return np.full(len(mask), 24)
+
+
+def _gym_state(env):
+    return env.aec.game_state.copy(), dict(env.aec._cumulative_rewards), env.action_masks()
+
+
+def _assert_same_gym_state(env, before):
+    state, rewards, mask = before
+    for field in dataclasses.fields(state):
+        assert np.array_equal(getattr(env.aec.game_state, field.name), getattr(state, field.name))
+    assert env.aec._cumulative_rewards == rewards
+    np.testing.assert_array_equal(env.action_masks(), mask)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"card_play": IllegalPlay()}, "card-play policy 'always-pass' returned a bad action"),
+        ({"opponents": {0: lambda obs, mask: 0}}, "player_0: action 0 (9♣) is not legal"),
+    ],
+)
+def test_gymnasium_step_is_all_or_nothing_when_a_policy_fails(kwargs, message):
+    """The learner (seat 1) passes; an opponent's reply (or the card play it starts) fails:
+    the learner's pass is undone with it, and the same step fails again the same way."""
+    env = GhostEuchreBiddingGymEnv(learner=1, **{"opponents": "heuristic", **kwargs})
+    seed = next(seed for seed in range(20) if _pass_fails(env, seed))  # seat 0 then names trump
+    env.reset(seed=seed)
+    before = _gym_state(env)
+    for _ in range(2):
+        with pytest.raises(ValueError, match=re.escape(message)) as error:
+            env.step(24)
+        assert "\n" not in str(error.value)
+        _assert_same_gym_state(env, before)
+
+
+def _pass_fails(env, seed):
+    """Whether the learner's pass fails in the first position of episode ``seed``."""
+    env.reset(seed=seed)
+    try:
+        env.step(24)
+    except ValueError:
+        return True
+    return False

@@ -1,11 +1,16 @@
-"""Stateful fuzzing of the vector envs (both variants) and both AEC envs.
+"""Stateful fuzzing of the vector envs (both variants), both AEC envs and the auction view's two.
 
 Hypothesis drives each env with random legal and illegal actions, actions of
 the wrong shape and dtype, malformed reset options and seeds, and resets in
-the middle of games. The contract checked: the only exception is the
-documented ``ValueError`` (bad input), and after a rejected call the env is
-bit for bit what it was (every state array, the masks, the AEC dicts). Example
-counts are bounded so the whole file runs in seconds.
+the middle of games; the auction view's envs (``ghost_bidding_v0`` and
+``GhostEuchreBidding-v0``) also with a card-play policy and opponents that fail
+now and then (an illegal action, an action of the wrong shape, an exception of
+their own). The contract checked: the only exceptions are the documented
+``ValueError`` (bad input) and a failing policy's own, and after a rejected
+call the env is bit for bit what it was (every state array, the masks, the AEC
+dicts, the card play shown, the random opponents' generator), however many
+steps the call made before the failure. Example counts are bounded so the
+whole file runs in seconds.
 """
 
 import copy
@@ -17,7 +22,16 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
-from ghost_euchre_env import ClassicEuchreVec, GhostEuchreVec, classic_euchre_v0, ghost_euchre_v0
+from agents.heuristic import GhostHeuristic
+from ghost_euchre_env import (
+    ClassicEuchreVec,
+    GhostEuchre,
+    GhostEuchreVec,
+    classic_euchre_v0,
+    ghost_bidding_v0,
+    ghost_euchre_v0,
+)
+from ghost_euchre_env.gym_bidding import GhostEuchreBiddingGymEnv
 
 FUZZ_SETTINGS = settings(
     max_examples=10,
@@ -240,9 +254,12 @@ class AECMachine(RuleBasedStateMachine):
 
     def __init__(self):
         super().__init__()
-        self.env = self.module.env(target_score=4, max_deals=3)
+        self.env = self.make_env()
         self.raw = self.env.unwrapped
         self.env.reset(seed=2)
+
+    def make_env(self):
+        return self.module.env(target_score=4, max_deals=3)
 
     def _rejected(self, call):
         before = _aec_snapshot(self.raw)
@@ -325,3 +342,203 @@ TestGhostAEC = AECMachine.TestCase
 TestGhostAEC.settings = FUZZ_SETTINGS
 TestClassicAEC = ClassicAECMachine.TestCase
 TestClassicAEC.settings = FUZZ_SETTINGS
+
+
+# ------------------------------------------------------------ the auction view
+FAILURES = ("illegal", "shape", "raise")
+
+
+class PolicyFailed(Exception):
+    """A failing policy's own exception."""
+
+
+class Flaky:
+    """The heuristic, or (while ``failure`` is set) a policy that fails in that way.
+
+    As a batched policy (``act``) it is a card-play policy; called as
+    ``(obs, mask) -> action`` it is an opponent. ``calls`` counts the calls.
+    """
+
+    name = "flaky"
+
+    def __init__(self):
+        self.inner = GhostHeuristic(GhostEuchre(), seed=0)
+        self.failure = None
+        self.calls = 0
+
+    def act(self, obs, mask):
+        self.calls += 1
+        if self.failure == "raise":
+            raise PolicyFailed("the policy broke")
+        if self.failure == "shape":
+            return np.zeros(len(mask) + 1, np.int64)
+        if self.failure == "illegal":
+            return (~mask).argmax(axis=1)
+        return self.inner.act(obs, mask)
+
+    def __call__(self, obs, mask):
+        return int(self.act(obs[None], mask[None])[0])
+
+
+def _bidding_snapshot(raw):
+    return _aec_snapshot(raw), list(raw.game.last_plays)
+
+
+def _assert_same_bidding(raw, before):
+    aec, plays = before
+    _assert_same_aec(raw, aec)
+    assert len(raw.game.last_plays) == len(plays)
+    for now, then in zip(raw.game.last_plays, plays, strict=True):
+        assert all(np.array_equal(a, b) for a, b in zip(now, then, strict=True))
+
+
+class BiddingAECMachine(AECMachine):
+    """``ghost_bidding_v0`` (short games) with a card-play policy that fails when told to."""
+
+    module = ghost_bidding_v0
+
+    def make_env(self):
+        self.card_play = Flaky()
+        return ghost_bidding_v0.env(self.card_play, episode="game", target_score=4, max_deals=3)
+
+    def _rejected(self, call, allowed=(ValueError,)):
+        before = _bidding_snapshot(self.raw)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                call()
+        except allowed:
+            _assert_same_bidding(self.raw, before)
+            return True
+        return False
+
+    @rule(seed=st.integers(0, 2**32 - 1), failure=st.sampled_from(FAILURES))
+    def step_with_a_failing_card_play_policy(self, seed, failure):
+        if not self.env.agents or self._done():
+            return
+        legal = np.flatnonzero(self._mask())
+        self.card_play.failure, calls = failure, self.card_play.calls
+        try:
+            rejected = self._rejected(
+                lambda: self.env.step(int(legal[seed % len(legal)])), (ValueError, PolicyFailed)
+            )
+        finally:
+            self.card_play.failure = None
+        assert rejected == (self.card_play.calls > calls)  # it fails exactly when it was asked
+
+
+class BiddingGymMachine(RuleBasedStateMachine):
+    """``GhostEuchreBidding-v0`` (short games; learner seat 1) with a card-play policy and an
+    opponent that fail when told to, and random opponents drawing from the env's generator."""
+
+    def __init__(self):
+        super().__init__()
+        self.card_play, self.opponent = Flaky(), Flaky()
+        self.env = GhostEuchreBiddingGymEnv(
+            learner=1,
+            opponents={0: self.opponent, 2: "random"},
+            card_play=self.card_play,
+            episode="game",
+            target_score=4,
+            max_deals=3,
+        )
+        self.env.reset(seed=3)
+        self.over = False
+
+    def _snapshot(self):
+        env = self.env
+        return (
+            _bidding_snapshot(env.aec),
+            env.action_masks(),
+            copy.deepcopy(env.np_random.bit_generator.state),
+        )
+
+    def _rejected(self, call, allowed=(ValueError,)):
+        before = self._snapshot()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                call()
+        except allowed:
+            bidding, mask, generator = before
+            _assert_same_bidding(self.env.aec, bidding)
+            assert np.array_equal(self.env.action_masks(), mask)
+            assert self.env.np_random.bit_generator.state == generator
+            return True
+        return False
+
+    def _step(self, action):
+        _, reward, terminated, truncated, info = self.env.step(action)
+        assert np.isfinite(reward) and info["action_mask"].shape == (34,)
+        self.over = terminated or truncated
+
+    def _reset(self, seed, options):
+        self.env.reset(seed=seed, options=options)
+        self.over = False
+
+    def _legal(self, seed):
+        legal = np.flatnonzero(self.env.action_masks())
+        return int(legal[seed % len(legal)])
+
+    @rule(seed=st.integers(0, 2**32 - 1))
+    def step_legal(self, seed):
+        if self.over:
+            self.env.reset()
+            self.over = False
+            return
+        self._step(self._legal(seed))
+
+    @rule(action=st.one_of(st.integers(-3, 40), st.floats(0, 33), st.none(), st.text(max_size=2)))
+    def step_with_any_action(self, action):
+        if self.over:
+            return
+        mask = self.env.action_masks()
+        legal = type(action) is int and 0 <= action < len(mask) and bool(mask[action])
+        rejected = self._rejected(lambda: self._step(action))
+        if legal:  # a legal action may still fail in the policies, which fail only when told
+            assert not rejected
+        else:
+            assert rejected
+
+    @rule(
+        seed=st.integers(0, 2**32 - 1),
+        failure=st.sampled_from(FAILURES),
+        who=st.sampled_from(("card_play", "opponent")),
+    )
+    def step_with_a_failing_policy(self, seed, failure, who):
+        if self.over:
+            return
+        policy = getattr(self, who)
+        policy.failure, calls = failure, policy.calls
+        try:
+            rejected = self._rejected(
+                lambda: self._step(self._legal(seed)), (ValueError, PolicyFailed)
+            )
+        finally:
+            policy.failure = None
+        assert rejected == (policy.calls > calls)
+
+    @rule(
+        data=st.data(),
+        failure=st.sampled_from((None, *FAILURES)),
+        who=st.sampled_from(("card_play", "opponent")),
+    )
+    def reset_with_any_options_and_policies(self, data, failure, who):
+        options = data.draw(st.one_of(_option("ghost"), st.lists(_option("ghost"))))
+        seed = data.draw(st.one_of(st.none(), st.integers(0, 2**32 - 1)))
+        policy = getattr(self, who)
+        policy.failure = failure
+        try:
+            self._rejected(lambda: self._reset(seed, options), (ValueError, PolicyFailed))
+        finally:
+            policy.failure = None
+
+    @invariant()
+    def the_learner_has_a_legal_action(self):
+        assert self.over or self.env.action_masks().any()
+
+
+TestBiddingAEC = BiddingAECMachine.TestCase
+TestBiddingAEC.settings = FUZZ_SETTINGS
+TestBiddingGym = BiddingGymMachine.TestCase
+TestBiddingGym.settings = FUZZ_SETTINGS

@@ -67,6 +67,30 @@ def test_league_plan_is_every_subset_in_canonical_order():
         league_matches(["a", "b", "c"], "classic")
 
 
+def test_a_classic_league_of_four_plays_each_team_split_once(tmp_path):
+    """Four players split into two teams in three ways: three matches, each stored under its
+    own key (none skipped as stored already), each with other partners; a rerun plays none."""
+    specs = [
+        "heuristic",
+        "random",
+        "agents.random_policy:RandomPolicy",
+        "agents.heuristic:heuristic_policy",
+    ]
+    options = {"games": 4, "seed": 0, "rules": {"target_score": 4}}
+    with Store(tmp_path / "classic.sqlite") as store:
+        run = run_league(specs, store, "classic", **options)
+        again = run_league(specs, store, "classic", **options)
+        matches = store.matches("classic")
+    assert len(run.played) == 3 and run.skipped == []
+    assert len(again.skipped) == 3 and again.played == []
+    assert len({m["match_key"] for m in matches}) == 3
+    splits = {
+        frozenset(frozenset(m["player_ids"][seat] for seat in team) for team in ((0, 2), (1, 3)))
+        for m in matches
+    }
+    assert len(splits) == 3  # every pairing of the four into two teams
+
+
 def test_incremental_league_ranks_by_strength(tmp_path):
     path, games = tmp_path / "league.sqlite", 24
     with Store(path) as store:

@@ -153,6 +153,23 @@ def test_shown_voids_are_read_and_respected():
     assert set(places) == set(mask_to_cards(knowledge.unseen[0])) | set(cards("TH QH KH 9S"))
 
 
+def test_a_void_shown_in_the_trick_in_progress_is_respected():
+    """Seat 1 has just failed to follow AC (9D on it), and seat 2 is to play to that trick:
+    seat 2 knows seat 1 holds no club, though the trick is not complete. Seen from seat 2,
+    seat 1 is relative seat 2 and seat 0 relative seat 1. Unseen clubs: 9C QC KC (JC is a
+    spade, the left bower): never in seat 1's hand, in any world."""
+    game, state, obs = play(VOID_DEAL, VOID_ACTIONS[:6])
+    assert int(state.player[0]) == 2 and int(state.trick_number[0]) == 0
+    knowledge = read_knowledge(obs, game)
+    assert knowledge.voids[0].tolist() == [[False] * 4, [False] * 4, [True, False, False, False]]
+    hands, out = sample_worlds(knowledge, 2000, np.random.default_rng(0))
+    check_partition(knowledge, hands, out)
+    places = place_sets(hands[0], out[0])
+    for card in cards("9C QC KC"):
+        assert places[card] == {1, OUT_OF_PLAY}
+    assert places[parse_card("JC")] == {1, 2, OUT_OF_PLAY}
+
+
 def test_sampling_is_uniform_over_consistent_worlds():
     game, _state, obs = play(VOID_DEAL, VOID_ACTIONS)
     knowledge = read_knowledge(obs, game)

@@ -120,7 +120,7 @@ def test_bad_records_name_the_first_bad_action(recorded):
         records_from_dict({"schema": "something else"})
     data = records_to_dict([record])
     data["games"][0]["actions"] = "***"
-    with pytest.raises(RecordError, match="malformed game records"):
+    with pytest.raises(RecordError, match="game record 0: actions must be base64 text"):
         records_from_dict(data)
 
 
@@ -144,7 +144,7 @@ def test_record_flag_and_replay_command(tmp_path, capsys):
     path.write_text(json.dumps(data))
     assert evaluate.main(["replay", str(path)]) == 2
     error = capsys.readouterr().err.strip()
-    assert error.startswith("evaluate.py: error: game record 2: action 0 (0 = 9♣)")
+    assert error.startswith(f"evaluate.py: error: {str(path)!r}: game record 2: action 0 (0 = 9♣)")
     assert "\n" not in error
     assert evaluate.main(["replay", str(path), "--game", "9"]) == 2
     assert "the file has games 0..5" in capsys.readouterr().err

@@ -18,7 +18,7 @@ from agents.ppo import (
     pool_logits,
 )
 from ghost_euchre_env import ClassicEuchre, ClassicEuchreVec, GhostEuchre, classic, ghost
-from ghost_euchre_env.cards import PARTNER_SUIT
+from ghost_euchre_env.cards import PARTNER_SUIT, parse_card
 from ghost_euchre_env.suits import COLOUR_KEEPING, card_permutation, permutation_tables
 
 OBS_INDEX, ACTION_INDEX = permutation_tables(COLOUR_KEEPING)
@@ -148,6 +148,39 @@ def test_canonical_suits_puts_trump_or_the_strongest_suit_first(variant):
     assert (trump[named, 0] == 1).all()  # trump is clubs once named
     held = renamed[~named, slice(*variant.OBS_OFFSETS["hand"])].reshape(-1, 6, 4).sum(1)
     assert (held[:, 0] == held.max(1)).all()  # before: the longest suit is clubs
+
+
+C, D, H, S = 0, 1, 2, 3
+
+
+@VARIANTS
+@pytest.mark.parametrize(
+    ("hand", "trump", "order"),
+    [
+        # (cards held, trump or None, the suit renamed to 0, 1, 2, 3): the docstring's order
+        ("AC KC QC JH TH 9D", None, (C, H, D, S)),  # clubs longest; hearts longer than diamonds
+        ("AC KC QC 9H AD TS", None, (C, D, H, S)),  # AD beats 9H: one card each, higher rank
+        ("AS KS QS KD JH 9C", None, (S, D, H, C)),  # two of one card each, KD beats JH
+        ("AS KS KH KD 9C", None, (S, D, H, C)),  # KD ties KH: the lower suit first
+        ("AC KC QC JD TD 9H", H, (H, C, S, D)),  # trump first, however short; clubs beat spades
+        ("9S 9C TC JC QD KD", D, (D, C, S, H)),
+    ],
+)
+def test_canonical_suits_pins_the_documented_order(variant, hand, trump, order):
+    """Trump (before it: the strongest suit in hand) becomes suit 0, its same-colour suit 3,
+    and of the other colour the stronger in hand suit 1, the weaker 2 (ties: the lower suit).
+    The shipped networks were trained on this order: any other fixed rule would pass the
+    invariance tests and play them wrongly."""
+    obs = np.zeros((1, variant.OBS_SIZE), np.float32)
+    held = [parse_card(c) for c in hand.split()]
+    obs[0, variant.OBS_OFFSETS["hand"][0] + np.array(held)] = 1
+    if trump is not None:
+        obs[0, variant.OBS_OFFSETS["trump"][0] + trump] = 1
+    renamed, _ = CanonicalSuits(variant)(torch.from_numpy(obs))
+    start, stop = variant.OBS_OFFSETS["hand"]
+    expected = [card_permutation(np.argsort(order))[c] for c in held]  # suit order[k] -> k
+    assert sorted(np.flatnonzero(renamed.numpy()[0, start:stop]).tolist()) == sorted(expected)
+    assert PARTNER_SUIT[order[0]] == order[3]
 
 
 @VARIANTS

@@ -319,7 +319,7 @@ def test_bad_replay_requests_are_refused(client):
         ({"records": tampered}, 422, ["not legal"]),
         ({"records": record, "game": 1}, 400, ["game", "0..0"]),
         ({"records": {"schema": "nope"}}, 422, ["schema"]),
-        ({"records": dict(record, games=[{"key": "zz"}])}, 422, ["malformed"]),
+        ({"records": dict(record, games=[{"key": "zz"}])}, 422, ["key must be 16 hex digits"]),
         ({"records": record, "speed": 2}, 400, ["unknown field"]),
     ):
         assert_error(client.post("/api/replays", json=body), status, *words)
