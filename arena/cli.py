@@ -6,6 +6,7 @@ Usage::
                        [--episode game|deal] [--rule KEY=VALUE ...] [--num-envs N]
                        [--json FILE] [--csv FILE] [--plot FILE] [--record FILE] [--quiet]
                        [--card-play SPEC] [--bid-regret N [--regret-worlds W]]
+                       [--workers N] [--ray ADDRESS|auto]
     python evaluate.py human heuristic heuristic      # play at the terminal
     python evaluate.py --league SPEC SPEC SPEC SPEC ... [--db FILE] [same flags]
     python evaluate.py replay FILE [--match M] [--game K] [--ascii]
@@ -36,6 +37,12 @@ sequence). ``--bid-regret N`` adds each player's bid regret over N sampled
 auction decisions against a rollout oracle (:mod:`arena.regret`; the rest of
 each deal played by the card-play policy, ``heuristic`` without --card-play).
 
+``--workers N`` plays the deal sequences of a match (the matches of a league,
+the sampled decisions of ``--bid-regret``) in N processes at once (default:
+every usable core; a job of one part runs in this process); ``--ray ADDRESS``
+(``auto``: the cluster ``ray start --head`` started) runs them as Ray tasks.
+The results do not depend on the split (:mod:`arena.parallel`).
+
 Network policies (``ppo:PATH``, learned playouts) run torch on one thread unless
 ``OMP_NUM_THREADS`` says otherwise: their batches are small, and a second
 thread mostly waits for a core the engine is using.
@@ -57,6 +64,7 @@ from arena.bidding import bidding_table, run_bidding_match
 from arena.files import check_writable, write_atomic
 from arena.league import leaderboard, run_league
 from arena.match import EPISODES, VARIANTS, play_interactive, run_match
+from arena.parallel import usable_cores
 from arena.report import (
     leaderboard_table,
     match_table,
@@ -144,6 +152,21 @@ def parse_args(argv=None):
     parser.add_argument(
         "--regret-worlds", type=int, default=32, metavar="W", help="worlds per regret decision"
     )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"processes playing at once (default: the {usable_cores()} usable cores; "
+        "1: this process only)",
+    )
+    parser.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        default=None,
+        help="play on a Ray cluster: its address, or auto for the one started here "
+        "(ray start --head)",
+    )
     return parser.parse_args(argv)
 
 
@@ -230,6 +253,8 @@ def _play_options(args, rules):
         "rules": rules,
         "num_envs": args.num_envs,
         "progress": not args.quiet,
+        "workers": usable_cores() if args.workers is None else args.workers,
+        "ray": args.ray,
     }
 
 
@@ -249,6 +274,8 @@ def match_main(args):
     outputs = _check_outputs(args, [("json", write_json), ("csv", write_csv), ("plot", write_plot)])
     if args.record:
         check_writable(args.record, "--record")
+    if args.workers is not None:
+        check_int("--workers", args.workers, 1)
     if any(split_spec(spec)[0] == "human" for spec in args.players):
         games = 1 if args.games is None else args.games
         try:
@@ -295,6 +322,8 @@ def league_main(args):
         return _error("--card-play and --bid-regret are for a single match, not --league")
     db = args.db or DEFAULT_DB
     check_writable(db, "--db")
+    if args.workers is not None:
+        check_int("--workers", args.workers, 1)
     with Store(db) as store:
         try:
             run = run_league(args.players, store, **_play_options(args, rules), out=print)
@@ -302,15 +331,16 @@ def league_main(args):
             print(f"\ninterrupted: finished matches are stored in {db}; rerun to resume")
             return 130
         board = leaderboard(store, args.variant, args.episode, rules, players=args.players)
+    failed = f", {len(run.failed)} failed (rerun to retry them)" if run.failed else ""
     print(
         f"played {len(run.played)} matches ({run.matches_time_s:.1f} s), "
-        f"{len(run.skipped)} already stored; store {db}"
+        f"{len(run.skipped)} already stored{failed}; store {db} ({run.total_time_s:.1f} s wall)"
     )
     print(leaderboard_table(board))
     for path, write in outputs:
         write(board, path)
         print(f"wrote {path}")
-    return 0
+    return 1 if run.failed else 0
 
 
 def replay_main(args):
