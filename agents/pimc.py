@@ -124,7 +124,7 @@ class PIMCPolicy(Policy):
         num_worlds = worlds[0].shape[1]
         values = np.full(mask.shape, -np.inf)
         games_needed = mask.sum(axis=1) * num_worlds
-        keyed = keys is not None and takes_keys(self.rollout)
+        playout_keys = keys if takes_keys(self.rollout) else None  # keys of playouts: only if used
         start = 0
         while start < len(mask):
             fit = int(np.searchsorted(np.cumsum(games_needed[start:]), self.max_games, "right"))
@@ -140,8 +140,12 @@ class PIMCPolicy(Policy):
                 rows=game_row,
             )
             first = np.repeat(acts, num_worlds)
-            playout_keys = child_keys(keys[game_row], first, game_world) if keyed else None
-            totals = self._play_out(state, first, playout_keys)
+            if playout_keys is None:
+                totals = self._play_out(state, first)
+            else:
+                totals = self._play_out(
+                    state, first, child_keys(playout_keys[game_row], first, game_world)
+                )
             values[rows, acts] = totals.reshape(len(rows), num_worlds).mean(axis=1)
             start = stop
         return values

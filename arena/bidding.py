@@ -78,18 +78,17 @@ def run_bidding_match(
     plan, _ = plan_match(players, "ghost", games, seed, episode, rules, num_envs)
     start = time.perf_counter()
     with Workers(workers, ray) as pool:
-        ranges = plan.ranges(2 * pool.slots)
+        ranges = plan.ranges(pool.slots)
         tasks = [(plan, lo, hi, regret_decisions) for lo, hi in ranges]
         with ProgressBar(progress, len(plan.sequence), "game") as report:
             played = pool.map(_recorded_task, tasks, [hi - lo for lo, hi in ranges], report)
         result = match_result(plan, [part for part, _ in played], time.perf_counter() - start)
-        samples = [
-            merge_samples([reservoirs[p] for _, reservoirs in played], regret_decisions)
-            for p in range(len(plan.names))
-        ]
-        for name, sample in zip(plan.names, samples, strict=True):
+        samples = []  # (priority, obs, mask, action, key) of each player's sampled decisions
+        for p, name in enumerate(plan.names):
+            sample = merge_samples([reservoirs[p] for _, reservoirs in played], regret_decisions)
             if sample is None:
                 raise ValueError(f"player {name!r} made no auction decision with a choice")
+            samples.append(sample)
         tasks = []  # (player, first decision): chunks of each player's sampled decisions
         for p, (_, obs, mask, _, keys) in enumerate(samples):
             for lo in range(0, len(keys), REGRET_CHUNK):

@@ -459,7 +459,7 @@ def run_match(
         if pool.slots == 1:  # in this process, with the policies built above
             tasks = [(plan, policies, 0, total, record)]
         else:
-            tasks = [(plan, None, lo, hi, record) for lo, hi in plan.ranges(2 * pool.slots)]
+            tasks = [(plan, None, lo, hi, record) for lo, hi in plan.ranges(pool.slots)]
 
         def describe(index):
             return f"games {tasks[index][2]}..{tasks[index][3] - 1} of the match"

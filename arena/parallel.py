@@ -28,11 +28,14 @@ running tasks are stopped (processes terminated, Ray tasks cancelled).
 """
 
 import collections
+import importlib
 import multiprocessing
 import multiprocessing.connection
 import os
 import signal
 import sys
+from collections.abc import Callable
+from typing import Any
 
 from tqdm import tqdm
 
@@ -93,10 +96,10 @@ class Workers:
                 ray.cancel(ref, force=True)
             self._refs = []
 
-    def map(self, function, tasks, sizes, progress=None, describe=str):
+    def map(self, function, tasks, sizes, progress=None, describe: Callable[[int], str] = str):
         """[result of each task], in task order; a task's exception is raised, a dead worker
         as ValueError naming ``describe(index)``."""
-        results = [None] * len(tasks)
+        results: list[Any] = [None] * len(tasks)
         for index, outcome in self.run(function, tasks, sizes, progress):
             if isinstance(outcome, WorkerDied):
                 raise ValueError(f"{describe(index)} failed: {outcome}")
@@ -154,6 +157,7 @@ class Workers:
     # ------------------------------------------------------------------- ray
     def _run_ray(self, function, tasks, sizes, report):
         ray = _ray_module()
+        errors = importlib.import_module("ray.exceptions")
         remote = ray.remote(num_cpus=1, max_retries=0)(_ray_task)
         index_of = {}
         for index, task in enumerate(tasks):
@@ -165,9 +169,9 @@ class Workers:
             index = index_of[ref]
             try:
                 outcome = ray.get(ref)
-            except ray.exceptions.RayTaskError as error:
+            except errors.RayTaskError as error:
                 outcome = error.cause if isinstance(error.cause, Exception) else error
-            except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError) as error:
+            except (errors.WorkerCrashedError, errors.NodeDiedError) as error:
                 outcome = WorkerDied(f"its Ray worker died ({type(error).__name__})")
             report(sizes[index])
             yield index, outcome
