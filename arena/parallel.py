@@ -70,7 +70,11 @@ class Workers:
         if ray is not None:
             module = _ray_module()
             if not module.is_initialized():
-                module.init(address=ray, log_to_driver=False)
+                try:
+                    module.init(address=ray, log_to_driver=False)
+                except (ConnectionError, RuntimeError, ValueError) as error:
+                    first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+                    raise ValueError(f"--ray {ray!r}: no Ray cluster there ({first})") from None
 
     @property
     def slots(self):

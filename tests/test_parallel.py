@@ -91,10 +91,17 @@ def test_a_match_gives_the_same_results_on_one_and_two_workers():
     same_match(serial, run_match(players, **options, num_envs=5))  # batches of one sequence
     other_seed = run_match(players, **{**options, "seed": 5}, workers=2)
     assert not np.array_equal(serial.final_scores, other_seed.final_scores)
+    classic = ["pimc:samples=2", "random", "heuristic", "userbots27:Coin"]
+    options = {"variant": "classic", "games": 8, "seed": 1, "episode": "deal"}
+    same_match(run_match(classic, **options), run_match(classic, **options, workers=2))
 
 
-def test_ppo_sampling_and_a_bidding_match_with_regret_do_not_depend_on_the_split():
-    players = [f"{PPO}:sample=true", "random", "composite[pimc:samples=2 | heuristic]"]
+def test_sampling_random_playouts_composites_and_bid_regret_do_not_depend_on_the_split():
+    players = [
+        f"{PPO}:sample=true",
+        "pimc:samples=2,rollout=random",
+        "composite[random | pimc:samples=2]",
+    ]
     options = {"games": 12, "seed": 2, "episode": "deal"}
     same_match(run_match(players, **options), run_match(players, **options, workers=2))
     bidding = {"card_play": "heuristic", "regret_decisions": 6, "regret_worlds": 2, **options}
