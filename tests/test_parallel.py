@@ -204,7 +204,7 @@ def test_a_local_ray_gives_the_serial_results(tmp_path):
     players = ["pimc:samples=2", PPO, "userbots27:Coin"]
     options = {"games": 12, "seed": 3, "episode": "deal", "record": True}
     serial = run_match(players, **options)
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         same_match(serial, run_match(players, **options, ray="auto"))
         with Store(tmp_path / "ray.sqlite") as store:
