@@ -22,8 +22,9 @@ a *player*; the same spec given twice is two players (``random``, ``random#2``).
 teams) plays a duplicate match of ``--games`` games into the SQLite store
 ``--db`` (default ``runs/league.sqlite``); matches already stored are not played
 again. Then the leaderboard of every stored game of these rules is printed
-(``--json``/``--csv``/``--plot`` write it). Ctrl-C loses at most the match in
-progress; rerun the command to resume.
+(``--json``/``--csv``/``--plot`` write it). Ctrl-C loses at most the matches
+in progress; rerun the command to resume. A match whose worker process died is
+one line; the others are played and the exit status is 1.
 
 ``replay FILE``: FILE is a ``--record`` file or a league store. Without
 ``--game`` every game is replayed and checked, one line each (a store without

@@ -8,10 +8,10 @@ sequences*: every sequence is played once with each seating, and those games
 deal identical cards (the same stream key, so the same first dealer and the same
 deal after deal while the games run alike). Every player sits in every seat
 equally often on the same cards, so the luck of the deal cancels out. All games
-of a match run as one batch of the engine (or batches of ``num_envs`` games),
-each game stepped only until its first episode ends; each policy is called once
-per step with the games where it is to act (:func:`act`, the one place where
-seats are dispatched to policies).
+of a match (of a worker's part of it) run as one batch of the engine (or
+batches of ``num_envs`` games), each game stepped only until its first episode
+ends; each policy is called once per step with the games where it is to act
+(:func:`act`, the one place where seats are dispatched to policies).
 
 **What counts.** A game is won by the seat with the unique top score when it
 ends (a truncated game, or a tie in ``episode="deal"``, has no winner; classic:
@@ -315,6 +315,7 @@ class MatchPlan:
 
     @property
     def num_seatings(self):
+        """Seatings per deal sequence (6 ghost, 4 classic)."""
         return len(self.sequence) // (int(self.sequence[-1]) + 1)
 
     def ranges(self, parts):
@@ -352,7 +353,6 @@ def plan_match(
 class GamesPlayed:
     """The games lo..hi-1 of a match as :func:`play_games` played them (arrays over those games)."""
 
-    lo: int
     final_scores: np.ndarray
     winner_seat: np.ndarray
     truncated: np.ndarray
@@ -413,7 +413,7 @@ def play_games(plan, policies, lo, hi, record=False, progress=None):
                 if progress:
                     progress(int(done.sum()))
     played = (acted_games, acted) if record else None
-    return GamesPlayed(lo, final_scores, winner_seat, truncated, decisions, deal_records, played)
+    return GamesPlayed(final_scores, winner_seat, truncated, decisions, deal_records, played)
 
 
 def _play_task(task, progress):
