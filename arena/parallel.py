@@ -34,6 +34,7 @@ import multiprocessing.connection
 import os
 import signal
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -202,6 +203,9 @@ class _Process:
 def _worker_main(connection):
     """A worker process: run (function, task) messages until the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    parent = multiprocessing.parent_process()
+    if parent is not None:  # the parent killed: stop at once, not at the end of the task
+        threading.Thread(target=lambda: (parent.join(), os._exit(1)), daemon=True).start()
     os.environ.setdefault(
         "OMP_NUM_THREADS", "1"
     )  # one task at a time per core: torch on one thread

@@ -4,9 +4,11 @@ Each round plays the same pimc match (``run_match``) and the same league
 (``run_league`` into a fresh store) once on one worker (this process) and once
 on ``--workers`` processes (:mod:`arena.parallel`; their start-up counted), in
 alternating order, and checks that both give the same results. Printed per
-round: wall seconds and games per second of each, and the speed-up; then the
-median speed-ups and the machine's load (``os.getloadavg``) at the start and
-the end, since a loaded machine gives the workers less than a core each.
+round: wall seconds, games per second and cores kept busy (CPU time of this
+process and its workers over wall time) of each, the speed-up and the ratio of
+CPU times (what splitting the batches costs); then the median speed-ups and the
+machine's load (``os.getloadavg``) at the start and the end: on a loaded
+machine the workers get less than a core each, and "cores busy" shows it.
 
 Usage: ``python benchmarks/parallel_speed.py [--quick] [--workers 2] [--rounds 3]``
 (``--quick``: fewer games, about a third of the time; the speed-up shrinks as
@@ -15,6 +17,7 @@ worker start-up weighs more).
 
 import argparse
 import os
+import resource
 import statistics
 import tempfile
 import time
@@ -31,27 +34,37 @@ LEAGUE = ("random", "heuristic", "pimc:samples=4", "pimc:samples=8", "pimc:sampl
 RULES = {"target_score": 16}  # the league: shorter games, more matches in the time
 
 
+def cpu_seconds():
+    """CPU time (user + system) of this process and its finished children (the workers)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def timed(play, games, workers):
+    """(wall s, CPU s, results) of play(games, workers)."""
+    cpu, start = cpu_seconds(), time.perf_counter()
+    results = play(games, workers)
+    return time.perf_counter() - start, cpu_seconds() - cpu, results
+
+
 def timed_match(games, workers):
-    """(wall s, MatchResult summary without its time) of the pimc match."""
-    start = time.perf_counter()
-    result = run_match(list(MATCH), games=games, seed=0, workers=workers)
-    data = result.to_dict()
+    """The pimc match's summary without its time."""
+    data = run_match(list(MATCH), games=games, seed=0, workers=workers).to_dict()
     data.pop("wall_time_s")
-    return time.perf_counter() - start, data
+    return data
 
 
 def timed_league(games, workers):
-    """(wall s, stored games by match) of the league into a fresh store."""
-    with tempfile.TemporaryDirectory() as directory:
-        start = time.perf_counter()
-        with Store(os.path.join(directory, "league.sqlite")) as store:
-            run_league(list(LEAGUE), store, games=games, seed=0, rules=RULES, workers=workers)
-            wall = time.perf_counter() - start
-            games_by_match = {
-                m["match_key"]: store.games([m["id"]])["final_scores"].tolist()
-                for m in store.matches()
-            }
-    return wall, games_by_match
+    """The final scores of every game by match of the league, played into a fresh store."""
+    with (
+        tempfile.TemporaryDirectory() as directory,
+        Store(os.path.join(directory, "league.sqlite")) as store,
+    ):
+        run_league(list(LEAGUE), store, games=games, seed=0, rules=RULES, workers=workers)
+        return {
+            m["match_key"]: store.games([m["id"]])["final_scores"].tolist() for m in store.matches()
+        }
 
 
 def main():
@@ -69,18 +82,20 @@ def main():
     speedups = {"match": [], "league": []}
     for round_ in range(args.rounds):
         order = (1, args.workers) if round_ % 2 == 0 else (args.workers, 1)
-        for name, timed, games in (
+        for name, play, games in (
             ("match", timed_match, match_games),
-            ("league", timed_league, league_games * matches),
+            ("league", timed_league, league_games),
         ):
-            runs = {w: timed(games if name == "match" else league_games, w) for w in order}
-            assert runs[1][1] == runs[args.workers][1], f"{name}: results differ with workers"
-            serial, split = runs[1][0], runs[args.workers][0]
+            runs = {w: timed(play, games, w) for w in order}
+            assert runs[1][2] == runs[args.workers][2], f"{name}: results differ with workers"
+            (serial, serial_cpu, _), (split, split_cpu, _) = runs[1], runs[args.workers]
             speedups[name].append(serial / split)
+            played = games * (matches if name == "league" else 1)
             print(
-                f"round {round_} {name}: 1 worker {serial:.1f} s ({games / serial:.2f} games/s), "
-                f"{args.workers} workers {split:.1f} s ({games / split:.2f} games/s): "
-                f"{serial / split:.2f}x (same results)"
+                f"round {round_} {name}: 1 worker {serial:.1f} s ({played / serial:.2f} games/s, "
+                f"{serial_cpu / serial:.2f} cores busy), {args.workers} workers {split:.1f} s "
+                f"({played / split:.2f} games/s, {split_cpu / split:.2f} cores busy): "
+                f"{serial / split:.2f}x, {serial_cpu / split_cpu:.2f} of the CPU time (same results)"
             )
     for name, values in speedups.items():
         print(
