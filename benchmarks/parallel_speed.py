@@ -11,8 +11,10 @@ machine's load (``os.getloadavg``) at the start and the end: on a loaded
 machine the workers get less than a core each, and "cores busy" shows it.
 
 Usage: ``python benchmarks/parallel_speed.py [--quick] [--workers 2] [--rounds 3]``
-(``--quick``: fewer games, about a third of the time; the speed-up shrinks as
-worker start-up weighs more).
+(``--quick``: fewer games, about a quarter of the time; the speed-up shrinks:
+each worker steps half the batch, and pimc's search costs more per decision in
+small batches (72 games: about 1.4x the CPU time on 2 workers), and worker
+start-up weighs more).
 """
 
 import argparse
@@ -73,7 +75,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="fewer games (see above)")
     args = parser.parse_args()
-    match_games, league_games = (24, 12) if args.quick else (72, 36)
+    match_games, league_games = (72, 12) if args.quick else (300, 36)
     matches = len(league_matches(LEAGUE))
     print(
         f"{usable_cores()} usable cores; load {os.getloadavg()}; match {MATCH} x {match_games} "
