@@ -40,7 +40,8 @@ each deal played by the card-play policy, ``heuristic`` without --card-play).
 
 ``--workers N`` plays the deal sequences of a match (the matches of a league,
 the sampled decisions of ``--bid-regret``) in N processes at once (default:
-every usable core; a job of one part runs in this process); ``--ray ADDRESS``
+every usable core, or 1 when every player is ``random`` or ``heuristic``; a
+job of one part runs in this process); ``--ray ADDRESS``
 (``auto``: the cluster ``ray start --head`` started) runs them as Ray tasks.
 The results do not depend on the split (:mod:`arena.parallel`).
 
@@ -59,6 +60,7 @@ import json
 import os
 import sys
 
+from agents.composite import is_composite, split_composite
 from agents.human import HumanQuit
 from agents.specs import parse_value, split_spec
 from arena.bidding import bidding_table, run_bidding_match
@@ -158,8 +160,8 @@ def parse_args(argv=None):
         type=int,
         default=None,
         metavar="N",
-        help=f"processes playing at once (default: the {usable_cores()} usable cores; "
-        "1: this process only)",
+        help=f"processes playing at once (default: the {usable_cores()} usable cores, "
+        "or 1 when every player is random or heuristic; 1: this process only)",
     )
     parser.add_argument(
         "--ray",
@@ -254,9 +256,36 @@ def _play_options(args, rules):
         "rules": rules,
         "num_envs": args.num_envs,
         "progress": not args.quiet,
-        "workers": usable_cores() if args.workers is None else args.workers,
+        "workers": _default_workers(args) if args.workers is None else args.workers,
         "ray": args.ray,
     }
+
+
+FAST_KINDS = (
+    "random",
+    "heuristic",
+)  # thousands of games a second: workers cost more than they save
+
+
+def _default_workers(args):
+    """--workers when not given: every usable core, or 1 when the job is only fast scripted bots.
+
+    Starting a worker costs about a second (a fresh process, its imports) and
+    halves each batch; random and heuristic play 3,000 games in seconds, where
+    that costs more than it saves. Anything else (pimc, ppo:PATH, your classes)
+    gets every core, as does the bid regret (a rollout search).
+    """
+    specs = [*args.players, *([args.card_play] if args.card_play else [])]
+    if args.bid_regret or not all(_fast(spec) for spec in specs):
+        return usable_cores()
+    return 1
+
+
+def _fast(spec):
+    """Whether a spec is random or heuristic (a composite: both of its parts)."""
+    if is_composite(spec):
+        return all(_fast(part) for part in split_composite(spec))
+    return split_spec(spec)[0] in FAST_KINDS
 
 
 def _check_outputs(args, writers):

@@ -223,3 +223,27 @@ def test_workers_must_be_a_positive_int(capsys):
 
     assert evaluate.main(["random", "random", "random", "--workers", "0", "--quiet"]) == 2
     assert "--workers must be an int >= 1, got 0" in capsys.readouterr().err
+
+
+def test_the_default_workers_are_every_core_unless_only_fast_bots_play(monkeypatch, capsys):
+    from arena import cli as evaluate
+    from arena.parallel import usable_cores
+
+    given = []
+
+    def recorded(players, **options):
+        given.append(options["workers"])
+        raise ValueError("stop here")
+
+    monkeypatch.setattr(evaluate, "run_match", recorded)
+    for players, workers in (
+        (["heuristic", "random", "composite[random | heuristic]"], 1),
+        (["heuristic", "random", "pimc:samples=2"], usable_cores()),
+        (["heuristic", "random", PPO], usable_cores()),
+        (["heuristic", "random", "composite[random | userbots27:Coin]"], usable_cores()),
+    ):
+        assert evaluate.main([*players, "--quiet"]) == 2
+        assert given.pop() == workers
+    assert evaluate.main(["random", "random", "random", "--workers", "3", "--quiet"]) == 2
+    assert given == [3]
+    capsys.readouterr()
