@@ -24,6 +24,7 @@ from ghost_euchre_env.cards import CARD_RANK, CARD_SUIT, CARDS, NUM_CARDS, NUM_S
 from ghost_euchre_env.suits import COLOUR_KEEPING, permutation_tables
 
 from .base import Policy
+from .network_file import fit_error
 from .streams import draws
 
 ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
@@ -299,14 +300,9 @@ class PPOPolicy(Policy):
 
     def __init__(self, game, model, seed=None, sample=False, name=None):
         super().__init__(game, seed)
-        if (
-            model.config["obs_size"] != game.obs_size
-            or model.config["num_actions"] != game.num_actions
-        ):
-            raise ValueError(
-                f"network expects obs_size={model.config['obs_size']}, num_actions={model.config['num_actions']}; "
-                f"this variant has obs_size={game.obs_size}, num_actions={game.num_actions}"
-            )
+        reason = fit_error(model.config["obs_size"], model.config["num_actions"], game)
+        if reason:
+            raise ValueError(reason)
         if not isinstance(sample, (bool, np.bool_)):
             raise ValueError(f"sample must be true or false, got {sample!r}")
         self.model = model

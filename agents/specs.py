@@ -12,12 +12,14 @@ Grammar (one string, no spaces needed):
 
 Any of them may end with ``:key=value,key=value`` keyword arguments for the
 policy's constructor; values are read as int, float, ``true``/``false``, or else
-kept as strings. Examples: ``random``, ``pimc:samples=16``, ``ppo:runs/a/final.pt``,
+kept as strings. The names ``game`` and ``seed`` (and ``path`` after ``ppo:``)
+are reserved: make_policy passes them itself. Examples: ``random``, ``pimc:samples=16``, ``ppo:runs/a/final.pt``,
 ``mybots.greedy:GreedyBot:depth=2,temperature=0.5``. After a built-in name a value
 may itself be a spec with colons: ``pimc:rollout=ppo:runs/a/final.pt,samples=16``.
 """
 
 import contextlib
+import dataclasses
 import importlib
 import inspect
 import os
@@ -25,7 +27,8 @@ import re
 from collections.abc import Callable
 
 from .base import Policy
-from .composite import CompositePolicy, is_composite, split_composite
+from .composite import CompositePolicy, composite_spec, is_composite, split_composite
+from .network_file import fit_error, network_sizes
 
 EXPECTED = (
     "random, heuristic, human, pimc, ppo:PATH or package.module:ClassName "
@@ -113,6 +116,44 @@ def split_spec(spec):
     raise ValueError(f"unknown policy spec {spec!r}; expected {EXPECTED}")
 
 
+@dataclasses.dataclass(frozen=True)
+class SpecTree:
+    """A policy spec parsed, nothing imported, opened or built (see :func:`spec_tree`).
+
+    kind: a built-in name, 'ppo', 'class' or 'composite'; target: the checkpoint
+    path for 'ppo', 'module:Class' for 'class', else None; options: the
+    ``key=value`` arguments as :func:`parse_value` read them; parts: a
+    composite's (auction, play) trees, else ().
+    """
+
+    kind: str
+    target: str | None = None
+    options: dict = dataclasses.field(default_factory=dict)
+    parts: tuple = ()
+
+
+def spec_tree(spec):
+    """The :class:`SpecTree` of ``spec`` (:func:`split_spec` at every composite level; its ValueErrors)."""
+    if is_composite(spec):
+        return SpecTree("composite", parts=tuple(spec_tree(p) for p in split_composite(spec)))
+    kind, target, options = split_spec(spec)
+    return SpecTree(kind, target, options)
+
+
+def spec_text(tree):
+    """The spec string of a :class:`SpecTree`: ``spec_tree(spec_text(t)) == t`` for a parsed tree."""
+    if tree.kind == "composite":
+        return composite_spec(*(spec_text(part) for part in tree.parts))
+    head = {"ppo": f"ppo:{tree.target}", "class": tree.target}.get(tree.kind, tree.kind)
+    if not tree.options:
+        return head
+    values = {True: "true", False: "false"}
+    return f"{head}:" + ",".join(
+        f"{key}={values[value] if isinstance(value, bool) else value}"
+        for key, value in tree.options.items()
+    )
+
+
 def make_policy(spec, game, seed=None):
     """Build the policy named by ``spec`` (see the module docstring) for ``game``.
 
@@ -126,6 +167,12 @@ def make_policy(spec, game, seed=None):
     if kind == "ppo":
         if target is None or not os.path.isfile(target):
             raise ValueError(f"policy spec {spec!r}: checkpoint file {target!r} does not exist")
+        sizes = network_sizes(
+            target
+        )  # before torch: a network of the other variant is told at once
+        reason = sizes and fit_error(*sizes, game)
+        if reason:
+            raise ValueError(f"policy spec {spec!r}: {reason}")
         try:
             ppo = importlib.import_module("agents.ppo")
         except ModuleNotFoundError as error:
@@ -135,7 +182,7 @@ def make_policy(spec, game, seed=None):
                 f"policy spec {spec!r}: PPO checkpoints need agents/ppo.py (written with train.py), "
                 "which is not installed"
             ) from None
-        check_options(spec, ppo.load_policy, kwargs, "ppo")
+        check_options(spec, ppo.load_policy, kwargs, "ppo", given=("path",))
         policy = ppo.load_policy(target, game, seed, **kwargs)
     else:
         factory: Callable[..., Policy] = _load_attribute(BUILTINS.get(kind, target), spec)
@@ -157,15 +204,25 @@ def make_policy(spec, game, seed=None):
     return policy
 
 
-_NOT_OPTIONS = ("self", "game", "seed", "path")  # given by make_policy, not by the spec
+RESERVED_OPTIONS = ("game", "seed")  # passed by make_policy to every factory, never by the spec
 
 
-def check_options(spec, factory, kwargs, what):
+def check_options(spec, factory, kwargs, what, given=()):
     """ValueError (one line, listing the valid options) unless ``factory`` takes every key of ``kwargs``.
 
-    The valid options are the factory's keyword parameters but ``game``,
-    ``seed`` and ``path``; a factory taking ``**kwargs`` accepts anything.
+    The valid options are the factory's keyword parameters but ``self``,
+    :data:`RESERVED_OPTIONS` and the names in ``given`` (others that
+    make_policy passes itself, e.g. ppo's checkpoint ``path``); a factory
+    taking ``**kwargs`` accepts anything. A reserved name given as an option is
+    refused as such, whatever the factory takes.
     """
+    names = (*RESERVED_OPTIONS, *given)
+    reserved = [key for key in kwargs if key in names]
+    if reserved:
+        raise ValueError(
+            f"policy spec {spec!r}: option {', '.join(map(repr, reserved))} of {what} is reserved "
+            f"(the reserved names are {', '.join(names)}: the program gives them, not the spec)"
+        )
     try:
         parameters = inspect.signature(factory).parameters.values()
     except (TypeError, ValueError):  # no signature to read: let the call decide
@@ -175,7 +232,7 @@ def check_options(spec, factory, kwargs, what):
     valid = [
         p.name
         for p in parameters
-        if p.name not in _NOT_OPTIONS
+        if p.name not in ("self", *names)
         and p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
     ]
     unknown = [key for key in kwargs if key not in valid]

@@ -11,12 +11,21 @@ Usage::
     python evaluate.py --league SPEC SPEC SPEC SPEC ... [--db FILE] [same flags]
     python evaluate.py replay FILE [--match M] [--game K] [--ascii]
     python evaluate.py serve [--db FILE] [--port 8000] [--host 127.0.0.1]   # the web page
+                       [--policy-dir DIR ...] [--allow-spec SPEC ...] [--public]
 
 One SPEC per seat (3 for ghost, 4 for classic; see ``agents.specs``). Each SPEC is
 a *player*; the same spec given twice is two players (``random``, ``random#2``).
 ``--games`` is the total number of games, rounded up to whole deal sequences
 (every seating of the players on the same cards: 6 for ghost, 4 for classic).
 ``--record FILE`` keeps every game (its dealing key and actions) as JSON.
+Output files (``--json``, ``--csv``, ``--plot``, ``--record``) are checked
+writable before any play; the missing folders of their paths are created, and
+each file written is printed by its absolute path with the folders that were new
+(``wrote /home/me/runs/m.json (new folder runs in /home/me)``): a typo shows.
+
+Exit status: 0 when done; 2 for bad input, told in one line (``evaluate.py:
+error: ...``, usage: ``--help``); a game at the terminal left by end of input
+(Ctrl-D) 1, by Ctrl-C 130 (after "Game abandoned."); a league stopped by Ctrl-C 130.
 
 ``--league``: every 3-player subset of the SPECs (classic: every pairing of two
 teams) plays a duplicate match of ``--games`` games into the SQLite store
@@ -90,8 +99,16 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 
 
 # -------------------------------------------------------------------------- CLI
+class OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line shaped like every other error here (usage: --help)."""
+
+    def error(self, message):
+        self.exit(2, f"evaluate.py: error: {message} (see {self.prog} --help)\n")
+
+
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
+        prog="evaluate.py",
         description=str(__doc__).split("\n\n")[0],
         epilog="Subcommand: python evaluate.py replay FILE [--match M] [--game K] (see replay -h)",
     )
@@ -174,7 +191,7 @@ def parse_args(argv=None):
 
 
 def parse_replay_args(argv):
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="evaluate.py replay",
         description="Replay recorded games through the engine (a --record file or a league store).",
     )
@@ -197,10 +214,10 @@ def _parse_rules(items):
 
 def serve_main(argv):
     """``serve``: run the local web page (arena.web) until Ctrl-C."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="evaluate.py serve",
         description="The local web page: play against the bots, watch recorded games, "
-        "see the leaderboard.",
+        "see the leaderboard. What it offers and refuses: README, 'Security'.",
     )
     parser.add_argument(
         "--db",
@@ -212,10 +229,35 @@ def serve_main(argv):
     parser.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default: this machine only)"
     )
+    parser.add_argument(
+        "--policy-dir",
+        metavar="DIR",
+        action="append",
+        default=[],
+        help="a directory whose *.pt policy files the page offers as ppo:NAME "
+        "(repeatable; default: the shipped agents/pretrained/)",
+    )
+    parser.add_argument(
+        "--allow-spec",
+        metavar="SPEC",
+        action="append",
+        default=[],
+        help="a spec the page may build exactly as written, e.g. mybots:HighCard (repeatable)",
+    )
+    parser.add_argument(
+        "--public",
+        action="store_true",
+        help="allow a --host other machines can reach (no login; built-in bots only)",
+    )
     args = parser.parse_args(argv)
     from arena.web import serve
 
-    serve(args.db, args.host, args.port)
+    try:
+        serve(args.db, args.host, args.port, args.policy_dir, args.allow_spec, args.public)
+    except ValueError as error:
+        return _error(error)
+    except OSError as error:
+        return _error(f"cannot listen on {args.host}:{args.port}: {error.strerror or error}")
     return 0
 
 
@@ -261,10 +303,7 @@ def _play_options(args, rules):
     }
 
 
-FAST_KINDS = (
-    "random",
-    "heuristic",
-)  # thousands of games a second: workers cost more than they save
+FAST_KINDS = ("random", "heuristic")  # thousands of games a second: workers cost more than they save
 
 
 def _default_workers(args):
@@ -289,29 +328,49 @@ def _fast(spec):
 
 
 def _check_outputs(args, writers):
-    """[(path, write)] of the requested output files, each checked writable before any play."""
+    """[(path, write, shown)] of the requested output files, each checked writable before any play.
+
+    shown: :func:`_check_output`'s, for :func:`_wrote`.
+    """
     outputs = []
     for flag, write in writers:
         path = getattr(args, flag)
         if path:
-            check_writable(path, f"--{flag}")
-            outputs.append((path, write))
+            outputs.append((path, write, _check_output(path, f"--{flag}")))
     return outputs
+
+
+def _check_output(path, flag):
+    """Check ``path`` (of ``flag``) writable -> (its absolute path, [] or ["new folder a/b in /dir"])
+    for :func:`_wrote`: a folder is new when it is missing now, before the play."""
+    existing = check_writable(path, flag)
+    target = os.path.abspath(path)
+    folder = os.path.dirname(target)
+    if folder == existing:
+        return target, []
+    return target, [f"new folder {os.path.relpath(folder, existing)} in {existing}"]
+
+
+def _wrote(shown, *details):
+    """Print 'wrote ABSOLUTE_PATH (details; new folder a/b in /dir)': a typo in a path shows."""
+    target, notes = shown
+    details = [*details, *notes]
+    print(f"wrote {target}" + (f" ({'; '.join(details)})" if details else ""))
 
 
 def match_main(args):
     rules = _parse_rules(args.rule)
     outputs = _check_outputs(args, [("json", write_json), ("csv", write_csv), ("plot", write_plot)])
-    if args.record:
-        check_writable(args.record, "--record")
+    record = _check_output(args.record, "--record") if args.record else None
     if args.workers is not None:
         check_int("--workers", args.workers, 1)
     if any(split_spec(spec)[0] == "human" for spec in args.players):
         games = 1 if args.games is None else args.games
         try:
             play_interactive(args.players, args.variant, games, args.seed, args.episode, rules)
-        except HumanQuit:
+        except (HumanQuit, KeyboardInterrupt) as stop:  # Ctrl-C while a bot thinks, too
             print("\nGame abandoned.")
+            return 1 if isinstance(stop, HumanQuit) and not stop.interrupted else 130
         return 0
     bidding = args.card_play is not None or args.bid_regret != 0
     regrets = None
@@ -332,13 +391,13 @@ def match_main(args):
     print(match_table(result))
     if bidding:
         print(bidding_table(result, regrets))
-    for path, write in outputs:
+    for path, write, shown in outputs:
         write(result, path)
-        print(f"wrote {path}")
-    if args.record:
+        _wrote(shown)
+    if record is not None:
         data = records_to_dict(result.game_records())
         write_atomic(args.record, lambda f: json.dump(data, f, separators=(",", ":")))
-        print(f"wrote {args.record} ({len(data['games'])} game records)")
+        _wrote(record, f"{len(data['games'])} game records")
     return 0
 
 
@@ -367,9 +426,9 @@ def league_main(args):
         f"{len(run.skipped)} already stored{failed}; store {db} ({run.total_time_s:.1f} s wall)"
     )
     print(leaderboard_table(board))
-    for path, write in outputs:
+    for path, write, shown in outputs:
         write(board, path)
-        print(f"wrote {path}")
+        _wrote(shown)
     return 1 if run.failed else 0
 
 
