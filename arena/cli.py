@@ -303,7 +303,10 @@ def _play_options(args, rules):
     }
 
 
-FAST_KINDS = ("random", "heuristic")  # thousands of games a second: workers cost more than they save
+FAST_KINDS = (
+    "random",
+    "heuristic",
+)  # thousands of games a second: workers cost more than they save
 
 
 def _default_workers(args):

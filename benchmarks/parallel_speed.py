@@ -58,15 +58,16 @@ def timed_match(games, workers):
 
 
 def timed_league(games, workers):
-    """The final scores of every game by match of the league, played into a fresh store."""
+    """(match keys, final scores of their games) of the league, played into a fresh store."""
     with (
         tempfile.TemporaryDirectory() as directory,
         Store(os.path.join(directory, "league.sqlite")) as store,
     ):
         run_league(list(LEAGUE), store, games=games, seed=0, rules=RULES, workers=workers)
-        return {
-            m["match_key"]: store.games([m["id"]])["final_scores"].tolist() for m in store.matches()
-        }
+        matches = sorted(store.matches(), key=lambda m: m["match_key"])
+        data = store.games([m["id"] for m in matches])
+        assert data is not None
+        return [m["match_key"] for m in matches], data["final_scores"].tolist()
 
 
 def main():
