@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from .streams import policy_key
+
 
 class Policy:
     """A batched policy over N games.
@@ -15,6 +17,12 @@ class Policy:
     ``seed`` so that results are reproducible. Observations have perfect recall,
     so a policy needs no memory of its own: evaluate.py calls ``act`` once per
     step with just the games where the policy is to act, in no fixed order.
+
+    A policy that draws random numbers may take a third argument, ``act(obs,
+    mask, keys=None)``: a match passes uint64[N] keys (one per game and
+    decision), and drawing from ``agents.streams.draws(self, keys)`` makes its
+    choices independent of the batch (of how a match is split over workers);
+    ``stream_key`` is its own key, from ``seed``.
     """
 
     name = "policy"
@@ -22,6 +30,7 @@ class Policy:
     def __init__(self, game, seed=None):
         self.game = game
         self.rng = np.random.default_rng(seed)
+        self.stream_key = policy_key(seed)
 
     def act(self, obs, mask):
         raise NotImplementedError

@@ -16,6 +16,7 @@ the auction policy's. Each part is called once per ``act`` with its rows only.
 import numpy as np
 
 from .base import Policy
+from .streams import act_keyed
 
 NUM_CARD_ACTIONS = 24  # action ids 0..23 are cards in both variants
 PREFIX = "composite["
@@ -67,8 +68,11 @@ class CompositePolicy(Policy):
         self.play = play
         self.name = name or composite_spec(auction.name, play.name)
 
-    def act(self, obs, mask):
-        """obs float32[N, D], mask bool[N, A] -> int64[N]: each row from the part whose decision it is."""
+    def act(self, obs, mask, keys=None):
+        """obs float32[N, D], mask bool[N, A] -> int64[N]: each row from the part whose decision it is.
+
+        keys: uint64[N] decision keys, passed on to the parts that take them (:mod:`agents.streams`).
+        """
         mask = np.asarray(mask, dtype=bool)
         cards = mask[:, :NUM_CARD_ACTIONS].any(axis=1)
         actions = np.zeros(len(mask), np.int64)
@@ -77,9 +81,10 @@ class CompositePolicy(Policy):
             (self.auction, np.flatnonzero(~cards)),
         ):
             if len(rows) == len(mask):
-                return np.asarray(part.act(obs, mask), dtype=np.int64)
+                return np.asarray(act_keyed(part, obs, mask, keys), dtype=np.int64)
             if len(rows):
-                actions[rows] = part.act(np.take(obs, rows, axis=0), mask[rows])
+                part_keys = None if keys is None else np.asarray(keys)[rows]
+                actions[rows] = act_keyed(part, np.take(obs, rows, axis=0), mask[rows], part_keys)
         return actions
 
     def reset(self, games):

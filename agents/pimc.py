@@ -8,7 +8,8 @@ to the end of the deal by a fast default policy (the ``heuristic`` for every
 seat), on the batched engine, all decisions x worlds x actions in one batch. The
 action with the best mean value over the worlds is played; all worlds share one
 sample per action (common random numbers), so the comparison between actions is
-paired.
+paired. Keyed by game (:mod:`agents.streams`): in a match, a decision's worlds
+and playouts depend only on its key, not on the other decisions searched with it.
 
 This covers every decision of both variants. Ghost Hand: card play, trump, bids
 (including the moon) and the swap (after ``SWAP`` the seat holds the world's
@@ -37,6 +38,7 @@ from ghost_euchre_env.classic import ClassicEuchre
 from ghost_euchre_env.ghost import GhostEuchre
 
 from .base import Policy
+from .streams import RowRandom, act_keyed, child_keys, takes_keys
 from .worlds import read_knowledge, sample_worlds, world_states
 
 OBJECTIVES = ("relative", "points")
@@ -92,29 +94,37 @@ class PIMCPolicy(Policy):
         rollout_note = "" if played_out_by == "heuristic" else f", rollout={played_out_by}"
         self.name = f"pimc(samples={self.samples}{rollout_note})"
 
-    def act(self, obs, mask):
-        """obs float32[N, D] of the seats to act, mask bool[N, A] -> int64[N]."""
+    def act(self, obs, mask, keys=None):
+        """obs float32[N, D] of the seats to act, mask bool[N, A] -> int64[N].
+
+        keys: uint64[N] decision keys (:mod:`agents.streams`): the worlds and the
+        playouts of decision i then depend only on keys[i]; None: on ``rng``.
+        """
         mask = np.asarray(mask, dtype=bool)
         actions = mask.argmax(axis=1).astype(np.int64)
         search = np.flatnonzero(mask.sum(axis=1) > 1)
         if len(search) == 0:
             return actions
         knowledge = read_knowledge(np.asarray(obs)[search], self.game)
-        worlds = sample_worlds(knowledge, self.samples, self.rng)
-        values = self.action_values(knowledge, worlds, mask[search])
+        keys = None if keys is None else child_keys(np.asarray(keys)[search], self.stream_key)
+        rng = self.rng if keys is None else RowRandom(keys)
+        worlds = sample_worlds(knowledge, self.samples, rng)
+        values = self.action_values(knowledge, worlds, mask[search], keys)
         actions[search] = values.argmax(axis=1)
         return actions
 
-    def action_values(self, knowledge, worlds, mask):
+    def action_values(self, knowledge, worlds, mask, keys=None):
         """float64[N, A]: mean playout value of each legal action (-inf if illegal).
 
         knowledge: the knowledge of N positions (``worlds.read_knowledge``);
         worlds: the sampled worlds as ``worlds.sample_worlds`` returns them
-        (arrays [N, W, ...]); mask: bool[N, A].
+        (arrays [N, W, ...]); mask: bool[N, A]; keys: uint64[N] keys of the
+        positions, for a playout policy keyed by game (or None).
         """
         num_worlds = worlds[0].shape[1]
         values = np.full(mask.shape, -np.inf)
         games_needed = mask.sum(axis=1) * num_worlds
+        playout_keys = keys if takes_keys(self.rollout) else None  # keys of playouts: only if used
         start = 0
         while start < len(mask):
             fit = int(np.searchsorted(np.cumsum(games_needed[start:]), self.max_games, "right"))
@@ -129,20 +139,28 @@ class PIMCPolicy(Policy):
                 *(part[game_row, game_world] for part in worlds),
                 rows=game_row,
             )
-            totals = self._play_out(state, np.repeat(acts, num_worlds))
+            first = np.repeat(acts, num_worlds)
+            if playout_keys is None:
+                totals = self._play_out(state, first)
+            else:
+                totals = self._play_out(
+                    state, first, child_keys(playout_keys[game_row], first, game_world)
+                )
             values[rows, acts] = totals.reshape(len(rows), num_worlds).mean(axis=1)
             start = stop
         return values
 
-    def _play_out(self, state, first_actions):
+    def _play_out(self, state, first_actions, keys=None):
         """Step every world with its first action, then play it to the deal's end.
 
+        keys: uint64[M] key of each playout (for a keyed playout policy) or None.
         Returns float64[M]: the value of each playout for seat 0 (the searcher).
         """
         game = self.playout_game
         value = np.zeros(len(first_actions))
         alive = np.arange(len(first_actions))
         actions = first_actions
+        step = 0
         while True:
             rewards = game.step(state, actions).rewards
             value[alive] += rewards[:, 0]
@@ -154,17 +172,25 @@ class PIMCPolicy(Policy):
                 if len(alive) == 0:
                     return value
                 state = state.take(going_on)
-            actions = self._rollout_actions(state)
+            step += 1
+            actions = self._rollout_actions(
+                state, None if keys is None else child_keys(keys[alive], step)
+            )
 
-    def _rollout_actions(self, state):
-        """int64[M]: the playout policy's action in each game; forced moves skip it."""
+    def _rollout_actions(self, state, keys=None):
+        """int64[M]: the playout policy's action in each game; forced moves skip it.
+
+        keys: uint64[M] keys of the games' decisions for a keyed playout policy, or None.
+        """
         game = self.playout_game
         mask = game.legal_mask(state)
         actions = mask.argmax(axis=1)
         choice = np.flatnonzero(mask.sum(axis=1) > 1)
         if len(choice) == len(actions):
-            actions = self.rollout.act(game.observe(state, state.player.astype(np.int64)), mask)
+            obs = game.observe(state, state.player.astype(np.int64))
+            actions = act_keyed(self.rollout, obs, mask, keys)
         elif len(choice):  # observing every game is cheaper than copying out the state of a few
             obs = game.observe(state, state.player.astype(np.int64))
-            actions[choice] = self.rollout.act(obs[choice], mask[choice])
+            choice_keys = None if keys is None else keys[choice]
+            actions[choice] = act_keyed(self.rollout, obs[choice], mask[choice], choice_keys)
         return actions

@@ -26,6 +26,7 @@ from ghost_euchre_env.suits import COLOUR_KEEPING, permutation_tables
 
 from .base import Policy
 from .network_file import fit_error
+from .streams import draws
 
 ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
 POLICY_FORMAT = "ghost-euchre-ppo-v1"
@@ -372,12 +373,22 @@ class PPOPolicy(Policy):
             self.name = name
 
     @torch.no_grad()
-    def act(self, obs, mask):
+    def act(self, obs, mask, keys=None):
+        """keys: uint64[N] decision keys: sampling draws one number per row from them
+        (:mod:`agents.streams`), else from the torch generator."""
         mask = torch.from_numpy(np.asarray(mask, dtype=bool))
         logits, _ = self.model(torch.from_numpy(np.asarray(obs, dtype=np.float32)))
-        if self.sample:
-            return sample_actions(masked_log_probs(logits, mask), self.generator).numpy()
-        return mask_logits(logits, mask).argmax(-1).numpy()
+        if not self.sample:
+            return mask_logits(logits, mask).argmax(-1).numpy()
+        log_probs = masked_log_probs(logits, mask)
+        if keys is None:
+            return sample_actions(log_probs, self.generator).numpy()
+        cdf = np.cumsum(log_probs.exp().double().numpy(), axis=1)
+        draw = draws(self, keys).random(len(cdf)) * cdf[:, -1]
+        chosen = (cdf <= draw[:, None]).sum(axis=1)  # the first action whose cdf passes the draw
+        legal = mask.numpy()
+        last_legal = legal.shape[1] - 1 - legal[:, ::-1].argmax(axis=1)
+        return np.minimum(chosen, last_legal).astype(np.int64)
 
 
 def load_policy(path, game, seed=None, sample=False):

@@ -5,11 +5,13 @@ import numpy as np
 from ghost_euchre_env.cards import pack_bits
 
 from .base import Policy
+from .streams import draws
 
 
 def random_set_bits(bits, rng):
     """int64[N]: the position of a uniformly random set bit of each ``bits[i]`` (unsigned int[N], none 0).
 
+    rng: a numpy Generator or an :class:`agents.streams.RowRandom` of N rows (one draw per row).
     Draws k uniform in [0, number of set bits), clears the k lowest set bits
     (whole-batch, as many rounds as the largest k) and returns the lowest one left.
     """
@@ -32,5 +34,5 @@ class RandomPolicy(Policy):
 
     name = "random"
 
-    def act(self, obs, mask):
-        return random_legal_actions(mask, self.rng)
+    def act(self, obs, mask, keys=None):
+        return random_legal_actions(mask, draws(self, keys))

@@ -405,8 +405,9 @@ def sample_places(allowed, sizes, num_worlds, rng):
 
     allowed: bool[N, 24, P], card c may go to place p (a card with no allowed
     place is not dealt); sizes: int[N, P] cards each place receives (they add
-    up to the number of dealt cards); rng: numpy Generator (the only randomness
-    used). Returns uint32[N, W, P]: the cards of each place in each of W worlds.
+    up to the number of dealt cards); rng: numpy Generator or
+    :class:`agents.streams.RowRandom` of N rows (the only randomness used; a
+    row's worlds depend only on its own draws). Returns uint32[N, W, P]: the cards of each place in each of W worlds.
 
     Exact: ``ways[i, r]`` counts the deals of cards i, i+1, ... that fit when
     places 0..P-2 still have room r (the last place takes the rest), by dynamic
@@ -463,10 +464,12 @@ def sample_places(allowed, sizes, num_worlds, rng):
     rows = np.arange(n)[:, None]
     step = np.append(strides, [0, 0])  # cell change when a card goes to each place (or none)
     where = np.empty((n, num_worlds, num_cards), np.int8)  # place of each card (P: not dealt)
+    # One draw per world and card id, drawn at once: a row's worlds do not depend on the other rows.
+    uniform = rng.random((n, num_worlds, NUM_CARDS))[..., dealt_any]
     for card, choice in enumerate(reversed(choices)):
         cdf = np.cumsum(choice[rows, cell], axis=2)  # [N, W, P + 1]
         total = cdf[..., -1]
-        draw = np.minimum(rng.random((n, num_worlds)) * total, np.nextafter(total, 0))
+        draw = np.minimum(uniform[..., card] * total, np.nextafter(total, 0))
         place = (cdf <= draw[..., None]).sum(axis=2)  # the first place whose cdf passes the draw
         where[..., card] = place
         cell -= step[place]
@@ -486,7 +489,7 @@ def sample_worlds(knowledge: SeatKnowledge, num_worlds, rng) -> tuple[np.ndarray
 def sample_worlds(knowledge, num_worlds, rng):
     """Deal the unseen cards, uniformly over the worlds consistent with ``knowledge``.
 
-    rng: numpy Generator (the only randomness used). Ghost Hand
+    rng: numpy Generator or :class:`agents.streams.RowRandom` of N rows (the only randomness used). Ghost Hand
     (:class:`SeatKnowledge`) returns (hands uint32[N, W, 3], out_of_play
     uint32[N, W]): every seat's current hand (seat 0's is its own) and the
     face-down hand (the observer's own dead hand if it swapped). Classic

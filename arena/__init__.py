@@ -4,6 +4,8 @@
   ``MatchResult``, ``seatings``, per-player statistics, interactive play).
 - :mod:`arena.stats`: Wilson and clustered win-rate intervals, ratings (OpenSkill game by
   game in a match, a Plackett-Luce fit over a league's stored matches).
+- :mod:`arena.parallel`: a job's independent tasks (deal-sequence ranges, whole matches) on
+  worker processes or a Ray cluster, one progress bar (``Workers``, ``ProgressBar``).
 - :mod:`arena.report`: a match as a text table, JSON, CSV and a PNG.
 - :mod:`arena.files`: ``write_atomic``, the one atomic file write of the project.
 - :mod:`arena.web`: the local web page (play, watch, leaderboard) over

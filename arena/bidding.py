@@ -15,12 +15,22 @@ the sequences (a normal interval; sequences are independent).
 """
 
 import math
+import time
 
 import numpy as np
 
 from agents.composite import CompositePolicy
-from arena.match import build_players, check_no_human, make_game, run_match
-from arena.regret import RecordingPolicy, bid_regret
+from arena.match import (
+    build_players,
+    check_no_human,
+    make_game,
+    match_result,
+    plan_match,
+    play_games,
+    run_match,
+)
+from arena.parallel import ProgressBar, Workers
+from arena.regret import RecordingPolicy, action_values, merge_samples, regret_of
 from arena.report import format_rows
 from arena.stats import Z95
 from ghost_euchre_env.core import check_int
@@ -55,6 +65,8 @@ def run_bidding_match(
     rules=None,
     num_envs=None,
     progress=False,
+    workers=1,
+    ray=None,
 ):
     """A Ghost Hand duplicate match of ``players`` (specs or Policies), as a bidding match when ``card_play`` is given.
 
@@ -62,7 +74,9 @@ def run_bidding_match(
     every card; regret_decisions: auction decisions per player sampled for the
     bid regret (0: none), each valued on ``regret_worlds`` worlds with the rest
     of the deal played by card_play (default heuristic). Returns (MatchResult,
-    one arena.regret.Regret per player or None). Other arguments: ``run_match``'s.
+    one arena.regret.Regret per player or None). Other arguments: ``run_match``'s;
+    the deal sequences, then the sampled decisions, are split over the workers
+    (the result does not depend on the split).
     """
     check_int("seed", seed, 0)
     game = make_game("ghost", episode, rules)
@@ -72,28 +86,65 @@ def run_bidding_match(
     if card_play is not None:
         check_no_human([card_play], "card-play policy")
         players = bidding_players(players, card_play, game, seed)
-    recorders = None
-    if regret_decisions:
-        policies, names, _ = build_players(players, game, seed)
-        recorders = [
-            RecordingPolicy(policy, regret_decisions, seed=seed + index)
-            for index, policy in enumerate(policies)
-        ]
-        for recorder, name in zip(recorders, names, strict=True):
-            recorder.name = name
-        players = recorders
-    result = run_match(players, "ghost", games, seed, episode, rules, num_envs, progress)
-    if recorders is None:
-        return result, None
+    if not regret_decisions:
+        options = {"num_envs": num_envs, "progress": progress, "workers": workers, "ray": ray}
+        return run_match(players, "ghost", games, seed, episode, rules, **options), None
+    plan, _ = plan_match(players, "ghost", games, seed, episode, rules, num_envs)
+    start = time.perf_counter()
+    with Workers(workers, ray) as pool:
+        ranges = plan.ranges(pool.slots)
+        tasks = [(plan, lo, hi, regret_decisions) for lo, hi in ranges]
+        with ProgressBar(progress, len(plan.sequence), "game") as report:
+            played = pool.map(_recorded_task, tasks, [hi - lo for lo, hi in ranges], report)
+        result = match_result(plan, [part for part, _ in played], time.perf_counter() - start)
+        samples = []  # (priority, obs, mask, action, key) of each player's sampled decisions
+        for p, name in enumerate(plan.names):
+            sample = merge_samples([reservoirs[p] for _, reservoirs in played], regret_decisions)
+            if sample is None:
+                raise ValueError(f"player {name!r} made no auction decision with a choice")
+            samples.append(sample)
+        tasks = []  # (player, first decision): chunks of each player's sampled decisions
+        for p, (_, obs, mask, _, keys) in enumerate(samples):
+            for lo in range(0, len(keys), REGRET_CHUNK):
+                rows = slice(lo, lo + REGRET_CHUNK)
+                oracle = (card_play or "heuristic", regret_worlds, seed + p, "relative", keys[rows])
+                tasks.append((p, (game, obs[rows], mask[rows], *oracle)))
+        with ProgressBar(progress, sum(len(s[4]) for s in samples), "decision") as report:
+            values = pool.map(
+                _values_task, [t[1] for t in tasks], [len(t[1][1]) for t in tasks], report
+            )
     regrets = []
-    for index, recorder in enumerate(recorders):
-        sample = recorder.sample()
-        if sample is None:
-            raise ValueError(f"player {recorder.name!r} made no auction decision with a choice")
-        regrets.append(
-            bid_regret(game, *sample, card_play or "heuristic", regret_worlds, seed=seed + index)
+    for p, (_, _, _, actions, _) in enumerate(samples):
+        mine = np.concatenate(
+            [v for (owner, _), v in zip(tasks, values, strict=True) if owner == p]
         )
+        regrets.append(regret_of(mine, actions))
     return result, regrets
+
+
+REGRET_CHUNK = 16  # sampled decisions valued per task
+
+
+def _recorded_task(task, progress):
+    """Games lo..hi-1 of a match with each player recording its auction decisions.
+
+    task: (plan, lo, hi, size) -> (GamesPlayed, [reservoir of each player]).
+    """
+    plan, lo, hi, size = task
+    policies, _, _ = build_players(plan.players, plan.game, plan.seed)
+    recorders = [
+        RecordingPolicy(policy, size, seed=plan.seed + index)
+        for index, policy in enumerate(policies)
+    ]
+    part = play_games(plan, recorders, lo, hi, progress=progress)
+    return part, [recorder.reservoir() for recorder in recorders]
+
+
+def _values_task(task, progress):
+    """The oracle's values of some sampled decisions: task = action_values' arguments."""
+    values = action_values(*task)
+    progress(len(values))
+    return values
 
 
 def bidding_stats(result):

@@ -6,6 +6,7 @@ Usage::
                        [--episode game|deal] [--rule KEY=VALUE ...] [--num-envs N]
                        [--json FILE] [--csv FILE] [--plot FILE] [--record FILE] [--quiet]
                        [--card-play SPEC] [--bid-regret N [--regret-worlds W]]
+                       [--workers N] [--ray ADDRESS|auto]
     python evaluate.py human heuristic heuristic      # play at the terminal
     python evaluate.py --league SPEC SPEC SPEC SPEC ... [--db FILE] [same flags]
     python evaluate.py replay FILE [--match M] [--game K] [--ascii]
@@ -30,8 +31,9 @@ error: ...``, usage: ``--help``); a game at the terminal left by end of input
 teams) plays a duplicate match of ``--games`` games into the SQLite store
 ``--db`` (default ``runs/league.sqlite``); matches already stored are not played
 again. Then the leaderboard of every stored game of these rules is printed
-(``--json``/``--csv``/``--plot`` write it). Ctrl-C loses at most the match in
-progress; rerun the command to resume.
+(``--json``/``--csv``/``--plot`` write it). Ctrl-C loses at most the matches
+in progress; rerun the command to resume. A match whose worker process died is
+one line; the others are played and the exit status is 1.
 
 ``replay FILE``: FILE is a ``--record`` file or a league store. Without
 ``--game`` every game is replayed and checked, one line each (a store without
@@ -44,6 +46,13 @@ points per deal and its difference to each other player, paired by deal
 sequence). ``--bid-regret N`` adds each player's bid regret over N sampled
 auction decisions against a rollout oracle (:mod:`arena.regret`; the rest of
 each deal played by the card-play policy, ``heuristic`` without --card-play).
+
+``--workers N`` plays the deal sequences of a match (the matches of a league,
+the sampled decisions of ``--bid-regret``) in N processes at once (default:
+every usable core, or 1 when every player is ``random`` or ``heuristic``; a
+job of one part runs in this process); ``--ray ADDRESS``
+(``auto``: the cluster ``ray start --head`` started) runs them as Ray tasks.
+The results do not depend on the split (:mod:`arena.parallel`).
 
 Network policies (``ppo:PATH``, learned playouts) run torch on one thread unless
 ``OMP_NUM_THREADS`` says otherwise: their batches are small, and a second
@@ -60,12 +69,14 @@ import json
 import os
 import sys
 
+from agents.composite import is_composite, split_composite
 from agents.human import HumanQuit
 from agents.specs import parse_value, split_spec
 from arena.bidding import bidding_table, run_bidding_match
 from arena.files import check_writable, write_atomic
 from arena.league import leaderboard, league_plan, run_league
 from arena.match import EPISODES, VARIANTS, play_interactive, run_match
+from arena.parallel import usable_cores
 from arena.report import (
     leaderboard_table,
     match_table,
@@ -169,6 +180,21 @@ def parse_args(argv=None):
         default=None,
         metavar="W",
         help=f"worlds per regret decision (with --bid-regret; default {REGRET_WORLDS})",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"processes playing at once (default: the {usable_cores()} usable cores, "
+        "or 1 when every player is random or heuristic; 1: this process only)",
+    )
+    parser.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        default=None,
+        help="play on a Ray cluster: its address, or auto for the one started here "
+        "(ray start --head)",
     )
     return parser.parse_args(argv)
 
@@ -296,7 +322,36 @@ def _play_options(args, rules):
         "rules": rules,
         "num_envs": args.num_envs,
         "progress": not args.quiet,
+        "workers": _default_workers(args) if args.workers is None else args.workers,
+        "ray": args.ray,
     }
+
+
+FAST_KINDS = (
+    "random",
+    "heuristic",
+)  # thousands of games a second: workers cost more than they save
+
+
+def _default_workers(args):
+    """--workers when not given: every usable core, or 1 when the job is only fast scripted bots.
+
+    Starting a worker costs about a second (a fresh process, its imports) and
+    halves each batch; random and heuristic play 3,000 games in seconds, where
+    that costs more than it saves. Anything else (pimc, ppo:PATH, your classes)
+    gets every core, as does the bid regret (a rollout search).
+    """
+    specs = [*args.players, *([args.card_play] if args.card_play else [])]
+    if args.bid_regret or not all(_fast(spec) for spec in specs):
+        return usable_cores()
+    return 1
+
+
+def _fast(spec):
+    """Whether a spec is random or heuristic (a composite: both of its parts)."""
+    if is_composite(spec):
+        return all(_fast(part) for part in split_composite(spec))
+    return split_spec(spec)[0] in FAST_KINDS
 
 
 def _check_outputs(args, writers):
@@ -339,6 +394,8 @@ def match_main(args):
         raise ValueError(f"{flag} is for matches of bots; a game with human keeps no results")
     outputs = _check_outputs(args, [("json", write_json), ("csv", write_csv), ("plot", write_plot)])
     record = _check_output(args.record, "--record") if args.record else None
+    if args.workers is not None:
+        check_int("--workers", args.workers, 1)
     if human:
         games = 1 if args.games is None else args.games
         try:
@@ -388,6 +445,8 @@ def league_main(args):
     db = args.db or DEFAULT_DB
     check_writable(db, "--db")
     league_plan(args.players, args.variant, args.episode, rules)  # bad players: no store made
+    if args.workers is not None:
+        check_int("--workers", args.workers, 1)
     with Store(db) as store:
         store.check_writable()  # a read-only store is refused before any match is played
         try:
@@ -396,15 +455,16 @@ def league_main(args):
             print(f"\ninterrupted: finished matches are stored in {db}; rerun to resume")
             return 130
         board = leaderboard(store, args.variant, args.episode, rules, players=args.players)
+    failed = f", {len(run.failed)} failed (rerun to retry them)" if run.failed else ""
     print(
         f"played {len(run.played)} matches ({run.matches_time_s:.1f} s), "
-        f"{len(run.skipped)} already stored; store {db}"
+        f"{len(run.skipped)} already stored{failed}; store {db} ({run.total_time_s:.1f} s wall)"
     )
     print(leaderboard_table(board))
     for path, write, shown in outputs:
         write(board, path)
         _wrote(shown)
-    return 0
+    return 1 if run.failed else 0
 
 
 def replay_main(args):

@@ -48,6 +48,7 @@ import numpy as np
 
 from agents.specs import make_policy
 from arena.match import check_no_human, make_game, match_teams, run_match, seatings
+from arena.parallel import ProgressBar, WorkerDied, Workers, above_bar
 from arena.stats import FIT_RATING_MODEL, plackett_luce_ratings, win_ci_from_sums
 from arena.store import code_version, match_key, player_identity
 from ghost_euchre_env.classic import SEAT_TEAM
@@ -98,12 +99,14 @@ def league_plan(specs, variant="ghost", episode="game", rules=None):
 class LeagueRun:
     """What one :func:`run_league` call did: played / skipped lists of
     {"players": [specs], "match_id": int, "wall_time_s": float (played only)};
+    failed: {"players", "error"} of the matches whose worker died (not stored);
     matches_time_s: time in run_match; total_time_s: the whole call."""
 
     played: list
     skipped: list
     matches_time_s: float
     total_time_s: float
+    failed: list = dataclasses.field(default_factory=list)
 
 
 def run_league(
@@ -118,6 +121,8 @@ def run_league(
     record=True,
     progress=False,
     out=None,
+    workers=1,
+    ray=None,
 ):
     """Play every missing match of a league into ``store``; returns a :class:`LeagueRun`.
 
@@ -125,7 +130,13 @@ def run_league(
     games, seed, episode, rules, num_envs: as :func:`arena.match.run_match`
     (every match uses the same seed, so all matches deal the same cards);
     record: keep every game's actions in the store (for replays); out: a
-    function called with one line per match (e.g. print), or None.
+    function called with one line per match (e.g. print), or None; progress:
+    one bar of the games of every match to play; workers, ray: matches played
+    at once in worker processes or on a Ray cluster (:mod:`arena.parallel`).
+    Only this process writes the store, one transaction per match, in the
+    league's order (a match finished early waits for the ones before it; on
+    Ctrl-C or an error every finished match is written first). A match whose
+    worker dies is one line and a ``failed`` entry; the rest is played.
     """
     start = time.perf_counter()
     game = make_game(variant, episode, rules)
@@ -134,28 +145,71 @@ def run_league(
     plan = league_plan(specs, variant, episode, rules)
     identities = {spec: player_identity(spec) for spec in {s for m in plan for s in m}}
     version = code_version()
-    played, skipped, in_matches = [], [], 0.0
+    run = LeagueRun([], [], 0.0, 0.0)
+    say = above_bar(out)
+    todo = []  # (number, players, key, label) of the matches to play, in league order
     for number, players in enumerate(plan, 1):
         ids = [identities[p] for p in players]
         key = match_key(variant, episode, full_rules, seed, total_games, ids)
         label = " vs ".join(players) if variant == "ghost" else _teams_text(players)
         if store.has_match(key):
-            skipped.append({"players": players, "match_key": key})
-            if out:
-                out(f"[{number}/{len(plan)}] {label}: stored already")
-            continue
-        result = run_match(
-            players, variant, games, seed, episode, full_rules, num_envs, progress, record=record
+            run.skipped.append({"players": players, "match_key": key})
+            say(f"[{number}/{len(plan)}] {label}: stored already")
+        else:
+            todo.append((number, players, key, label))
+    player_ids = {}  # registered in league order, so ids do not depend on which match ends first
+    for _, players, _, _ in todo:
+        for spec in players:
+            player_ids.setdefault(spec, store.player_id(identities[spec]))
+    options = (variant, games, seed, episode, full_rules, num_envs, record)
+    tasks = [(players, *options) for _, players, _, _ in todo]
+    finished = {}  # task index -> MatchResult, finished and not yet written
+
+    def write(index):
+        number, players, key, label = todo[index]
+        result = finished.pop(index)
+        match_id = store.add_match(result, key, [player_ids[p] for p in players], num_envs, version)
+        run.matches_time_s += result.wall_time_s
+        run.played.append(
+            {"players": players, "match_id": match_id, "wall_time_s": result.wall_time_s}
         )
-        in_matches += result.wall_time_s
-        player_ids = [store.player_id(i) for i in ids]
-        match_id = store.add_match(result, key, player_ids, num_envs, version)
-        played.append({"players": players, "match_id": match_id, "wall_time_s": result.wall_time_s})
-        if out:
-            out(
-                f"[{number}/{len(plan)}] {label}: {len(result.sequence)} games in {result.wall_time_s:.1f} s"
-            )
-    return LeagueRun(played, skipped, in_matches, time.perf_counter() - start)
+        say(
+            f"[{number}/{len(plan)}] {label}: {len(result.sequence)} games in {result.wall_time_s:.1f} s"
+        )
+
+    done, following = set(), 0  # tasks finished (stored or failed); the next task to write
+    with (
+        Workers(workers, ray) as pool,
+        ProgressBar(progress, total_games * len(tasks), "game") as report,
+    ):
+        try:
+            for index, outcome in pool.run(_match_task, tasks, [total_games] * len(tasks), report):
+                done.add(index)
+                if isinstance(outcome, WorkerDied):
+                    number, players, _, label = todo[index]
+                    run.failed.append({"players": players, "error": str(outcome)})
+                    say(f"[{number}/{len(plan)}] {label}: not played, {outcome}; rerun to retry")
+                elif isinstance(outcome, Exception):
+                    raise outcome
+                else:
+                    finished[index] = outcome
+                while following in done:
+                    if following in finished:
+                        write(following)
+                    following += 1
+        finally:
+            for index in sorted(finished):  # interrupted or failed: keep what is finished
+                write(index)
+    run.total_time_s = time.perf_counter() - start
+    return run
+
+
+def _match_task(task, progress):
+    """One match of a league: run_match's arguments -> its MatchResult."""
+    players, variant, games, seed, episode, rules, num_envs, record = task
+    return run_match(
+        players, variant, games, seed, episode, rules, num_envs, progress, record=record
+    )
 
 
 def _teams_text(players):

@@ -8,10 +8,10 @@ sequences*: every sequence is played once with each seating, and those games
 deal identical cards (the same stream key, so the same first dealer and the same
 deal after deal while the games run alike). Every player sits in every seat
 equally often on the same cards, so the luck of the deal cancels out. All games
-of a match run as one batch of the engine (or batches of ``num_envs`` games),
-each game stepped only until its first episode ends; each policy is called once
-per step with the games where it is to act (:func:`act`, the one place where
-seats are dispatched to policies).
+of a match (of a worker's part of it) run as one batch of the engine (or
+batches of ``num_envs`` games), each game stepped only until its first episode
+ends; each policy is called once per step with the games where it is to act
+(:func:`act`, the one place where seats are dispatched to policies).
 
 **What counts.** A game is won by the seat with the unique top score when it
 ends (a truncated game, or a tie in ``episode="deal"``, has no winner; classic:
@@ -22,8 +22,13 @@ maker); it is *made* when the declarer took at least the bid (moon: all six;
 classic: three tricks). Win-rate intervals and ratings: :mod:`arena.stats`
 (a match is rated only when its players are not all the same policy).
 
-**Same seed, same results** (for the same ``num_envs``: the batching decides
-the order of the policies' random draws; the deals never depend on it).
+**Same seed, same results**, whatever ``num_envs``, ``workers`` or ``ray``:
+the deals depend only on the seed, and every decision has a key (its game's
+stream key and seating, and its step) from which the built-in policies draw
+their random numbers (:mod:`agents.streams`). With ``workers`` (or ``ray``)
+the deal sequences are split into ranges played at once (:mod:`arena.parallel`)
+and merged in game order. A policy of yours that draws from its own ``rng``
+over the whole batch gives results that depend on the split.
 
 JSON schema (``MatchResult.to_dict()``)::
 
@@ -52,10 +57,11 @@ import time
 from typing import Any
 
 import numpy as np
-from tqdm import tqdm
 
 from agents.human import HumanPolicy, Narrator, seat_labels
 from agents.specs import HUMAN_SEAT, check_policy, make_policy, uses_human
+from agents.streams import act_keyed, child_keys
+from arena.parallel import ProgressBar, Workers
 from arena.stats import RATING_MODEL, clustered_win_ci, openskill_ratings
 from ghost_euchre_env import dealing
 from ghost_euchre_env.classic import SEAT_TEAM
@@ -278,12 +284,14 @@ def player_names(specs):
     ]
 
 
-def act(policies, names, seat_player, obs, mask, player):
+def act(policies, names, seat_player, obs, mask, player, keys=None):
     """Actions int64[n] of n games: each policy called once, on the games where it is to act.
 
     seat_player: int[n, S] player index by seat; obs, mask: the acting seats'
-    observations and legal masks; player: int[n] seat to act. The one place where
-    seats are dispatched to policies.
+    observations and legal masks; player: int[n] seat to act; keys: uint64[n]
+    keys of the decisions (given to policies that take them,
+    :mod:`agents.streams`), or None. The one place where seats are dispatched
+    to policies.
     """
     acting = seat_player[np.arange(len(player)), player]
     actions = np.zeros(len(player), np.int64)
@@ -291,12 +299,147 @@ def act(policies, names, seat_player, obs, mask, player):
         rows = np.flatnonzero(acting == index)
         if len(rows) == 0:
             continue
-        chosen = policy.act(obs[rows], mask[rows])
+        chosen = act_keyed(policy, obs[rows], mask[rows], None if keys is None else keys[rows])
         try:
             actions[rows] = check_actions(chosen, mask[rows])
         except ValueError as error:
             raise ValueError(f"player {names[index]!r} returned a bad action: {error}") from None
     return actions
+
+
+@dataclasses.dataclass
+class MatchPlan:
+    """What a match plays, before any game: its engine, players and games.
+
+    game: the engine; names, specs: per player; sequence, seat_player: as
+    :func:`seatings`; keys: uint64[G] dealing stream key of each game;
+    game_keys: uint64[G] key of each game's decisions (its stream key and
+    seating, :mod:`agents.streams`); chunk: most games stepped at once.
+    """
+
+    variant: str
+    episode: str
+    seed: int
+    players: list
+    game: Any
+    names: list
+    specs: list
+    sequence: np.ndarray
+    seat_player: np.ndarray
+    keys: np.ndarray
+    game_keys: np.ndarray
+    chunk: int
+
+    @property
+    def num_seatings(self):
+        """Seatings per deal sequence (6 ghost, 4 classic)."""
+        return len(self.sequence) // (int(self.sequence[-1]) + 1)
+
+    def ranges(self, parts):
+        """[(lo, hi)] game ranges of at most ``parts`` tasks, each whole deal sequences."""
+        sequences = int(self.sequence[-1]) + 1
+        bounds = np.linspace(0, sequences, min(parts, sequences) + 1).round().astype(int)
+        k = self.num_seatings
+        return [(int(a) * k, int(b) * k) for a, b in itertools.pairwise(bounds)]
+
+
+def plan_match(
+    players, variant="ghost", games=300, seed=0, episode="game", rules=None, num_envs=None
+):
+    """(:class:`MatchPlan`, the players' policies) of a match (arguments as :func:`run_match`)."""
+    check_int("seed", seed, 0)
+    game = make_game(variant, episode, rules)
+    _check_player_count(players, game, variant)
+    check_no_human(players)
+    policies, names, specs = build_players(players, game, seed)
+    sequence, seat_player = seatings(variant, games)
+    num_seatings = len(sequence) // (int(sequence[-1]) + 1)
+    keys = np.repeat(dealing.stream_keys(seed, int(sequence[-1]) + 1), num_seatings)
+    game_keys = child_keys(keys, np.arange(len(sequence)) % num_seatings)
+    if num_envs is not None:
+        check_int("num_envs", num_envs, 1)
+    total = len(sequence)
+    chunk = total if num_envs is None else -(-num_envs // num_seatings) * num_seatings
+    plan = MatchPlan(
+        variant, episode, seed, list(players), game, names, specs, sequence, seat_player, keys,
+        game_keys, chunk,
+    )  # fmt: skip
+    return plan, policies
+
+
+@dataclasses.dataclass
+class GamesPlayed:
+    """The games lo..hi-1 of a match as :func:`play_games` played them (arrays over those games)."""
+
+    final_scores: np.ndarray
+    winner_seat: np.ndarray
+    truncated: np.ndarray
+    decisions: int
+    deal_records: list
+    acted: tuple | None
+
+
+def play_games(plan, policies, lo, hi, record=False, progress=None):
+    """Play games lo..hi-1 of ``plan`` with ``policies``; returns :class:`GamesPlayed`.
+
+    Every game's play depends only on the game (its cards and decision keys),
+    not on which other games share its batch, for policies keyed by game
+    (:mod:`agents.streams`) and deterministic ones. progress: called with the
+    number of games just finished, or None.
+    """
+    game, variant, seat_player = plan.game, plan.variant, plan.seat_player
+    count = hi - lo
+    final_scores = np.zeros((count, game.num_players), np.int64)
+    winner_seat = np.full(count, -1, np.int64)
+    truncated = np.zeros(count, bool)
+    deal_records = []
+    acted_games, acted = [], []  # per step (record=True): game ids and their actions
+    decisions = 0
+    for policy in policies:
+        policy.reset(np.arange(lo, hi))
+    for start in range(lo, hi, plan.chunk):
+        alive = np.arange(start, min(start + plan.chunk, hi))
+        state = game.init(plan.keys[alive])
+        step = 0
+        while len(alive):
+            player = state.player.astype(np.int64)
+            mask = game.legal_mask(state)
+            obs = game.observe(state, player)
+            keys = child_keys(plan.game_keys[alive], step)
+            actions = act(policies, plan.names, seat_player[alive], obs, mask, player, keys)
+            result = game.step(state, actions)
+            decisions += len(alive)
+            step += 1
+            if record:
+                acted_games.append(alive)
+                acted.append(actions.astype(np.uint8))
+            ended: Any = result.deals  # the variant's deal summary dataclass
+            if len(ended.game):
+                deal_records.append(dataclasses.replace(ended, game=alive[ended.game]))
+            done = result.terminated | result.truncated
+            if done.any():
+                finished = alive[done] - lo
+                scores = state.scores[done]
+                final_scores[finished] = _seat_scores(variant, scores)
+                top = scores.max(axis=1)
+                unique = (scores == top[:, None]).sum(axis=1) == 1
+                won = result.terminated[done] & unique
+                winner_seat[finished[won]] = _seat_scores(variant, scores)[won].argmax(axis=1)
+                truncated[finished] = result.truncated[done]
+                keep = np.flatnonzero(~done)
+                state, alive = state.take(keep), alive[keep]
+                if progress:
+                    progress(int(done.sum()))
+    played = (acted_games, acted) if record else None
+    return GamesPlayed(final_scores, winner_seat, truncated, decisions, deal_records, played)
+
+
+def _play_task(task, progress):
+    """A task of a match: (plan, policies or None: built here, lo, hi, record) -> GamesPlayed."""
+    plan, policies, lo, hi, record = task
+    if policies is None:
+        policies, _, _ = build_players(plan.players, plan.game, plan.seed)
+    return play_games(plan, policies, lo, hi, record, progress)
 
 
 def run_match(
@@ -309,6 +452,8 @@ def run_match(
     num_envs=None,
     progress=False,
     record=False,
+    workers=1,
+    ray=None,
 ):
     """Play a duplicate-deal match and return a :class:`MatchResult`.
 
@@ -316,68 +461,43 @@ def run_match(
     games: total games, rounded up to whole deal sequences (6 seatings for ghost, 4 for classic);
     seed: int >= 0 (deals and the players' seeds); episode: "game" or "deal";
     rules: dict of the engine's rules options; num_envs: most games stepped at
-    once (None: all; rounded up to whole deal sequences); progress: show a bar;
-    record: keep every game's actions (``MatchResult.actions``, ``game_records()``).
+    once (None: all; rounded up to whole deal sequences); progress: show a bar,
+    or a function called with the number of games just finished;
+    record: keep every game's actions (``MatchResult.actions``, ``game_records()``);
+    workers: processes that play deal sequences at once (1: this process
+    only), ray: a Ray address (``auto``) to play them on a Ray cluster instead
+    (:mod:`arena.parallel`). Policy objects given as players are copied to
+    each worker. The result does not depend on workers, ray or num_envs (for
+    policies that are deterministic or keyed by game, :mod:`agents.streams`).
     """
-    check_int("seed", seed, 0)
-    game = make_game(variant, episode, rules)
-    _check_player_count(players, game, variant)
-    check_no_human(players)
-    policies, names, specs = build_players(players, game, seed)
-    sequence, seat_player = seatings(variant, games)
-    num_seatings = len(sequence) // (int(sequence[-1]) + 1)
-    keys = np.repeat(dealing.stream_keys(seed, int(sequence[-1]) + 1), num_seatings)
-    total = len(sequence)
-    if num_envs is not None:
-        check_int("num_envs", num_envs, 1)
-    chunk = total if num_envs is None else -(-num_envs // num_seatings) * num_seatings
-
+    plan, policies = plan_match(players, variant, games, seed, episode, rules, num_envs)
+    total = len(plan.sequence)
     start = time.perf_counter()
-    final_scores = np.zeros((total, game.num_players), np.int64)
-    winner_seat = np.full(total, -1, np.int64)
-    truncated = np.zeros(total, bool)
-    deal_records = []
-    acted_games, acted = [], []  # per step (record=True): game ids and their actions
-    decisions = 0
-    bar = tqdm(total=total, unit="game", disable=not progress, leave=False, dynamic_ncols=True)
-    for policy in policies:
-        policy.reset(np.arange(total))
-    for lo in range(0, total, chunk):
-        alive = np.arange(lo, min(lo + chunk, total))
-        state = game.init(keys[alive])
-        while len(alive):
-            player = state.player.astype(np.int64)
-            mask = game.legal_mask(state)
-            obs = game.observe(state, player)
-            actions = act(policies, names, seat_player[alive], obs, mask, player)
-            result = game.step(state, actions)
-            decisions += len(alive)
-            if record:
-                acted_games.append(alive)
-                acted.append(actions.astype(np.uint8))
-            ended: Any = result.deals  # the variant's deal summary dataclass
-            if len(ended.game):
-                deal_records.append(dataclasses.replace(ended, game=alive[ended.game]))
-            done = result.terminated | result.truncated
-            if done.any():
-                finished = alive[done]
-                scores = state.scores[done]
-                final_scores[finished] = _seat_scores(variant, scores)
-                top = scores.max(axis=1)
-                unique = (scores == top[:, None]).sum(axis=1) == 1
-                won = result.terminated[done] & unique
-                winner_seat[finished[won]] = _seat_scores(variant, scores)[won].argmax(axis=1)
-                truncated[finished] = result.truncated[done]
-                keep = np.flatnonzero(~done)
-                state, alive = state.take(keep), alive[keep]
-                bar.update(int(done.sum()))
-    bar.close()
-    wall = time.perf_counter() - start
+    with Workers(workers, ray) as pool, ProgressBar(progress, total, "game") as report:
+        if pool.slots == 1:  # in this process, with the policies built above
+            tasks = [(plan, policies, 0, total, record)]
+        else:
+            tasks = [(plan, None, lo, hi, record) for lo, hi in plan.ranges(pool.slots)]
 
-    deals = _concat_deals(deal_records)
+        def describe(index):
+            return f"games {tasks[index][2]}..{tasks[index][3] - 1} of the match"
+
+        parts = pool.map(_play_task, tasks, [t[3] - t[2] for t in tasks], report, describe)
+    return match_result(plan, parts, time.perf_counter() - start)
+
+
+def match_result(plan, parts, wall):
+    """The :class:`MatchResult` of a match from its :class:`GamesPlayed` parts, in game order."""
+    variant, game, sequence, seat_player = plan.variant, plan.game, plan.sequence, plan.seat_player
+    total = len(sequence)
+    final_scores = np.concatenate([p.final_scores for p in parts])
+    winner_seat = np.concatenate([p.winner_seat for p in parts])
+    truncated = np.concatenate([p.truncated for p in parts])
+    deals = _concat_deals([record for p in parts for record in p.deal_records])
     _, deal_points, *_ = _deal_stats(variant, deals, seat_player)
     game_points = np.zeros((total, game.num_players), np.int64)
     np.add.at(game_points, deals.game, deal_points)
+    names, specs = plan.names, plan.specs
     stats = _player_stats(
         variant, names, specs, deals, sequence, seat_player, final_scores, winner_seat
     )
@@ -388,36 +508,37 @@ def run_match(
         ratings = [None] * len(names)
     for entry, rating in zip(stats, ratings, strict=True):
         entry["rating"] = rating
+    recorded = parts[0].acted is not None
     return MatchResult(
         variant=variant,
-        episode=episode,
+        episode=plan.episode,
         rules=dataclasses.asdict(game.rules),
-        seed=seed,
+        seed=plan.seed,
         players=stats,
         sequence=sequence,
         seat_player=seat_player,
-        keys=keys,
+        keys=plan.keys,
         final_scores=final_scores,
         winner_seat=winner_seat,
         truncated=truncated,
         deals=len(deals.game),
         redeals=int(deals.thrown_in.sum()),
-        decisions=decisions,
+        decisions=sum(p.decisions for p in parts),
         wall_time_s=wall,
         game_points=game_points,
         game_deals=np.bincount(deals.game, minlength=total).astype(np.int64),
         rating_model=RATING_MODEL if rated else None,
-        actions=_split_actions(acted_games, acted, total) if record else None,
+        actions=_split_actions(parts, total) if recorded else None,
         deal_summary=deals,
     )
 
 
-def _split_actions(acted_games, acted, total):
-    """One bytes object per game: its actions in order, from per-step (game ids, actions) arrays."""
-    games = np.concatenate(acted_games)
+def _split_actions(parts, total):
+    """One bytes object per game: its actions in order, from the parts' per-step (game ids, actions)."""
+    games = np.concatenate([g for p in parts for g in p.acted[0]])
     order = np.argsort(games, kind="stable")  # stable: each game's actions stay in step order
     ends = np.cumsum(np.bincount(games, minlength=total))
-    flat = np.concatenate(acted)[order].tobytes()
+    flat = np.concatenate([a for p in parts for a in p.acted[1]])[order].tobytes()
     return [flat[start:end] for start, end in zip(np.r_[0, ends[:-1]], ends, strict=True)]
 
 

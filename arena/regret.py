@@ -27,6 +27,7 @@ import numpy as np
 
 from agents.base import Policy
 from agents.pimc import PIMCPolicy
+from agents.streams import RowRandom, act_keyed, child_keys
 from agents.worlds import read_knowledge, sample_worlds
 from arena.stats import Z95
 from ghost_euchre_env.cards import NUM_CARDS
@@ -62,9 +63,12 @@ def auction_rows(mask):
 class RecordingPolicy(Policy):
     """A policy that plays as ``inner`` and keeps a uniform sample of ``size`` of its auction decisions.
 
-    Reservoir sampling: each decision gets a uniform key; the ``size`` smallest
-    keys are kept, so the sample is uniform whatever the number of decisions.
-    ``sample()`` returns (obs float32[M, D], mask bool[M, A], action int64[M]).
+    Reservoir sampling: each decision gets a uniform priority (from its key,
+    :mod:`agents.streams`, in a match); the ``size`` lowest are kept, so the
+    sample is uniform whatever the number of decisions, and the same however
+    the match's games are split (:func:`merge_samples` joins the workers' samples).
+    ``sample()`` returns (obs float32[M, D], mask bool[M, A], action int64[M],
+    key uint64[M]) in priority order.
     """
 
     def __init__(self, inner, size, seed=None):
@@ -72,55 +76,78 @@ class RecordingPolicy(Policy):
         self.inner = inner
         self.name = inner.name
         self.size = size
-        self._keys = np.zeros(0)
-        self._kept = ()  # (obs, mask, action) of the sampled decisions; empty before the first one
+        self._sample = None  # (priority, obs, mask, action, key) of the kept decisions
 
-    def act(self, obs, mask):
-        actions = self.inner.act(obs, mask)
+    def act(self, obs, mask, keys=None):
+        actions = act_keyed(self.inner, obs, mask, keys)
         rows = np.flatnonzero(auction_rows(mask))
         if len(rows):
-            keys = np.concatenate([self._keys, self.rng.random(len(rows))])
-            new = (np.asarray(obs)[rows], np.asarray(mask, bool)[rows], np.asarray(actions)[rows])
-            parts = (
-                tuple(
-                    np.concatenate([old, part]) for old, part in zip(self._kept, new, strict=True)
-                )
-                if self._kept
-                else new
+            if keys is None:
+                row_keys = self.rng.integers(0, 2**64, len(rows), dtype=np.uint64, endpoint=False)
+            else:
+                row_keys = np.asarray(keys, np.uint64)[rows]
+            priority = RowRandom(child_keys(row_keys, self.stream_key)).random(len(rows))
+            new = (priority, np.asarray(obs)[rows], np.asarray(mask, bool)[rows])
+            self._sample = merge_samples(
+                [self._sample, (*new, np.asarray(actions, np.int64)[rows], row_keys)], self.size
             )
-            keep = np.argsort(keys, kind="stable")[: self.size]
-            self._keys = keys[keep]
-            self._kept = tuple(part[keep] for part in parts)
         return actions
 
     def reset(self, games):
         self.inner.reset(games)
 
+    def reservoir(self):
+        """(priority float64[M], obs, mask, action, key) of the kept decisions, or None before any."""
+        return self._sample
+
     def sample(self):
-        """(obs, mask, action int64) of the sampled decisions, or None before any."""
-        if not self._kept:
-            return None
-        obs, mask, action = self._kept
-        return obs, mask, action.astype(np.int64)
+        """(obs, mask, action int64, key uint64) of the sampled decisions, or None before any."""
+        return None if self._sample is None else self._sample[1:]
 
 
-def action_values(game, obs, mask, card_play="heuristic", worlds=32, seed=0, objective="relative"):
+def merge_samples(reservoirs, size):
+    """The reservoir of the ``size`` lowest priorities of several (priority, ...) reservoirs (None: empty)."""
+    given = [r for r in reservoirs if r is not None]
+    if not given:
+        return None
+    parts = [np.concatenate(column) for column in zip(*given, strict=True)]
+    keep = np.argsort(parts[0], kind="stable")[:size]
+    return tuple(part[keep] for part in parts)
+
+
+def action_values(
+    game, obs, mask, card_play="heuristic", worlds=32, seed=0, objective="relative", keys=None
+):
     """float64[N, A]: the oracle's value of every legal action of N decisions (-inf where illegal).
 
     game: the GhostEuchre engine of the match; obs float32[N, 390], mask bool[N, 34]
-    of the deciding seats; card_play: spec or Policy that plays the rest of each deal.
+    of the deciding seats; card_play: spec or Policy that plays the rest of each deal;
+    keys: uint64[N] keys of the decisions: decision i's worlds and playouts then
+    depend only on keys[i] and the seed (so any split of the decisions gives the
+    same values); None: drawn in one stream from the seed.
     """
     oracle = PIMCPolicy(game, seed=seed, samples=worlds, rollout=card_play, objective=objective)
     knowledge = read_knowledge(np.asarray(obs), game)
-    sampled = sample_worlds(knowledge, worlds, oracle.rng)
-    return oracle.action_values(knowledge, sampled, np.asarray(mask, bool))
+    keys = None if keys is None else child_keys(keys, oracle.stream_key)
+    sampled = sample_worlds(knowledge, worlds, oracle.rng if keys is None else RowRandom(keys))
+    return oracle.action_values(knowledge, sampled, np.asarray(mask, bool), keys)
 
 
 def bid_regret(
-    game, obs, mask, actions, card_play="heuristic", worlds=32, seed=0, objective="relative"
-):
-    """The :class:`Regret` of the chosen ``actions`` (int[N]) in N auction decisions (obs, mask)."""
-    values = action_values(game, obs, mask, card_play, worlds, seed, objective)
+    game, obs, mask, actions, card_play="heuristic", worlds=32, seed=0, objective="relative",
+    keys=None,
+):  # fmt: skip
+    """The :class:`Regret` of the chosen ``actions`` (int[N]) in N auction decisions (obs, mask).
+
+    keys: uint64[N] keys of the decisions (see :func:`action_values`) or None.
+    """
+    return regret_of(
+        action_values(game, obs, mask, card_play, worlds, seed, objective, keys), actions
+    )
+
+
+def regret_of(values, actions):
+    """The :class:`Regret` of the chosen ``actions`` (int[N]) given the oracle's ``values`` float64[N, A]."""
     chosen = values[np.arange(len(values)), np.asarray(actions)]
     if not np.isfinite(chosen).all():
         raise ValueError("bid_regret: a chosen action is not legal in its decision")

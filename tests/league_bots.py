@@ -5,6 +5,7 @@ import numpy as np
 from agents.base import Policy
 from agents.heuristic import heuristic_policy
 from agents.random_policy import random_legal_actions
+from agents.streams import draws
 
 
 class Blend(Policy):
@@ -17,8 +18,10 @@ class Blend(Policy):
         self.heuristic = heuristic_policy(game, seed)
         self.random_share = float(random_share)
 
-    def act(self, obs, mask):
+    def act(self, obs, mask, keys=None):
+        """keys: the match's decision keys: draws per game (agents.streams), else from self.rng."""
+        rng = draws(self, keys)
         chosen = np.asarray(self.heuristic.act(obs, mask), np.int64)
-        noisy = self.rng.random(len(obs)) < self.random_share
-        chosen[noisy] = random_legal_actions(mask[noisy], self.rng)
+        noisy = rng.random(len(obs)) < self.random_share
+        chosen[noisy] = random_legal_actions(mask, rng)[noisy]
         return chosen

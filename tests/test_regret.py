@@ -50,7 +50,8 @@ def test_recording_keeps_a_uniform_sample_of_auction_decisions():
         obs, mask, _, _, _ = venv.step(recorder.act(obs, mask))
     sample = recorder.sample()
     assert sample is not None and seen > 50
-    obs_s, mask_s, actions = sample
+    obs_s, mask_s, actions, keys = sample
+    assert keys.dtype == np.uint64 and len(np.unique(keys)) == 50
     assert len(actions) == 50 and auction_rows(mask_s).all()
     np.testing.assert_array_equal(GhostHeuristic(game).act(obs_s, mask_s), actions)
 

@@ -1,0 +1,280 @@
+"""Independent tasks on every core of this machine (processes) or on a Ray cluster.
+
+A job is a list of tasks, each ``function(task, progress)`` returning a
+picklable result (``progress(n)`` reports n units done: games). :class:`Workers`
+runs them and yields ``(index, outcome)`` as they finish; ``outcome`` is the
+result, or the exception the task raised, or :class:`WorkerDied` when its
+process died (killed, out of memory). Callers merge outcomes by task index, so
+their result never depends on the split.
+
+- ``workers=1`` and no Ray: in this process, in order (no new process).
+- ``workers=N``: N worker processes of this machine, started by ``spawn`` (not
+  fork: torch and threads do not survive a fork) and kept for the job. Each
+  worker runs one task at a time; progress comes back while a task runs. A
+  dead worker fails its own task only, and a new worker takes the next. Chosen
+  over ``concurrent.futures.ProcessPoolExecutor``, which fails every running
+  task when one of its workers dies (so the task that died cannot be named)
+  and cannot stop a running task on Ctrl-C.
+- ``ray=ADDRESS`` (``auto``: the running cluster, ``ray start --head``): one
+  Ray task per task (one CPU each, no retries); progress counts whole tasks.
+  Workers import this code and open ``ppo:PATH`` files on their own machine:
+  each task first puts this process's ``sys.path`` first on its path and
+  changes to this process's directory, where those exist there.
+
+A worker runs torch on one thread unless ``OMP_NUM_THREADS`` says otherwise
+(one task at a time per core; several threads per worker fight over the
+cores). Workers ignore SIGINT: on Ctrl-C the caller leaves the ``with`` block and the
+running tasks are stopped (processes terminated, Ray tasks cancelled).
+"""
+
+import collections
+import importlib
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from tqdm import tqdm
+
+
+class WorkerDied(RuntimeError):
+    """The process running a task died before it returned."""
+
+
+def usable_cores():
+    """The number of CPU cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+class Workers:
+    """Runs tasks in this process, in ``workers`` processes, or on Ray (see the module docstring).
+
+    ``with Workers(workers, ray) as pool: for index, outcome in pool.run(function, tasks, sizes,
+    progress)``: sizes[i] units of task i (reported on completion where a task
+    cannot report while it runs); progress: a function of n units, or None.
+    """
+
+    def __init__(self, workers=1, ray=None):
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+            raise ValueError(f"workers must be an int >= 1, got {workers!r}")
+        self.workers = workers
+        self.ray = ray
+        self._processes = []
+        self._refs = []
+        if ray is not None:
+            module = _ray_module()
+            if not module.is_initialized():
+                try:
+                    module.init(address=ray, log_to_driver=False)
+                except (ConnectionError, RuntimeError, ValueError) as error:
+                    first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+                    raise ValueError(f"--ray {ray!r}: no Ray cluster there ({first})") from None
+
+    @property
+    def slots(self):
+        """How many tasks run at once: ``workers``, or on Ray the cluster's CPUs (unless workers > 1)."""
+        if self.ray is None or self.workers > 1:
+            return self.workers
+        return max(1, int(_ray_module().cluster_resources().get("CPU", 1)))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        """Stop every running task (terminate the worker processes, cancel Ray tasks)."""
+        for worker in self._processes:
+            worker.stop()
+        self._processes = []
+        if self._refs:
+            ray = _ray_module()
+            for ref in self._refs:
+                ray.cancel(ref, force=True)
+            self._refs = []
+
+    def map(self, function, tasks, sizes, progress=None, describe: Callable[[int], str] = str):
+        """[result of each task], in task order; a task's exception is raised, a dead worker
+        as ValueError naming ``describe(index)``."""
+        results: list[Any] = [None] * len(tasks)
+        for index, outcome in self.run(function, tasks, sizes, progress):
+            if isinstance(outcome, WorkerDied):
+                raise ValueError(f"{describe(index)} failed: {outcome}")
+            if isinstance(outcome, Exception):
+                raise outcome
+            results[index] = outcome
+        return results
+
+    def run(self, function, tasks, sizes, progress=None):
+        """Yield (index, result | exception) for every task, as they finish."""
+        report = progress or (lambda n: None)
+        if self.ray is not None:
+            yield from self._run_ray(function, tasks, sizes, report)
+        elif self.workers == 1 or len(tasks) == 1:
+            for index, task in enumerate(tasks):
+                try:
+                    outcome = function(task, report)
+                except Exception as error:  # noqa: BLE001 (the caller decides what a failure means)
+                    outcome = error
+                yield index, outcome
+        else:
+            yield from self._run_local(function, tasks, report)
+
+    # ------------------------------------------------------------- processes
+    def _run_local(self, function, tasks, report):
+        context = multiprocessing.get_context("spawn")
+        waiting = collections.deque(enumerate(tasks))
+        busy = {}  # worker -> task index
+        while waiting or busy:
+            while waiting and len(busy) < self.workers:
+                idle = [w for w in self._processes if w not in busy]
+                worker = idle[0] if idle else self._start(context)
+                index, task = waiting.popleft()
+                worker.connection.send((function, task))
+                busy[worker] = index
+            ready = multiprocessing.connection.wait([w.connection for w in busy])
+            for worker in [w for w in busy if w.connection in ready]:
+                try:
+                    kind, value = worker.connection.recv()
+                except (EOFError, OSError):
+                    index = busy.pop(worker)
+                    self._processes.remove(worker)
+                    yield index, WorkerDied(f"its worker process died ({worker.stop()})")
+                    continue
+                if kind == "progress":
+                    report(value)
+                else:
+                    yield busy.pop(worker), value
+
+    def _start(self, context):
+        worker = _Process(context)
+        self._processes.append(worker)
+        return worker
+
+    # ------------------------------------------------------------------- ray
+    def _run_ray(self, function, tasks, sizes, report):
+        ray = _ray_module()
+        errors = importlib.import_module("ray.exceptions")
+        remote = ray.remote(num_cpus=1, max_retries=0)(_ray_task)
+        index_of = {}
+        for index, task in enumerate(tasks):
+            ref = remote.remote(function, task, list(sys.path), os.getcwd())
+            index_of[ref] = index
+            self._refs.append(ref)
+        while self._refs:
+            (ref,), self._refs = ray.wait(self._refs, num_returns=1)
+            index = index_of[ref]
+            try:
+                outcome = ray.get(ref)
+            except errors.RayTaskError as error:
+                outcome = error.cause if isinstance(error.cause, Exception) else error
+            except (errors.WorkerCrashedError, errors.NodeDiedError) as error:
+                outcome = WorkerDied(f"its Ray worker died ({type(error).__name__})")
+            report(sizes[index])
+            yield index, outcome
+
+
+class _Process:
+    """One spawned worker process and the parent's end of its pipe."""
+
+    def __init__(self, context):
+        self.connection, child = context.Pipe()
+        self.process = context.Process(target=_worker_main, args=(child,), daemon=True)
+        self.process.start()
+        child.close()  # the parent's copy: the pipe ends (EOF) when the worker dies
+
+    def stop(self):
+        """Terminate the worker (if alive); returns how it ended, e.g. 'exit code -9'."""
+        if self.process.is_alive():
+            self.process.terminate()
+        self.process.join()
+        self.connection.close()
+        return f"exit code {self.process.exitcode}"
+
+
+def _worker_main(connection):
+    """A worker process: run (function, task) messages until the pipe closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    parent = multiprocessing.parent_process()
+    if parent is not None:  # the parent killed: stop at once, not at the end of the task
+        threading.Thread(target=lambda: (parent.join(), os._exit(1)), daemon=True).start()
+    os.environ.setdefault(
+        "OMP_NUM_THREADS", "1"
+    )  # one task at a time per core: torch on one thread
+
+    def progress(n):
+        connection.send(("progress", n))
+
+    while True:
+        try:
+            function, task = connection.recv()
+        except EOFError:
+            return
+        try:
+            result = function(task, progress)
+        except Exception as error:  # noqa: BLE001 (sent to the parent, which reports it)
+            result = error
+        try:
+            connection.send(("done", result))
+        except Exception as error:  # noqa: BLE001 (an exception or result pickle cannot carry)
+            connection.send(("done", RuntimeError(f"{type(result).__name__}: {result} ({error})")))
+
+
+def _ray_task(function, task, path, directory):
+    """A Ray task: this driver's sys.path and directory where they exist on the worker, then the task."""
+    sys.path[:0] = [p for p in path if p not in sys.path and os.path.isdir(p or ".")]
+    if os.path.isdir(directory):
+        os.chdir(directory)
+    return function(task, lambda n: None)
+
+
+def _ray_module():
+    try:
+        import ray
+    except ImportError:
+        raise ValueError("--ray needs Ray: pip install 'ray[default]'") from None
+    return ray
+
+
+class ProgressBar:
+    """``with ProgressBar(progress, total, unit) as report``: report(n) advances the one bar of a job.
+
+    progress: True (a tqdm bar), False (nothing) or a function of n (called as is).
+    """
+
+    def __init__(self, progress, total, unit):
+        self.bar = None
+        if callable(progress):
+            self.report = progress
+        elif progress:
+            self.bar = tqdm(total=total, unit=unit, leave=False, dynamic_ncols=True)
+            self.report = self.bar.update
+        else:
+            self.report = None
+
+    def __enter__(self):
+        return self.report
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def above_bar(out):
+    """``out`` (a function of one line, or None: nothing) printing its line above any progress bar."""
+    if out is None:
+        return lambda line: None
+
+    def say(line):
+        with tqdm.external_write_mode():
+            out(line)
+
+    return say
