@@ -3,7 +3,8 @@
 One network plays every seat (observations are egocentric). Illegal actions get
 the dtype's minimum logit, so their probability is exactly zero, and they are
 left out of the entropy. A policy file holds ``model`` (the state dict) and
-``model_config`` (the constructor's keyword arguments); full training
+``model_config`` (the constructor's keyword arguments: the MLP's, or a plugged
+network class and its options, :mod:`agents.networks`); full training
 checkpoints hold the same two keys, so both load here with
 ``torch.load(weights_only=True)``.
 
@@ -20,82 +21,24 @@ import numpy as np
 import torch
 from torch import nn
 
-from ghost_euchre_env import classic, ghost
-from ghost_euchre_env.cards import CARD_RANK, CARD_SUIT, CARDS, NUM_CARDS, NUM_SUITS, PARTNER_SUIT
-from ghost_euchre_env.suits import COLOUR_KEEPING, permutation_tables
-
 from .base import Policy
+from .composite import LEARN_MODES
 from .network_file import fit_error
+from .networks import (
+    PluggedNetwork,
+    SuitedNetwork,
+    actual_actions,
+    canonical_suits_for,
+    fit_weights,
+    layer,
+)
 from .streams import draws
 
 ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
 POLICY_FORMAT = "ghost-euchre-ppo-v1"
 
 
-def _layer(inputs, outputs, std):
-    layer = nn.Linear(inputs, outputs)
-    nn.init.orthogonal_(layer.weight, std)
-    nn.init.zeros_(layer.bias)
-    return layer
-
-
-class CanonicalSuits(nn.Module):
-    """Renames the suits of each observation of a variant into one canonical order (suit symmetry).
-
-    variant: the engine module whose observations are renamed
-    (``ghost_euchre_env.ghost`` or ``.classic``). Trump, or before trump is
-    named the suit the own hand is strongest in (most cards, then highest
-    ranks), becomes suit 0 (clubs), its same-colour suit 3, and of the other
-    two the stronger in hand suit 1 (ties: the lower suit). Equivalent positions
-    in differently named suits then look the same to the network.
-    forward(obs float32[B, OBS_SIZE]) -> (renamed obs float32[B, OBS_SIZE],
-    int64[B, NUM_ACTIONS]: the renamed id of each original action, to gather logits back).
-    """
-
-    obs_index: torch.Tensor  # buffers (registered in __init__), declared for the type checker
-    action_index: torch.Tensor
-    perm_id: torch.Tensor
-    other_pair: torch.Tensor
-    strength_weight: torch.Tensor
-
-    TRUMP_FIRST = 4096.0  # added to trump's strength: more than any hand's (at most 6 * 96)
-
-    def __init__(self, variant=ghost):
-        super().__init__()
-        obs_index, action_index = permutation_tables(COLOUR_KEEPING, variant)
-        other_pair = [
-            [s for s in range(NUM_SUITS) if s not in (t, PARTNER_SUIT[t])] for t in range(NUM_SUITS)
-        ]
-        # [top suit, b] -> the row of COLOUR_KEEPING renaming top to 0 and other_pair[top][b] to 1
-        perm_id = np.zeros((NUM_SUITS, 2), np.int64)
-        for k, perm in enumerate(COLOUR_KEEPING):
-            top, second = list(perm).index(0), list(perm).index(1)
-            perm_id[top, other_pair[top].index(second)] = k
-        # [card, suit]: a held card adds 64 to its suit's strength plus 2**rank (count first, then ranks)
-        strength_weight = np.zeros((NUM_CARDS, NUM_SUITS), np.float32)
-        strength_weight[CARDS, CARD_SUIT] = 64.0 + 2.0**CARD_RANK
-        self.register_buffer("obs_index", torch.from_numpy(obs_index), persistent=False)
-        self.register_buffer("action_index", torch.from_numpy(action_index), persistent=False)
-        self.register_buffer("perm_id", torch.from_numpy(perm_id), persistent=False)
-        self.register_buffer("other_pair", torch.tensor(other_pair), persistent=False)
-        self.register_buffer("strength_weight", torch.from_numpy(strength_weight), persistent=False)
-        self.hand = slice(*variant.OBS_OFFSETS["hand"])
-        self.trump = slice(*variant.OBS_OFFSETS["trump"])
-
-    def forward(self, obs):
-        strength = obs[:, self.hand] @ self.strength_weight  # float32[B, 4], exact integers
-        top = (strength + self.TRUMP_FIRST * obs[:, self.trump]).argmax(1)  # ties: the lower suit
-        pair_strength = strength.gather(1, self.other_pair[top])
-        k = self.perm_id[top, (pair_strength[:, 0] < pair_strength[:, 1]).long()]
-        return obs.gather(1, self.obs_index[k]), self.action_index[k]
-
-
-# a network's (obs_size, num_actions) -> the variant module whose suits CanonicalSuits renames
-CANONICAL_VARIANTS = {(v.OBS_SIZE, v.NUM_ACTIONS): v for v in (ghost, classic)}
-assert len(CANONICAL_VARIANTS) == 2, "the variants' observation and action sizes tell them apart"
-
-
-class ActorCritic(nn.Module):
+class ActorCritic(SuitedNetwork):
     """MLP trunk shared by a policy head (logits over actions) and a value head.
 
     obs_size, num_actions: the engine's; hidden_sizes: widths of the trunk's
@@ -121,12 +64,6 @@ class ActorCritic(nn.Module):
             raise ValueError(
                 f"hidden_sizes must be a non-empty list of positive ints, got {hidden_sizes!r}"
             )
-        if canonical_suits and (obs_size, num_actions) not in CANONICAL_VARIANTS:
-            raise ValueError(
-                f"canonical_suits works on Ghost Hand observations ({ghost.OBS_SIZE} values, "
-                f"{ghost.NUM_ACTIONS} actions) or classic Euchre ones ({classic.OBS_SIZE} values, "
-                f"{classic.NUM_ACTIONS} actions), got obs_size={obs_size}, num_actions={num_actions}"
-            )
         self.config = {
             "obs_size": int(obs_size),
             "num_actions": int(num_actions),
@@ -135,46 +72,20 @@ class ActorCritic(nn.Module):
         }
         if canonical_suits:  # older files have no such key: same network as before
             self.config["canonical_suits"] = True
-        self.suits = (
-            CanonicalSuits(CANONICAL_VARIANTS[obs_size, num_actions]) if canonical_suits else None
-        )
+        self.suits = canonical_suits_for(obs_size, num_actions) if canonical_suits else None
         layers, width = [], obs_size
         for size in hidden_sizes:
-            layers += [_layer(width, size, np.sqrt(2)), ACTIVATIONS[activation]()]
+            layers += [layer(width, size, np.sqrt(2)), ACTIVATIONS[activation]()]
             width = size
         self.trunk = nn.Sequential(*layers)
-        self.actor = _layer(width, num_actions, 0.01)
-        self.critic = _layer(width, 1, 1.0)
-
-    def forward(self, obs):
-        """obs float32[B, obs_size] -> (logits float32[B, num_actions], value float32[B])."""
-        return self.from_seen(*self.see(obs))
-
-    def see(self, obs):
-        """What the trunk sees of obs float32[B, obs_size]: (seen float32[B, obs_size], action_index).
-
-        With ``canonical_suits`` ``seen`` is the observation in the canonical suit
-        order and action_index int64[B, num_actions] the column of the trunk's
-        logits that holds each actual action's; without, ``seen`` is ``obs`` and
-        action_index None. No parameters are involved: a batch can be seen once
-        and used for several passes.
-        """
-        return self.suits(obs) if self.suits is not None else (obs, None)
-
-    def from_seen(self, seen, action_index):
-        """(logits float32[B, num_actions] of the actual actions, value float32[B]) from :meth:`see`'s output."""
-        logits, value = self.heads(seen)
-        return actual_actions(logits, action_index), value
+        self.actor = layer(width, num_actions, 0.01)
+        self.critic = layer(width, 1, 1.0)
 
     def heads(self, seen):
         """The trunk and both heads on ``seen`` (float32[B, obs_size], from :meth:`see`) -> (logits
         float32[B, num_actions] in the trunk's action order, value float32[B])."""
         hidden = self.trunk(seen)
         return self.actor(hidden), self.critic(hidden).squeeze(-1)
-
-    def value(self, obs):
-        """float32[B]: the value head alone."""
-        return self.critic(self.trunk(self.see(obs)[0])).squeeze(-1)
 
 
 def pool_logits(networks, members, obs):
@@ -189,17 +100,6 @@ def pool_logits(networks, members, obs):
         rows = torch.from_numpy(np.flatnonzero(members == member)).to(obs.device)
         logits[rows] = networks[member].heads(seen[rows])[0]
     return actual_actions(logits, action_index)
-
-
-def seen_rows(seen, rows):
-    """The rows ``rows`` (int64[M]) of a batch as :meth:`ActorCritic.see` returned it: (seen, action_index)."""
-    observations, action_index = seen
-    return observations[rows], None if action_index is None else action_index[rows]
-
-
-def actual_actions(logits, action_index):
-    """The trunk's logits float32[B, A] in the actual actions' order (action_index from :meth:`ActorCritic.see`)."""
-    return logits if action_index is None else logits.gather(1, action_index)
 
 
 def mask_logits(logits, mask):
@@ -220,9 +120,6 @@ def masked_entropy(log_probs, mask):
 def sample_actions(log_probs, generator=None):
     """int64[B]: one action per row drawn from exp(log_probs); zero-probability entries are never drawn."""
     return torch.multinomial(log_probs.exp(), 1, generator=generator).squeeze(-1)
-
-
-LEARN_MODES = ("all", "auction", "play")
 
 
 def policy_payload(model, learn="all", partner=None):
@@ -294,35 +191,6 @@ def _unpickling(error):
     return f"not a file torch.save wrote, or it holds objects other than tensors{detail}"
 
 
-def load_weights(module, weights, what):
-    """``module.load_state_dict(weights)``; ValueError, one line naming ``what`` and the first
-    missing, unexpected or mis-shaped weight, when they do not fit (torch's text: many lines)."""
-    if not isinstance(weights, dict):
-        raise ValueError(
-            f"{what} does not fit the network: its weights are a {type(weights).__name__}, "
-            "not a state dict"
-        )
-    own = module.state_dict()
-    problems = [f"weight {k!r} is missing" for k in own if k not in weights]
-    problems += [f"unexpected weight {k!r}" for k in weights if k not in own]
-    for key in [k for k in own if k in weights]:
-        value = weights[key]
-        if not isinstance(value, torch.Tensor):
-            problems.append(f"weight {key!r} is a {type(value).__name__}, not a tensor")
-        elif value.shape != own[key].shape:
-            problems.append(
-                f"weight {key!r} has shape {list(value.shape)}; the network's is "
-                f"{list(own[key].shape)}"
-            )
-    if problems:
-        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        raise ValueError(f"{what} does not fit the network: {problems[0]}{more}")
-    try:
-        module.load_state_dict(weights)
-    except RuntimeError as error:  # anything the checks above missed: its first line
-        raise ValueError(f"{what} does not fit the network: {str(error).splitlines()[0]}") from None
-
-
 def read_payload(path):
     """The dict saved in a policy file or training checkpoint (:func:`load_file`: no arbitrary unpickling)."""
     payload = load_file(path)
@@ -333,19 +201,27 @@ def read_payload(path):
     return payload
 
 
+def build_network(model_config):
+    """A fresh network from a ``model_config``: a :class:`PluggedNetwork` when it names a ``model``
+    class, else the MLP :class:`ActorCritic`."""
+    if "model" in model_config:
+        return PluggedNetwork(**model_config)
+    return ActorCritic(**model_config)
+
+
 def load_model(path, payload=None):
-    """The ActorCritic stored in a policy file or training checkpoint (``payload``: its contents, if read)."""
+    """The network stored in a policy file or training checkpoint (``payload``: its contents, if read)."""
     payload = read_payload(path) if payload is None else payload
     config = payload["model_config"]
     if not isinstance(config, dict):
         raise ValueError(f"PPO checkpoint {path!r}: model_config is not a dict, got {config!r}")
     try:
-        model = ActorCritic(**config)
-    except TypeError as error:  # a config of another network
-        raise ValueError(
-            f"PPO checkpoint {path!r} does not fit agents.ppo.ActorCritic: {error}"
-        ) from None
-    load_weights(model, payload["model"], f"PPO checkpoint {path!r}")
+        model = build_network(config)
+    except TypeError as error:  # a config that is no network's
+        raise ValueError(f"PPO checkpoint {path!r}: model_config {config!r}: {error}") from None
+    except ValueError as error:
+        raise ValueError(f"PPO checkpoint {path!r}: {error}") from None
+    fit_weights(model, payload["model"], f"PPO checkpoint {path!r}")
     model.eval()
     return model
 
@@ -392,35 +268,20 @@ class PPOPolicy(Policy):
 
 
 def load_policy(path, game, seed=None, sample=False):
-    """The Policy for ``ppo:PATH``: the network of a train.py checkpoint or policy file at ``path``.
+    """The network of the train.py checkpoint or policy file at ``path`` as a PPOPolicy, and its role.
 
-    A network trained with ``learn: auction`` (or ``play``) is paired with the
-    policy spec recorded with it, which makes the other decisions: the result is
-    a full player (``composite[ppo:FILE | SPEC]``, resp. ``composite[SPEC | ppo:FILE]``).
+    Returns (PPOPolicy, learn, partner spec): a network trained with ``learn:
+    auction`` (or ``play``) makes only those decisions, and ``partner`` is the
+    spec recorded with it that makes the others (:func:`agents.specs.make_policy`
+    pairs them into a full player); learn 'all' has partner None.
     """
     payload = read_payload(path)
     policy = PPOPolicy(game, load_model(path, payload), seed=seed, sample=sample)
     policy.name = f"ppo:{os.path.basename(path)}" + (":sample" if policy.sample else "")
     learn, partner = learned_role(payload)
-    if learn == "all":
-        return policy
-    if learn not in LEARN_MODES or not isinstance(partner, str):
+    if learn != "all" and (learn not in LEARN_MODES or not isinstance(partner, str)):
         raise ValueError(
             f"PPO checkpoint {path!r}: learn={learn!r} with partner spec {partner!r}; expected "
             f"learn in {list(LEARN_MODES)} and the spec of the policy making the other decisions"
         )
-    from .composite import CompositePolicy  # late imports: specs imports this module by name
-    from .specs import HUMAN_SEAT, make_policy, uses_human
-
-    role = "card play" if learn == "auction" else "auction"
-    try:
-        if uses_human(partner):
-            raise ValueError(f"{HUMAN_SEAT}, not inside another policy")
-        other = make_policy(partner, game, seed=None if seed is None else seed + 1)
-    except ValueError as error:
-        raise ValueError(
-            f"PPO checkpoint {path!r}: the spec recorded in it for the {role}, {partner!r}, "
-            f"does not build: {error}"
-        ) from None
-    parts = (policy, other) if learn == "auction" else (other, policy)
-    return CompositePolicy(game, *parts)
+    return policy, learn, partner if learn != "all" else None

@@ -212,7 +212,20 @@ def make_policy(spec, game, seed=None):
                 "which is not installed"
             ) from None
         check_options(spec, ppo.load_policy, kwargs, "ppo", given=("path",))
-        policy = ppo.load_policy(target, game, seed, **kwargs)
+        policy, learn, partner = ppo.load_policy(target, game, seed, **kwargs)
+        if partner is not None:  # a network of the auction (or the card play) alone: a full player
+            role = "card play" if learn == "auction" else "auction"
+            try:
+                if uses_human(partner):
+                    raise ValueError(f"{HUMAN_SEAT}, not inside another policy")
+                other = make_policy(partner, game, seed=None if seed is None else seed + 1)
+            except ValueError as error:
+                raise ValueError(
+                    f"PPO checkpoint {target!r}: the spec recorded in it for the {role}, "
+                    f"{partner!r}, does not build: {error}"
+                ) from None
+            parts = (policy, other) if learn == "auction" else (other, policy)
+            policy = CompositePolicy(game, *parts)
     else:
         factory: Callable[..., Policy] = _load_attribute(BUILTINS.get(kind, target), spec)
         if not callable(factory):
