@@ -194,6 +194,10 @@ def leaderboard_table(board):
                 f"{p['points_per_deal']:+.3f}",
             ]
         )
+    if any(p["exploitability"] for p in board.players):  # the column once a result is stored
+        rows[0].append("exploited by [95% CI] (budget)")
+        for row, p in zip(rows[1:], board.players, strict=True):
+            row.append(exploit_text(p["exploitability"]))
     ranking = format_rows(rows, left=2)
     head = [["ahead of ->", *[str(p["rank"]) for p in board.players]]]
     for p, shares in zip(board.players, board.head_to_head, strict=True):
@@ -205,6 +209,14 @@ def leaderboard_table(board):
     )
     note = "head to head: share of the games met as opponents that the row player finished ahead"
     return "\n".join([info, *ranking, "", note, *format_rows(head)])
+
+
+def exploit_text(found):
+    """A leaderboard row's exploitability as text: the best response's win rate, interval, budget."""
+    if found is None:
+        return "-"
+    lo, hi = found["win_rate_ci95"]
+    return f"{found['win_rate']:.1%} [{lo:.1%}, {hi:.1%}] ({found['budget']:,})"
 
 
 def write_leaderboard_csv(board, path):

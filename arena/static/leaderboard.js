@@ -15,9 +15,12 @@ function show(data) {
   $("group").replaceChildren(...data.groups.map((g, k) =>
     el("option", { value: k, text: groupLabel(g), selected: k === data.group })));
   $("summary").textContent = `${board.matches} matches, ${board.games} games · store ${data.db}`;
+  // the exploitability column once a stored best response exists (evaluate.py exploit SPEC)
+  const exploited = board.players.some((p) => p.exploitability);
+  const exploit = (x) => x ? `${percent(x.win_rate)} [${percent(x.win_rate_ci95[0])}, ${percent(x.win_rate_ci95[1])}]` : "–";
   $("ranking").replaceChildren(el("table", { class: "ranking" },
     el("tr", {}, ["rank", "player", "rating mu ± sigma", "ordinal", "games", "wins", "win rate [95% CI]", "points / deal"]
-      .map((h) => el("th", { text: h }))),
+      .concat(exploited ? ["exploited by [95% CI]"] : []).map((h) => el("th", { text: h }))),
     board.players.map((p) => el("tr", { "data-rank": p.rank },
       el("td", { class: "num", text: p.rank }),
       el("td", { text: p.name }),
@@ -26,7 +29,9 @@ function show(data) {
       el("td", { class: "num", text: p.games }),
       el("td", { class: "num", text: p.wins }),
       el("td", { class: "num", text: `${percent(p.win_rate)} [${percent(p.win_rate_ci95[0])}, ${percent(p.win_rate_ci95[1])}]` }),
-      el("td", { class: "num", text: (p.points_per_deal >= 0 ? "+" : "") + p.points_per_deal.toFixed(3) })))));
+      el("td", { class: "num", text: (p.points_per_deal >= 0 ? "+" : "") + p.points_per_deal.toFixed(3) }),
+      exploited ? [el("td", { class: "num", text: exploit(p.exploitability),
+        title: p.exploitability ? `best response of ${p.exploitability.budget} decisions` : "" })] : []))));
   $("head").replaceChildren(el("table", { class: "head" },
     el("tr", {}, el("th", { text: "ahead of →" }), board.players.map((p) => el("th", { class: "num", text: p.rank }))),
     board.players.map((p, i) => el("tr", {},
