@@ -27,9 +27,9 @@ from euchre_trainer import cli
 from euchre_trainer.checkpoint import CHECKPOINT_FORMAT, read_checkpoint
 from euchre_trainer.config import TrainConfig, field_docs, make_config, read_yaml
 from euchre_trainer.ranks import Ranks
-from euchre_trainer.rollout import RolloutBuffer, collect_rollout, margin_rewards
+from euchre_trainer.rollout import RolloutBuffer, collect_rollout
 from euchre_trainer.run import setup
-from euchre_trainer.stats import auction_counts
+from euchre_trainer.stats import auction_counts, margins
 from ghost_euchre_env import ClassicEuchre, ClassicEuchreVec, GhostEuchre, GhostEuchreVec, classic
 from ghost_euchre_env.ghost import BID_3, PASS, SWAP
 
@@ -267,9 +267,9 @@ def test_warm_up_lessons_in_classic(imitate, torch_globals):
 def test_classic_margin_is_team_points_minus_the_other_teams():
     # team 0 (seats 0, 2) scored 2, team 1 nothing; then team 1 scored 1
     rewards = np.array([[2, 0, 2, 0], [0, 1, 0, 1]], np.float32)
-    assert margin_rewards(rewards, "classic").tolist() == [[2, -2, 2, -2], [-1, 1, -1, 1]]
+    assert margins(rewards, "classic").tolist() == [[2, -2, 2, -2], [-1, 1, -1, 1]]
     ghost = np.array([[3, 0, 1]], np.float32)
-    assert margin_rewards(ghost, "ghost").tolist() == [[2.5, -2, -0.5]]
+    assert margins(ghost, "ghost").tolist() == [[2.5, -2, -0.5]]
 
 
 def test_same_seed_same_run_and_other_seed_differs(tmp_path, torch_globals):
