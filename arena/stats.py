@@ -80,8 +80,8 @@ def win_ci_from_sums(games, wins, clusters, rate_sum, rate_squares, z=Z95):
     return wilson_interval(p * effective, effective, z)
 
 
-def _ranks(scores):
-    """int[G, T] rank of each team (1 = best; ties share the better rank) from scores [G, T]."""
+def places(scores):
+    """int[G, T] place of each team (1 = best; ties share the better place) from scores [G, T]."""
     scores = np.asarray(scores)
     return 1 + (scores[:, None, :] > scores[:, :, None]).sum(axis=2)
 
@@ -104,7 +104,7 @@ def openskill_ratings(num_players, members, scores):
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
-    ranks = _ranks(scores).tolist()
+    ranks = places(scores).tolist()
     ratings = [model.rating(name=str(p)) for p in range(num_players)]
     for teams_of, rank in zip(np.asarray(members).tolist(), ranks, strict=True):
         updated = model.rate([[ratings[p] for p in team] for team in teams_of], ranks=rank)
@@ -124,7 +124,7 @@ def plackett_luce_ratings(num_players, members, scores, counts, tolerance=1e-7):
     in the same order give the same floats. Cost: O(R T^2 log R) once, then
     O(E T^2 M^2 + P^3) per Newton step (about 10), E <= R T the distinct choice sets.
     """
-    teams, chosen = _choice_sets(num_players, members, _ranks(scores), counts)
+    teams, chosen = _choice_sets(num_players, members, places(scores), counts)
     events, width, size = teams.shape
     present = teams[:, :, 0] < num_players
     total_weight = chosen.sum(axis=1)

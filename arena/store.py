@@ -65,6 +65,7 @@ import time
 import numpy as np
 
 from agents.specs import split_spec
+from arena.stats import places
 from ghost_euchre_env.classic import SEAT_TEAM
 from ghost_euchre_env.records import GameRecord
 
@@ -215,8 +216,7 @@ def match_aggregates(variant, seats, final_scores, points, deals, winner_seat, s
     rows = np.arange(len(seats))[:, None]
     seat_of = np.argsort(seats, axis=1)  # [G, position]: where each position sat
     scores = np.asarray(final_scores)[rows, seat_of]
-    places = 1 + (scores[:, None, :] > scores[:, :, None]).sum(axis=2)
-    orders, counts = np.unique(places, axis=0, return_counts=True)
+    orders, counts = np.unique(places(scores), axis=0, return_counts=True)
     outcomes = {"".join(map(str, o)): int(n) for o, n in zip(orders.tolist(), counts, strict=True)}
     team = SEAT_TEAM if variant == "classic" else np.arange(seats.shape[1])
     winner = np.asarray(winner_seat)
@@ -587,6 +587,15 @@ class Store:
             out[match_id]["player_ids"].append(player_id)
         return list(out.values())
 
+    def groups(self):
+        """The distinct (variant, episode, rules dict) of the stored matches, in the order of
+        their first match: [{"variant", "episode", "rules"}] (one query, not a pass over matches)."""
+        rows = self.db.execute(
+            "SELECT variant, episode, rules FROM matches"
+            " GROUP BY variant, episode, rules ORDER BY MIN(id)"
+        )
+        return [{"variant": v, "episode": e, "rules": json.loads(r)} for v, e, r in rows]
+
     def outcomes(self, variant, episode, rules):
         """The finishing-order counts of the matches of one variant, episode and rules dict.
 
@@ -607,8 +616,8 @@ class Store:
         if not rows:
             return None
         counts = json.loads("[" + ",".join(text for _, text in rows) + "]")  # one parse, not R
-        places = "".join(order for orders in counts for order in orders)
-        digits = np.frombuffer(places.encode("ascii"), np.uint8).astype(np.int64) - 48
+        text = "".join(order for orders in counts for order in orders)
+        digits = np.frombuffer(text.encode("ascii"), np.uint8).astype(np.int64) - 48
         games = np.array([n for orders in counts for n in orders.values()], np.int64)
         digits = digits.reshape(len(games), -1)
         lineup = np.array(lineups, np.int64).reshape(len(rows), digits.shape[1], 2)

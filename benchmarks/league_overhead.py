@@ -10,7 +10,9 @@ matches, written once before the rounds by ``leaderboard_scaling.py``), so the
 leaderboard ranks those 16 players too. Time is CPU time of this process and its
 children (the work is single-threaded, so on an idle machine it equals wall
 time; on a shared one it is the fair figure). Printed: both times per round (CPU
-and wall) and the median of the per-round CPU ratios league / plain.
+and wall), the leaderboard's CPU time and the wall time run_league spent outside
+its matches (store writes, records, player checks), and the median of the
+per-round CPU ratios league / plain.
 
 Usage: ``python benchmarks/league_overhead.py [--games 120] [--rounds 5] [--store-games N] [SPEC ...]``
 (default players: random, heuristic, the shipped ppo and a class-spec random:
@@ -58,15 +60,16 @@ def plain_matches(specs, games, seed):
 
 
 def league_run(specs, games, seed, path):
-    """(CPU s, wall s, CPU s of the leaderboard alone) of run_league into the store at ``path``
-    plus its leaderboard."""
+    """(CPU s, wall s, CPU s of the leaderboard alone, wall s of run_league outside its matches:
+    store writes and records) of run_league into the store at ``path`` plus its leaderboard."""
     cpu, wall = cpu_seconds(), time.perf_counter()
     with Store(path) as store:
         run = run_league(specs, store, games=games, seed=seed)
         board_start = cpu_seconds()
         leaderboard(store)
         board = cpu_seconds() - board_start
-    elapsed = cpu_seconds() - cpu, time.perf_counter() - wall, board
+    outside = run.total_time_s - run.matches_time_s
+    elapsed = cpu_seconds() - cpu, time.perf_counter() - wall, board, outside
     assert len(run.played) == len(league_matches(specs))
     return elapsed
 
@@ -112,7 +115,8 @@ def main():
             ratios.append(league[0] / plain[0])
             print(
                 f"round {round_}: plain {plain[0]:.2f} s CPU ({plain[1]:.2f} s wall), "
-                f"league {league[0]:.2f} s CPU ({league[1]:.2f} s wall; leaderboard {league[2]:.3f} s), "
+                f"league {league[0]:.2f} s CPU ({league[1]:.2f} s wall; leaderboard {league[2]:.3f} s, "
+                f"outside its matches {league[3]:.3f} s), "
                 f"CPU ratio {ratios[-1]:.3f}"
             )
     print(f"median league / plain (CPU): {statistics.median(ratios):.3f} (target <= 1.05)")
