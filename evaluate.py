@@ -1,8 +1,14 @@
-"""Matches, leagues, replays and the web page from a clone: the command line is :mod:`arena.cli`."""
+"""Matches, leagues, replays, the web page and ``exploit`` from a clone.
+
+The command line is :mod:`arena.cli`; its ``exploit`` subcommand, which trains,
+is :mod:`euchre_trainer.exploit` (above arena in the layers), so this script
+starts at :func:`euchre_trainer.exploit.evaluate_main`, which hands every other
+command to :func:`arena.cli.main`.
+"""
 
 import sys
 
-from arena.cli import main
+from euchre_trainer.exploit import evaluate_main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(evaluate_main())

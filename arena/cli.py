@@ -12,6 +12,7 @@ Usage::
     python evaluate.py replay FILE [--match M] [--game K] [--ascii]
     python evaluate.py serve [--db FILE] [--port 8000] [--host 127.0.0.1]   # the web page
                        [--policy-dir DIR ...] [--allow-spec SPEC ...] [--public]
+    python evaluate.py exploit SPEC [--budget DECISIONS] ...   # a best response (euchre_trainer.exploit)
 
 One SPEC per seat (3 for ghost, 4 for classic; see ``agents.specs``). Each SPEC is
 a *player*; the same spec given twice is two players (``random``, ``random#2``).
@@ -281,6 +282,8 @@ def main(argv=None):
         return serve_main(argv[1:])
     if argv[:1] == ["replay"]:
         return _run(replay_main, parse_replay_args(argv[1:]))
+    if argv[:1] == ["exploit"]:  # it trains: a command of the trainer, which arena never imports
+        return _error("exploit trains a network: run it as python evaluate.py exploit ...")
     args = parse_args(argv)
     for flag, value, minimum in (
         ("--games", args.games, 1),

@@ -26,7 +26,12 @@ league; ``benchmarks/leaderboard_scaling.py``):
 - games, wins, **win rate** with its 95% interval (clustered by deal sequence
   of each match, :func:`arena.stats.win_ci_from_sums`), **points per deal**;
 - **head to head**: for players i and j, the share of the games in which they
-  met as opponents that i finished ahead of j (ties count half).
+  met as opponents that i finished ahead of j (ties count half);
+- **exploitability** (None until ``evaluate.py exploit SPEC`` stored one for
+  these rules): of the player's stored approximate best responses
+  (:mod:`euchre_trainer.exploit`), the one that won most against it: its win
+  rate with the 95% interval, that win rate over the fair share (1/3; classic
+  1/2), its points per deal over the fair share, the budget (decisions).
 
 The leaderboard's JSON schema (``Leaderboard.to_dict()``)::
 
@@ -34,7 +39,10 @@ The leaderboard's JSON schema (``Leaderboard.to_dict()``)::
      "matches": int, "games": int, "rating_model": "plackett-luce-map",
      "players": [{"rank", "name", "spec", "content_hash", "mu", "sigma", "ordinal",
                   "games", "wins", "win_rate", "win_rate_ci95": [lo, hi],
-                  "points_per_deal", "deals"}, ...],            (best first)
+                  "points_per_deal", "deals",
+                  "exploitability": {"win_rate", "win_rate_ci95", "win_rate_over_fair",
+                                     "points_per_deal_over_fair", "budget", "seed"}
+                                    | null}, ...],             (best first)
      "head_to_head": [[share or null, ...], ...],               (rows and columns: players)
      "head_to_head_games": [[int, ...], ...]}
 """
@@ -263,6 +271,7 @@ def leaderboard(store, variant="ghost", episode="game", rules=None, players=None
         outcomes = store.outcomes(variant, episode, full_rules)
         totals = store.player_totals(variant, episode, full_rules)
         known = {p["id"]: p for p in store.players()}
+        exploits = store.exploits(variant, episode, full_rules)
     if outcomes is None:
         raise ValueError(
             f"no {variant} matches (episode {episode}, rules {json.dumps(rules or {})}) "
@@ -312,6 +321,7 @@ def leaderboard(store, variant="ghost", episode="game", rules=None, players=None
                 "win_rate_ci95": [lo, hi],
                 "points_per_deal": total["points"] / max(total["deals"], 1),
                 "deals": total["deals"],
+                "exploitability": _worst_case(e for e in exploits if e["player_id"] == pid),
             }
         )
     ranking = sorted(range(len(rows)), key=lambda r: -rows[r]["ordinal"])
@@ -328,6 +338,16 @@ def leaderboard(store, variant="ghost", episode="game", rules=None, players=None
         head_to_head=share,
         head_to_head_games=met,
     )
+
+
+def _worst_case(exploits):
+    """The leaderboard's exploitability of a player from its stored exploit runs (None if none):
+    the response that won most."""
+    best = max(exploits, key=lambda e: e["result"]["win_rate"], default=None)
+    if best is None:
+        return None
+    keys = ("win_rate", "win_rate_ci95", "win_rate_over_fair", "points_per_deal_over_fair")
+    return {**{k: best["result"][k] for k in keys}, "budget": best["budget"], "seed": best["seed"]}
 
 
 def _head_to_head(variant, columns, num_players, position_player, places, counts):

@@ -141,6 +141,20 @@ def _deal_stats(variant, deals, seat_player):
     return players, points, declarer, made, np.zeros(len(rows), bool), np.full(len(rows), -1)
 
 
+def contract_points(result):
+    """[float or None] per player of a MatchResult: the mean points the player's seat (classic: its
+    team) scored on the deals it won the auction of (None without a contract)."""
+    players, points, declarer, _, _, _ = _deal_stats(
+        result.variant, result.deal_summary, result.seat_player
+    )
+    held = np.flatnonzero(declarer >= 0)
+    who = players[held, declarer[held]]
+    scored = points[held, declarer[held]]
+    sums = np.bincount(who, weights=scored, minlength=len(result.players))
+    counts = np.bincount(who, minlength=len(result.players))
+    return [float(s / n) if n else None for s, n in zip(sums, counts, strict=True)]
+
+
 def _seat_scores(variant, scores):
     """Final scores by seat, int[G, S] (classic: the seat's team score)."""
     return scores if variant == "ghost" else scores[:, SEAT_TEAM]

@@ -179,7 +179,7 @@ LEADERBOARD_COLUMNS = (
 
 def ranking_cells(player):
     """The text of a leaderboard row's numbers (a ``Leaderboard.players`` entry), as every table shows them:
-    {"mu", "sigma", "ordinal", "win_rate", "win_rate_lo", "win_rate_hi", "points_per_deal"}."""
+    {"mu", "sigma", "ordinal", "win_rate", "win_rate_lo", "win_rate_hi", "points_per_deal", "exploited"}."""
     lo, hi = player["win_rate_ci95"]
     return {
         "mu": f"{player['mu']:.1f}",
@@ -189,6 +189,7 @@ def ranking_cells(player):
         "win_rate_lo": f"{lo:.1%}",
         "win_rate_hi": f"{hi:.1%}",
         "points_per_deal": f"{player['points_per_deal']:+.3f}",
+        "exploited": exploit_text(player["exploitability"]),
     }
 
 
@@ -214,6 +215,10 @@ def leaderboard_table(board):
                 cells["points_per_deal"],
             ]
         )
+    if any(p["exploitability"] for p in board.players):  # the column once a result is stored
+        rows[0].append("exploited by [95% CI] (budget)")
+        for row, p in zip(rows[1:], board.players, strict=True):
+            row.append(exploit_text(p["exploitability"]))
     ranking = format_rows(rows, left=2)
     head = [["ahead of ->", *[str(p["rank"]) for p in board.players]]]
     for p, shares in zip(board.players, board.head_to_head, strict=True):
@@ -224,6 +229,14 @@ def leaderboard_table(board):
     )
     note = "head to head: share of the games met as opponents that the row player finished ahead"
     return "\n".join([info, *ranking, "", note, *format_rows(head)])
+
+
+def exploit_text(found):
+    """A leaderboard row's exploitability as text: the best response's win rate, interval, budget."""
+    if found is None:
+        return "-"
+    lo, hi = found["win_rate_ci95"]
+    return f"{found['win_rate']:.1%} [{lo:.1%}, {hi:.1%}] ({found['budget']:,})"
 
 
 def write_leaderboard_csv(board, path):

@@ -30,14 +30,24 @@ Tables (schema version ``SCHEMA_VERSION``, kept in ``schema_version``)::
                                             sequences, and the sum over sequences of the
                                             square of the wins in each (for the clustered
                                             interval of :mod:`arena.stats`)
+    exploits(id, exploit_key, player_id, variant, episode, rules, budget, seed,
+             games, init, response_hash, code_version, created, train_time_s, result)
+                                            per approximate best response to a player
+                                            (``evaluate.py exploit``): the training
+                                            budget (decisions), seed, duplicate games,
+                                            warm start (JSON [spec, content_hash]),
+                                            SHA-256 of the response's policy file and
+                                            the result as JSON; exploit_key identifies
+                                            it (see :func:`exploit_key`)
 
-The last two are a match's summaries (:func:`match_aggregates`): a leaderboard
+The match_outcomes and match_totals tables are a match's summaries (:func:`match_aggregates`): a leaderboard
 reads them, never the games (kept for replays). Writes are transactions:
 :meth:`Store.add_match` writes a match, all its games and its summaries in one
 (so an interrupted writer loses at most the match it was writing), and a match
 already stored is not written twice. A file of an older schema version is
 upgraded when opened (version 1 had no summaries: they are computed from its
-games, in one transaction). The file is in WAL
+games, in one transaction; nor exploits: a version-2 file written before that
+table existed gets it with its first exploit, and reads as having none until then). The file is in WAL
 mode with a busy timeout, so several processes may read and write it at once
 (readers, opening a store included, never wait for a writer nor block it;
 writers take turns).
@@ -121,7 +131,28 @@ CREATE TABLE IF NOT EXISTS match_totals (
     sequence_wins_squared INTEGER NOT NULL,
     PRIMARY KEY (match_id, position)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS exploits (
+    id INTEGER PRIMARY KEY,
+    exploit_key TEXT NOT NULL UNIQUE,
+    player_id INTEGER NOT NULL REFERENCES players (id),
+    variant TEXT NOT NULL,
+    episode TEXT NOT NULL,
+    rules TEXT NOT NULL,
+    budget INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    games INTEGER NOT NULL,
+    init TEXT NOT NULL,
+    response_hash TEXT NOT NULL,
+    code_version TEXT NOT NULL,
+    created TEXT NOT NULL,
+    train_time_s REAL NOT NULL,
+    result TEXT NOT NULL
+);
 """
+EXPLOIT_COLUMNS = (
+    "variant", "episode", "rules", "budget", "seed", "games", "init", "response_hash",
+    "code_version", "created", "train_time_s",
+)  # fmt: skip
 _AGGREGATED = ("seats", "final_scores", "points", "deals", "winner_seat", "sequence")
 TOTALS = ("games", "wins", "points", "deals", "sequences", "sequence_wins_squared")
 
@@ -150,6 +181,25 @@ def match_key(variant, episode, rules, seed, games, identities):
     (their (spec, content_hash) identities). The code version is stored, not part of it."""
     text = json.dumps(
         [variant, episode, rules_text(rules), int(seed), int(games), [list(i) for i in identities]]
+    )
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def exploit_key(variant, episode, rules, identity, budget, seed, games, init):
+    """The identity of an exploit run: SHA-256 (hex) of its variant, episode, full rules dict, the
+    exploited player's (spec, content_hash), the budget (decisions), seed, duplicate games and the
+    warm start's (spec, content_hash) (('', '') from scratch)."""
+    text = json.dumps(
+        [
+            variant,
+            episode,
+            rules_text(rules),
+            list(identity),
+            int(budget),
+            int(seed),
+            int(games),
+            list(init),
+        ]
     )
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -470,7 +520,67 @@ class Store:
             self._add_aggregates(match_id, *aggregates)
         return match_id
 
+    def add_exploit(self, key, player, run, result):
+        """Store an exploit run (creating its table in a version-2 file that predates it); returns its
+        id, or the stored one's when ``key`` is already there.
+
+        player: the exploited player's (spec, content_hash); run: {column: value} of
+        :data:`EXPLOIT_COLUMNS` but code_version and created (rules a dict, init a
+        (spec, content_hash) pair); result: the JSON-ready result.
+        """
+        values = dict(
+            run,
+            rules=rules_text(run["rules"]),
+            init=json.dumps(list(run["init"])),
+            code_version=code_version(),
+            created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        )
+        player_id = self.player_id(player)
+        with self.transaction():
+            self._create_tables()
+            existing = self.exploit(key)
+            if existing is not None:
+                return existing["id"]
+            cursor = self.db.execute(
+                f"INSERT INTO exploits (exploit_key, player_id, {', '.join(EXPLOIT_COLUMNS)}, result)"
+                f" VALUES ({', '.join('?' * (len(EXPLOIT_COLUMNS) + 3))})",
+                (key, player_id, *(values[c] for c in EXPLOIT_COLUMNS), json.dumps(result)),
+            )
+        return cursor.lastrowid
+
     # ------------------------------------------------------------------- reading
+    def exploit(self, key):
+        """The stored exploit run of this :func:`exploit_key`, or None (see :meth:`exploits`)."""
+        found = self.exploits(key=key)
+        return found[0] if found else None
+
+    def exploits(self, variant=None, episode=None, rules=None, key=None):
+        """Stored exploit runs (optionally of one variant / episode / rules dict, or one key), oldest
+        first. Each: {"id", "exploit_key", "player_id", "spec", "content_hash", *EXPLOIT_COLUMNS
+        (rules a dict, init a [spec, content_hash] list), "result"}."""
+        table = self.db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'exploits'"
+        ).fetchone()
+        if table is None:  # a version-2 file from before the table: no exploit stored
+            return []
+        where, args = self._where(variant, episode, rules)
+        if key is not None:
+            where, args = f"{where} {'AND' if where else 'WHERE'} exploit_key = ?", [*args, key]
+        columns = ["id", "exploit_key", "player_id", *EXPLOIT_COLUMNS, "result"]
+        rows = self.db.execute(
+            f"SELECT {', '.join(f'e.{c}' for c in columns)}, p.spec, p.content_hash FROM exploits e"
+            f" JOIN players p ON p.id = e.player_id{where}"
+            " ORDER BY e.id",
+            args,
+        ).fetchall()
+        out = []
+        for row in rows:
+            found = dict(zip([*columns, "spec", "content_hash"], row, strict=True))
+            for name in ("rules", "init", "result"):
+                found[name] = json.loads(found[name])
+            out.append(found)
+        return out
+
     def players(self):
         """Every player: list of {"id", "spec", "content_hash"}."""
         rows = self.db.execute("SELECT id, spec, content_hash FROM players ORDER BY id")

@@ -86,6 +86,9 @@ class TrainConfig:
     spec (heuristic, pimc:samples=8, ppo:PATH, package.module:ClassName, composite[...]), each batched; classic:
     partners are drawn like opponents. Weights are > 0 and normalised. Empty = {heuristic: heuristic_share,
     pool: 1 - heuristic_share}. Without 'pool' the learner trains against fixed bots (and copies of itself)"""
+    opponent_seats: str = "any"
+    """'any': each seat drawn as opponent_share says; 'other_team' (classic): the learner's partner is the
+    learner, both seats of the other team opponents (a best response to a team of the mix)"""
     heuristic_share: float = 0.5
     """with opponents empty: chance that an opponent seat is the heuristic rather than a past snapshot"""
     pool_size: int = 8
@@ -216,6 +219,11 @@ class TrainConfig:
         ):
             check(name, getattr(self, name) >= 0, "at least 0")
         check("opponent_share", 0 <= self.opponent_share <= 1, "in [0, 1]")
+        check(
+            "opponent_seats", self.opponent_seats in ("any", "other_team"), "'any' or 'other_team'"
+        )
+        if self.opponent_seats == "other_team" and self.variant != "classic":
+            raise ValueError("opponent_seats='other_team' needs variant='classic' (teams)")
         check("heuristic_share", 0 <= self.heuristic_share <= 1, "in [0, 1]")
         check("gamma", 0 <= self.gamma <= 1, "in [0, 1]")
         check("gae_lambda", 0 <= self.gae_lambda <= 1, "in [0, 1]")
@@ -434,5 +442,5 @@ def read_yaml(path):
 
 RESUME_FIXED = (
     "variant", "num_envs", "episode", "reward", "rules", "learn", "card_play", "bidding", "pool_size",
-    "hidden_sizes", "activation", "canonical_suits", "model", "model_options", "opponents",
+    "hidden_sizes", "activation", "canonical_suits", "model", "model_options", "opponents", "opponent_seats",
 )  # fmt: skip

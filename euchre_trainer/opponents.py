@@ -10,6 +10,7 @@ import torch
 from agents import make_policy
 from agents.ppo import mask_logits, masked_log_probs, pool_logits, sample_actions
 from euchre_trainer.config import POOL
+from ghost_euchre_env.classic import SEAT_TEAM
 
 LEARNER = 0
 """seat role of the network being trained; 1..pool_size: pool slot + 1; pool_size + 1 + k: the mix's k-th
@@ -66,12 +67,15 @@ def assign_roles(roles, games, config, pool_filled, rng):
     (one seat per game stays the learner); an opponent is an entry of the
     opponents' mix with probability its weight (normalised), 'pool' a
     uniformly chosen snapshot of the pool. In classic Euchre a learner's partner
-    is drawn like any other seat: the learner or an opponent.
+    is drawn like any other seat: the learner or an opponent (opponent_seats
+    'other_team': the learner, both seats of the other team opponents).
     """
     count, seats = len(games), roles.shape[1]
     opponent = rng.random((count, seats)) < config.opponent_share
     keep = rng.integers(seats, size=count)
     opponent[np.arange(count), keep] &= ~opponent.all(axis=1)
+    if config.opponent_seats == "other_team":  # classic: the kept seat's team learns
+        opponent = SEAT_TEAM[None, :] != SEAT_TEAM[keep][:, None]
     weights = np.array([weight for _, weight in config.opponent_mix()], np.float64)
     bounds = np.cumsum(weights) / weights.sum()  # entry k when bounds[k - 1] <= draw < bounds[k]
     entry = np.searchsorted(bounds[:-1], rng.random((count, seats)), side="right")

@@ -14,9 +14,11 @@ function show(data) {
   $("group").replaceChildren(...data.groups.map((g, k) =>
     el("option", { value: k, text: groupLabel(g), selected: k === data.group })));
   $("summary").textContent = `${board.matches} matches, ${board.games} games · store ${data.db}`;
+  // the exploitability column once a stored best response exists (evaluate.py exploit SPEC)
+  const exploited = board.players.some((p) => p.exploitability);
   $("ranking").replaceChildren(el("table", { class: "ranking" },
     el("tr", {}, ["rank", "player", "rating mu ± sigma", "ordinal", "games", "wins", "win rate [95% CI]", "points / deal"]
-      .map((h) => el("th", { text: h }))),
+      .concat(exploited ? ["exploited by [95% CI]"] : []).map((h) => el("th", { text: h }))),
     board.players.map((p, i) => {
       const t = data.text.players[i]; // the numbers as the command line prints them (arena.report)
       return el("tr", { "data-rank": p.rank },
@@ -27,7 +29,9 @@ function show(data) {
         el("td", { class: "num", text: p.games }),
         el("td", { class: "num", text: p.wins }),
         el("td", { class: "num", text: `${t.win_rate} [${t.win_rate_lo}, ${t.win_rate_hi}]` }),
-        el("td", { class: "num", text: t.points_per_deal }));
+        el("td", { class: "num", text: t.points_per_deal }),
+        exploited ? [el("td", { class: "num", text: t.exploited,
+          title: p.exploitability ? `best response of ${p.exploitability.budget} decisions` : "" })] : []);
     })));
   $("head").replaceChildren(el("table", { class: "head" },
     el("tr", {}, el("th", { text: "ahead of →" }), board.players.map((p) => el("th", { class: "num", text: p.rank }))),
