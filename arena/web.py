@@ -65,6 +65,7 @@ from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from agents.pretrained import NETWORKS
 from agents.specs import split_spec
 from ghost_euchre_env.records import (
     GameRecord,
@@ -84,7 +85,7 @@ STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 PAGES = ("play", "watch", "leaderboard")
 DEFAULT_BOT = "heuristic"
 PERSON = "you"  # the person's name at the table
-SUGGESTED_SPECS = ("heuristic", "random", "pimc", "ppo:agents/pretrained/ghost_ppo.pt")
+SUGGESTED_SPECS = ("heuristic", "random", "pimc", *(f"ppo:{name}" for name in NETWORKS))
 NEW_GAME_FIELDS = ("variant", "seat", "bots", "seed", "episode", "rules")
 ACTION_FIELDS = ("action", "step")
 REPLAY_FIELDS = ("records", "game")
@@ -440,9 +441,7 @@ def create_app(db: str | None = DEFAULT_DB, games=None):
                 "variants": {v: make_game(v).num_players for v in VARIANTS},
                 "episodes": list(EPISODES),
                 "default_bot": DEFAULT_BOT,
-                "specs": [
-                    s for s in SUGGESTED_SPECS if not s.startswith("ppo:") or os.path.isfile(s[4:])
-                ],
+                "specs": list(SUGGESTED_SPECS),
             }
         )
 
