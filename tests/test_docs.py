@@ -207,3 +207,16 @@ def test_every_page_is_in_the_site():
     index = page_text(ROOT / "docs" / "index.md")
     pages = {p.stem for p in PAGES if p.parent.name == "docs"} - {"index"}
     assert pages <= set(re.findall(r"^([\w-]+)$", index, re.MULTILINE))
+
+
+def test_ci_runs_the_readme_test_command_as_written():
+    readme = ROOT / "README.md"
+    (command,) = [
+        line
+        for page, language, code, _ in _blocks()
+        if page == readme and language == "bash"
+        for line in code.splitlines()
+        if line.endswith("python -m pytest")
+    ]
+    assert "sphinx-build -W" in command  # the site builds with warnings as errors
+    assert command in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
