@@ -18,6 +18,8 @@ import numpy as np
 from .base import Policy
 
 NUM_CARD_ACTIONS = 24  # action ids 0..23 are cards in both variants
+LEARN_MODES = ("all", "auction", "play")
+"""the decisions a trained network makes: all, the auction's (the card play another spec's), or the card play"""
 PREFIX = "composite["
 
 

@@ -24,6 +24,7 @@ from ghost_euchre_env.cards import CARD_RANK, CARD_SUIT, CARDS, NUM_CARDS, NUM_S
 from ghost_euchre_env.suits import COLOUR_KEEPING, permutation_tables
 
 from .base import Policy
+from .composite import LEARN_MODES
 
 ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
 POLICY_FORMAT = "ghost-euchre-ppo-v1"
@@ -219,9 +220,6 @@ def sample_actions(log_probs, generator=None):
     return torch.multinomial(log_probs.exp(), 1, generator=generator).squeeze(-1)
 
 
-LEARN_MODES = ("all", "auction", "play")
-
-
 def policy_payload(model, learn="all", partner=None):
     """The contents of a policy file, for ``torch.save``: the network (state dict and config) and its role.
 
@@ -324,26 +322,20 @@ class PPOPolicy(Policy):
 
 
 def load_policy(path, game, seed=None, sample=False):
-    """The Policy for ``ppo:PATH``: the network of a train.py checkpoint or policy file at ``path``.
+    """The network of the train.py checkpoint or policy file at ``path`` as a PPOPolicy, and its role.
 
-    A network trained with ``learn: auction`` (or ``play``) is paired with the
-    policy spec recorded with it, which makes the other decisions: the result is
-    a full player (``composite[ppo:FILE | SPEC]``, resp. ``composite[SPEC | ppo:FILE]``).
+    Returns (PPOPolicy, learn, partner spec): a network trained with ``learn:
+    auction`` (or ``play``) makes only those decisions, and ``partner`` is the
+    spec recorded with it that makes the others (:func:`agents.specs.make_policy`
+    pairs them into a full player); learn 'all' has partner None.
     """
     payload = read_payload(path)
     policy = PPOPolicy(game, load_model(path, payload), seed=seed, sample=sample)
     policy.name = f"ppo:{os.path.basename(path)}" + (":sample" if policy.sample else "")
     learn, partner = learned_role(payload)
-    if learn == "all":
-        return policy
-    if learn not in LEARN_MODES or not isinstance(partner, str):
+    if learn != "all" and (learn not in LEARN_MODES or not isinstance(partner, str)):
         raise ValueError(
             f"PPO checkpoint {path!r}: learn={learn!r} with partner spec {partner!r}; expected "
             f"learn in {list(LEARN_MODES)} and the spec of the policy making the other decisions"
         )
-    from .composite import CompositePolicy  # late imports: specs imports this module by name
-    from .specs import make_policy
-
-    other = make_policy(partner, game, seed=None if seed is None else seed + 1)
-    parts = (policy, other) if learn == "auction" else (other, policy)
-    return CompositePolicy(game, *parts)
+    return policy, learn, partner if learn != "all" else None

@@ -145,7 +145,11 @@ def make_policy(spec, game, seed=None):
                 "which is not installed"
             ) from None
         check_options(spec, ppo.load_policy, kwargs, "ppo")
-        policy = ppo.load_policy(target, game, seed, **kwargs)
+        policy, learn, partner = ppo.load_policy(target, game, seed, **kwargs)
+        if partner is not None:  # a network of the auction (or the card play) alone: a full player
+            other = make_policy(partner, game, seed=None if seed is None else seed + 1)
+            parts = (policy, other) if learn == "auction" else (other, policy)
+            policy = CompositePolicy(game, *parts)
     else:
         factory: Callable[..., Policy] = _load_attribute(BUILTINS.get(kind, target), spec)
         if not callable(factory):

@@ -1,4 +1,4 @@
-"""One rank of a torchrun job for test_train_distributed.py: train.main, watched or broken on purpose.
+"""One rank of a torchrun job for test_train_distributed.py: euchre_trainer.cli.main, watched or broken on purpose.
 
 python tests/distributed_worker.py MODE OUT [train.py options]
   record: save what every ppo_update of this rank received and left (OUT/rank{R}_update{U}.pt)
@@ -14,12 +14,12 @@ import time
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import train
+from euchre_trainer import cli, loop
 
 
 def record(out):
-    """Wrap train.ppo_update so that each call's inputs and resulting parameters are saved."""
-    update = train.ppo_update
+    """Wrap the loop's ppo_update so that each call's inputs and resulting parameters are saved."""
+    update = loop.ppo_update
 
     def recorded(run, buf, advantages, returns, lessons, shares):
         count = buf.count
@@ -42,11 +42,11 @@ def record(out):
         torch.save(before, os.path.join(out, f"rank{run.ranks.rank}_update{run.update + 1}.pt"))
         return result
 
-    train.ppo_update = recorded
+    loop.ppo_update = recorded
 
 
 def fail_at_second_rollout(how):
-    collect = train.collect_rollout
+    collect = loop.collect_rollout
 
     def failing(run, buf):
         if run.update == 1 and run.ranks.rank == 1:
@@ -55,7 +55,7 @@ def fail_at_second_rollout(how):
             time.sleep(3600)  # the test ends this process once rank 0 has given up
         return collect(run, buf)
 
-    train.collect_rollout = failing
+    loop.collect_rollout = failing
 
 
 if __name__ == "__main__":
@@ -64,4 +64,4 @@ if __name__ == "__main__":
         record(out)
     else:
         fail_at_second_rollout(mode)
-    train.main(options)
+    cli.main(options)

@@ -7,7 +7,6 @@ import pytest
 import torch
 from test_train import TINY
 
-import train
 from agents import make_policy
 from agents.ppo import (
     ActorCritic,
@@ -17,6 +16,7 @@ from agents.ppo import (
     policy_payload,
     pool_logits,
 )
+from euchre_trainer import cli
 from ghost_euchre_env import ClassicEuchre, ClassicEuchreVec, GhostEuchre, classic, ghost
 from ghost_euchre_env.cards import PARTNER_SUIT
 from ghost_euchre_env.suits import COLOUR_KEEPING, card_permutation, permutation_tables
@@ -226,7 +226,7 @@ def test_a_canonical_network_file_rebuilds_the_same_network(tmp_path, variant):
 
 
 def test_classic_canonical_run_trains_and_its_policy_plays(tmp_path, torch_globals):
-    run = train.main(
+    run = cli.run(
         ["--runs_dir", str(tmp_path), "--name", "run", "--variant", "classic",
          "--canonical_suits", "true", "--total_steps", "256", "--eval_every", "2",
          "--final_eval_games", "0", *TINY]

@@ -1,5 +1,6 @@
 """train.py and agents/ppo.py: smoke run of the real script, exact resume, configs, masking, per-seat GAE."""
 
+import dataclasses
 import os
 import re
 import subprocess
@@ -9,12 +10,12 @@ import numpy as np
 import pytest
 import torch
 
-import train
 from agents import make_policy
 from agents.heuristic import ClassicHeuristic
 from agents.ppo import (
     ActorCritic,
     PPOPolicy,
+    load_model,
     load_policy,
     mask_logits,
     masked_entropy,
@@ -22,7 +23,15 @@ from agents.ppo import (
     sample_actions,
 )
 from arena.files import current_umask
-from ghost_euchre_env import ClassicEuchre, ClassicEuchreVec, GhostEuchre, GhostEuchreVec
+from euchre_trainer import cli
+from euchre_trainer.checkpoint import CHECKPOINT_FORMAT, read_checkpoint
+from euchre_trainer.config import TrainConfig, field_docs, make_config, read_yaml
+from euchre_trainer.ranks import Ranks
+from euchre_trainer.rollout import RolloutBuffer, collect_rollout, margin_rewards
+from euchre_trainer.run import setup
+from euchre_trainer.stats import auction_counts
+from ghost_euchre_env import ClassicEuchre, ClassicEuchreVec, GhostEuchre, GhostEuchreVec, classic
+from ghost_euchre_env.ghost import BID_3, PASS, SWAP
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TINY = [  # a run of a few hundred decisions that still touches every part of the loop
@@ -116,9 +125,9 @@ def test_smoke_run_of_the_real_script(tmp_path):
     first_bid_rate = events.Scalars("euchre/bid_rate")[0].value
     assert 0 < first_bid_rate < 1, first_bid_rate
     assert "evaluation after update 2 " in result.stdout  # periodic evaluations are printed too
-    written = train.make_config(train.read_yaml(str(run / "config.yaml")))  # readable, reusable
+    written = make_config(read_yaml(str(run / "config.yaml")))  # readable, reusable
     saved = torch.load(run / "final.pt", weights_only=True)["config"]
-    assert train.dataclasses.asdict(written) == {**saved, "hidden_sizes": (32,)}
+    assert dataclasses.asdict(written) == {**saved, "hidden_sizes": (32,)}
     assert written.num_envs == 16 and written.name == "smoke"
     assert oct((run / "config.yaml").stat().st_mode & 0o777) == oct(0o666 & ~current_umask())
     game = GhostEuchre()
@@ -151,9 +160,9 @@ def test_resume_continues_exactly(tmp_path, torch_globals):
         "0",
         *TINY,
     ]
-    straight = train.main(["--runs_dir", str(tmp_path / "a"), "--name", "run", *common])
+    straight = cli.run(["--runs_dir", str(tmp_path / "a"), "--name", "run", *common])
     halfway = os.path.join(straight, "checkpoints", "update_000002.pt")
-    resumed = train.main(["--resume", halfway, "--runs_dir", str(tmp_path / "b")])
+    resumed = cli.run(["--resume", halfway, "--runs_dir", str(tmp_path / "b")])
     a, b = (
         _final_state(os.path.join(straight, "final.pt")),
         _final_state(os.path.join(resumed, "final.pt")),
@@ -180,13 +189,13 @@ def test_a_checkpoint_from_before_canonical_suits_resumes_with_its_plain_network
     common = ["--total_steps", "256", "--checkpoint_every", "1", "--keep_checkpoints", "0"]
     common += ["--eval_every", "0", "--final_eval_games", "0", *TINY]
     plain = ["--canonical_suits", "false", *common]
-    straight = train.main(["--runs_dir", str(tmp_path / "a"), "--name", "run", *plain])
+    straight = cli.run(["--runs_dir", str(tmp_path / "a"), "--name", "run", *plain])
     old = _final_state(os.path.join(straight, "checkpoints", "update_000001.pt"))
     del old["config"]["canonical_suits"]  # as written before the field existed
     assert "canonical_suits" not in old["model_config"]
     old_path = tmp_path / "old.pt"
     torch.save(old, old_path)
-    resumed = train.main(["--resume", str(old_path), "--runs_dir", str(tmp_path / "b")])
+    resumed = cli.run(["--resume", str(old_path), "--runs_dir", str(tmp_path / "b")])
     a, b = (
         _final_state(os.path.join(straight, "final.pt")),
         _final_state(os.path.join(resumed, "final.pt")),
@@ -200,9 +209,9 @@ def test_classic_run_resumes_exactly_and_logs_classic_metrics(tmp_path, torch_gl
 
     common = ["--variant", "classic", "--total_steps", "512", "--checkpoint_every", "2"]
     common += ["--keep_checkpoints", "0", "--eval_every", "3", "--final_eval_games", "0", *TINY]
-    straight = train.main(["--runs_dir", str(tmp_path / "a"), "--name", "run", *common])
+    straight = cli.run(["--runs_dir", str(tmp_path / "a"), "--name", "run", *common])
     halfway = os.path.join(straight, "checkpoints", "update_000002.pt")
-    resumed = train.main(["--resume", halfway, "--runs_dir", str(tmp_path / "b")])
+    resumed = cli.run(["--resume", halfway, "--runs_dir", str(tmp_path / "b")])
     a, b = (_final_state(os.path.join(run, "final.pt")) for run in (straight, resumed))
     assert a["config"]["variant"] == b["config"]["variant"] == "classic"
     assert a["update"] == b["update"] == 4 and a["global_step"] == b["global_step"]
@@ -237,16 +246,16 @@ def test_classic_run_resumes_exactly_and_logs_classic_metrics(tmp_path, torch_gl
 def test_warm_up_lessons_in_classic(imitate, torch_globals):
     """Before card play the heuristic acts for the learner; with imitate_card_play the network plays
     its cards itself and the heuristic's choices there are lessons too."""
-    config = train.make_config(
+    config = make_config(
         {"variant": "classic", "num_envs": 16, "num_steps": 40, "hidden_sizes": [16],
          "pool_size": 2, "bidding_warmup_steps": 10**6, "imitate_card_play": imitate}
     )  # fmt: skip
-    run = train.setup(config, train.Ranks(0, 1, torch.device("cpu"), 60.0))
+    run = setup(config, Ranks(0, 1, torch.device("cpu"), 60.0))
     game = run.game
-    buf = train.RolloutBuffer(16 * 40, game.obs_size, game.num_actions, 16, 4)
-    _, lessons = train.collect_rollout(run, buf)
+    buf = RolloutBuffer(16 * 40, game.obs_size, game.num_actions, 16, 4)
+    _, lessons = collect_rollout(run, buf)
     obs, mask, actions = (np.concatenate(part) for part in zip(*lessons, strict=True))
-    start, stop = train.classic.OBS_OFFSETS["phase"]
+    start, stop = classic.OBS_OFFSETS["phase"]
     play = obs[:, stop - 1] > 0.5  # the observation's phase is card play
     assert (~play).any() and play.any() == imitate
     heuristic = ClassicHeuristic(game, seed=0)
@@ -258,9 +267,9 @@ def test_warm_up_lessons_in_classic(imitate, torch_globals):
 def test_classic_margin_is_team_points_minus_the_other_teams():
     # team 0 (seats 0, 2) scored 2, team 1 nothing; then team 1 scored 1
     rewards = np.array([[2, 0, 2, 0], [0, 1, 0, 1]], np.float32)
-    assert train.margin_rewards(rewards, "classic").tolist() == [[2, -2, 2, -2], [-1, 1, -1, 1]]
+    assert margin_rewards(rewards, "classic").tolist() == [[2, -2, 2, -2], [-1, 1, -1, 1]]
     ghost = np.array([[3, 0, 1]], np.float32)
-    assert train.margin_rewards(ghost, "ghost").tolist() == [[2.5, -2, -0.5]]
+    assert margin_rewards(ghost, "ghost").tolist() == [[2.5, -2, -0.5]]
 
 
 def test_same_seed_same_run_and_other_seed_differs(tmp_path, torch_globals):
@@ -276,7 +285,7 @@ def test_same_seed_same_run_and_other_seed_differs(tmp_path, torch_globals):
         *TINY,
     ]
     runs = [
-        train.main(["--runs_dir", str(tmp_path / d), "--name", "r", "--seed", s, *args])
+        cli.run(["--runs_dir", str(tmp_path / d), "--name", "r", "--seed", s, *args])
         for d, s in (("x", "5"), ("y", "5"), ("z", "6"))
     ]
     x, y, z = (_final_state(os.path.join(r, "policy.pt"))["model"] for r in runs)
@@ -286,12 +295,12 @@ def test_same_seed_same_run_and_other_seed_differs(tmp_path, torch_globals):
 
 # ------------------------------------------------------------------------------ configs
 def test_every_field_has_a_docstring_and_shipped_configs_load():
-    assert set(train.field_docs()) == {f.name for f in train.dataclasses.fields(train.TrainConfig)}
+    assert set(field_docs()) == {f.name for f in dataclasses.fields(TrainConfig)}
     for name in os.listdir(os.path.join(ROOT, "configs")):
         if name.endswith(".yaml"):
-            config = train.make_config(train.read_yaml(os.path.join(ROOT, "configs", name)), name)
+            config = make_config(read_yaml(os.path.join(ROOT, "configs", name)), name)
             if config.init_from:  # the network a config starts from is in the repository
-                train.load_model(os.path.join(ROOT, config.init_from))
+                load_model(os.path.join(ROOT, config.init_from))
 
 
 @pytest.mark.parametrize(
@@ -312,13 +321,13 @@ def test_every_field_has_a_docstring_and_shipped_configs_load():
 )
 def test_config_errors_name_the_key(values, message):
     with pytest.raises(ValueError, match=re.escape(message)):
-        train.make_config(values, "test.yaml")
+        make_config(values, "test.yaml")
 
 
 def test_config_values_are_read_as_yaml_and_override_the_file(tmp_path):
     path = tmp_path / "c.yaml"
     path.write_text("num_envs: 64\nlearning_rate: 3e-4\ntarget_kl: 0.02\n")
-    config, resume, stem = train.parse_args(
+    config, resume, stem = cli.parse_args(
         [
             "--config",
             str(path),
@@ -358,7 +367,7 @@ def test_config_values_are_read_as_yaml_and_override_the_file(tmp_path):
 )
 def test_command_line_errors_exit_with_one_line(argv, message, capsys):
     with pytest.raises(SystemExit) as error:
-        train.parse_args(argv)
+        cli.parse_args(argv)
     assert error.value.code == 2
     err = capsys.readouterr().err
     assert message in err
@@ -367,37 +376,37 @@ def test_command_line_errors_exit_with_one_line(argv, message, capsys):
 
 def test_checkpoint_missing_keys_is_a_one_line_error(tmp_path, capsys):
     path = tmp_path / "partial.pt"
-    torch.save({"format": train.CHECKPOINT_FORMAT, "config": {}, "update": 3}, path)
+    torch.save({"format": CHECKPOINT_FORMAT, "config": {}, "update": 3}, path)
     with pytest.raises(
         ValueError, match=r"missing the key\(s\) \['model', 'model_config', 'optimizer'"
     ):
-        train.read_checkpoint(str(path))
+        read_checkpoint(str(path))
     with pytest.raises(SystemExit):
-        train.parse_args(["--resume", str(path)])
+        cli.parse_args(["--resume", str(path)])
     err = capsys.readouterr().err
     assert "missing the key(s)" in err and "'learner_step']" in err and err.count("\n") == 1
     path.write_bytes(b"not a torch file")
     with pytest.raises(SystemExit):
-        train.parse_args(["--resume", str(path)])
+        cli.parse_args(["--resume", str(path)])
     err = capsys.readouterr().err
     assert "cannot read checkpoint" in err and err.count("\n") == 1
 
 
 def test_auction_counts_count_auction_decisions_only():
     masks = np.zeros((5, 34), bool)
-    masks[:3, train.PASS] = True  # three auction decisions (one of them a SWAP), two card plays
-    actions = np.array([train.PASS, train.BID_3, train.SWAP, 3, 7])
-    assert train.auction_counts(masks, actions, "ghost") == (2, 1)
-    assert train.auction_counts(masks[3:], actions[3:], "ghost") == (0, 0)
-    classic_actions = np.array([train.PASS, train.classic.SUIT_CLUBS + 2, train.PASS, 3, 7])
-    assert train.auction_counts(masks[:, :31], classic_actions, "classic") == (3, 1)
+    masks[:3, PASS] = True  # three auction decisions (one of them a SWAP), two card plays
+    actions = np.array([PASS, BID_3, SWAP, 3, 7])
+    assert auction_counts(masks, actions, "ghost") == (2, 1)
+    assert auction_counts(masks[3:], actions[3:], "ghost") == (0, 0)
+    classic_actions = np.array([PASS, classic.SUIT_CLUBS + 2, PASS, 3, 7])
+    assert auction_counts(masks[:, :31], classic_actions, "classic") == (3, 1)
 
 
 def test_unknown_key_in_a_config_file(tmp_path, capsys):
     path = tmp_path / "bad.yaml"
     path.write_text("num_envs: 64\nlearning_rte: 0.1\n")
     with pytest.raises(SystemExit):
-        train.parse_args(["--config", str(path)])
+        cli.parse_args(["--config", str(path)])
     err = capsys.readouterr().err
     assert "bad.yaml" in err and "learning_rte" in err
 
@@ -460,7 +469,7 @@ def test_load_policy_rejects_other_files(tmp_path):
 
 # ------------------------------------------------------------------------------ per-seat GAE
 def test_rewards_between_decisions_go_to_that_seats_last_decision():
-    buf = train.RolloutBuffer(capacity=8, obs_size=1, num_actions=1, num_envs=2)
+    buf = RolloutBuffer(capacity=8, obs_size=1, num_actions=1, num_envs=2)
     buf.add(np.array([0, 1]), np.array([0, 2]))  # rows 0, 1
     buf.add_rewards(
         np.array([[1.0, 5.0, 0.0], [0.0, 0.0, 2.0]])
@@ -503,7 +512,7 @@ def test_gae_follows_each_seat_in_a_real_rollout():
     venv = GhostEuchreVec(64, seed=4, episode="deal")
     _, mask, player = venv.reset()
     learner = rng.random((64, 3)) < 0.6
-    buf = train.RolloutBuffer(64 * 120, venv.obs_size, venv.num_actions, 64)
+    buf = RolloutBuffer(64 * 120, venv.obs_size, venv.num_actions, 64)
     for _ in range(120):
         games = np.flatnonzero(learner[np.arange(64), player])
         rows = buf.add(games, player[games])
@@ -522,8 +531,8 @@ def test_gae_follows_each_seat_in_a_real_rollout():
 
 
 def test_default_yaml_matches_the_dataclass_defaults():
-    config = train.make_config(train.read_yaml(os.path.join(ROOT, "configs", "default.yaml")))
-    assert config == train.TrainConfig()
+    config = make_config(read_yaml(os.path.join(ROOT, "configs", "default.yaml")))
+    assert config == TrainConfig()
 
 
 def test_shipped_agent_loads_and_beats_random():

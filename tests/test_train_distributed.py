@@ -19,7 +19,11 @@ import pytest
 import torch
 from test_train import TINY
 
-import train
+from euchre_trainer import cli
+from euchre_trainer.config import make_config
+from euchre_trainer.ranks import Ranks, backend_for, pick_device, rank_seed
+from euchre_trainer.run import setup
+from euchre_trainer.update import ppo_update
 from ghost_euchre_env import GhostEuchreVec
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -72,8 +76,8 @@ def test_each_update_is_the_single_process_update_on_both_ranks_decisions(
     two_rank_run, torch_globals
 ):
     _, records = two_rank_run
-    config, _, _ = train.parse_args(RUN)
-    run = train.setup(config, train.Ranks(0, 1, torch.device("cpu"), 60.0))
+    config, _, _ = cli.parse_args(RUN)
+    run = setup(config, Ranks(0, 1, torch.device("cpu"), 60.0))
     with_lessons = 0
     for update in range(1, 5):
         parts = [_load(records / f"rank{r}_update{update}.pt") for r in (0, 1)]
@@ -88,28 +92,26 @@ def test_each_update_is_the_single_process_update_on_both_ranks_decisions(
         run.model.load_state_dict(parts[0]["model"])
         run.optimizer.load_state_dict(parts[0]["optimizer"])
         run.minibatch_rng.bit_generator.state = parts[0]["minibatch_rng"]
-        train.ppo_update(run, buf, merged["advantages"], merged["returns"], lessons, shares)
+        ppo_update(run, buf, merged["advantages"], merged["returns"], lessons, shares)
         for key, value in run.model.state_dict().items():
             torch.testing.assert_close(value, parts[0]["after"][key], rtol=1e-4, atol=1e-6)
     assert with_lessons >= 1  # the warm-up's imitation lessons took part
 
 
 def test_rank_r_plays_its_slice_of_the_single_process_games(torch_globals):
-    config = train.make_config({"num_envs": 16, "hidden_sizes": [32], "pool_size": 2})
+    config = make_config({"num_envs": 16, "hidden_sizes": [32], "pool_size": 2})
     single = GhostEuchreVec(16, seed=config.seed)
     obs, mask, player = single.reset()
     assert single.state is not None
     seeds = set()
     for rank in (0, 1):
-        run = train.setup(config, train.Ranks(rank, 2, torch.device("cpu"), 60.0))
+        run = setup(config, Ranks(rank, 2, torch.device("cpu"), 60.0))
         games = slice(8 * rank, 8 * rank + 8)
         assert np.array_equal(run.obs, obs[games]) and np.array_equal(run.mask, mask[games])
         assert np.array_equal(run.player, player[games])
         assert run.venv.state is not None
         assert np.array_equal(run.venv.state.keys, single.state.keys[games])  # later deals too
-        seeds.add(
-            train.rank_seed(config.seed, run.ranks)
-        )  # roles and sampling: one stream per rank
+        seeds.add(rank_seed(config.seed, run.ranks))  # roles and sampling: one stream per rank
     assert len(seeds) == 2 and config.seed not in seeds
 
 
@@ -141,12 +143,12 @@ def test_another_world_size_is_a_one_line_error(two_rank_run, monkeypatch, capsy
     base, _ = two_rank_run
     halfway = str(base / "straight" / "checkpoints" / "update_000002.pt")
     with pytest.raises(SystemExit):
-        train.parse_args(["--resume", halfway])
+        cli.parse_args(["--resume", halfway])
     err = capsys.readouterr().err
     assert "holds the games of 2 rank(s); resume it with 2" in err and err.count("\n") == 1
     monkeypatch.setenv("WORLD_SIZE", "3")
     with pytest.raises(SystemExit):
-        train.parse_args(["--num_envs", "16"])
+        cli.parse_args(["--num_envs", "16"])
     assert (
         "num_envs must be a multiple of the number of ranks (3), got 16" in capsys.readouterr().err
     )
@@ -181,17 +183,17 @@ def test_a_rank_that_dies_or_hangs_stops_the_others_with_a_message(tmp_path, how
 
 def test_device_choice_and_backend(monkeypatch, capsys):
     cpu, cuda1 = torch.device("cpu"), torch.device("cuda", 1)
-    assert train.pick_device("auto", 1, cuda_available=False) == cpu
-    assert train.pick_device("auto", 1, cuda_available=True) == cuda1
-    assert train.pick_device("cuda", 1, cuda_available=True) == cuda1
-    assert train.pick_device("cpu", 1, cuda_available=True) == cpu
+    assert pick_device("auto", 1, cuda_available=False) == cpu
+    assert pick_device("auto", 1, cuda_available=True) == cuda1
+    assert pick_device("cuda", 1, cuda_available=True) == cuda1
+    assert pick_device("cpu", 1, cuda_available=True) == cpu
     with pytest.raises(ValueError, match="device is 'cuda', but torch sees no GPU"):
-        train.pick_device("cuda", 0, cuda_available=False)
-    assert train.backend_for(cuda1) == "nccl" and train.backend_for(cpu) == "gloo"
+        pick_device("cuda", 0, cuda_available=False)
+    assert backend_for(cuda1) == "nccl" and backend_for(cpu) == "gloo"
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     for value, message in (("cuda", "device is 'cuda', but torch sees no GPU"),
                            ("gpu", "device must be 'auto', 'cpu' or 'cuda', got 'gpu'")):  # fmt: skip
         with pytest.raises(SystemExit):
-            train.parse_args(["--device", value])
+            cli.parse_args(["--device", value])
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1

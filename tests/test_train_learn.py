@@ -7,11 +7,15 @@ import pytest
 import torch
 from test_train import TINY
 
-import train
 from agents import make_policy
 from agents.composite import CompositePolicy
 from agents.heuristic import GhostHeuristic
 from agents.ppo import PPOPolicy
+from euchre_trainer import cli
+from euchre_trainer.config import make_config
+from euchre_trainer.ranks import start_ranks
+from euchre_trainer.rollout import PLAY_CARDS, RolloutBuffer, collect_rollout
+from euchre_trainer.run import setup
 from ghost_euchre_env import GhostEuchre, GhostEuchreVec
 
 LEARN = {
@@ -26,9 +30,9 @@ def test_resume_of_a_learn_mode_run_is_exact(tmp_path, torch_globals, learn):
         "--total_steps", "512", "--checkpoint_every", "2", "--keep_checkpoints", "0",
         "--eval_every", "3", "--final_eval_games", "0", *TINY, *LEARN[learn],
     ]  # fmt: skip
-    straight = train.main(["--runs_dir", str(tmp_path / "a"), "--name", "run", *common])
+    straight = cli.run(["--runs_dir", str(tmp_path / "a"), "--name", "run", *common])
     halfway = os.path.join(straight, "checkpoints", "update_000002.pt")
-    resumed = train.main(["--resume", halfway, "--runs_dir", str(tmp_path / "b")])
+    resumed = cli.run(["--resume", halfway, "--runs_dir", str(tmp_path / "b")])
     a, b = (
         torch.load(os.path.join(run, "final.pt"), weights_only=True) for run in (straight, resumed)
     )
@@ -43,7 +47,7 @@ def test_resume_of_a_learn_mode_run_is_exact(tmp_path, torch_globals, learn):
 
 
 def test_a_learn_auction_run_loads_as_a_full_player(tmp_path, torch_globals):
-    run = train.main(
+    run = cli.run(
         ["--runs_dir", str(tmp_path), "--name", "bid", "--total_steps", "256",
          "--final_eval_games", "0", *TINY, *LEARN["auction"]]
     )  # fmt: skip
@@ -79,7 +83,7 @@ def test_a_learn_auction_run_loads_as_a_full_player(tmp_path, torch_globals):
 )
 def test_learn_mode_errors_are_one_line(tmp_path, capsys, argv, message):
     with pytest.raises(SystemExit):
-        train.main([*argv, "--runs_dir", str(tmp_path), "--num_envs", "4"])
+        cli.run([*argv, "--runs_dir", str(tmp_path), "--num_envs", "4"])
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
 
@@ -87,45 +91,45 @@ def test_learn_mode_errors_are_one_line(tmp_path, capsys, argv, message):
 def test_ghost_warm_up_imitates_the_heuristics_card_play_at_the_networks_own_decisions(
     tmp_path, torch_globals
 ):
-    config = train.make_config(
+    config = make_config(
         {"num_envs": 16, "num_steps": 24, "hidden_sizes": [32], "imitate_card_play": True,
          "bidding_warmup_steps": 16 * 24, "runs_dir": str(tmp_path)}
     )  # fmt: skip
-    run = train.setup(config, train.start_ranks(config))
-    buf = train.RolloutBuffer(16 * 24, run.game.obs_size, run.game.num_actions, 16)
-    _, lessons = train.collect_rollout(run, buf)
+    run = setup(config, start_ranks(config))
+    buf = RolloutBuffer(16 * 24, run.game.obs_size, run.game.num_actions, 16)
+    _, lessons = collect_rollout(run, buf)
     assert len(lessons) == 24  # the warm-up is this whole rollout
     obs, mask, actions = (np.concatenate(part) for part in zip(*lessons, strict=True))
-    plays = mask[:, train.PLAY_CARDS].any(axis=1)
+    plays = mask[:, PLAY_CARDS].any(axis=1)
     assert plays.any() and (~plays).any()  # card play and the auction
     assert np.array_equal(actions, GhostHeuristic(run.engine, seed=0).act(obs, mask))
-    assert buf.mask[: buf.count, train.PLAY_CARDS].any(axis=1).sum() >= plays.sum()
-    _, after = train.collect_rollout(run, buf)
+    assert buf.mask[: buf.count, PLAY_CARDS].any(axis=1).sum() >= plays.sum()
+    _, after = collect_rollout(run, buf)
     assert after == []
 
 
 def test_init_from_starts_from_that_network_and_rejects_another_shape(
     tmp_path, torch_globals, capsys
 ):
-    first = train.main(
+    first = cli.run(
         ["--runs_dir", str(tmp_path), "--name", "a", "--total_steps", "128",
          "--final_eval_games", "0", *TINY]
     )  # fmt: skip
     policy = os.path.join(first, "policy.pt")
-    config = train.make_config({"hidden_sizes": [32], "init_from": policy, "num_envs": 16})
-    run = train.setup(config, train.start_ranks(config))
+    config = make_config({"hidden_sizes": [32], "init_from": policy, "num_envs": 16})
+    run = setup(config, start_ranks(config))
     stored = torch.load(policy, weights_only=True)["model"]
     for key, value in run.model.state_dict().items():
         assert torch.equal(value, stored[key]), key
         assert torch.equal(run.pool[0].state_dict()[key], stored[key])  # the first opponent too
-    other = train.make_config({"hidden_sizes": [16], "init_from": policy, "num_envs": 16})
+    other = make_config({"hidden_sizes": [16], "init_from": policy, "num_envs": 16})
     with pytest.raises(ValueError, match=r"init_from: .* holds a network"):
-        train.setup(other, train.start_ranks(other))
+        setup(other, start_ranks(other))
     plain = {"hidden_sizes": [32], "init_from": policy, "num_envs": 16, "canonical_suits": False}
-    plain = train.make_config(plain)  # a canonical network into a plain one: says which to set
+    plain = make_config(plain)  # a canonical network into a plain one: says which to set
     with pytest.raises(ValueError, match=r"holds a network .*\(set canonical_suits: true\)$"):
-        train.setup(plain, train.start_ranks(plain))
+        setup(plain, start_ranks(plain))
     with pytest.raises(SystemExit):
-        train.parse_args(["--init_from", str(tmp_path / "missing.pt")])
+        cli.parse_args(["--init_from", str(tmp_path / "missing.pt")])
     err = capsys.readouterr().err
     assert "missing.pt' does not exist" in err and err.count("\n") == 1

@@ -1,0 +1,81 @@
+"""PPO self-play for Ghost Hand and classic Euchre: the trainer behind ``python train.py``.
+
+One module per concern, each readable on its own (imports point down this list;
+the package uses ``agents`` and ``arena``, which never import it):
+
+- :mod:`~euchre_trainer.config`: ``TrainConfig``, YAML and command-line values, configs by name
+- :mod:`~euchre_trainer.cli`: the command line (``main(argv)``; ``python -m euchre_trainer``)
+- :mod:`~euchre_trainer.loop`: the training loop (setup or resume, rollout, update, log, checkpoint)
+- :mod:`~euchre_trainer.run`: the run's state and the setup of a new run
+- :mod:`~euchre_trainer.opponents`: seat roles, the opponent pool and the other seats' decisions
+- :mod:`~euchre_trainer.rollout`: rollouts, the per-seat rollout buffer, GAE
+- :mod:`~euchre_trainer.update`: the PPO update (and the warm-up's imitation)
+- :mod:`~euchre_trainer.stats`: deal statistics and the update's scalars for TensorBoard
+- :mod:`~euchre_trainer.log`, :mod:`~euchre_trainer.evaluation`: TensorBoard and progress; evaluations
+- :mod:`~euchre_trainer.checkpoint`: atomic checkpoints, exact resume
+- :mod:`~euchre_trainer.ranks`: torchrun ranks, devices, collectives
+
+Every field of :class:`TrainConfig` is a command-line option ``--FIELD VALUE``;
+VALUE is read as YAML (``1000``, ``3e-4``, ``true``, ``[256, 256]``,
+``{auction: open}``), then checked against the field's type. Command-line values
+override the YAML file; an unknown key or a wrong type stops with a message that
+names it. ``--resume`` continues a run from a checkpoint with the checkpoint's
+config (command-line options still override it) and reproduces exactly the
+run that was not interrupted.
+
+How it trains. ``num_envs`` games run in one ``GhostEuchreVec`` (``variant:
+classic``: ``ClassicEuchreVec``); each step, one seat per game decides. At the start of every game each seat gets a role: the
+learner (the network being trained) or an opponent (a past snapshot of the
+network from a pool, or the heuristic). Every seat the learner plays is its own
+trajectory: a decision's successor is the same seat's next decision in the same
+game, the rewards paid to that seat in between (by absolute seat, every step)
+are added to the decision, and the end of the game closes all its seats'
+trajectories. Advantages are GAE over those per-seat sequences; a trajectory
+still open when the rollout ends is bootstrapped with the value of that seat's
+current observation. Only learner decisions enter the PPO batch, with their
+legal masks, which the update reuses.
+
+Two choices keep the auction from collapsing into "always pass" (a random card
+player loses whatever it bids, and a policy that stopped bidding never finds out
+that bidding pays once it plays well): the default reward is the *margin*, a
+seat's deal points minus the mean of the other two seats' (passing while an
+opponent makes a contract costs points), and during ``bidding_warmup_steps`` the
+heuristic bids and names trump for the learner while the network imitates it,
+so PPO first learns card play under sensible contracts and then improves the
+auction from the heuristic's instead of from random.
+
+Classic Euchre (``variant: classic``): one network plays all four seats; a
+seat's reward is its team's, and the margin is its team's points minus the
+other team's. Partners are drawn like opponents (the learner, a snapshot or the
+heuristic), so the learner plays with and against all of them. During the
+warm-up the heuristic makes every learner decision before card play (ordering
+up, naming trump, the dealer's discard, going alone). TensorBoard adds the
+order-up rate, the maker's success rate, lone hands tried and made, and euchres
+suffered; evaluations pit the network's team against a team of two opponents.
+
+Data-parallel under torchrun (``torchrun --standalone --nproc_per_node=K
+train.py ...``, or several nodes with ``--nnodes=M --rdzv_backend=c10d
+--rdzv_endpoint=HOST:PORT``): the config describes the whole job and K only how
+it is run. Rank r plays games r*N/K .. (r+1)*N/K - 1 of the seed's deal streams
+(N = num_envs, a multiple of K), with its own seat roles and action sampling
+(seeded from (seed, r)); the networks start identical (same seed). What is
+guaranteed: every update is the single-process update on the union of the K
+ranks' rollouts (rank 0's decisions, then rank 1's, ...): the same minibatches
+of that global batch (their order drawn from one generator every rank holds),
+advantages normalised over each whole minibatch, the gradient of its mean loss
+(each rank's part summed over the ranks: all_reduce, gloo between CPUs, NCCL
+between GPUs), equal up to the order of float sums; so the parameters, the
+optimizer and the opponent pool are identical on every rank after every update.
+Metrics are summed over the ranks (SPS counts all ranks' decisions); rank 0 alone
+writes TensorBoard, checkpoints, evaluations and the progress bar. A checkpoint
+holds every rank's games, roles and generators: ``--resume`` under the same
+number of ranks continues exactly, under another is an error. A rank that stops,
+or does not answer within ``collective_timeout`` seconds, makes the others stop
+with a one-line message. With one rank (plain ``python train.py``) none of this
+runs and the results are those of the single-process trainer.
+
+Output under ``runs/NAME/``: ``config.yaml`` (the run's config, readable and
+reusable with ``--config``), TensorBoard logs, ``checkpoints/update_*.pt``
+(resumable), ``final.pt`` (resumable) and ``policy.pt`` (the network alone). Both
+kinds load in evaluate.py as ``ppo:PATH``.
+"""

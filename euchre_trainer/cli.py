@@ -1,0 +1,134 @@
+"""``python train.py`` / ``python -m euchre_trainer``: the command line over the trainer.
+
+The command line and the YAML config are checked before torch and the
+trainer's modules are imported, so a mistake is reported at once (one line,
+exit status 2); :func:`main` then hands the checked config to
+:func:`euchre_trainer.loop.train`.
+"""
+
+import argparse
+import dataclasses
+import os
+import sys
+
+import yaml
+
+import euchre_trainer
+from euchre_trainer.config import (
+    DEFAULT_CONFIG,
+    RESUME_FIXED,
+    TrainConfig,
+    field_docs,
+    make_config,
+    read_yaml,
+)
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line (the usage of every field is ``--help``'s job)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def parse_args(argv=None):
+    """-> (TrainConfig, resume path or None, config file stem for the run name)."""
+    parser = OneLineParser(
+        description=(euchre_trainer.__doc__ or "").split("\n\n")[0],
+        allow_abbrev=False,
+        usage="%(prog)s [--config FILE | --resume CHECKPOINT] [--FIELD VALUE ...]",
+        epilog="Values are YAML: 1000, 3e-4, true, [256, 256], {auction: open}.",
+    )
+    parser.add_argument(
+        "--config", help=f"YAML config file (default {os.path.relpath(DEFAULT_CONFIG)})"
+    )
+    parser.add_argument(
+        "--resume", metavar="CHECKPOINT", help="continue the run saved in this checkpoint"
+    )
+    docs = field_docs()
+    for field in dataclasses.fields(TrainConfig):
+        parser.add_argument(
+            f"--{field.name}", default=argparse.SUPPRESS, metavar="VALUE", help=docs[field.name]
+        )
+    args = vars(parser.parse_args(argv))
+    config_path, resume = args.pop("config"), args.pop("resume")
+    saved_ranks = 1  # ranks whose games a checkpoint holds
+    try:
+        overrides = {k: yaml.safe_load(v) for k, v in args.items()}
+    except yaml.YAMLError as error:
+        parser.error(f"a command-line value is not valid YAML: {' '.join(str(error).split())}")
+    try:
+        if resume is not None:
+            if config_path is not None:
+                parser.error(
+                    "--resume uses the checkpoint's config; pass changes as --FIELD VALUE, not --config"
+                )
+            from euchre_trainer.checkpoint import read_checkpoint  # torch: only to resume
+
+            saved = read_checkpoint(resume)
+            values, saved_ranks = saved["config"], saved.get("world_size", 1)
+            # checkpoints older than the field hold networks that see the suits as dealt
+            canonical = bool(saved["model_config"].get("canonical_suits"))
+            values = {"canonical_suits": canonical, **values}
+            stem, source = values.get("name", ""), str(resume)
+        else:
+            config_path = source = str(config_path or DEFAULT_CONFIG)
+            values = read_yaml(config_path)
+            stem = os.path.splitext(os.path.basename(config_path))[0]
+        base = make_config(values, source)
+        config = make_config({**values, **overrides}, "command line")
+    except ValueError as error:
+        parser.error(str(error))
+    changed = [k for k in RESUME_FIXED if getattr(base, k) != getattr(config, k)]
+    if resume is not None and changed:
+        parser.error(
+            f"--resume cannot change {changed}: the checkpoint's network, games and pool depend on them"
+        )
+    world_size = int(os.environ.get("WORLD_SIZE", "1"))  # set by torchrun
+    if resume is not None and saved_ranks != world_size:
+        parser.error(
+            f"checkpoint {resume!r} holds the games of {saved_ranks} rank(s); resume it with "
+            f"{saved_ranks} (torchrun --nproc_per_node={saved_ranks}), not {world_size}"
+        )
+    if config.num_envs % world_size:
+        parser.error(
+            f"num_envs must be a multiple of the number of ranks ({world_size}), got {config.num_envs}"
+        )
+    import torch  # the checks that need torch come last (importing it takes seconds)
+
+    from agents.ppo import load_model
+    from euchre_trainer.ranks import pick_device
+
+    try:
+        pick_device(config.device, 0, torch.cuda.is_available())
+        if config.init_from and resume is None:
+            load_model(config.init_from)  # readable, a network (its shape is checked in setup)
+    except ValueError as error:
+        parser.error(str(error))
+    return config, resume, stem
+
+
+def run(argv=None):
+    """Train as the command line ``argv`` says (one process, or one rank of a torchrun job); returns the
+    run's folder."""
+    config, resume, stem = parse_args(argv)
+    from euchre_trainer.loop import train  # torch and the trainer, once the command line is checked
+
+    return train(config, resume, stem)
+
+
+def main(argv=None):
+    """The command's entry point: exit status 0 when the run ends, 2 for a bad command line; when another
+    rank of a torchrun job stops, one line and status 1."""
+    config, resume, stem = parse_args(argv)
+    from euchre_trainer.loop import train
+    from euchre_trainer.ranks import RankFailure
+
+    try:
+        train(config, resume, stem)
+    except RankFailure as failure:  # another rank stopped: one line, not a traceback
+        print(failure, file=sys.stderr, flush=True)
+        # Leave without interpreter teardown: destroying a process group whose collective
+        # timed out while a peer is still connected can abort the process (SIGABRT) in gloo.
+        os._exit(1)
+    return 0

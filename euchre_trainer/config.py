@@ -1,0 +1,337 @@
+"""The run's config: :class:`TrainConfig`, read from YAML and the command line, configs by name.
+
+Every field is a command-line option ``--FIELD VALUE`` (:mod:`euchre_trainer.cli`);
+VALUE is read as YAML, then checked against the field's type; an unknown key, a
+wrong type or a value out of range raises ValueError naming it. This module
+imports neither torch nor the trainer, so a bad command line fails fast.
+"""
+
+import ast
+import dataclasses
+import itertools
+import math
+import os
+import types
+import typing
+
+import yaml
+
+from agents.composite import LEARN_MODES
+from agents.specs import split_spec
+from ghost_euchre_env import ClassicEuchre, ClassicEuchreVec, GhostEuchre, GhostEuchreVec
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# config.variant -> (engine, vector env)
+VARIANTS = {"ghost": (GhostEuchre, GhostEuchreVec), "classic": (ClassicEuchre, ClassicEuchreVec)}
+CONFIG_DIR = os.path.join(ROOT, "configs")
+DEFAULT_CONFIG = os.path.join(CONFIG_DIR, "default.yaml")
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainConfig:
+    name: str = ""
+    """run name: logs and checkpoints go to runs_dir/name; empty = CONFIG__SEED__TIMESTAMP"""
+    runs_dir: str = "runs"
+    """folder that holds one sub-folder per run"""
+    seed: int = 1
+    """seeds the network, the dealing, the seat roles and the action sampling"""
+    torch_threads: int = 2
+    """torch threads for the PPO update (results depend on it, so it is part of the config)"""
+    rollout_threads: int = 1
+    """torch threads for rollouts and evaluation: small batches, where more threads mostly wait on each other"""
+    device: str = "auto"
+    """where the networks run (rollout inference and updates): 'cpu', 'cuda', or 'auto' (cuda when torch sees a
+    GPU, else cpu). Under torchrun each rank takes the GPU of its LOCAL_RANK"""
+    collective_timeout: float = 600.0
+    """seconds a rank waits for the others at a collective (torchrun runs only) before it stops with an error"""
+
+    # environment
+    variant: str = "ghost"
+    """'ghost' (Ghost Hand, 3 players) or 'classic' (4 players in two partnerships: a seat's rewards are its team's)"""
+    num_envs: int = 1024
+    """games played in parallel (one vector env; under torchrun, num_envs / world size games per rank)"""
+    episode: str = "game"
+    """'game' (deals until someone reaches target_score) or 'deal' (one deal per episode)"""
+    reward: str = "margin"
+    """per scored deal, times reward_scale: 'margin' = the seat's points minus the mean of the other two seats'
+    points (classic: its team's points minus the other team's; zero-sum: what winning the game needs); 'points' =
+    the seat's (team's) own points; 'win' = at the game's end, +1 for the winner and -1/2 for the others (classic:
+    +1 for the winning team, -1 for the other)"""
+    reward_scale: float = 0.1
+    """factor applied to the rewards"""
+    rules: dict = dataclasses.field(default_factory=dict)
+    """rules options passed to the engine, e.g. {auction: open}; empty = the defaults of docs/RULES.md"""
+    learn: str = "all"
+    """the decisions the network makes: 'all'; 'auction' (the auction and trump decisions: games run in the auction
+    view GhostBiddingVec, every card play made inside it by card_play); 'play' (the card play: the learner's auction
+    and trump decisions are made by bidding)"""
+    card_play: str = "heuristic"
+    """policy spec that plays every card when learn='auction' (any spec: heuristic, pimc, ppo:PATH, a user class)"""
+    bidding: str = "heuristic"
+    """policy spec that makes the learner's auction and trump decisions when learn='play'"""
+
+    # self-play opponents
+    opponent_share: float = 0.5
+    """chance that a seat is played by an opponent instead of the learner (each game keeps at least one learner seat)"""
+    heuristic_share: float = 0.5
+    """chance that an opponent seat is the heuristic rather than a past snapshot"""
+    pool_size: int = 8
+    """past snapshots kept as opponents (the oldest is replaced first)"""
+    snapshot_every: int = 10
+    """updates between snapshots added to the pool"""
+    opponent_sample: bool = True
+    """snapshots sample their actions (true) or play greedily (false)"""
+    bidding_warmup_steps: int = 2_000_000
+    """for the first this many decisions (total_steps' unit) the heuristic makes the learner's auction and trump
+    decisions and the network imitates them (cross-entropy), while PPO learns the card play under sensible contracts.
+    Without it the auction, learnt while the card play is still random, settles on always passing"""
+    imitation_coef: float = 1.0
+    """weight of that cross-entropy in the loss during the warm-up"""
+    imitate_card_play: bool = False
+    """learn='all': during the warm-up the network also imitates the heuristic's card play at its own card-play
+    decisions (same cross-entropy), while still playing them itself, so PPO trains on them as usual: card play
+    starts from the heuristic's instead of from random"""
+    init_from: str = ""
+    """policy file or checkpoint whose network starts the run (same network shape; empty = a fresh network)"""
+
+    # PPO
+    total_steps: int = 20_000_000
+    """decisions to play in all (every seat of every game, learner and opponents)"""
+    num_steps: int = 32
+    """vector-env steps per rollout; a rollout holds num_envs * num_steps decisions"""
+    learning_rate: float = 1e-3
+    """Adam step size"""
+    anneal_lr: bool = True
+    """decay the learning rate linearly to 0 over the run"""
+    gamma: float = 0.98
+    """discount per decision of the same seat"""
+    gae_lambda: float = 0.95
+    """GAE lambda"""
+    minibatch_size: int = 2048
+    """learner decisions per gradient step"""
+    update_epochs: int = 2
+    """passes over each rollout"""
+    norm_adv: bool = True
+    """normalise advantages in each minibatch"""
+    clip_coef: float = 0.2
+    """PPO ratio clip"""
+    clip_vloss: bool = False
+    """clip the value loss around the rollout's values as well"""
+    ent_coef: float = 0.01
+    """entropy bonus weight"""
+    vf_coef: float = 0.5
+    """value loss weight"""
+    max_grad_norm: float = 0.5
+    """gradient norm clip"""
+    target_kl: float | None = None
+    """stop an update's epochs early once approx_kl exceeds this (null = never)"""
+    hidden_sizes: tuple[int, ...] = (256, 256)
+    """widths of the network's shared hidden layers"""
+    activation: str = "relu"
+    """'relu' or 'tanh'"""
+    canonical_suits: bool = True
+    """the network sees each position (Ghost Hand or classic) with the suits renamed into one canonical
+    order (trump, or the hand's strongest suit before trump, as clubs; agents/ppo.py: CanonicalSuits);
+    false: the suits as dealt (networks trained before this field existed)"""
+
+    # evaluation, logging, checkpoints
+    eval_every: int = 50
+    """updates between evaluations against heuristic and random (0 = only at the end)"""
+    eval_games: int = 300
+    """duplicate games per periodic evaluation"""
+    final_eval_games: int = 1500
+    """duplicate games per opponent in the final evaluation table (0 = skip it)"""
+    eval_regret_decisions: int = 0
+    """learn='auction': at each evaluation against the heuristic, the network's bid regret (points per auction
+    decision against the rollout oracle of arena/regret.py, 16 worlds) over this many sampled decisions (0 = off)"""
+    eval_seed: int = 12345
+    """seed of the evaluation deals (kept apart from training)"""
+    checkpoint_every: int = 50
+    """updates between checkpoints (0 = only the final one)"""
+    keep_checkpoints: int = 3
+    """numbered checkpoints kept on disk, newest first (0 = all)"""
+    progress: bool = True
+    """show a progress bar"""
+
+    def __post_init__(self):
+        def check(name, ok, expected):
+            if not ok:
+                raise ValueError(f"{name} must be {expected}, got {getattr(self, name)!r}")
+
+        check("variant", self.variant in VARIANTS, "'ghost' or 'classic'")
+        check("episode", self.episode in ("game", "deal"), "'game' or 'deal'")
+        check("learn", self.learn in LEARN_MODES, "'all', 'auction' or 'play'")
+        if self.variant == "classic" and self.learn != "all":
+            raise ValueError(f"learn={self.learn!r} needs variant='ghost' (classic learns 'all')")
+        check("reward", self.reward in ("margin", "points", "win"), "'margin', 'points' or 'win'")
+        if self.reward == "win" and self.episode != "game":
+            raise ValueError("reward='win' needs episode='game' (a single deal has no winner)")
+        check("activation", self.activation in ("relu", "tanh"), "'relu' or 'tanh'")
+        check("device", self.device in ("auto", "cpu", "cuda"), "'auto', 'cpu' or 'cuda'")
+        for name in (
+            "num_envs",
+            "num_steps",
+            "minibatch_size",
+            "update_epochs",
+            "pool_size",
+            "snapshot_every",
+            "torch_threads",
+            "rollout_threads",
+            "total_steps",
+        ):
+            check(name, getattr(self, name) >= 1, "at least 1")
+        for name in (
+            "eval_every",
+            "eval_games",
+            "eval_regret_decisions",
+            "final_eval_games",
+            "checkpoint_every",
+            "keep_checkpoints",
+            "seed",
+            "eval_seed",
+            "bidding_warmup_steps",
+        ):
+            check(name, getattr(self, name) >= 0, "at least 0")
+        check("opponent_share", 0 <= self.opponent_share < 1, "in [0, 1)")
+        check("heuristic_share", 0 <= self.heuristic_share <= 1, "in [0, 1]")
+        check("gamma", 0 <= self.gamma <= 1, "in [0, 1]")
+        check("gae_lambda", 0 <= self.gae_lambda <= 1, "in [0, 1]")
+        for name in (
+            "learning_rate",
+            "clip_coef",
+            "max_grad_norm",
+            "reward_scale",
+            "collective_timeout",
+        ):
+            check(name, 0 < getattr(self, name) < math.inf, "a finite positive number")
+        for name in ("ent_coef", "vf_coef", "imitation_coef"):
+            check(name, 0 <= getattr(self, name) < math.inf, "a finite number >= 0")
+        check(
+            "target_kl",
+            self.target_kl is None or 0 < self.target_kl < math.inf,
+            "null or a finite positive number",
+        )
+        check(
+            "hidden_sizes",
+            len(self.hidden_sizes) >= 1 and min(self.hidden_sizes) >= 1,
+            "a non-empty list of positive ints",
+        )
+        check(
+            "name", os.sep not in self.name and self.name not in (".", ".."), "a plain folder name"
+        )
+        try:  # the engine checks its own rules options
+            VARIANTS[self.variant][0](**self.rules)
+        except ValueError as error:
+            raise ValueError(f"rules: {error}") from None
+        for name in ("card_play", "bidding"):
+            _check_spec(name, getattr(self, name))
+
+
+def _check_spec(name, spec):
+    """ValueError naming the field unless ``spec`` is written as a policy spec (built when the run starts)."""
+    try:
+        split_spec(spec)
+    except ValueError as error:
+        raise ValueError(f"{name}: {error}") from None
+
+
+# ----------------------------------------------------------------------------- config loading
+def field_docs():
+    """{field: docstring} of TrainConfig, read from the string that follows each field in this file."""
+    with open(__file__, encoding="utf-8") as handle:
+        tree = ast.parse(handle.read())
+    (body,) = [
+        node.body
+        for node in tree.body
+        if isinstance(node, ast.ClassDef) and node.name == "TrainConfig"
+    ]
+    return {
+        node.target.id: after.value.value
+        for node, after in itertools.pairwise(body)
+        if isinstance(node, ast.AnnAssign)
+        and isinstance(node.target, ast.Name)
+        and isinstance(after, ast.Expr)
+        and isinstance(after.value, ast.Constant)
+        and isinstance(after.value.value, str)
+    }
+
+
+def _check_type(name, value, kind, source):
+    """value converted to the field type ``kind``, or ValueError naming the field and the expected type."""
+
+    def fail(expected):
+        raise ValueError(
+            f"{source}: {name} must be {expected}, got {value!r} ({type(value).__name__})"
+        )
+
+    if typing.get_origin(kind) in (typing.Union, types.UnionType):
+        if value is None:
+            return None
+        (kind,) = [k for k in typing.get_args(kind) if k is not type(None)]
+    if kind is bool:
+        return value if isinstance(value, bool) else fail("true or false")
+    if kind is int:
+        return (
+            value if isinstance(value, int) and not isinstance(value, bool) else fail("an integer")
+        )
+    if kind is float:
+        if isinstance(value, str):  # YAML 1.1 reads 3e-4 (no dot) as a string
+            try:
+                return float(value)
+            except ValueError:
+                fail("a number")
+        return (
+            float(value)
+            if isinstance(value, (int, float)) and not isinstance(value, bool)
+            else fail("a number")
+        )
+    if kind is str:
+        return value if isinstance(value, str) else fail("a string")
+    if kind is dict:
+        ok = isinstance(value, dict) and all(isinstance(k, str) for k in value)
+        return dict(value) if ok else fail("a mapping such as {auction: open}")
+    if typing.get_origin(kind) is tuple:
+        ok = isinstance(value, (list, tuple)) and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in value
+        )
+        return tuple(value) if ok else fail("a list of integers such as [256, 256]")
+    raise TypeError(f"field {name}: unsupported annotation {kind!r}")
+
+
+def make_config(values, source="config"):
+    """A checked TrainConfig from {field: value}; unknown keys and wrong types raise ValueError."""
+    if not isinstance(values, dict):
+        raise ValueError(
+            f"{source}: expected a mapping of config fields, got {type(values).__name__}"
+        )
+    hints = typing.get_type_hints(TrainConfig)
+    unknown = sorted(set(values) - set(hints))
+    if unknown:
+        raise ValueError(
+            f"{source}: unknown config key(s) {unknown}; valid keys are {sorted(hints)}"
+        )
+    checked: dict[str, typing.Any] = {
+        k: _check_type(k, v, hints[k], source) for k, v in values.items()
+    }
+    return TrainConfig(**checked)
+
+
+def read_yaml(path):
+    """{field: value} from a YAML config file (an empty file is {})."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            values = yaml.safe_load(handle)
+    except FileNotFoundError:
+        raise ValueError(f"config file {path!r} does not exist") from None
+    except yaml.YAMLError as error:
+        raise ValueError(f"config file {path!r} is not valid YAML: {error}") from None
+    values = {} if values is None else values
+    if not isinstance(values, dict):
+        raise ValueError(f"config file {path!r} must hold a mapping of config fields")
+    return values
+
+
+RESUME_FIXED = (
+    "variant", "num_envs", "episode", "reward", "rules", "learn", "card_play", "bidding", "pool_size",
+    "hidden_sizes", "activation", "canonical_suits",
+)  # fmt: skip

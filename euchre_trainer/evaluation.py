@@ -1,0 +1,117 @@
+"""Evaluations of the greedy network on duplicate deals (arena's matches): periodic and final."""
+
+import copy
+
+import torch
+
+from agents import make_policy
+from agents.composite import CompositePolicy
+from agents.ppo import PPOPolicy
+from arena.bidding import run_bidding_match
+from arena.match import run_match
+
+
+def evaluation_players(model, game, opponent, config):
+    """The greedy network as a full player and two ``opponent`` seats (spec), as ``learn`` says.
+
+    learn='auction': the network bids and every seat's card play is ``card_play``
+    (a bidding match); learn='play': ``bidding`` bids for the network. Classic:
+    the network's team (seats 0 and 2) against a team of two ``opponent`` seats.
+    """
+    policy = PPOPolicy(game, model, seed=config.eval_seed, name="ppo")
+    if config.learn == "auction":
+        card_play = make_policy(config.card_play, game, seed=config.eval_seed)
+        opponent = f"composite[{opponent} | {config.card_play}]"
+        return [CompositePolicy(game, policy, card_play, name="ppo"), opponent, opponent]
+    if config.learn == "play":
+        bidding = make_policy(config.bidding, game, seed=config.eval_seed)
+        return [CompositePolicy(game, bidding, policy, name="ppo"), opponent, opponent]
+    if config.variant == "classic":
+        return [policy, opponent, policy, opponent]
+    return [policy, opponent, opponent]
+
+
+def evaluate_policy(model, game, opponent, games, config, regret_decisions=0):
+    """The match row of the greedy network against two ``opponent`` seats on duplicate deals.
+
+    With ``regret_decisions`` (learn='auction'), the row also holds ``bid_regret``
+    (arena.regret.Regret.to_dict() of the network's auction decisions).
+    """
+    if regret_decisions:
+        policy = PPOPolicy(game, model, seed=config.eval_seed, name="ppo")
+        result, regrets = run_bidding_match(
+            [policy, opponent, opponent], config.card_play, regret_decisions, 16, games,
+            config.eval_seed, "game", dict(config.rules) or None,
+        )  # fmt: skip
+        assert regrets is not None
+        return {**result.players[0], "bid_regret": regrets[0].to_dict()}
+    result = run_match(
+        evaluation_players(copy.deepcopy(model).cpu(), game, opponent, config),  # on the CPU
+        variant=config.variant,
+        games=games,
+        seed=config.eval_seed,
+        episode="game",
+        rules=dict(config.rules) or None,
+    )
+    return result.players[0]
+
+
+def periodic_evaluation(run, log):
+    """Every ``eval_every`` updates (not the last): win rates against heuristic and random, printed.
+
+    Returns their scalars ({} when it is not time).
+    """
+    config = run.config
+    if not (
+        log.active
+        and config.eval_every
+        and run.update % config.eval_every == 0
+        and run.update < run.num_updates
+    ):
+        return {}
+    torch.set_num_threads(config.rollout_threads)
+    scalars, parts = {}, []
+    for opponent in ("heuristic", "random"):
+        regret = config.eval_regret_decisions if opponent == "heuristic" else 0
+        if config.learn != "auction":
+            regret = 0
+        row = evaluate_policy(run.model, run.engine, opponent, config.eval_games, config, regret)
+        scalars[f"eval/win_rate_vs_{opponent}"] = row["win_rate"]
+        scalars[f"eval/points_per_deal_vs_{opponent}"] = row["mean_points_per_deal"]
+        low, high = row["win_rate_ci95"]
+        parts.append(f"vs {opponent} {row['win_rate']:.3f} [{low:.3f}, {high:.3f}]")
+        if "bid_regret" in row:
+            mean, (low, high) = (
+                row["bid_regret"]["mean_regret"],
+                row["bid_regret"]["mean_regret_ci95"],
+            )
+            scalars["eval/bid_regret"] = mean
+            scalars["eval/bid_regret_ci95_low"], scalars["eval/bid_regret_ci95_high"] = low, high
+            parts.append(f"bid regret {mean:.3f} [{low:.3f}, {high:.3f}] points/decision")
+    log.write(
+        f"evaluation after update {run.update} ({run.global_step} decisions, {row['games']} games): "
+        f"win rate {', '.join(parts)}"
+    )
+    return scalars
+
+
+def final_evaluation(run, log):
+    """The table of the greedy network against two heuristics and two random players."""
+    config = run.config
+    torch.set_num_threads(config.rollout_threads)
+    print(
+        f"\nevaluation: greedy policy vs two copies of each opponent, {config.final_eval_games} duplicate games"
+    )
+    print(
+        f"{'opponents':<12} {'games':>6} {'win rate':>9} {'95% interval':>17} {'points/deal':>12}"
+    )
+    for opponent in ("heuristic", "random"):
+        row = evaluate_policy(run.model, run.engine, opponent, config.final_eval_games, config)
+        low, high = row["win_rate_ci95"]
+        print(
+            f"{opponent:<12} {row['games']:>6} {row['win_rate']:>9.3f} {f'[{low:.3f}, {high:.3f}]':>17} "
+            f"{row['mean_points_per_deal']:>12.2f}"
+        )
+        log.writer.add_scalar(
+            f"eval/final_win_rate_vs_{opponent}", row["win_rate"], run.global_step
+        )

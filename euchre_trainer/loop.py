@@ -1,0 +1,107 @@
+"""The training loop: set up or resume a run, then rollout, update, log and checkpoint until the end."""
+
+import dataclasses
+import os
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+
+from agents.ppo import policy_payload
+from euchre_trainer.checkpoint import (
+    periodic_checkpoint,
+    read_checkpoint,
+    restore,
+    save_checkpoint,
+    save_torch,
+)
+from euchre_trainer.evaluation import final_evaluation, periodic_evaluation
+from euchre_trainer.log import Log
+from euchre_trainer.opponents import take_snapshot
+from euchre_trainer.ranks import same_config_on_every_rank, start_ranks
+from euchre_trainer.rollout import RolloutBuffer, advantages_and_returns, collect_rollout
+from euchre_trainer.run import setup
+from euchre_trainer.stats import update_scalars
+from euchre_trainer.update import batch_shares, ppo_update
+
+
+def finish(run, log, run_dir):
+    """The final checkpoint, then on rank 0: the policy file, the summary line and the evaluation table."""
+    save_checkpoint(run, os.path.join(run_dir, "final.pt"))
+    if not log.active:
+        return
+    config = run.config
+    partner_spec = {"auction": config.card_play, "play": config.bidding}.get(config.learn)
+    save_torch(
+        policy_payload(run.model, config.learn, partner_spec), os.path.join(run_dir, "policy.pt")
+    )
+    decisions, deals = run.global_step - log.start_step, run.deals - log.start_deals
+    seconds = max(log.train_time, 1e-9)
+    print(
+        f"{run.global_step} decisions ({run.learner_step} by the learner) in {log.train_time:.0f} s of "
+        f"rollouts and updates: {decisions / seconds:,.0f} decisions/s; {deals} deals, "
+        f"{deals / seconds:,.0f} deals/s; saved {run_dir}/final.pt and policy.pt"
+    )
+    if run.config.final_eval_games:
+        final_evaluation(run, log)
+    log.writer.close()
+
+
+def train(config, resume, config_stem):
+    """Train ``config`` (one process, or one rank of a torchrun job), from the checkpoint ``resume`` (a path)
+    if given; ``config_stem`` names a run without a name. Returns the run's folder."""
+    checkpoint = read_checkpoint(resume) if resume else None
+    if not config.name:
+        config = dataclasses.replace(
+            config, name=f"{config_stem}__{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
+        )
+
+    # --- setup or resume
+    ranks = start_ranks(config)
+    config = same_config_on_every_rank(config, ranks)
+    run_dir = os.path.join(config.runs_dir, config.name)
+    try:
+        run = setup(config, ranks)
+    except ValueError as error:  # a policy spec that cannot be built, a network that does not fit
+        print(f"train.py: error: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
+    if checkpoint is not None:
+        restore(run, checkpoint)
+    log = Log(run_dir, run, resumed=checkpoint is not None)
+    game = run.game
+    buf = RolloutBuffer(
+        run.num_envs * config.num_steps,
+        game.obs_size,
+        game.num_actions,
+        run.num_envs,
+        game.num_players,
+    )
+
+    while run.update < run.num_updates:
+        tick, step_before = time.perf_counter(), run.global_step
+        if config.anneal_lr:
+            run.optimizer.param_groups[0]["lr"] = config.learning_rate * (
+                1.0 - run.update / run.num_updates
+            )
+        # --- rollout (each rank plays its own games)
+        torch.set_num_threads(config.rollout_threads)
+        stats, lessons = collect_rollout(run, buf)
+        advantages, returns = advantages_and_returns(run, buf)
+        # --- update (minibatches over all ranks' decisions, gradients summed over the ranks)
+        torch.set_num_threads(config.torch_threads)
+        shares = batch_shares(run, buf, lessons, stats)
+        losses = ppo_update(run, buf, advantages, returns, lessons, shares)
+        run.update += 1
+        log.timed(run.global_step - step_before, time.perf_counter() - tick)
+        take_snapshot(run)
+        # --- log and checkpoint
+        scalars = update_scalars(run, buf, returns, stats, lessons, losses)
+        evaluation = periodic_evaluation(run, log)
+        log.update(run, {**scalars, **evaluation}, evaluated=bool(evaluation))
+        periodic_checkpoint(run, run_dir)
+    log.close()
+    finish(run, log, run_dir)
+    if ranks.world_size > 1:
+        dist.destroy_process_group()
+    return run_dir

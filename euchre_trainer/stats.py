@@ -1,0 +1,240 @@
+"""What TensorBoard shows of a rollout: deal statistics of the learner's seats (both variants) and the
+update's scalars (losses, explained variance, bid rate), summed over the ranks."""
+
+import numpy as np
+
+from euchre_trainer.opponents import LEARNER
+from ghost_euchre_env import classic
+from ghost_euchre_env.ghost import BID_3, MOON, MOON_LEVEL, PASS, SWAP
+
+
+class LearnerCounts:
+    """Counts over the deals and games that ended, seen from the learner's seats (for TensorBoard).
+
+    A variant's subclass names its ``COUNTS``, adds its deals (``add_deals``), says
+    which seats won a game (``seat_won``) and turns the counts into ``rates``.
+    """
+
+    COUNTS: tuple[str, ...] = ()
+
+    def __init__(self):
+        self.counts = dict.fromkeys(self.COUNTS, 0)
+
+    def ratio(self, numerator, denominator):
+        """counts[numerator] / counts[denominator], NaN when nothing was counted."""
+        c = self.counts
+        return c[numerator] / c[denominator] if c[denominator] else float("nan")
+
+    @staticmethod
+    def seat_won(scores):
+        """bool[G, seats]: the seats that won each game (scores: the final scores by seat)."""
+        raise NotImplementedError
+
+    def add_game_ends(self, deals, roles, finished):
+        """finished: bool[N] games that ended by the rules this step (not truncated)."""
+        rows = finished[deals.game]
+        games, scores = deals.game[rows], deals.scores[rows]
+        learner = roles[games] == LEARNER
+        self.counts["seat_games"] += int(learner.sum())
+        self.counts["games_won"] += int((learner & self.seat_won(scores)).sum())
+
+
+class DealStats(LearnerCounts):
+    """Ghost Hand counts over the deals that ended, seen from the learner's seats (for TensorBoard)."""
+
+    LEVELS = ((3, "3"), (4, "4"), (5, "5"), (MOON_LEVEL, "moon"))
+    COUNTS = (
+        "seat_deals",
+        "declared",
+        "made",
+        "moons",
+        "swaps",
+        "points",
+        "contract_points",
+        "deals",
+        "thrown_in",
+        "seat_games",
+        "games_won",
+        *(f"declared_{name}" for _, name in LEVELS),
+        *(f"made_{name}" for _, name in LEVELS),
+    )
+
+    def add_deals(self, deals, roles):
+        learner = roles[deals.game] == LEARNER  # bool[M, 3]
+        seats = np.arange(3)
+        declarer = learner & (deals.declarer[:, None] == seats)
+        moon = (
+            deals.bid == MOON_LEVEL
+        )  # bid is 6 for a moon, so "made" is tricks >= bid at every level
+        c = self.counts
+        c["deals"] += len(deals.game)
+        c["thrown_in"] += int(deals.thrown_in.sum())
+        c["seat_deals"] += int(learner.sum())
+        c["declared"] += int(declarer.sum())
+        c["made"] += int((declarer & (deals.tricks >= deals.bid[:, None])).sum())
+        c["moons"] += int((declarer & moon[:, None]).sum())
+        c["swaps"] += int((learner & (deals.swapper[:, None] == seats)).sum())
+        c["points"] += int(deals.points[learner].sum())
+        c["contract_points"] += int(deals.points[declarer].sum())
+        made = (declarer & (deals.tricks >= deals.bid[:, None])).any(axis=1)
+        declared = declarer.any(axis=1)
+        for level, name in self.LEVELS:
+            at_level = declared & (deals.bid == level)
+            c[f"declared_{name}"] += int(at_level.sum())
+            c[f"made_{name}"] += int((at_level & made).sum())
+
+    @staticmethod
+    def seat_won(scores):
+        return scores.argmax(axis=1)[:, None] == np.arange(scores.shape[1])
+
+    def rates(self):
+        ratio = self.ratio
+        return {
+            "euchre/declarer_rate": ratio("declared", "seat_deals"),
+            "euchre/bid_success_rate": ratio("made", "declared"),
+            "euchre/moon_rate": ratio("moons", "seat_deals"),
+            "euchre/swap_rate": ratio("swaps", "seat_deals"),
+            "euchre/points_per_deal": ratio("points", "seat_deals"),
+            "euchre/points_per_contract": ratio("contract_points", "declared"),
+            **{
+                f"euchre/bid_rate_{n}": ratio(f"declared_{n}", "seat_deals") for _, n in self.LEVELS
+            },
+            **{
+                f"euchre/make_rate_{n}": ratio(f"made_{n}", f"declared_{n}") for _, n in self.LEVELS
+            },
+            "euchre/thrown_in_rate": ratio("thrown_in", "deals"),
+            "charts/learner_game_win_rate": ratio("games_won", "seat_games"),
+        }
+
+
+class ClassicDealStats(LearnerCounts):
+    """Classic counts over the deals that ended, seen from the learner's seats (for TensorBoard).
+
+    A "seat-deal" is one deal at one learner seat (a team of two learners counts twice).
+    """
+
+    COUNTS = (
+        "seat_deals",
+        "ordered_up",
+        "made_trump",
+        "maker_made",
+        "alone",
+        "alone_made",
+        "euchred",
+        "points",
+        "deals",
+        "thrown_in",
+        "seat_games",
+        "games_won",
+    )
+
+    def add_deals(self, deals, roles):
+        learner = roles[deals.game] == LEARNER  # bool[M, 4]
+        maker = learner & (deals.maker[:, None] == classic.SEATS)  # the learner seat made trump
+        ordered = deals.trump == (deals.upcard & 3)  # round 2 cannot name the upcard's suit
+        team_tricks = deals.tricks + np.roll(deals.tricks, 2, axis=1)  # int[M, 4] by seat
+        made = team_tricks >= 3
+        makers_team = (
+            learner & ((deals.maker[:, None] & 1) == classic.SEAT_TEAM) & ~deals.thrown_in[:, None]
+        )
+        c = self.counts
+        c["deals"] += len(deals.game)
+        c["thrown_in"] += int(deals.thrown_in.sum())
+        c["seat_deals"] += int(learner.sum())
+        c["ordered_up"] += int((maker & ordered[:, None]).sum())
+        c["made_trump"] += int(maker.sum())
+        c["maker_made"] += int((maker & made).sum())
+        c["alone"] += int((maker & deals.maker_alone[:, None]).sum())
+        c["alone_made"] += int((maker & deals.maker_alone[:, None] & made).sum())
+        c["euchred"] += int((makers_team & ~made).sum())
+        c["points"] += int(deals.points[:, classic.SEAT_TEAM][learner].sum())
+
+    @staticmethod
+    def seat_won(scores):
+        return classic.SEAT_TEAM == scores.argmax(axis=1)[:, None]  # scores by team: int[G, 2]
+
+    def rates(self):
+        ratio = self.ratio
+        return {
+            "euchre/order_up_rate": ratio("ordered_up", "seat_deals"),
+            "euchre/maker_rate": ratio("made_trump", "seat_deals"),
+            "euchre/maker_success_rate": ratio("maker_made", "made_trump"),
+            "euchre/lone_rate": ratio("alone", "seat_deals"),
+            "euchre/lone_made_rate": ratio("alone_made", "alone"),
+            "euchre/euchred_rate": ratio("euchred", "seat_deals"),
+            "euchre/points_per_deal": ratio("points", "seat_deals"),
+            "euchre/thrown_in_rate": ratio("thrown_in", "deals"),
+            "charts/learner_game_win_rate": ratio("games_won", "seat_games"),
+        }
+
+
+DEAL_STATS = {"ghost": DealStats, "classic": ClassicDealStats}
+
+
+def auction_counts(masks, actions, variant):
+    """(auction decisions, bids) among decisions masks bool[M, A], actions int[M].
+
+    ghost: decisions with PASS legal (the auction) other than SWAP, and those that
+    bid 3, 4, 5 or MOON; classic: decisions with PASS legal, and those that order
+    up or name a suit.
+    """
+    auction = masks[:, PASS] & (actions != SWAP)  # PASS is legal only in the auction
+    if variant == "classic":
+        bids = (actions >= classic.SUIT_CLUBS) & (actions < classic.SUIT_CLUBS + 4)
+    else:
+        bids = (actions >= BID_3) & (actions <= MOON)
+    return int(auction.sum()), int((auction & bids).sum())
+
+
+SHARED_LOSSES = (
+    "losses/policy_loss",
+    "losses/value_loss",
+    "losses/entropy",
+    "losses/imitation_loss",
+)
+"""losses that ppo_update returns as each rank's part of the mean (summed over the ranks here)"""
+
+
+def update_scalars(run, buf, returns, stats, lessons, losses):
+    """TensorBoard scalars of one update, over all ranks: losses, learner share, explained variance, Euchre
+    rates. The bid rate counts the learner's seats' auction decisions: the network's, and during the warm-up
+    the heuristic's for it."""
+    count = buf.count
+    # the learner's seats' auction decisions: the network's, and the heuristic's for it during the
+    # warm-up of learn='all' (with learn='auction' the lessons are choices that were not played)
+    played = lessons if run.config.learn == "all" else []
+    masks = np.concatenate([buf.mask[:count], *(mask for _, mask, _ in played)])
+    actions = np.concatenate([buf.action[:count], *(action for _, _, action in played)])
+    auction, bids = auction_counts(masks, actions, run.config.variant)
+    returns = returns.astype(np.float64)
+    residual = returns - buf.value[:count]
+    sums = {
+        **stats.counts,
+        **{key: losses[key] for key in SHARED_LOSSES},
+        "learner": count,
+        "auction": auction,
+        "bids": bids,
+        "returns": returns.sum(),
+        "returns_squared": (returns**2).sum(),
+        "residual": residual.sum(),
+        "residual_squared": (residual**2).sum(),
+    }
+    summed = dict(zip(sums, run.ranks.all_sum(list(sums.values())), strict=True))
+    stats.counts = {key: summed[key] for key in stats.counts}
+    n = summed["learner"]
+    variance = lambda key: summed[f"{key}_squared"] / n - (summed[key] / n) ** 2  # noqa: E731
+    explained_var = (
+        1 - variance("residual") / variance("returns")
+        if n and variance("returns") > 0
+        else float("nan")
+    )
+    return {
+        **losses,
+        **{key: summed[key] for key in SHARED_LOSSES},
+        "charts/learner_share": n / run.batch_size,
+        "losses/explained_variance": float(explained_var),
+        "euchre/bid_rate": summed["bids"] / summed["auction"]
+        if summed["auction"]
+        else float("nan"),
+        **stats.rates(),
+    }
