@@ -18,7 +18,10 @@ from euchre_trainer.config import (
     DEFAULT_CONFIG,
     RESUME_FIXED,
     TrainConfig,
+    config_file,
+    config_names,
     field_docs,
+    init_from_file,
     make_config,
     read_yaml,
 )
@@ -36,11 +39,13 @@ def parse_args(argv=None):
     parser = OneLineParser(
         description=(euchre_trainer.__doc__ or "").split("\n\n")[0],
         allow_abbrev=False,
-        usage="%(prog)s [--config FILE | --resume CHECKPOINT] [--FIELD VALUE ...]",
+        usage="%(prog)s [--config NAME|FILE | --resume CHECKPOINT] [--FIELD VALUE ...]",
         epilog="Values are YAML: 1000, 3e-4, true, [256, 256], {auction: open}.",
     )
     parser.add_argument(
-        "--config", help=f"YAML config file (default {os.path.relpath(DEFAULT_CONFIG)})"
+        "--config",
+        metavar="NAME|FILE",
+        help=f"a shipped config ({', '.join(config_names())}; default: default) or a YAML file",
     )
     parser.add_argument(
         "--resume", metavar="CHECKPOINT", help="continue the run saved in this checkpoint"
@@ -72,7 +77,7 @@ def parse_args(argv=None):
             values = {"canonical_suits": canonical, **values}
             stem, source = values.get("name", ""), str(resume)
         else:
-            config_path = source = str(config_path or DEFAULT_CONFIG)
+            config_path = source = config_file(config_path) if config_path else DEFAULT_CONFIG
             values = read_yaml(config_path)
             stem = os.path.splitext(os.path.basename(config_path))[0]
         base = make_config(values, source)
@@ -102,7 +107,7 @@ def parse_args(argv=None):
     try:
         pick_device(config.device, 0, torch.cuda.is_available())
         if config.init_from and resume is None:
-            load_model(config.init_from)  # readable, a network (its shape is checked in setup)
+            load_model(init_from_file(config.init_from))  # a network (its shape: checked in setup)
     except ValueError as error:
         parser.error(str(error))
     return config, resume, stem

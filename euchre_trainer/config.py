@@ -17,13 +17,16 @@ import typing
 import yaml
 
 from agents.composite import LEARN_MODES
+from agents.pretrained import network_path
 from agents.specs import split_spec
 from ghost_euchre_env import ClassicEuchre, ClassicEuchreVec, GhostEuchre, GhostEuchreVec
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
 # config.variant -> (engine, vector env)
 VARIANTS = {"ghost": (GhostEuchre, GhostEuchreVec), "classic": (ClassicEuchre, ClassicEuchreVec)}
-CONFIG_DIR = os.path.join(ROOT, "configs")
+# The shipped configs: configs/ at the top of a clone, installed as euchre_trainer/configs by a wheel.
+_CLONE, _WHEEL = os.path.join(os.path.dirname(HERE), "configs"), os.path.join(HERE, "configs")
+CONFIG_DIR = _WHEEL if os.path.isdir(_WHEEL) else _CLONE
 DEFAULT_CONFIG = os.path.join(CONFIG_DIR, "default.yaml")
 
 
@@ -92,7 +95,8 @@ class TrainConfig:
     decisions (same cross-entropy), while still playing them itself, so PPO trains on them as usual: card play
     starts from the heuristic's instead of from random"""
     init_from: str = ""
-    """policy file or checkpoint whose network starts the run (same network shape; empty = a fresh network)"""
+    """policy file or checkpoint whose network starts the run, or a shipped network's name (ghost-180m: see
+    agents.pretrained); same network shape; empty = a fresh network"""
 
     # PPO
     total_steps: int = 20_000_000
@@ -314,6 +318,31 @@ def make_config(values, source="config"):
         k: _check_type(k, v, hints[k], source) for k, v in values.items()
     }
     return TrainConfig(**checked)
+
+
+def config_names():
+    """The shipped configs' names (``--config NAME``), sorted: the YAML files of CONFIG_DIR."""
+    return sorted(n[: -len(".yaml")] for n in os.listdir(CONFIG_DIR) if n.endswith(".yaml"))
+
+
+def config_file(name_or_path):
+    """The YAML file of ``--config``: a shipped config's name (``classic``), else the path as written.
+
+    Raises ValueError (one line, listing the names) when it is neither.
+    """
+    if name_or_path in config_names():
+        return os.path.join(CONFIG_DIR, f"{name_or_path}.yaml")
+    if not os.path.isfile(name_or_path):
+        raise ValueError(
+            f"--config {name_or_path!r}: no such file, and the shipped configs are "
+            f"{', '.join(config_names())}"
+        )
+    return name_or_path
+
+
+def init_from_file(init_from):
+    """The file ``init_from`` names: a shipped network's name (``ghost-180m``) resolved, else as written."""
+    return network_path(init_from) or init_from
 
 
 def read_yaml(path):

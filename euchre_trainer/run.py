@@ -9,7 +9,7 @@ import torch
 
 from agents import make_policy
 from agents.ppo import ActorCritic, load_model
-from euchre_trainer.config import VARIANTS, TrainConfig
+from euchre_trainer.config import VARIANTS, TrainConfig, init_from_file
 from euchre_trainer.opponents import assign_roles
 from euchre_trainer.ranks import Ranks, rank_seed
 from ghost_euchre_env import GhostBiddingVec
@@ -126,7 +126,7 @@ def setup(config, ranks):
         config.canonical_suits,
     )
     if config.init_from:
-        start_from(model, config.init_from)
+        start_from(model, init_from_file(config.init_from))
     model.to(ranks.device)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate, eps=1e-5, fused=True)
     pool = [

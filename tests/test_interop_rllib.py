@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 pytest.importorskip("ray.rllib")
-from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from docs_snippets import doc_snippet, run_snippet
+from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
 from ghost_euchre_env import classic_euchre_v0, ghost_euchre_v0
 
