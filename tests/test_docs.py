@@ -220,3 +220,12 @@ def test_ci_runs_the_readme_test_command_as_written():
     ]
     assert "sphinx-build -W" in command  # the site builds with warnings as errors
     assert command in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+
+
+def test_the_readme_links_to_files_that_exist():
+    """The README is read on its own (GitHub, PyPI): its relative links point at files of the repository."""
+    text = FENCE.sub("", page_text(ROOT / "README.md"))  # links, not code
+    links = re.findall(r"\]\(([^)#\s]+)[^)]*\)", text)
+    relative = [link for link in links if "://" not in link]
+    assert relative
+    assert [link for link in relative if not (ROOT / link).exists()] == []
