@@ -27,7 +27,16 @@ HELP_WORDS = ("help", "?", "h")
 
 
 class HumanQuit(Exception):
-    """The person stopped playing (end of input or Ctrl-C)."""
+    """The person stopped playing: ``interrupted`` is True for Ctrl-C, False for end of input."""
+
+    def __init__(self, interrupted=False):
+        super().__init__("interrupted (Ctrl-C)" if interrupted else "end of input")
+        self.interrupted = interrupted
+
+
+def _says(label, verb):
+    """'heuristic takes', 'you take': ``label`` and ``verb`` (its plain form) in agreement."""
+    return f"{label} {verb}" if label == "you" else f"{label} {verb}s"
 
 
 def _is_classic(game):
@@ -146,8 +155,10 @@ class HumanPolicy(Policy):
         while True:
             try:
                 text = self.read("> ")
-            except (EOFError, KeyboardInterrupt):
-                raise HumanQuit from None
+            except EOFError:
+                raise HumanQuit(interrupted=False) from None
+            except KeyboardInterrupt:
+                raise HumanQuit(interrupted=True) from None
             if text.strip().lower() in HELP_WORDS:
                 self.write(self.help(legal))
                 continue
@@ -336,7 +347,9 @@ class Narrator:
         if deal != self.deal:
             self.deal = deal
             extra = f"; upcard {card_name(int(state.upcard[0]))}" if _is_classic(self.game) else ""
-            self.write(f"--- deal {deal[1]}: {self.labels[int(state.dealer[0])]} deals{extra} ---")
+            self.write(
+                f"--- deal {deal[1]}: {_says(self.labels[int(state.dealer[0])], 'deal')}{extra} ---"
+            )
         self.tricks = state.tricks_won[0].copy()
 
     def action(self, state, action):
@@ -348,7 +361,9 @@ class Narrator:
         tricks = deals.tricks[0] if ended else state.tricks_won[0]
         taker = trick_taker(self.tricks, state, result)
         if taker is not None:
-            self.write(f"  {self.labels[taker]} takes the trick; tricks: {self._by_seat(tricks)}")
+            self.write(
+                f"  {_says(self.labels[taker], 'take')} the trick; tricks: {self._by_seat(tricks)}"
+            )
         if ended and deals.thrown_in[0]:
             self.write("  everybody passed: the deal is thrown in")
         elif ended:
@@ -367,5 +382,5 @@ class Narrator:
         names = [self._team(int(b)) if classic_game else self.labels[int(b)] for b in best]
         if len(names) > 1:
             return f"=== game over: a tie between {' and '.join(names)}; scores {by(scores)} ==="
-        verb = "win" if classic_game or names[0] == "you" else "wins"
-        return f"=== game over: {names[0]} {verb}; scores {by(scores)} ==="
+        winner = f"{names[0]} win" if classic_game else _says(names[0], "win")  # a team: plural
+        return f"=== game over: {winner}; scores {by(scores)} ==="

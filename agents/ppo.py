@@ -25,6 +25,7 @@ from ghost_euchre_env.suits import COLOUR_KEEPING, permutation_tables
 
 from .base import Policy
 from .composite import LEARN_MODES
+from .network_file import fit_error
 
 ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
 POLICY_FORMAT = "ghost-euchre-ppo-v1"
@@ -296,14 +297,9 @@ class PPOPolicy(Policy):
 
     def __init__(self, game, model, seed=None, sample=False, name=None):
         super().__init__(game, seed)
-        if (
-            model.config["obs_size"] != game.obs_size
-            or model.config["num_actions"] != game.num_actions
-        ):
-            raise ValueError(
-                f"network expects obs_size={model.config['obs_size']}, num_actions={model.config['num_actions']}; "
-                f"this variant has obs_size={game.obs_size}, num_actions={game.num_actions}"
-            )
+        reason = fit_error(model.config["obs_size"], model.config["num_actions"], game)
+        if reason:
+            raise ValueError(reason)
         if not isinstance(sample, (bool, np.bool_)):
             raise ValueError(f"sample must be true or false, got {sample!r}")
         self.model = model

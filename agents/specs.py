@@ -15,7 +15,9 @@ Grammar (one string, no spaces needed):
 
 Any of them may end with ``:key=value,key=value`` keyword arguments for the
 policy's constructor; values are read as int, float, ``true``/``false``, or else
-kept as strings. Examples: ``random``, ``pimc:samples=16``, ``ppo:ghost``, ``ppo:runs/a/final.pt``,
+kept as strings. The names ``game`` and ``seed`` (and ``path`` after ``ppo:``)
+are reserved: make_policy passes them itself. Examples: ``random``, ``pimc:samples=16``,
+``ppo:ghost``, ``ppo:runs/a/final.pt``,
 ``mybots.greedy:GreedyBot:depth=2,temperature=0.5``. After a built-in name a value
 may itself be a spec with colons: ``pimc:rollout=ppo:ghost,samples=16``.
 """
@@ -29,6 +31,7 @@ from collections.abc import Callable
 
 from .base import Policy
 from .composite import CompositePolicy, is_composite, split_composite
+from .network_file import fit_error, network_sizes
 from .pretrained import NETWORKS, network_path
 
 EXPECTED = (
@@ -135,6 +138,12 @@ def make_policy(spec, game, seed=None):
                 f"policy spec {spec!r}: checkpoint file {target!r} does not exist and no shipped "
                 f"network has that name; the shipped networks are {', '.join(NETWORKS)}"
             )
+        sizes = network_sizes(
+            target
+        )  # before torch: a network of the other variant is told at once
+        reason = sizes and fit_error(*sizes, game)
+        if reason:
+            raise ValueError(f"policy spec {spec!r}: {reason}")
         try:
             ppo = importlib.import_module("agents.ppo")
         except ModuleNotFoundError as error:
@@ -144,7 +153,7 @@ def make_policy(spec, game, seed=None):
                 f"policy spec {spec!r}: PPO checkpoints need agents/ppo.py (written with train.py), "
                 "which is not installed"
             ) from None
-        check_options(spec, ppo.load_policy, kwargs, "ppo")
+        check_options(spec, ppo.load_policy, kwargs, "ppo", given=("path",))
         policy, learn, partner = ppo.load_policy(target, game, seed, **kwargs)
         if partner is not None:  # a network of the auction (or the card play) alone: a full player
             other = make_policy(partner, game, seed=None if seed is None else seed + 1)
@@ -170,15 +179,25 @@ def make_policy(spec, game, seed=None):
     return policy
 
 
-_NOT_OPTIONS = ("self", "game", "seed", "path")  # given by make_policy, not by the spec
+RESERVED_OPTIONS = ("game", "seed")  # passed by make_policy to every factory, never by the spec
 
 
-def check_options(spec, factory, kwargs, what):
+def check_options(spec, factory, kwargs, what, given=()):
     """ValueError (one line, listing the valid options) unless ``factory`` takes every key of ``kwargs``.
 
-    The valid options are the factory's keyword parameters but ``game``,
-    ``seed`` and ``path``; a factory taking ``**kwargs`` accepts anything.
+    The valid options are the factory's keyword parameters but ``self``,
+    :data:`RESERVED_OPTIONS` and the names in ``given`` (others that
+    make_policy passes itself, e.g. ppo's checkpoint ``path``); a factory
+    taking ``**kwargs`` accepts anything. A reserved name given as an option is
+    refused as such, whatever the factory takes.
     """
+    names = (*RESERVED_OPTIONS, *given)
+    reserved = [key for key in kwargs if key in names]
+    if reserved:
+        raise ValueError(
+            f"policy spec {spec!r}: option {', '.join(map(repr, reserved))} of {what} is reserved "
+            f"(the reserved names are {', '.join(names)}: the program gives them, not the spec)"
+        )
     try:
         parameters = inspect.signature(factory).parameters.values()
     except (TypeError, ValueError):  # no signature to read: let the call decide
@@ -188,7 +207,7 @@ def check_options(spec, factory, kwargs, what):
     valid = [
         p.name
         for p in parameters
-        if p.name not in _NOT_OPTIONS
+        if p.name not in ("self", *names)
         and p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
     ]
     unknown = [key for key in kwargs if key not in valid]

@@ -16,6 +16,14 @@ a *player*; the same spec given twice is two players (``random``, ``random#2``).
 ``--games`` is the total number of games, rounded up to whole deal sequences
 (every seating of the players on the same cards: 6 for ghost, 4 for classic).
 ``--record FILE`` keeps every game (its dealing key and actions) as JSON.
+Output files (``--json``, ``--csv``, ``--plot``, ``--record``) are checked
+writable before any play; the missing folders of their paths are created, and
+each file written is printed by its absolute path with the folders that were new
+(``wrote /home/me/runs/m.json (new folder runs in /home/me)``): a typo shows.
+
+Exit status: 0 when done; 2 for bad input, told in one line (``evaluate.py:
+error: ...``, usage: ``--help``); a game at the terminal left by end of input
+(Ctrl-D) 1, by Ctrl-C 130 (after "Game abandoned."); a league stopped by Ctrl-C 130.
 
 ``--league``: every 3-player subset of the SPECs (classic: every pairing of two
 teams) plays a duplicate match of ``--games`` games into the SQLite store
@@ -79,8 +87,16 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 
 
 # -------------------------------------------------------------------------- CLI
+class OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line shaped like every other error here (usage: --help)."""
+
+    def error(self, message):
+        self.exit(2, f"evaluate.py: error: {message} (see {self.prog} --help)\n")
+
+
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
+        prog="evaluate.py",
         description=str(__doc__).split("\n\n")[0],
         epilog="Subcommand: python evaluate.py replay FILE [--match M] [--game K] (see replay -h)",
     )
@@ -148,7 +164,7 @@ def parse_args(argv=None):
 
 
 def parse_replay_args(argv):
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="evaluate.py replay",
         description="Replay recorded games through the engine (a --record file or a league store).",
     )
@@ -171,7 +187,7 @@ def _parse_rules(items):
 
 def serve_main(argv):
     """``serve``: run the local web page (arena.web) until Ctrl-C."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="evaluate.py serve",
         description="The local web page: play against the bots, watch recorded games, "
         "see the leaderboard.",
@@ -234,27 +250,47 @@ def _play_options(args, rules):
 
 
 def _check_outputs(args, writers):
-    """[(path, write)] of the requested output files, each checked writable before any play."""
+    """[(path, write, shown)] of the requested output files, each checked writable before any play.
+
+    shown: :func:`_check_output`'s, for :func:`_wrote`.
+    """
     outputs = []
     for flag, write in writers:
         path = getattr(args, flag)
         if path:
-            check_writable(path, f"--{flag}")
-            outputs.append((path, write))
+            outputs.append((path, write, _check_output(path, f"--{flag}")))
     return outputs
+
+
+def _check_output(path, flag):
+    """Check ``path`` (of ``flag``) writable -> (its absolute path, [] or ["new folder a/b in /dir"])
+    for :func:`_wrote`: a folder is new when it is missing now, before the play."""
+    existing = check_writable(path, flag)
+    target = os.path.abspath(path)
+    folder = os.path.dirname(target)
+    if folder == existing:
+        return target, []
+    return target, [f"new folder {os.path.relpath(folder, existing)} in {existing}"]
+
+
+def _wrote(shown, *details):
+    """Print 'wrote ABSOLUTE_PATH (details; new folder a/b in /dir)': a typo in a path shows."""
+    target, notes = shown
+    details = [*details, *notes]
+    print(f"wrote {target}" + (f" ({'; '.join(details)})" if details else ""))
 
 
 def match_main(args):
     rules = _parse_rules(args.rule)
     outputs = _check_outputs(args, [("json", write_json), ("csv", write_csv), ("plot", write_plot)])
-    if args.record:
-        check_writable(args.record, "--record")
+    record = _check_output(args.record, "--record") if args.record else None
     if any(split_spec(spec)[0] == "human" for spec in args.players):
         games = 1 if args.games is None else args.games
         try:
             play_interactive(args.players, args.variant, games, args.seed, args.episode, rules)
-        except HumanQuit:
+        except (HumanQuit, KeyboardInterrupt) as stop:  # Ctrl-C while a bot thinks, too
             print("\nGame abandoned.")
+            return 1 if isinstance(stop, HumanQuit) and not stop.interrupted else 130
         return 0
     bidding = args.card_play is not None or args.bid_regret != 0
     regrets = None
@@ -275,13 +311,13 @@ def match_main(args):
     print(match_table(result))
     if bidding:
         print(bidding_table(result, regrets))
-    for path, write in outputs:
+    for path, write, shown in outputs:
         write(result, path)
-        print(f"wrote {path}")
-    if args.record:
+        _wrote(shown)
+    if record is not None:
         data = records_to_dict(result.game_records())
         write_atomic(args.record, lambda f: json.dump(data, f, separators=(",", ":")))
-        print(f"wrote {args.record} ({len(data['games'])} game records)")
+        _wrote(record, f"{len(data['games'])} game records")
     return 0
 
 
@@ -307,9 +343,9 @@ def league_main(args):
         f"{len(run.skipped)} already stored; store {db}"
     )
     print(leaderboard_table(board))
-    for path, write in outputs:
+    for path, write, shown in outputs:
         write(board, path)
-        print(f"wrote {path}")
+        _wrote(shown)
     return 0
 
 

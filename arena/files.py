@@ -29,7 +29,9 @@ def check_writable(path, what="file"):
     and its nearest existing ancestor must be a directory where a file can be
     created (probed with a temporary file, removed at once; missing directories
     below it would be created by the write). For checking output paths before
-    long work, so that the work is not lost to a bad path.
+    long work, so that the work is not lost to a bad path. Returns that nearest
+    existing directory (absolute): the file's own directory unless the write
+    would create directories.
     """
     target = os.path.abspath(os.fspath(path))
     if os.path.isdir(target):
@@ -50,6 +52,7 @@ def check_writable(path, what="file"):
         ) from None
     os.close(fd)
     os.unlink(probe)
+    return ancestor
 
 
 def write_atomic(path, write, binary=False):

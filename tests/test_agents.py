@@ -9,6 +9,7 @@ import os
 import pickle
 import re
 import shutil
+import subprocess
 import sys
 import textwrap
 
@@ -25,6 +26,7 @@ from agents.heuristic import (
     moon_ready,
 )
 from agents.human import HumanPolicy, HumanQuit, action_name, parse_move
+from agents.network_file import network_sizes
 from agents.pretrained import NETWORKS, network_path
 from agents.random_policy import random_set_bits
 from agents.specs import parse_value, split_spec
@@ -35,6 +37,7 @@ from ghost_euchre_env.dealing import stream_keys
 from ghost_euchre_env.ghost import BID_3, BID_4, MOON, PASS, SWAP, TRUMP_CLUBS
 
 H = 2  # hearts
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def cards(text):
@@ -125,6 +128,11 @@ USER_MODULE = textwrap.dedent("""
         def act(self, obs, mask):
             return mask.argmax(axis=1).astype(np.int64)
 
+    class FromFile(FirstLegal):
+        def __init__(self, game, seed=None, path="model.zip"):
+            super().__init__(game, seed)
+            self.path = path
+
     class NoAct:
         def __init__(self, game, seed=None):
             pass
@@ -151,6 +159,77 @@ def test_user_class_from_a_module_with_arguments(user_module):
     mask = game.legal_mask(state)
     actions = policy.act(game.observe(state, state.player.astype(np.int64)), mask)
     assert mask[np.arange(5), actions].all()
+
+
+def test_a_user_class_may_take_an_option_named_path(user_module):
+    policy = make_policy(f"{user_module}:FromFile:path=models/sb3.zip", GhostEuchre())
+    assert vars(policy)["path"] == "models/sb3.zip"
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        (
+            "{mod}:FirstLegal:seed=3,depth=2",
+            (
+                "policy spec '{mod}:FirstLegal:seed=3,depth=2': option 'seed' of {mod}:FirstLegal "
+                "is reserved (the reserved names are game, seed: the program gives them, not the spec)"
+            ),
+        ),
+        (
+            "ppo:agents/pretrained/ghost_ppo.pt:path=x.pt",
+            "option 'path' of ppo is reserved (the reserved names are game, seed, path: ",
+        ),
+    ],
+)
+def test_options_the_program_gives_are_refused_as_reserved(user_module, spec, message):
+    with pytest.raises(ValueError, match=re.escape(message.format(mod=user_module))):
+        make_policy(spec.format(mod=user_module), GhostEuchre())
+
+
+def test_a_network_of_the_other_variant_is_named_before_torch_is_imported():
+    """The sizes come from the file's small pickle: the message is out before torch is imported."""
+    code = textwrap.dedent("""
+        import sys
+        from agents import make_policy
+        from ghost_euchre_env import GhostEuchre
+        try:
+            make_policy("ppo:agents/pretrained/classic_ppo.pt", GhostEuchre())
+        except ValueError as error:
+            print(error)
+        print("torch imported:", "torch" in sys.modules)
+    """)
+    printed = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout.splitlines()
+    assert printed == [
+        (
+            "policy spec 'ppo:agents/pretrained/classic_ppo.pt': a classic Euchre network "
+            "(obs_size=464, num_actions=31) cannot play Ghost Hand (obs_size=390, num_actions=34): "
+            "play it with --variant classic"
+        ),
+        "torch imported: False",
+    ]
+
+
+def test_a_file_read_only_by_torch_gets_the_same_variant_message(tmp_path):
+    """A file network_sizes cannot read (the legacy non-zip format) is checked after torch loads it."""
+    import torch
+
+    from agents.ppo import ActorCritic, policy_payload
+
+    path = tmp_path / "old.pt"
+    network = ActorCritic(ghost.OBS_SIZE, ghost.NUM_ACTIONS, hidden_sizes=[8])
+    torch.save(policy_payload(network), path, _use_new_zipfile_serialization=False)
+    assert network_sizes(path) is None
+    assert network_sizes("agents/pretrained/ghost_ppo.pt") == (ghost.OBS_SIZE, ghost.NUM_ACTIONS)
+    with pytest.raises(
+        ValueError, match=re.escape("a Ghost Hand network (obs_size=390, ")
+    ) as error:
+        make_policy(f"ppo:{path}", ClassicEuchre())
+    assert str(error.value).endswith(
+        "cannot play classic Euchre (obs_size=464, num_actions=31): play it with --variant ghost"
+    )
 
 
 @pytest.mark.parametrize(

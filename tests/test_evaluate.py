@@ -281,12 +281,51 @@ def test_human_game_at_the_terminal_survives_garbage_and_end_of_input(monkeypatc
         "Not a legal move: 'what?'" in printed and "deal over" in printed and "game over" in printed
     )
 
-    def end_of_input(prompt=""):
-        raise EOFError
 
-    monkeypatch.setattr("builtins.input", end_of_input)
-    assert evaluate.main(["heuristic", "human", "heuristic"]) == 0
+@pytest.mark.parametrize(("error", "status"), [(EOFError, 1), (KeyboardInterrupt, 130)])
+def test_an_abandoned_game_exits_nonzero_telling_end_of_input_from_ctrl_c(
+    monkeypatch, capsys, error, status
+):
+    def stop(prompt=""):
+        raise error
+
+    monkeypatch.setattr("builtins.input", stop)
+    assert evaluate.main(["heuristic", "human", "heuristic"]) == status
+    assert capsys.readouterr().out.endswith("\nGame abandoned.\n")
+
+
+def test_ctrl_c_while_a_bot_thinks_abandons_the_game_too(monkeypatch, capsys):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(evaluate, "play_interactive", interrupted)
+    assert evaluate.main(["heuristic", "human", "heuristic"]) == 130
     assert "Game abandoned." in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message", "command"),
+    [
+        (
+            ["heuristic", "--variant", "ghosthand"],
+            "argument --variant: invalid choice: 'ghosthand' (choose from 'ghost', 'classic')",
+            "evaluate.py",
+        ),
+        (["--games", "3"], "the following arguments are required: SPEC", "evaluate.py"),
+        (["replay"], "the following arguments are required: FILE", "evaluate.py replay"),
+        (
+            ["replay", "f", "--game", "x"],
+            "argument --game: invalid int value: 'x'",
+            "evaluate.py replay",
+        ),
+        (["serve", "--port", "x"], "argument --port: invalid int value: 'x'", "evaluate.py serve"),
+    ],
+)
+def test_command_line_errors_are_one_line_with_a_hint_to_help(capsys, argv, message, command):
+    with pytest.raises(SystemExit) as stopped:
+        evaluate.main(argv)
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err == f"evaluate.py: error: {message} (see {command} --help)\n"
 
 
 def test_games_below_one_is_an_error_in_both_modes(monkeypatch, capsys):
@@ -321,6 +360,24 @@ def test_unwritable_output_paths_fail_before_the_match(tmp_path, monkeypatch, ca
             and "\n" not in error
         )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file.txt"]  # nothing created
+
+
+def test_each_output_file_is_named_by_its_absolute_path_and_new_folders_are_said(
+    tmp_path, monkeypatch, capsys
+):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "old").mkdir()
+    argv = ["heuristic", "random", "random", "--games", "6", "--quiet", "--json", "new/a/m.json"]
+    argv += ["--csv", "old/m.csv", "--plot", "m.png", "--record", "new/games.json"]
+    assert evaluate.main(argv) == 0
+    wrote = [line for line in capsys.readouterr().out.splitlines() if line.startswith("wrote")]
+    assert wrote == [
+        f"wrote {tmp_path / 'new' / 'a' / 'm.json'} (new folder {os.path.join('new', 'a')} in {tmp_path})",
+        f"wrote {tmp_path / 'old' / 'm.csv'}",
+        f"wrote {tmp_path / 'm.png'}",
+        f"wrote {tmp_path / 'new' / 'games.json'} (6 game records; new folder new in {tmp_path})",
+    ]
+    assert all((tmp_path / name).is_file() for name in ("new/a/m.json", "old/m.csv", "m.png"))
 
 
 def test_output_files_have_the_usual_permissions(tmp_path):

@@ -40,8 +40,9 @@ def test_write_atomic_failure_keeps_the_old_file_and_no_temporary(tmp_path):
 def test_check_writable_names_the_problem_and_creates_nothing(tmp_path):
     a_file = tmp_path / "file.txt"
     a_file.write_text("x")
-    check_writable(tmp_path / "missing" / "dirs" / "out.json")  # would be created by the write
-    check_writable(a_file)  # an existing file is replaced
+    # the nearest existing directory: missing ones would be created by the write
+    assert check_writable(tmp_path / "missing" / "dirs" / "out.json") == str(tmp_path)
+    assert check_writable(a_file) == str(tmp_path)  # an existing file is replaced
     with pytest.raises(ValueError, match=r"cannot write --csv '.*': it is a directory"):
         check_writable(tmp_path, "--csv")
     with pytest.raises(ValueError, match=r"file\.txt' is not a directory"):

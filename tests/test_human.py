@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 
-from agents.human import HumanPolicy, seat_labels
+from agents.human import HumanPolicy, HumanQuit, seat_labels
 from arena.match import play_interactive
 from ghost_euchre_env import GhostEuchre
 from ghost_euchre_env.cards import parse_card
@@ -112,3 +112,28 @@ def test_a_game_at_the_terminal_names_seats_one_way_counts_tricks_and_names_the_
     first_hand = next(line for line in lines if line.startswith("Your hand:"))
     assert first_hand == next(line for line in again if line.startswith("Your hand:"))
     assert not again[0].startswith("seed")  # a given seed is not announced
+
+
+def test_the_narration_says_you_take_and_you_deal(monkeypatch):
+    monkeypatch.setattr("builtins.input", lambda prompt="": "1")
+    lines = []
+    play_interactive(["human", "heuristic", "heuristic"], seed=3, out=lines.append)
+    text = "\n".join(lines)
+    assert re.search(r"^--- deal \d+: you deal ---$", text, re.MULTILINE)
+    assert re.search(r"^  you take the trick; tricks: you \d", text, re.MULTILINE)
+    assert re.search(r"^--- deal \d+: heuristic deals ---$", text, re.MULTILINE)
+    assert re.search(r"^  heuristic#2 takes the trick;", text, re.MULTILINE)
+    assert not re.search(r"\byou (takes|deals|wins)\b", text)
+
+
+@pytest.mark.parametrize(("error", "interrupted"), [(EOFError, False), (KeyboardInterrupt, True)])
+def test_end_of_input_and_ctrl_c_are_told_apart(error, interrupted):
+    game, obs, mask = seat_2_to_follow("AH")
+
+    def stop(prompt):
+        raise error
+
+    human = HumanPolicy(game, read=stop, write=lambda line: None)
+    with pytest.raises(HumanQuit) as raised:
+        human.act(obs, mask)
+    assert raised.value.interrupted is interrupted

@@ -258,6 +258,7 @@ def test_league_command_writes_the_leaderboard_and_replays_stored_games(tmp_path
     assert evaluate.main(argv) == 0
     printed = capsys.readouterr().out
     assert "played 1 matches" in printed and "head to head" in printed
+    assert f"wrote {out / 'lb.json'} (new folder out in {tmp_path})" in printed
     data = json.loads((out / "lb.json").read_text())
     assert data["schema"] == "ghost-euchre-leaderboard-v1" and data["games"] == 12
     assert [p["rank"] for p in data["players"]] == [1, 2, 3]
