@@ -71,7 +71,8 @@ def venv(wheel, tmp_path_factory):
     ).stdout.strip()
     # This interpreter's site-packages, for the dependencies only: plain lines, so their .pth
     # files (this checkout's editable install among them) are not run.
-    ours = dict.fromkeys([*site.getsitepackages(), sysconfig.get_paths()["purelib"]])
+    ours = [*site.getsitepackages(), sysconfig.get_paths()["purelib"], site.getusersitepackages()]
+    ours = dict.fromkeys(p for p in ours if os.path.isdir(p))
     (pathlib.Path(purelib) / "_dependencies.pth").write_text("\n".join(ours) + "\n")
     (folder / "work").mkdir()
     return folder / "env", folder / "work"
