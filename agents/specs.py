@@ -23,6 +23,7 @@ may itself be a spec with colons: ``pimc:rollout=ppo:ghost,samples=16``.
 """
 
 import contextlib
+import dataclasses
 import importlib
 import inspect
 import os
@@ -30,7 +31,7 @@ import re
 from collections.abc import Callable
 
 from .base import Policy
-from .composite import CompositePolicy, is_composite, split_composite
+from .composite import CompositePolicy, composite_spec, is_composite, split_composite
 from .network_file import fit_error, network_sizes
 from .pretrained import NETWORKS, network_path
 
@@ -120,6 +121,44 @@ def split_spec(spec):
     if len(rest) == 1 and _MODULE_RE.fullmatch(head) and _CLASS_RE.fullmatch(rest[0]):
         return "class", f"{head}:{rest[0]}", kwargs
     raise ValueError(f"unknown policy spec {spec!r}; expected {EXPECTED}")
+
+
+@dataclasses.dataclass(frozen=True)
+class SpecTree:
+    """A policy spec parsed, nothing imported, opened or built (see :func:`spec_tree`).
+
+    kind: a built-in name, 'ppo', 'class' or 'composite'; target: the checkpoint
+    path for 'ppo', 'module:Class' for 'class', else None; options: the
+    ``key=value`` arguments as :func:`parse_value` read them; parts: a
+    composite's (auction, play) trees, else ().
+    """
+
+    kind: str
+    target: str | None = None
+    options: dict = dataclasses.field(default_factory=dict)
+    parts: tuple = ()
+
+
+def spec_tree(spec):
+    """The :class:`SpecTree` of ``spec`` (:func:`split_spec` at every composite level; its ValueErrors)."""
+    if is_composite(spec):
+        return SpecTree("composite", parts=tuple(spec_tree(p) for p in split_composite(spec)))
+    kind, target, options = split_spec(spec)
+    return SpecTree(kind, target, options)
+
+
+def spec_text(tree):
+    """The spec string of a :class:`SpecTree`: ``spec_tree(spec_text(t)) == t`` for a parsed tree."""
+    if tree.kind == "composite":
+        return composite_spec(*(spec_text(part) for part in tree.parts))
+    head = {"ppo": f"ppo:{tree.target}", "class": tree.target}.get(tree.kind, tree.kind)
+    if not tree.options:
+        return head
+    values = {True: "true", False: "false"}
+    return f"{head}:" + ",".join(
+        f"{key}={values[value] if isinstance(value, bool) else value}"
+        for key, value in tree.options.items()
+    )
 
 
 def make_policy(spec, game, seed=None):

@@ -6,7 +6,9 @@
 - :mod:`arena.report`: a match as a text table, JSON, CSV and a PNG.
 - :mod:`arena.files`: ``write_atomic``, the one atomic file write of the project.
 - :mod:`arena.web`: the local web page (play, watch, leaderboard) over
-  :mod:`arena.table`, one game stepped move by move and what a page shows of it.
+  :mod:`arena.table`, one game stepped move by move and what a page shows of it;
+  :mod:`arena.web_specs` decides which bots a request may have built,
+  :mod:`arena.web_http` what a request must be before any route runs.
 
 :mod:`arena.cli` (``evaluate.py``, ``python -m arena``) is the command line over these modules.
 """

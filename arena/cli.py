@@ -10,6 +10,7 @@ Usage::
     python evaluate.py --league SPEC SPEC SPEC SPEC ... [--db FILE] [same flags]
     python evaluate.py replay FILE [--match M] [--game K] [--ascii]
     python evaluate.py serve [--db FILE] [--port 8000] [--host 127.0.0.1]   # the web page
+                       [--policy-dir DIR ...] [--allow-spec SPEC ...] [--public]
 
 One SPEC per seat (3 for ghost, 4 for classic; see ``agents.specs``). Each SPEC is
 a *player*; the same spec given twice is two players (``random``, ``random#2``).
@@ -190,7 +191,7 @@ def serve_main(argv):
     parser = OneLineParser(
         prog="evaluate.py serve",
         description="The local web page: play against the bots, watch recorded games, "
-        "see the leaderboard.",
+        "see the leaderboard. What it offers and refuses: README, 'Security'.",
     )
     parser.add_argument(
         "--db",
@@ -202,10 +203,35 @@ def serve_main(argv):
     parser.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default: this machine only)"
     )
+    parser.add_argument(
+        "--policy-dir",
+        metavar="DIR",
+        action="append",
+        default=[],
+        help="a directory whose *.pt policy files the page offers as ppo:NAME "
+        "(repeatable; default: the shipped agents/pretrained/)",
+    )
+    parser.add_argument(
+        "--allow-spec",
+        metavar="SPEC",
+        action="append",
+        default=[],
+        help="a spec the page may build exactly as written, e.g. mybots:HighCard (repeatable)",
+    )
+    parser.add_argument(
+        "--public",
+        action="store_true",
+        help="allow a --host other machines can reach (no login; built-in bots only)",
+    )
     args = parser.parse_args(argv)
     from arena.web import serve
 
-    serve(args.db, args.host, args.port)
+    try:
+        serve(args.db, args.host, args.port, args.policy_dir, args.allow_spec, args.public)
+    except ValueError as error:
+        return _error(error)
+    except OSError as error:
+        return _error(f"cannot listen on {args.host}:{args.port}: {error.strerror or error}")
     return 0
 
 

@@ -246,7 +246,7 @@ def build_players(players, game, seed):
 
     Names are the specs, with ``#2``, ``#3`` added to repeats (``random``, ``random#2``).
     """
-    policies, names, specs = [], [], []
+    policies, specs = [], []
     for index, player in enumerate(players):
         if isinstance(player, str):
             policy = make_policy(player, game, seed=_player_seed(seed, index))
@@ -256,9 +256,15 @@ def build_players(players, game, seed):
             policy, spec = player, player.name
         policies.append(policy)
         specs.append(spec)
-        taken = sum(s == spec for s in specs[:-1])
-        names.append(spec if taken == 0 else f"{spec}#{taken + 1}")
-    return policies, names, specs
+    return policies, player_names(specs), specs
+
+
+def player_names(specs):
+    """The players' names: the specs, with ``#2``, ``#3`` added to repeats (``random``, ``random#2``)."""
+    return [
+        spec if specs[:k].count(spec) == 0 else f"{spec}#{specs[:k].count(spec) + 1}"
+        for k, spec in enumerate(specs)
+    ]
 
 
 def act(policies, names, seat_player, obs, mask, player):

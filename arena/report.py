@@ -177,28 +177,47 @@ LEADERBOARD_COLUMNS = (
 )
 
 
+def ranking_cells(player):
+    """The text of a leaderboard row's numbers (a ``Leaderboard.players`` entry), as every table shows them:
+    {"mu", "sigma", "ordinal", "win_rate", "win_rate_lo", "win_rate_hi", "points_per_deal"}."""
+    lo, hi = player["win_rate_ci95"]
+    return {
+        "mu": f"{player['mu']:.1f}",
+        "sigma": f"{player['sigma']:.2f}",
+        "ordinal": f"{player['ordinal']:.1f}",
+        "win_rate": f"{player['win_rate']:.1%}",
+        "win_rate_lo": f"{lo:.1%}",
+        "win_rate_hi": f"{hi:.1%}",
+        "points_per_deal": f"{player['points_per_deal']:+.3f}",
+    }
+
+
+def share_cell(share):
+    """A head-to-head share (float or None: never met) as the tables and the plot show it: '62%', '-'."""
+    return "-" if share is None else f"{share:.0%}"
+
+
 def leaderboard_table(board):
     """A :class:`arena.league.Leaderboard` as text: the ranking, then the head-to-head table."""
     rows = [["rank", "player", "mu", "sigma", "ordinal", "games", "win rate [95% CI]", "pts/deal"]]
     for p in board.players:
-        lo, hi = p["win_rate_ci95"]
+        cells = ranking_cells(p)
         rows.append(
             [
                 str(p["rank"]),
                 p["name"],
-                f"{p['mu']:.1f}",
-                f"{p['sigma']:.2f}",
-                f"{p['ordinal']:.1f}",
+                cells["mu"],
+                cells["sigma"],
+                cells["ordinal"],
                 str(p["games"]),
-                f"{p['win_rate']:6.1%} [{lo:.1%}, {hi:.1%}]",
-                f"{p['points_per_deal']:+.3f}",
+                f"{cells['win_rate']:>6} [{cells['win_rate_lo']}, {cells['win_rate_hi']}]",
+                cells["points_per_deal"],
             ]
         )
     ranking = format_rows(rows, left=2)
     head = [["ahead of ->", *[str(p["rank"]) for p in board.players]]]
     for p, shares in zip(board.players, board.head_to_head, strict=True):
-        cells = ["-" if s is None else f"{s:.0%}" for s in shares]
-        head.append([f"{p['rank']} {p['name']}", *cells])
+        head.append([f"{p['rank']} {p['name']}", *map(share_cell, shares)])
     info = (
         f"{board.variant} league, episode={board.episode}: {board.matches} matches, "
         f"{board.games} games; ranked by rating ordinal (mu - 3 sigma)"
@@ -252,7 +271,7 @@ def leaderboard_figure(board):
     for i, j in np.ndindex(share.shape):
         if not np.isnan(share[i, j]):
             color = "white" if abs(share[i, j] - 0.5) > 0.3 else "black"
-            heat.text(j, i, f"{share[i, j]:.0%}", ha="center", va="center", color=color)
+            heat.text(j, i, share_cell(share[i, j]), ha="center", va="center", color=color)
     ranks = [str(p["rank"]) for p in players]
     heat.set_xticks(rows, ranks)
     heat.set_yticks(rows, ranks)

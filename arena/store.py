@@ -213,6 +213,14 @@ class Store:
         """A write transaction (BEGIN IMMEDIATE ... COMMIT; ROLLBACK on any exception)."""
         return _Transaction(self.db)
 
+    def reading(self):
+        """A read transaction (BEGIN ... COMMIT): every read inside it sees one state of the file."""
+        return _Transaction(self.db, "BEGIN")
+
+    def data_version(self):
+        """SQLite's ``PRAGMA data_version`` of this connection: it changes when another one commits."""
+        return self.db.execute("PRAGMA data_version").fetchone()[0]
+
     # ------------------------------------------------------------------- writing
     def player_id(self, identity):
         """The id of the player (spec, content_hash), registered if new."""
@@ -426,11 +434,12 @@ class Store:
 
 
 class _Transaction:
-    def __init__(self, db):
+    def __init__(self, db, begin="BEGIN IMMEDIATE"):
         self.db = db
+        self.begin = begin
 
     def __enter__(self):
-        self.db.execute("BEGIN IMMEDIATE")
+        self.db.execute(self.begin)
         return self.db
 
     def __exit__(self, kind, value, traceback):

@@ -140,10 +140,12 @@ class Table:
             winner = trick_taker(tricks_won, s, result)
             if winner is not None:
                 self.tricks.append(self._trick(trick, leader, winner))
+        over = bool(result.terminated[0] or result.truncated[0])
         if ended:
             self.deals.append(self._deal_summary(deals, deal))
-            self.tricks, self.ghost_taken = [], None
-        if result.terminated[0] or result.truncated[0]:
+            if not over:  # a new deal starts; the last one stays on the table, as in the engine
+                self.tricks, self.ghost_taken = [], None
+        if over:
             self.over, self.truncated = True, bool(result.truncated[0])
 
     def moves_seen(self, visible, since=0):
@@ -186,28 +188,33 @@ class Table:
             summary["upcard"] = card(summary["upcard"])
         return summary
 
-    def replay(self, actions):
-        """Play ``actions`` (int ids) from the start and return every position, all hands shown.
+    def replay(self, actions, first=0, count=None):
+        """Play ``actions`` (int ids) from the start and return positions, all hands shown.
 
-        Returns {"variant", "episode", "rules", "names", "frames": [a view per
-        position: before the first move and after each move, without the
-        play-only "buttons" and the constant fields], "moves", "deals"}. A move
-        that is not legal raises ValueError naming it (the table then holds the
-        positions before it).
+        Position k is the table before move k (position len(actions): the end).
+        Returns {"variant", "episode", "rules", "names", "frames": [a view of
+        each position first .. first + count - 1 (count None: to the end),
+        without the play-only "buttons" and the constant fields], "first",
+        "positions": len(actions) + 1, "moves", "deals"}. A move that is not
+        legal raises ValueError naming it (the table then holds the positions before it).
         """
         everyone = set(self._seats)
         constant = ("variant", "episode", "rules", "buttons")
+        last = len(actions) if count is None else min(len(actions), first + count - 1)
         frame = lambda: {k: v for k, v in self.view(everyone).items() if k not in constant}  # noqa: E731
-        frames = [frame()]
-        for action in actions:
+        frames = [frame()] if first == 0 else []
+        for position, action in enumerate(actions, 1):
             self.apply(int(action))
-            frames.append(frame())
+            if first <= position <= last:
+                frames.append(frame())
         return {
             "variant": self.variant,
             "episode": self.game.episode,
             "rules": dataclasses.asdict(self.game.rules),
             "names": self.names,
             "frames": frames,
+            "first": first,
+            "positions": len(actions) + 1,
             "moves": self.moves,
             "deals": self.deals,
         }
@@ -247,7 +254,7 @@ class Table:
                 "leader": leader,
                 "cards": [] if leader is None else self._trick(s.trick[0], leader, None)["cards"],
             },
-            "tricks": self.tricks,
+            "tricks": list(self.tricks),  # the tricks completed so far, not the list that grows
             "deals_ended": len(self.deals),
         }
         seats = []
@@ -277,6 +284,7 @@ class Table:
         s = self.state
         assert isinstance(s, GhostState)
         declarer, swapper, trump = (_seat_or_none(x[0]) for x in (s.declarer, s.swapper, s.trump))
+        auction = int(s.phase[0]) == ghost.AUCTION  # s.declarer is then the high bidder so far
         view["scores"] = [int(x) for x in s.scores[0]]
         for entry in view["seats"]:
             seat = entry["seat"]
@@ -286,13 +294,13 @@ class Table:
                 label
                 for label, who in (
                     ("dealer", view["dealer"]),
-                    ("declarer", declarer),
+                    ("high bidder" if auction else "declarer", declarer),
                     ("took the ghost hand", swapper),
                 )
                 if who == seat
             ]
         high = int(s.high_bid[0])
-        view["contract"] = (
+        view["contract"] = (  # the high bid so far during the auction (see "phase")
             {
                 "declarer": declarer,
                 "bid": bid_name(high),

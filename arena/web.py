@@ -1,15 +1,18 @@
 """The local web page: play against the bots, watch recorded games, see the leaderboard.
 
-``python evaluate.py serve [--db FILE] [--port 8000] [--host 127.0.0.1]`` runs
-:func:`serve`. The page (``arena/static/``: plain HTML, CSS and JavaScript, no
-build step) is a thin client of the JSON API below; the server holds no rules:
-every game is a :class:`arena.table.Table` over the engine, and bots are
-policies built from spec strings by ``agents.make_policy``.
+``python evaluate.py serve [--db FILE] [--port 8000] [--host 127.0.0.1]
+[--policy-dir DIR ...] [--allow-spec SPEC ...] [--public]`` runs :func:`serve`.
+The page (``arena/static/``: plain HTML, CSS and JavaScript, no build step) is
+a thin client of the JSON API below; the server holds no rules: every game is
+a :class:`arena.table.Table` over the engine, and bots are policies built from
+spec strings by ``agents.make_policy``, only those :class:`arena.web_specs.SpecGate`
+allows. What a request must be before a route runs (same origin, JSON bodies,
+bounded sizes) is :mod:`arena.web_http`.
 
-JSON API (every error is ``{"error": "one line"}`` with a 4xx status, and
-changes nothing):
+JSON API (every error is ``{"error": "one line"}`` with a 4xx status, or 503
+when the server is full, and changes nothing):
 
-- ``GET /api/options``: variants, seats, default bots, suggested specs.
+- ``GET /api/options``: variants, seats, default bots, the specs offered.
 - ``POST /api/games`` ``{"variant": "ghost", "seat": 0, "bots": ["heuristic",
   "heuristic"], "seed": 7, "episode": "game", "rules": {}}`` (every field
   optional; ``bots`` fill the other seats in seat order; seed None = random)
@@ -22,51 +25,60 @@ changes nothing):
 - ``GET /api/games/{id}/record``: a finished game as a game records file
   (``ghost_euchre_env.records``, one game).
 - ``DELETE /api/games/{id}``: close the game.
-- ``POST /api/replays`` ``{"records": a records file, "game": 0}``: the replay of
-  one game of a records file (below).
+- ``POST /api/replays`` ``{"records": a records file, "game": 0, "first": 0}``:
+  a page of the replay of one game of a records file (below).
 - ``GET /api/store``: the league store's matches (``{"db", "matches": []}`` when
   there is no store); ``GET /api/store/matches/{m}/games``: its games;
-  ``GET /api/store/matches/{m}/games/{k}/replay``: the replay of one.
+  ``GET /api/store/matches/{m}/games/{k}/replay?first=0``: a page of the replay of one.
 - ``GET /api/leaderboard?group=k``: ``{"groups": [variant, episode, rules of
   each league in the store], "board": arena.league.Leaderboard.to_dict(),
-  "matches"}``; ``GET /api/leaderboard/plot.png?group=k``: its plot.
+  "text": the numbers as the CLI prints them (arena.report), "matches"}``;
+  ``GET /api/leaderboard/plot.png?group=k``: its plot. Both are read in one
+  read transaction and kept until the store changes.
 
 Play response: ``{"id", "seat", "view": Table.view({seat}), "moves": the moves
 of this deal and the previous one, "history": one line per ended deal,
-"last_deal": the summary of the latest ended deal with its tricks}``.
+"last_deal": the summary of the latest ended deal with its tricks}``, and
+``"seed"`` once the game is over (before, it would tell every hidden card).
 
 Replay: ``Table.replay``'s ``{"variant", "episode", "rules", "names", "frames":
-[every position, all hands shown], "moves", "deals", "final_scores"}``, after
-``ghost_euchre_env.records.check_records`` accepted the record (else 422).
+[REPLAY_PAGE positions from "first" on, all hands shown], "first",
+"positions", "page", "moves", "deals", "final_scores"}``, after
+``ghost_euchre_env.records.check_records`` accepted the record (else 422; a
+record of more than MAX_RECORD_ACTIONS moves: 413).
 
-Sessions: one game per browser tab (the tab keeps the id). At most
-``max_games`` games are held; a game is dropped ``idle_s`` seconds after its
-last request, a finished one after ``finished_s``; when the store is full a new
-game replaces the least recently used finished one, else it is refused (503).
-Requests for one game are served one at a time; different games in parallel
-(worker threads).
+Bounds: rules ints 0..MAX_RULE_INT, ``max_deals`` at most MAX_DEALS, seeds
+0..2**63-1, bot options as :mod:`arena.web_specs` says. Sessions: one game per
+browser tab (the tab keeps the id). At most ``max_games`` games are held, at
+most ``per_client`` of them in play for one client address; a game is dropped
+``idle_s`` seconds after its last request, a finished one after
+``finished_s``; when the store is full a new game replaces the least recently
+used finished one, else it is refused (503). Requests for one game are served
+one at a time; different games in parallel on at most GAME_THREADS worker
+threads. When a client disconnects, its request's bots stop after the decision
+in progress (the next request for the game lets them go on).
 """
 
 import dataclasses
 import io
-import json
 import os
 import secrets
+import socket
 import threading
 import time
 
+import anyio
 import numpy as np
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.gzip import GZipMiddleware
+from starlette.requests import ClientDisconnect
 from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from agents.pretrained import NETWORKS
-from agents.specs import split_spec
 from ghost_euchre_env.records import (
     GameRecord,
     RecordError,
@@ -75,30 +87,40 @@ from ghost_euchre_env.records import (
     records_to_dict,
 )
 
-from .league import leaderboard
-from .match import EPISODES, VARIANTS, act, build_players, make_game
-from .report import leaderboard_figure
-from .store import DEFAULT_DB, Store
+from .match import EPISODES, VARIANTS, act, build_players, make_game, player_names
+from .report import leaderboard_figure, ranking_cells, share_cell
+from .store import DEFAULT_DB
 from .table import Table, seed_key
+from .web_http import (
+    LOOPBACK_NAMES,
+    ApiError,
+    SameOrigin,
+    error_response,
+    is_loopback,
+    listen,
+    read_json,
+    serve_config,
+    until_gone,
+)
+from .web_league import LeagueReader, league_board, match_records, stored_matches
+from .web_specs import PRETRAINED_DIR, SpecGate
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 PAGES = ("play", "watch", "leaderboard")
 DEFAULT_BOT = "heuristic"
 PERSON = "you"  # the person's name at the table
-SUGGESTED_SPECS = ("heuristic", "random", "pimc", *(f"ppo:{name}" for name in NETWORKS))
 NEW_GAME_FIELDS = ("variant", "seat", "bots", "seed", "episode", "rules")
 ACTION_FIELDS = ("action", "step")
-REPLAY_FIELDS = ("records", "game")
-MAX_BODY_BYTES = 1 << 20
-
-
-class ApiError(Exception):
-    """A request the API refuses: HTTP ``status`` and a one-line ``message``."""
-
-    def __init__(self, status, message):
-        super().__init__(message)
-        self.status = status
-        self.message = message
+REPLAY_FIELDS = ("records", "game", "first")
+MAX_SEED = 2**63 - 1
+MAX_RULE_INT = 1000  # every int rules option (scores stay far from int32's end)
+MAX_DEALS = 200  # max_deals: a game's length (the engine's default)
+MAX_RULES = 16
+MAX_RULE_TEXT = 32
+MAX_RECORD_ACTIONS = 8000  # above any game of MAX_DEALS deals
+MAX_NAME_CHARS = 200  # a player's name in a record (a spec is at most 200 characters)
+REPLAY_PAGE = 200  # positions per replay response (about 4 kB each before gzip)
+GAME_THREADS = 8  # worker threads playing bots at once (the others stay free for the rest)
 
 
 # ------------------------------------------------------------------ sessions
@@ -106,8 +128,9 @@ class ApiError(Exception):
 class PlayGame:
     """A person at ``seat`` of ``table``; the bots ``policies`` at the other seats.
 
-    seed: the game's seed (its deals and the bots' seeds); seat_bot: int[1, S], the index in ``policies`` of the bot at each seat (-1
-    at the person's); names: the bots' names.
+    seed: the game's seed (its deals and the bots' seeds); seat_bot: int[1, S],
+    the index in ``policies`` of the bot at each seat (-1 at the person's);
+    names: the bots' names; client: the address of the client that started it.
     """
 
     table: Table
@@ -116,13 +139,19 @@ class PlayGame:
     policies: list
     names: list
     seat_bot: np.ndarray
+    client: str = ""
     lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
     last_used: float = 0.0
 
-    def advance(self):
-        """Let the bots move until the person is to act or the game is over."""
+    def advance(self, stop=None):
+        """Let the bots move until the person is to act, the game is over or ``stop`` is set.
+
+        stop: a threading.Event (None: never), read before each bot decision.
+        """
         table = self.table
         while not table.over and table.to_act != self.seat:
+            if stop is not None and stop.is_set():
+                return
             seat = table.to_act
             obs, mask = table.observation(seat)
             try:
@@ -135,18 +164,17 @@ class PlayGame:
 class GameStore:
     """The play games by id: bounded in number, dropped when idle or finished (thread-safe).
 
-    max_games: most games held; idle_s: seconds without a request after which a
+    max_games: most games held; per_client: most games in play (not over) held
+    for one client address; idle_s: seconds without a request after which a
     game is dropped; finished_s: the same for a finished game; clock: seconds
     (monotonic; injectable for tests).
     """
 
-    def __init__(self, max_games=200, idle_s=1800.0, finished_s=300.0, clock=time.monotonic):
-        self.max_games, self.idle_s, self.finished_s, self.clock = (
-            max_games,
-            idle_s,
-            finished_s,
-            clock,
-        )
+    def __init__(
+        self, max_games=200, per_client=64, idle_s=1800.0, finished_s=300.0, clock=time.monotonic
+    ):
+        self.max_games, self.per_client = max_games, per_client
+        self.idle_s, self.finished_s, self.clock = idle_s, finished_s, clock
         self._games = {}
         self._lock = threading.Lock()
 
@@ -164,19 +192,40 @@ class GameStore:
             for game_id in [i for i, g in self._games.items() if self._expired(g, now)]:
                 del self._games[game_id]
 
+    def _room(self, client):
+        """The id of the finished game to drop for a new one of ``client`` (None: none needed);
+        ApiError 503 when there is no room. Call with the lock held."""
+        in_play = sum(g.client == client and not g.table.over for g in self._games.values())
+        if in_play >= self.per_client:
+            raise ApiError(
+                503,
+                f"this client has {in_play} games in play on the server already (at most "
+                f"{self.per_client}); finish or close one",
+            )
+        if len(self._games) < self.max_games:
+            return None
+        finished = [i for i, g in self._games.items() if g.table.over]
+        if not finished:
+            raise ApiError(
+                503,
+                f"the server holds {self.max_games} games in play already; "
+                "finish or close one, or try again later",
+            )
+        return min(finished, key=lambda i: self._games[i].last_used)
+
+    def check_room(self, client):
+        """ApiError 503 unless a new game of ``client`` would be held (before building it)."""
+        self.purge()
+        with self._lock:
+            self._room(client)
+
     def add(self, game):
         """Hold ``game`` under a new random id and return the id (ApiError 503 when full)."""
         self.purge()
         with self._lock:
-            if len(self._games) >= self.max_games:
-                finished = [i for i, g in self._games.items() if g.table.over]
-                if not finished:
-                    raise ApiError(
-                        503,
-                        f"the server holds {self.max_games} games in play already; "
-                        "finish or close one, or try again later",
-                    )
-                del self._games[min(finished, key=lambda i: self._games[i].last_used)]
+            drop = self._room(game.client)
+            if drop is not None:
+                del self._games[drop]
             game_id = secrets.token_urlsafe(12)
             game.last_used = self.clock()
             self._games[game_id] = game
@@ -190,7 +239,7 @@ class GameStore:
             if game is None:
                 raise ApiError(
                     404,
-                    f"no game {game_id!r}: it was closed, finished or idle too long, "
+                    f"no game {game_id[:40]!r}: it was closed, finished or idle too long, "
                     "or never existed; start a new game",
                 )
             game.last_used = self.clock()
@@ -200,7 +249,7 @@ class GameStore:
         """Drop game ``game_id`` (ApiError 404 when there is none)."""
         with self._lock:
             if self._games.pop(game_id, None) is None:
-                raise ApiError(404, f"no game {game_id!r} to close")
+                raise ApiError(404, f"no game {game_id[:40]!r} to close")
 
 
 # ------------------------------------------------------------------ requests
@@ -212,31 +261,50 @@ def _check_fields(body, allowed):
         raise ApiError(400, f"unknown field(s) {unknown}; expected some of {list(allowed)}")
 
 
-def _int_field(body, name, default, low, high=None):
+def _int_field(body, name, default, low, high):
     value = body.get(name, default)
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int)
-        or value < low
-        or (high is not None and value > high)
-    ):
-        bounds = f"{low}..{high}" if high is not None else f">= {low}"
-        raise ApiError(400, f"{name} must be an int {bounds}, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ApiError(400, f"{name} must be an int {low}..{high}, got {value!r}")
     return value
 
 
-def new_game(body):
-    """A :class:`PlayGame` from the JSON body of ``POST /api/games`` (ApiError 400 if bad)."""
+def check_rules(rules):
+    """``rules`` (a dict of the engine's options, or None) within the page's bounds; ValueError if not.
+
+    Each value is a bool, a string of at most MAX_RULE_TEXT characters or an int
+    0..MAX_RULE_INT (``max_deals``: 1..MAX_DEALS); the engine checks the rest.
+    """
+    rules = {} if rules is None else rules
+    if not isinstance(rules, dict) or len(rules) > MAX_RULES:
+        raise ValueError(f"rules must be an object of at most {MAX_RULES} engine options")
+    for key, value in rules.items():
+        high = MAX_DEALS if key == "max_deals" else MAX_RULE_INT
+        if isinstance(value, bool) or (isinstance(value, str) and len(value) <= MAX_RULE_TEXT):
+            continue
+        if not isinstance(value, int) or not 0 <= value <= high:
+            raise ValueError(
+                f"rules: {str(key)[:40]!r} must be an int 0..{high}, a bool or a short string "
+                f"on this page, got {str(value)[:40]!r}"
+            )
+    return rules
+
+
+def new_game(body, gate, client=""):
+    """A :class:`PlayGame` from the JSON body of ``POST /api/games`` (ApiError 400 if bad).
+
+    gate: the :class:`arena.web_specs.SpecGate` every bot spec must pass first.
+    """
     _check_fields(body, NEW_GAME_FIELDS)
     variant, episode = body.get("variant", "ghost"), body.get("episode", "game")
     for name, value, choices in (("variant", variant, VARIANTS), ("episode", episode, EPISODES)):
         if value not in choices:
             raise ApiError(400, f"{name} must be one of {list(choices)}, got {value!r}")
-    rules = body.get("rules") or {}
-    if not isinstance(rules, dict):
-        raise ApiError(400, f"rules must be an object of the engine's options, got {rules!r}")
+    try:
+        rules = check_rules(body.get("rules"))
+    except ValueError as error:
+        raise ApiError(400, str(error)) from None
     seed = body.get("seed")
-    seed = secrets.randbelow(1 << 31) if seed is None else _int_field(body, "seed", 0, 0)
+    seed = secrets.randbelow(1 << 31) if seed is None else _int_field(body, "seed", 0, 0, MAX_SEED)
     try:
         table = Table(variant, seed_key(seed), episode, rules)
     except ValueError as error:
@@ -247,19 +315,27 @@ def new_game(body):
     if not isinstance(specs, list) or len(specs) != num_players - 1:
         raise ApiError(
             400,
-            f"bots must be a list of {num_players - 1} policy specs (one per other seat), got {specs!r}",
+            f"bots must be a list of {num_players - 1} policy specs (one per other seat), "
+            f"got {str(specs)[:80]}",
         )
+    built = [_checked_bot(gate, k, spec) for k, spec in enumerate(specs)]
     try:
-        if any(split_spec(spec)[0] == "human" for spec in specs):
-            raise ApiError(400, "bots: 'human' is the page's own seat; choose a bot spec")
-        policies, names, _ = build_players(specs, table.game, seed)
-    except ValueError as error:
-        raise ApiError(400, str(error)) from None
+        policies, _, _ = build_players(built, table.game, seed)
+    except ValueError as error:  # e.g. a policy file of the other variant
+        raise ApiError(400, f"bots: {gate.hide_paths(str(error))}") from None
+    names = player_names([spec.strip() for spec in specs])
     seat_bot = np.array([[-1 if s == seat else s - (s > seat) for s in range(num_players)]])
     table.names = [PERSON if s == seat else names[b] for s, b in enumerate(seat_bot[0])]
     for policy in policies:
         policy.reset(np.arange(1))
-    return PlayGame(table, seat, seed, policies, names, seat_bot)
+    return PlayGame(table, seat, seed, policies, names, seat_bot, client)
+
+
+def _checked_bot(gate, k, spec):
+    try:
+        return gate.check(spec)
+    except ValueError as error:
+        raise ApiError(400, f"bots[{k}]: {error}") from None
 
 
 def play_response(game_id, game):
@@ -276,39 +352,42 @@ def play_response(game_id, game):
         last_deal = table.deals[-1]
         if last_deal.get("swapper") != seat:
             last_deal = dict(last_deal, ghost_taken=None)
-    return {
+    response = {
         "id": game_id,
         "seat": seat,
-        "seed": game.seed,
         "view": table.view({seat}),
         "moves": table.moves_seen({seat}, first),
         "history": history,
         "last_deal": last_deal,
     }
+    if table.over:  # the seed deals every hand: told only when nothing is hidden any more
+        response["seed"] = game.seed
+    return response
 
 
-def play_move(game, body):
+def play_move(game, body, stop=None):
     """Apply the person's move from the JSON body of ``POST .../actions`` and let the bots answer."""
     _check_fields(body, ACTION_FIELDS)
     action = body.get("action")
     if isinstance(action, bool) or not isinstance(action, int):
-        raise ApiError(400, f"action must be an int action id, got {action!r}")
+        raise ApiError(400, f"action must be an int action id, got {str(action)[:40]!r}")
     table = game.table
     if table.over:
         raise ApiError(409, "the game is over; start a new game")
+    game.advance(stop)  # the bots' moves of a request whose client left before they were made
     if "step" in body and body["step"] != len(table.moves):
         raise ApiError(
             409,
-            f"stale move: it was chosen at step {body['step']!r}, the game is at step "
+            f"stale move: it was chosen at step {str(body['step'])[:20]}, the game is at step "
             f"{len(table.moves)} (another tab or a double click?); reload the game",
         )
-    if table.to_act != game.seat:  # only after a bot failed part-way
-        raise ApiError(409, f"it is seat {table.to_act}'s turn, not yours")
+    if table.to_act != game.seat:
+        raise ApiError(409, f"it is seat {table.to_act}'s turn, not yours; reload the game")
     try:
         table.apply(action)
     except (TypeError, ValueError) as error:
         raise ApiError(422, str(error)) from None
-    game.advance()
+    game.advance(stop)
 
 
 def game_record(game):
@@ -328,170 +407,143 @@ def game_record(game):
     return records_to_dict([record])
 
 
-def replay_record(record):
-    """Every position of a checked game record, all hands shown (see :meth:`Table.replay`)."""
+def replay_record(record, first=0):
+    """Positions ``first`` .. of a checked game record, all hands shown (see :meth:`Table.replay`)."""
+    if len(record.actions) > MAX_RECORD_ACTIONS:
+        raise ApiError(
+            413,
+            f"the record has {len(record.actions)} moves; this page replays games of at most "
+            f"{MAX_RECORD_ACTIONS}",
+        )
+    if not 0 <= first <= len(record.actions):
+        raise ApiError(400, f"first must be a position 0..{len(record.actions)}, got {first}")
     try:
+        check_rules(record.rules)
+        if any(len(str(name)) > MAX_NAME_CHARS for name in record.names):
+            raise ValueError(f"a player's name is longer than {MAX_NAME_CHARS} characters")
         check_records([record])
         table = Table(record.variant, record.key, record.episode, record.rules, record.names)
     except ValueError as error:  # RecordError included
         raise ApiError(422, str(error)) from None
-    return dict(table.replay(record.actions), final_scores=list(record.final_scores))
+    replay = table.replay(record.actions, first, REPLAY_PAGE)
+    return dict(replay, page=REPLAY_PAGE, final_scores=list(record.final_scores))
 
 
 def replay_upload(body):
-    """The replay of game ``body["game"]`` of the records file ``body["records"]``."""
+    """The replay of game ``body["game"]`` of the records file ``body["records"]`` from ``body["first"]``."""
     _check_fields(body, REPLAY_FIELDS)
     try:
         records = records_from_dict(body.get("records"))
     except RecordError as error:
         raise ApiError(422, str(error)) from None
     number = _int_field(body, "game", 0, 0, len(records) - 1)
-    return replay_record(records[number])
-
-
-# ------------------------------------------------------------ league store
-def open_store(db):
-    """The league store ``db`` (ApiError 404 when there is no such file: nothing is created)."""
-    if db is None or not os.path.isfile(db):
-        raise ApiError(
-            404,
-            f"no league store at {db!r}: play a league first "
-            f"(python evaluate.py --league SPEC SPEC SPEC ... --db FILE), then serve --db FILE",
-        )
-    try:
-        return Store(db)
-    except ValueError as error:
-        raise ApiError(500, str(error)) from None
-
-
-def stored_matches(store):
-    """Every stored match: {"id", "variant", "episode", "rules", "seed", "games", "created", "players"}."""
-    keep = ("id", "variant", "episode", "rules", "seed", "games", "created")
-    return [
-        dict(
-            {k: m[k] for k in keep},
-            players=[p["name"] for p in store.match_summary(m["id"])["players"]],
-        )
-        for m in store.matches()
-    ]
-
-
-def _match_records(store, match_id, games=None):
-    try:
-        return store.game_records(match_id, games)
-    except ValueError as error:
-        raise ApiError(404, str(error)) from None
-
-
-def league_groups(store):
-    """The distinct (variant, episode, rules) of the stored matches, each a leaderboard."""
-    groups = []
-    for m in store.matches():
-        group = {"variant": m["variant"], "episode": m["episode"], "rules": m["rules"]}
-        if group not in groups:
-            groups.append(group)
-    return groups
-
-
-def league_board(store, number):
-    """(the groups, the :class:`arena.league.Leaderboard` of group ``number``)."""
-    groups = league_groups(store)
-    if not groups:
-        raise ApiError(404, f"the league store {store.path!r} holds no match yet")
-    if not 0 <= number < len(groups):
-        raise ApiError(400, f"group must be an int 0..{len(groups) - 1}, got {number!r}")
-    return groups, leaderboard(store, **groups[number])
+    return replay_record(records[number], _int_field(body, "first", 0, 0, MAX_RECORD_ACTIONS))
 
 
 # ---------------------------------------------------------------------- app
-async def _json_body(request):
-    raw = await request.body()
-    try:
-        return json.loads(raw) if raw else {}
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ApiError(400, f"request body is not valid JSON: {error}") from None
-
-
-def create_app(db: str | None = DEFAULT_DB, games=None):
+def create_app(
+    db: str | None = DEFAULT_DB,
+    games=None,
+    gate=None,
+    hosts=LOOPBACK_NAMES,
+    any_ip=False,
+):
     """The Starlette app. db: the league's SQLite file (leaderboard and stored
     games; read, never created; None: none); games: the :class:`GameStore` of
-    play games (default: a new one with the default limits).
+    play games (default: a new one with the default limits); gate: the
+    :class:`arena.web_specs.SpecGate` of the bots offered (default: the built-in
+    bots and the shipped policy files); hosts, any_ip: the ``Host`` names served
+    (see :class:`arena.web_http.SameOrigin`).
     """
     games = GameStore() if games is None else games
+    gate = SpecGate() if gate is None else gate
+    league_store = LeagueReader(db)
+    bot_threads = anyio.CapacityLimiter(GAME_THREADS)
 
-    def with_game(game_id, work):
+    def with_game(game_id, work, stop):
         game = games.get(game_id)
         with game.lock:
-            result = work(game)
+            result = work(game, stop)
             game.last_used = games.clock()
             return result
 
     async def page(request):
         name = request.path_params["page"]
         if name not in PAGES:
-            raise ApiError(404, f"no page {name!r}; the pages are {list(PAGES)}")
+            raise ApiError(404, f"no page {name[:40]!r}; the pages are {list(PAGES)}")
         return FileResponse(os.path.join(STATIC, f"{name}.html"))
 
     async def home(request):
         return RedirectResponse("/play")
 
     async def options(request):
+        specs = await run_in_threadpool(gate.offered)
         return JSONResponse(
             {
                 "variants": {v: make_game(v).num_players for v in VARIANTS},
                 "episodes": list(EPISODES),
                 "default_bot": DEFAULT_BOT,
-                "specs": list(SUGGESTED_SPECS),
+                "specs": specs,
             }
         )
 
-    async def create_game(request):
-        body = await _json_body(request)
+    def client_of(request):
+        return request.client.host if request.client else ""
 
-        def work():
-            game = new_game(body)
+    async def create_game(request):
+        body = await read_json(request)
+        client = client_of(request)
+        games.check_room(client)
+
+        def work(stop):
+            game = new_game(body, gate, client)
             with game.lock:
-                game.advance()
+                game.advance(stop)
+            if stop.is_set():  # the client left: nobody has the game's id
+                raise ApiError(400, "the client disconnected")
             game_id = games.add(game)
             return play_response(game_id, game)
 
-        return JSONResponse(await run_in_threadpool(work), status_code=201)
+        return JSONResponse(await until_gone(request, work, bot_threads), status_code=201)
 
     async def show_game(request):
         game_id = request.path_params["game_id"]
-        return JSONResponse(
-            await run_in_threadpool(with_game, game_id, lambda g: play_response(game_id, g))
-        )
 
-    async def act(request):
-        game_id = request.path_params["game_id"]
-        body = await _json_body(request)
-
-        def work(game):
-            play_move(game, body)
+        def work(game, stop):
+            game.advance(stop)  # the bots' moves of a request whose client left
             return play_response(game_id, game)
 
-        return JSONResponse(await run_in_threadpool(with_game, game_id, work))
+        return JSONResponse(
+            await until_gone(request, lambda stop: with_game(game_id, work, stop), bot_threads)
+        )
+
+    async def move(request):
+        game_id = request.path_params["game_id"]
+        body = await read_json(request)
+
+        def work(game, stop):
+            play_move(game, body, stop)
+            return play_response(game_id, game)
+
+        return JSONResponse(
+            await until_gone(request, lambda stop: with_game(game_id, work, stop), bot_threads)
+        )
 
     async def record(request):
         game_id = request.path_params["game_id"]
-        return JSONResponse(await run_in_threadpool(with_game, game_id, game_record))
+        return JSONResponse(
+            await run_in_threadpool(with_game, game_id, lambda g, _: game_record(g), None)
+        )
 
     async def replay_file(request):
-        body = await _json_body(request)
+        body = await read_json(request)
         return JSONResponse(await run_in_threadpool(replay_upload, body))
 
-    def with_store(work):
-        with open_store(db) as store:
-            return work(store)
-
     async def store_info(request):
-        def work():
-            if db is None or not os.path.isfile(db):
-                return {"db": db, "matches": []}
-            return with_store(lambda store: {"db": db, "matches": stored_matches(store)})
-
-        return JSONResponse(await run_in_threadpool(work))
+        if not league_store.exists():
+            return JSONResponse({"db": db, "matches": []})
+        matches = await league_store.read(stored_matches, key="matches")
+        return JSONResponse({"db": db, "matches": matches})
 
     async def store_games(request):
         match_id = request.path_params["match_id"]
@@ -504,30 +556,18 @@ def create_app(db: str | None = DEFAULT_DB, games=None):
                     "final_scores": r.final_scores,
                     "moves": len(r.actions),
                 }
-                for k, r in enumerate(_match_records(store, match_id))
+                for k, r in enumerate(match_records(store, match_id))
             ]
 
-        return JSONResponse(await run_in_threadpool(with_store, work))
+        return JSONResponse(await league_store.read(work, key=("games", match_id)))
 
     async def store_replay(request):
         match_id, number = request.path_params["match_id"], request.path_params["game"]
+        first = _query_int(request, "first", MAX_RECORD_ACTIONS)
+        (game,) = await league_store.read(lambda store: match_records(store, match_id, [number]))
+        return JSONResponse(await run_in_threadpool(replay_record, game, first))
 
-        def work(store):
-            return replay_record(_match_records(store, match_id, [number])[0])
-
-        return JSONResponse(await run_in_threadpool(with_store, work))
-
-    def _group(request):
-        try:
-            return int(request.query_params.get("group", "0"))
-        except ValueError:
-            raise ApiError(
-                400, f"group must be an int, got {request.query_params['group']!r}"
-            ) from None
-
-    async def league(request):
-        number = _group(request)
-
+    def league_data(number):
         def work(store):
             groups, board = league_board(store, number)
             return {
@@ -535,31 +575,47 @@ def create_app(db: str | None = DEFAULT_DB, games=None):
                 "groups": groups,
                 "group": number,
                 "board": board.to_dict(),
+                "text": {
+                    "players": [ranking_cells(p) for p in board.players],
+                    "head_to_head": [list(map(share_cell, row)) for row in board.head_to_head],
+                },
                 "matches": stored_matches(store),
+                "_board": board,
             }
 
-        return JSONResponse(await run_in_threadpool(with_store, work))
+        return league_store.read(work, key=("league", number))
+
+    async def league(request):
+        data = await league_data(_query_int(request, "group", 1 << 20))
+        return JSONResponse({k: v for k, v in data.items() if k != "_board"})
 
     async def league_plot(request):
-        number = _group(request)
+        number = _query_int(request, "group", 1 << 20)
+        board = (await league_data(number))["_board"]
 
-        def work(store):
-            figure = leaderboard_figure(league_board(store, number)[1])
+        def draw(store):
+            figure = leaderboard_figure(board)
             png = io.BytesIO()
             figure.savefig(png, format="png", dpi=90)
             return png.getvalue()
 
-        return Response(await run_in_threadpool(with_store, work), media_type="image/png")
+        return Response(await league_store.read(draw, key=("plot", number)), media_type="image/png")
 
     async def close_game(request):
         games.close(request.path_params["game_id"])
         return JSONResponse({"closed": request.path_params["game_id"]})
 
     async def api_error(request, error):
-        return JSONResponse({"error": error.message}, status_code=error.status)
+        return error_response(error.status, error.message)
 
     async def http_error(request, error):
-        return JSONResponse({"error": error.detail}, status_code=error.status_code)
+        return error_response(error.status_code, error.detail)
+
+    async def gone(request, error):
+        return error_response(400, "the client disconnected")
+
+    async def server_error(request, error):
+        return error_response(500, f"internal error ({type(error).__name__}); see the server log")
 
     routes = [
         Route("/", home),
@@ -567,7 +623,7 @@ def create_app(db: str | None = DEFAULT_DB, games=None):
         Route("/api/games", create_game, methods=["POST"]),
         Route("/api/games/{game_id}", show_game, methods=["GET"]),
         Route("/api/games/{game_id}", close_game, methods=["DELETE"]),
-        Route("/api/games/{game_id}/actions", act, methods=["POST"]),
+        Route("/api/games/{game_id}/actions", move, methods=["POST"]),
         Route("/api/games/{game_id}/record", record),
         Route("/api/replays", replay_file, methods=["POST"]),
         Route("/api/store", store_info),
@@ -580,18 +636,74 @@ def create_app(db: str | None = DEFAULT_DB, games=None):
     ]
     app = Starlette(
         routes=routes,
-        exception_handlers={ApiError: api_error, HTTPException: http_error},
-        middleware=[Middleware(GZipMiddleware, minimum_size=2048)],
-        max_body_size=MAX_BODY_BYTES,
+        exception_handlers={
+            ApiError: api_error,
+            HTTPException: http_error,
+            ClientDisconnect: gone,
+            Exception: server_error,
+        },
+        middleware=[
+            Middleware(SameOrigin, hosts=hosts, any_ip=any_ip),
+            Middleware(GZipMiddleware, minimum_size=2048),
+        ],
     )
     app.state.games = games
     app.state.db = db
+    app.state.gate = gate
+    app.state.bot_threads = bot_threads
     return app
 
 
-def serve(db: str | None = DEFAULT_DB, host="127.0.0.1", port=8000):
-    """Run the page at http://host:port/ until Ctrl-C (uvicorn)."""
+def _query_int(request, name, high):
+    text = request.query_params.get(name, "0")
+    if not text.isdigit() or len(text) > 12 or int(text) > high:
+        raise ApiError(400, f"{name} must be an int 0..{high}, got {text[:40]!r}")
+    return int(text)
+
+
+# -------------------------------------------------------------------- serve
+def serve(
+    db: str | None = DEFAULT_DB,
+    host="127.0.0.1",
+    port=8000,
+    policy_dirs=None,
+    allow_specs=(),
+    public=False,
+):
+    """Run the page at http://host:port/ until Ctrl-C (uvicorn).
+
+    policy_dirs: the directories of the policy files offered (None: the shipped
+    ``agents/pretrained/``); allow_specs: specs the operator allows as written;
+    public: serve a non-loopback address (then only the built-in bots and the
+    shipped policy files are offered). Raises ValueError (one line) for a bad
+    combination, OSError when the address cannot be listened on.
+    """
     import uvicorn
 
-    print(f"Ghost Hand Euchre page: http://{host}:{port}/  (Ctrl-C stops)")
-    uvicorn.run(create_app(db), host=host, port=port, log_level="warning")
+    loopback = is_loopback(host)
+    if not loopback and not public:
+        raise ValueError(
+            f"--host {host} is reachable from other machines and the page has no login; "
+            "add --public to serve it anyway (only the built-in bots are then offered)"
+        )
+    if public and (policy_dirs or allow_specs):
+        raise ValueError(
+            "--public offers the built-in bots only: drop --policy-dir and --allow-spec"
+        )
+    gate = SpecGate(policy_dirs or (PRETRAINED_DIR,), allow_specs)
+    hosts = {*LOOPBACK_NAMES, host.lower()}
+    if public:
+        hosts |= {socket.gethostname().lower(), socket.getfqdn().lower()}
+    wildcard = host in ("0.0.0.0", "::")
+    app = create_app(db, gate=gate, hosts=hosts, any_ip=wildcard)
+    sock = listen(host, port)
+    port = sock.getsockname()[1]  # port 0: the one the system chose
+    shown = f"[{host}]" if ":" in host else host
+    if public:
+        print(
+            f"WARNING: serving {host}:{port} to other machines: anyone who reaches it can play "
+            "and read the league store (no login)",
+            flush=True,
+        )
+    print(f"Ghost Hand Euchre page: http://{shown}:{port}/  (Ctrl-C stops)", flush=True)
+    uvicorn.Server(serve_config(app)).run(sockets=[sock])

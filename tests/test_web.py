@@ -9,7 +9,7 @@ import weakref
 
 import numpy as np
 import pytest
-from starlette.testclient import TestClient
+from web_helpers import assert_error, web_client
 
 from arena.league import leaderboard
 from arena.store import Store
@@ -43,7 +43,7 @@ def store(clock):
 
 @pytest.fixture
 def client(store):
-    return TestClient(create_app(db=None, games=store))
+    return web_client(create_app(db=None, games=store))
 
 
 def new_game(client, **body):
@@ -76,14 +76,6 @@ def engine_replay(records_file):
         game.step(state, np.array([action]))
     assert state.player[0] == -1  # over
     return state.scores[0].tolist()
-
-
-def assert_error(response, status, *words):
-    assert response.status_code == status, response.text
-    message = response.json()["error"]
-    assert "\n" not in message
-    for word in words:
-        assert word in message, message
 
 
 # ---------------------------------------------------------------- play
@@ -302,7 +294,7 @@ def test_load_script_plays_concurrent_games_to_the_end_and_loses_none():
 # ------------------------------------------------------- watch and league
 @pytest.fixture
 def league_client(league_db):
-    return TestClient(create_app(db=league_db))
+    return web_client(create_app(db=league_db))
 
 
 def test_a_finished_game_is_replayed_position_by_position(client):
@@ -369,7 +361,7 @@ def test_leaderboard_table_and_plot_come_from_the_store(league_client, league_db
 
 def test_a_missing_store_is_reported_and_not_created(tmp_path):
     path = tmp_path / "none.sqlite"
-    client = TestClient(create_app(db=str(path)))
+    client = web_client(create_app(db=str(path)))
     assert client.get("/api/store").json()["matches"] == []
     assert_error(client.get("/api/leaderboard"), 404, "no league store", "--league")
     assert_error(client.get("/api/store/matches/1/games"), 404, "no league store")

@@ -29,7 +29,8 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from arena.league import leaderboard
 from arena.store import Store
-from arena.web import create_app, league_groups
+from arena.web import create_app
+from arena.web_league import league_groups
 from ghost_euchre_env import dealing
 from ghost_euchre_env.ghost import GhostEuchre
 
@@ -139,6 +140,15 @@ def test_a_person_plays_a_whole_deal_against_two_heuristics_then_watches_it(serv
         disabled = {int(b.get_attribute("data-action")) for b in buttons if not b.is_enabled()}
         assert enabled == legal
         assert disabled and not disabled & legal
+        names = [e.text for e in browser.find_elements(By.CSS_SELECTOR, ".seat .seat-name b")]
+        seats = {
+            int(e.get_attribute("data-seat")): e.text
+            for e in browser.find_elements(By.CSS_SELECTOR, ".seat")
+        }
+        for slot in browser.find_elements(By.CSS_SELECTOR, "#table .trick .slot"):  # who played it
+            seat = int(slot.get_attribute("data-seat"))
+            assert slot.find_element(By.CLASS_NAME, "slot-name").text in seats[seat]
+            assert slot.find_element(By.CLASS_NAME, "slot-name").text in names
         if clicks == 5:  # mid-deal: cards on the table, a trick or two taken
             screenshot(browser, "play")
         choice = int(rng.choice(sorted(legal)))
@@ -158,6 +168,8 @@ def test_a_person_plays_a_whole_deal_against_two_heuristics_then_watches_it(serv
     browser.find_element(By.ID, "watch-link").click()
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#board[data-step='0']"))
     assert browser.find_element(By.ID, "position").text == f"position 0 of {len(moves)}"
+    match = browser.find_element(By.ID, "match")  # the league selector names no game of its own
+    wait.until(lambda d: Select(match).first_selected_option.get_attribute("value") == "")
     assert len(browser.find_elements(By.CSS_SELECTOR, ".seat .hand-row")) == 3
     assert not browser.find_element(By.ID, "prev").is_enabled()
     for _ in range(3):
@@ -187,6 +199,26 @@ def test_the_leaderboard_shows_the_store(server, browser, league):
     assert [r.find_elements(By.TAG_NAME, "td")[1].text for r in rows] == [
         p["name"] for p in board.players
     ]
+    data = get_json(server + "/api/leaderboard")  # the numbers as the command line prints them
+    cells = [c.text for c in browser.find_elements(By.CSS_SELECTOR, "table.head td")]
+    assert cells == [cell for row in data["text"]["head_to_head"] for cell in row]
+    rates = [r.find_elements(By.TAG_NAME, "td")[6].text.split(" ")[0] for r in rows]
+    assert rates == [t["win_rate"] for t in data["text"]["players"]]
     plot = browser.find_element(By.ID, "plot")
     wait.until(lambda d: d.execute_script("return arguments[0].naturalWidth", plot) > 0)
     screenshot(browser, "leaderboard")
+
+
+def test_watch_selectors_name_the_stored_game_on_screen(server, browser):
+    match = get_json(server + "/api/store")["matches"][-1]["id"]  # not the first one listed
+    browser.get(f"{server}/watch?match={match}&stored=3")
+    wait = WebDriverWait(browser, WAIT_S)
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#board[data-step='0']"))
+
+    def shown(d):
+        chosen = [
+            Select(d.find_element(By.ID, k)).first_selected_option for k in ("match", "stored-game")
+        ]
+        return [c.get_attribute("value") for c in chosen] == [str(match), "3"]
+
+    wait.until(shown)

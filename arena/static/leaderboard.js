@@ -2,7 +2,6 @@
 import { api, el, showError } from "/static/table.js";
 
 const $ = (id) => document.getElementById(id);
-const percent = (x) => `${(100 * x).toFixed(1)}%`;
 
 function groupLabel(g) {
   const rules = Object.entries(g.rules).map(([k, v]) => `${k}=${v}`).join(", ");
@@ -18,22 +17,24 @@ function show(data) {
   $("ranking").replaceChildren(el("table", { class: "ranking" },
     el("tr", {}, ["rank", "player", "rating mu ± sigma", "ordinal", "games", "wins", "win rate [95% CI]", "points / deal"]
       .map((h) => el("th", { text: h }))),
-    board.players.map((p) => el("tr", { "data-rank": p.rank },
-      el("td", { class: "num", text: p.rank }),
-      el("td", { text: p.name }),
-      el("td", { class: "num", text: `${p.mu.toFixed(1)} ± ${p.sigma.toFixed(2)}` }),
-      el("td", { class: "num", text: p.ordinal.toFixed(1) }),
-      el("td", { class: "num", text: p.games }),
-      el("td", { class: "num", text: p.wins }),
-      el("td", { class: "num", text: `${percent(p.win_rate)} [${percent(p.win_rate_ci95[0])}, ${percent(p.win_rate_ci95[1])}]` }),
-      el("td", { class: "num", text: (p.points_per_deal >= 0 ? "+" : "") + p.points_per_deal.toFixed(3) })))));
+    board.players.map((p, i) => {
+      const t = data.text.players[i]; // the numbers as the command line prints them (arena.report)
+      return el("tr", { "data-rank": p.rank },
+        el("td", { class: "num", text: p.rank }),
+        el("td", { text: p.name }),
+        el("td", { class: "num", text: `${t.mu} ± ${t.sigma}` }),
+        el("td", { class: "num", text: t.ordinal }),
+        el("td", { class: "num", text: p.games }),
+        el("td", { class: "num", text: p.wins }),
+        el("td", { class: "num", text: `${t.win_rate} [${t.win_rate_lo}, ${t.win_rate_hi}]` }),
+        el("td", { class: "num", text: t.points_per_deal }));
+    })));
   $("head").replaceChildren(el("table", { class: "head" },
     el("tr", {}, el("th", { text: "ahead of →" }), board.players.map((p) => el("th", { class: "num", text: p.rank }))),
     board.players.map((p, i) => el("tr", {},
       el("th", { text: `${p.rank}. ${p.name}` }),
-      board.head_to_head[i].map((share, j) => el("td", {
-        class: "num", text: share === null ? "–" : `${Math.round(100 * share)}%`,
-        title: `${board.head_to_head_games[i][j]} games met`,
+      data.text.head_to_head[i].map((cell, j) => el("td", {
+        class: "num", text: cell, title: `${board.head_to_head_games[i][j]} games met`,
       }))))));
   $("plot").src = `/api/leaderboard/plot.png?group=${data.group}`;
   const group = data.groups[data.group];

@@ -74,7 +74,8 @@ function show(response) {
     : el("span", { class: "muted", text: "none yet" }));
   $("moves").replaceChildren(moveList(response.moves.slice().reverse(), names));
   $("history").replaceChildren(historyTable(response.history, names, view.variant));
-  $("game-info").textContent = `${view.variant}, seed ${response.seed}, ${view.episode === "deal" ? "one deal" : `to ${view.rules.target_score} points`} · game ${response.id}`;
+  const seed = response.seed === undefined ? "seed shown at the end" : `seed ${response.seed}`;
+  $("game-info").textContent = `${view.variant}, ${seed}, ${view.episode === "deal" ? "one deal" : `to ${view.rules.target_score} points`} · game ${response.id}`;
   if (view.over) {
     const labels = view.variant === "ghost" ? names : ["team A (seats 0, 2)", "team B (seats 1, 3)"];
     $("status").textContent = view.truncated ? "Game cut at the deal limit." : "Game over.";

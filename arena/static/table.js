@@ -85,13 +85,17 @@ function centerBox(view, bottom) {
   const n = view.seats.length;
   const trick = el("div", { class: "trick" });
   for (const play of view.trick.cards) {
-    trick.append(el("div", { class: `slot pos-${position(play.seat, bottom, n)}` }, cardNode(play.card)));
+    trick.append(el("div", { class: `slot pos-${position(play.seat, bottom, n)}`, "data-seat": play.seat },
+      cardNode(play.card), el("div", { class: "slot-name", text: view.seats[play.seat].name })));
   }
   const info = [];
   if (view.variant === "ghost") {
     if (view.contract) {
       const who = view.seats[view.contract.declarer].name;
-      info.push(el("div", { class: "contract", text: `${who} bid ${view.contract.bid}, trump ${view.contract.trump || "not named yet"}` }));
+      const text = view.phase === "auction"
+        ? `high bid so far: ${who}, ${view.contract.bid}`
+        : `${who} bid ${view.contract.bid}, trump ${view.contract.trump || "not named yet"}`;
+      info.push(el("div", { class: "contract", text }));
     }
     const g = view.ghost;
     const label = g.taken_by === null ? "ghost hand (face down)" : `dead hand (${view.seats[g.taken_by].name} took the ghost hand)`;

@@ -1,0 +1,322 @@
+"""The web page's HTTP edge: what a request must be before any route of :mod:`arena.web` runs.
+
+- :class:`SameOrigin` (ASGI middleware): the ``Host`` header must name this
+  server (its bound address or a loopback name: a foreign name is DNS
+  rebinding), an ``Origin`` must be the page's own and ``Sec-Fetch-Site`` on
+  ``/api/`` must not say another site, and a request with a body (POST, PUT,
+  PATCH) must say ``Content-Type: application/json`` (a cross-site form or
+  ``text/plain`` post needs no CORS preflight; this one does). Every response
+  gets ``X-Content-Type-Options: nosniff`` and ``X-Frame-Options: DENY``.
+- :func:`read_json`: a body of at most ``MAX_BODY_BYTES``, JSON nested at most
+  ``MAX_JSON_DEPTH`` deep, integers of at most ``MAX_INT_DIGITS`` digits, no
+  NaN or Infinity, no lone surrogate in any string.
+- :func:`error_response`: every error is ``{"error": "one line"}``, at most
+  ``MAX_ERROR_CHARS`` characters, whatever it quotes.
+- :func:`until_gone`: a route's work in a worker thread, told to stop (a
+  ``threading.Event``) once the client has disconnected.
+- :func:`serve_config`, :func:`listen`: the uvicorn settings of the page and
+  its listening socket; :func:`guarded_protocol`: uvicorn's h11 protocol with a deadline for each
+  whole request to arrive (uvicorn times out idle keep-alive connections only,
+  not a connection that never finishes its first request), a cap on open
+  connections (beyond it: a JSON 503), and JSON for the 400 of a malformed request.
+"""
+
+import functools
+import ipaddress
+import json
+import socket
+import threading
+
+import anyio
+import h11
+import uvicorn
+from starlette.datastructures import Headers
+from starlette.responses import JSONResponse
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+MAX_BODY_BYTES = 1 << 20
+MAX_JSON_DEPTH = 32
+MAX_INT_DIGITS = 30
+MAX_ERROR_CHARS = 300
+BODY_METHODS = ("POST", "PUT", "PATCH")
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+
+
+class ApiError(Exception):
+    """A request the API refuses: HTTP ``status`` and a one-line ``message``."""
+
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def one_line(message):
+    """``message`` as one line of at most MAX_ERROR_CHARS characters, encodable as UTF-8."""
+    text = " ".join(str(message).split())
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text if len(text) <= MAX_ERROR_CHARS else text[: MAX_ERROR_CHARS - 3] + "..."
+
+
+def error_response(status, message):
+    """The JSON error response: ``{"error": one_line(message)}`` with HTTP ``status``."""
+    return JSONResponse({"error": one_line(message)}, status_code=status)
+
+
+# --------------------------------------------------------------------- bodies
+def _bounded_int(text):
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INT_DIGITS:
+        raise ValueError(f"an integer of {digits} digits (at most {MAX_INT_DIGITS})")
+    return int(text)
+
+
+def _no_constant(name):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def parse_json(raw):
+    """The JSON value of the bytes ``raw`` (b"": {}), checked as the module docstring says (ApiError 400)."""
+    if not raw:
+        return {}
+    try:
+        value = json.loads(raw, parse_int=_bounded_int, parse_constant=_no_constant)
+    except RecursionError:
+        raise ApiError(400, f"request body nests deeper than {MAX_JSON_DEPTH} levels") from None
+    except ValueError as error:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise ApiError(400, f"request body is not valid JSON: {error}") from None
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_JSON_DEPTH:
+            raise ApiError(400, f"request body nests deeper than {MAX_JSON_DEPTH} levels")
+        if isinstance(item, dict):
+            stack.extend((k, depth + 1) for k in item)
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+        elif isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ApiError(400, "request body holds a lone surrogate in a string") from None
+    return value
+
+
+async def read_json(request):
+    """The checked JSON body of ``request`` (ApiError 413 when over MAX_BODY_BYTES, 400 if bad)."""
+    length = request.headers.get("content-length", "")
+    too_large = ApiError(413, f"request body over {MAX_BODY_BYTES} bytes")
+    if length and (not length.isdigit() or len(length) > 12 or int(length) > MAX_BODY_BYTES):
+        raise too_large
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise too_large
+        chunks.append(chunk)
+    return parse_json(b"".join(chunks))
+
+
+# ------------------------------------------------------------------- origins
+def _host_name(host):
+    """'127.0.0.1:8000' -> '127.0.0.1', '[::1]:8000' -> '::1', lower case."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1 : host.find("]")] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+class SameOrigin:
+    """ASGI middleware: refuse foreign hosts, cross-site requests and non-JSON bodies (module docstring).
+
+    hosts: the host names (no port) the ``Host`` header may carry; any_ip: any IP
+    literal is accepted too (a server bound to every interface).
+    """
+
+    def __init__(self, app, hosts=LOOPBACK_NAMES, any_ip=False):
+        self.app = app
+        self.hosts = {h.lower() for h in hosts}
+        self.any_ip = any_ip
+
+    def refusal(self, scope):
+        """(status, message) refusing the request of ``scope``, or None to serve it."""
+        headers = Headers(scope=scope)
+        host = headers.get("host", "")
+        name = _host_name(host)
+        if name not in self.hosts and not (self.any_ip and _is_ip(name)):
+            return (
+                400,
+                f"Host {host[:80]!r} is not this server's address; open the page by its address",
+            )
+        origin = headers.get("origin")
+        if (
+            origin is not None
+            and origin.lower() != f"{scope.get('scheme', 'http')}://{host}".lower()
+        ):
+            return 403, f"cross-origin request refused: Origin {origin[:80]!r} is not this page"
+        site = headers.get("sec-fetch-site", "")
+        if scope["path"].startswith("/api/") and site in ("cross-site", "same-site"):
+            return 403, f"cross-site request refused (Sec-Fetch-Site: {site})"
+        media = headers.get("content-type", "").split(";")[0].strip().lower()
+        if scope["method"] in BODY_METHODS and media != "application/json":
+            return 415, f"a {scope['method']} body must be Content-Type: application/json"
+        return None
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            if scope["type"] == "lifespan":
+                await self.app(scope, receive, send)
+            return
+        refused = self.refusal(scope)
+        if refused is not None:
+            await error_response(*refused)(scope, receive, send)
+            return
+
+        async def send_guarded(message):
+            if message["type"] == "http.response.start":
+                message["headers"] = [
+                    *message.get("headers", []),
+                    (b"x-content-type-options", b"nosniff"),
+                    (b"x-frame-options", b"DENY"),
+                ]
+            await send(message)
+
+        await self.app(scope, receive, send_guarded)
+
+
+def _is_ip(name):
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+# ------------------------------------------------------------------ requests
+async def until_gone(request, work, limiter=None):
+    """``work(stop)`` in a worker thread (``limiter``: an anyio CapacityLimiter); its result.
+
+    stop: a threading.Event set as soon as the server sees the client disconnect
+    (call this once the request's body has been read: what the client sends
+    after it is its hang-up); work is expected to return early then.
+    """
+    stop = threading.Event()
+
+    async def watch():
+        while (await request.receive())["type"] != "http.disconnect":
+            pass
+        stop.set()
+
+    result, failure = None, None
+    async with anyio.create_task_group() as group:
+        group.start_soon(watch)
+        try:
+            result = await anyio.to_thread.run_sync(functools.partial(work, stop), limiter=limiter)
+        except Exception as error:  # noqa: BLE001 (raised below, outside the task group's wrapping)
+            failure = error
+        group.cancel_scope.cancel()
+    if failure is not None:
+        raise failure
+    return result
+
+
+# ------------------------------------------------------------------ uvicorn
+async def _busy(scope, receive, send):
+    await error_response(503, "the server has too many connections open; try again shortly")(
+        scope, receive, send
+    )
+
+
+def guarded_protocol(request_timeout_s=10.0, max_connections=100):
+    """A uvicorn ``http=`` protocol class: h11 with the request deadline and connection cap above.
+
+    request_timeout_s: seconds for a whole request (headers and body) to arrive,
+    counted from the connection or from the previous response; max_connections:
+    connections open at once, beyond which a request gets a JSON 503 and its
+    connection is closed.
+    """
+
+    class GuardedH11Protocol(H11Protocol):
+        deadline = None
+
+        def connection_made(self, transport):
+            super().connection_made(transport)
+            if len(self.connections) > max_connections:
+                self.app = _busy
+            self._arm()
+
+        def on_response_complete(self):
+            super().on_response_complete()
+            self._arm()
+
+        def connection_lost(self, exc):
+            if self.deadline is not None:
+                self.deadline.cancel()
+            super().connection_lost(exc)
+
+        def _arm(self):
+            if self.deadline is not None:
+                self.deadline.cancel()
+            self.deadline = self.loop.call_later(request_timeout_s, self._expire)
+
+        def _expire(self):
+            receiving = self.conn.their_state in (h11.IDLE, h11.SEND_BODY)
+            if receiving and not self.transport.is_closing():
+                self.transport.close()
+
+        def send_400_response(self, msg):
+            body = json.dumps({"error": one_line(f"invalid HTTP request: {msg}")}).encode()
+            headers = [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"connection", b"close"),
+            ]
+            for event in (
+                h11.Response(status_code=400, headers=headers, reason=b"Bad Request"),
+                h11.Data(data=body),
+                h11.EndOfMessage(),
+            ):
+                self.transport.write(self.conn.send(event))
+            self.transport.close()
+
+    return GuardedH11Protocol
+
+
+def is_loopback(host):
+    """True if ``host`` names this machine only (127.0.0.0/8, ::1, localhost)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def listen(host, port):
+    """A listening TCP socket on host:port (OSError when it cannot be had, e.g. the port in use)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # IPPROTO_TCP named: asyncio sets TCP_NODELAY only on sockets that say so (else Nagle's
+    # algorithm holds each response's body for the client's delayed ACK, about 40 ms)
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def serve_config(app, request_timeout_s=10.0, max_connections=100):
+    """The uvicorn Config of the page: h11 with a request deadline and a connection cap
+    (:func:`arena.web_http.guarded_protocol`), 5 s keep-alive, 8 kB of headers at most."""
+    return uvicorn.Config(
+        app,
+        http=guarded_protocol(request_timeout_s, max_connections),
+        timeout_keep_alive=5,
+        h11_max_incomplete_event_size=8192,
+        limit_concurrency=4 * max_connections,  # uvicorn's own cap, behind ours
+        log_level="warning",
+    )
