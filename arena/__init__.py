@@ -2,7 +2,8 @@
 
 - :mod:`arena.match`: duplicate-deal matches on the batched engine (``run_match``,
   ``MatchResult``, ``seatings``, per-player statistics, interactive play).
-- :mod:`arena.stats`: Wilson and clustered win-rate intervals, OpenSkill ratings.
+- :mod:`arena.stats`: Wilson and clustered win-rate intervals, ratings (OpenSkill game by
+  game in a match, a Plackett-Luce fit over a league's stored matches).
 - :mod:`arena.report`: a match as a text table, JSON, CSV and a PNG.
 - :mod:`arena.files`: ``write_atomic``, the one atomic file write of the project.
 - :mod:`arena.web`: the local web page (play, watch, leaderboard) over

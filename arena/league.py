@@ -10,26 +10,28 @@ interrupted league resumes where it stopped. The players of a match are put
 in a canonical order (sorted specs; classic: partners sorted, then teams), so
 the order of the specs on the command line does not matter.
 
-:func:`leaderboard` reads every stored game of one variant, episode and rules
-set and ranks the players:
+:func:`leaderboard` ranks the players of every stored match of one variant,
+episode and rules set. It reads the summaries the store keeps per match (how
+many games ended in each finishing order; each position's games, wins, points,
+deals and per-sequence win sums), never the games themselves, so its cost grows
+with the players and matches, not with the games (about 3 ms for the README's
+league; ``benchmarks/leaderboard_scaling.py``):
 
-- **rating**: OpenSkill Plackett-Luce (:func:`arena.stats.openskill_ratings`)
-  fitted over all those games: with no skill drift (tau = 0: a bot, and a
-  checkpoint file, plays the same in every game), the games rated in
-  ``RATING_ORDERS`` seeded random orders of a canonical order (by game index,
-  then match key) and mu and sigma averaged, so the fit depends only on which
-  games are stored, hardly on the order of rating (one order alone moves mu by
-  about 2 points in the README's league) and not at all on when they were
-  played; rank by ordinal = mu - 3 sigma;
+- **rating**: a Plackett-Luce fit over all those matches at once
+  (:func:`arena.stats.plackett_luce_ratings`: the maximum of the posterior of
+  OpenSkill's model with no skill drift, a bot or a checkpoint file playing the
+  same in every game). It depends only on which games are stored (the count of
+  each finishing order of each line-up), not on any order of rating them; rank
+  by ordinal = mu - 3 sigma;
 - games, wins, **win rate** with its 95% interval (clustered by deal sequence
-  of each match, :func:`arena.stats.clustered_win_ci`), **points per deal**;
+  of each match, :func:`arena.stats.win_ci_from_sums`), **points per deal**;
 - **head to head**: for players i and j, the share of the games in which they
   met as opponents that i finished ahead of j (ties count half).
 
 The leaderboard's JSON schema (``Leaderboard.to_dict()``)::
 
     {"schema": "ghost-euchre-leaderboard-v1", "variant", "episode", "rules",
-     "matches": int, "games": int, "rating_model": "openskill-plackett-luce",
+     "matches": int, "games": int, "rating_model": "plackett-luce-map",
      "players": [{"rank", "name", "spec", "content_hash", "mu", "sigma", "ordinal",
                   "games", "wins", "win_rate", "win_rate_ci95": [lo, hi],
                   "points_per_deal", "deals"}, ...],            (best first)
@@ -46,12 +48,11 @@ import numpy as np
 
 from agents.specs import make_policy
 from arena.match import make_game, match_teams, run_match, seatings
-from arena.stats import RATING_MODEL, clustered_win_ci, openskill_ratings
+from arena.stats import FIT_RATING_MODEL, plackett_luce_ratings, win_ci_from_sums
 from arena.store import code_version, match_key, player_identity
 from ghost_euchre_env.classic import SEAT_TEAM
 
 LEADERBOARD_SCHEMA = "ghost-euchre-leaderboard-v1"
-RATING_ORDERS = 8  # orders of the games averaged in the rating fit
 
 
 def league_matches(specs, variant="ghost"):
@@ -170,7 +171,7 @@ class Leaderboard:
             "rules": self.rules,
             "matches": self.matches,
             "games": self.games,
-            "rating_model": RATING_MODEL,
+            "rating_model": FIT_RATING_MODEL,
             "players": self.players,
             "head_to_head": self.head_to_head,
             "head_to_head_games": self.head_to_head_games,
@@ -182,120 +183,103 @@ class Leaderboard:
 
 
 def leaderboard(store, variant="ghost", episode="game", rules=None, players=None):
-    """The :class:`Leaderboard` of every stored game of ``variant``, ``episode`` and ``rules``.
+    """The :class:`Leaderboard` of every stored match of ``variant``, ``episode`` and ``rules``.
 
-    Ratings are fitted over all those games; ``players`` (specs) limits the
-    rows to those players (default: everyone in those games). Raises ValueError
-    when no match is stored for these rules.
+    Read from the matches' summaries (outcome counts and per-position totals),
+    never their games: the cost grows with players and matches, not games.
+    Ratings are fitted over all those matches; ``players`` (specs) limits the
+    rows to those players (default: everyone in those matches). Raises
+    ValueError when no match is stored for these rules.
     """
     full_rules = dataclasses.asdict(make_game(variant, episode, rules).rules)
-    matches = store.matches(variant, episode, full_rules)
-    if not matches:
+    with store.reading():  # one state of the file, even while a league writes to it
+        outcomes = store.outcomes(variant, episode, full_rules)
+        totals = store.player_totals(variant, episode, full_rules)
+        known = {p["id"]: p for p in store.players()}
+    if outcomes is None:
         raise ValueError(
             f"no {variant} matches (episode {episode}, rules {json.dumps(rules or {})}) "
             f"stored in {store.path!r}"
         )
-    known = {p["id"]: p for p in store.players()}
-    everyone = sorted({pid for m in matches for pid in m["player_ids"]})
+    identity = {pid: (p["spec"], p["content_hash"]) for pid, p in known.items()}
+    everyone = sorted(totals, key=lambda pid: identity[pid])
     column = {pid: k for k, pid in enumerate(everyone)}
-    data = store.games([m["id"] for m in matches])
-    position_to_player = {m["id"]: [column[p] for p in m["player_ids"]] for m in matches}
-    seat_player = np.array(
-        [
-            [position_to_player[int(mid)][pos] for pos in seats]
-            for mid, seats in zip(data["match_id"], data["seats"], strict=True)
-        ],
-        np.int64,
+    column_of = np.zeros(max(everyone) + 1, np.int64)
+    column_of[everyone] = np.arange(len(everyone))
+    position_player = column_of[outcomes["player_ids"]]
+    places, counts = outcomes["places"], outcomes["games"]
+    # rows in an order of their contents alone (players by identity, then places), so that
+    # the fit's floats do not depend on when, or in which order, the matches were stored
+    order = np.lexsort(np.concatenate([position_player, places], axis=1).T[::-1])
+    position_player, places, counts = position_player[order], places[order], counts[order]
+    ratings = plackett_luce_ratings(
+        len(everyone), *match_teams(variant, position_player, -places), counts
     )
-    ratings = _fit_ratings(variant, matches, data, seat_player, len(everyone))
-
-    num_games, num_seats = seat_player.shape
-    seat_of = np.full((num_games, len(everyone)), -1, np.int64)
-    for seat in range(num_seats):
-        seat_of[np.arange(num_games), seat_player[:, seat]] = seat
-    match_index = {m["id"]: k for k, m in enumerate(matches)}
-    cluster = (
-        np.array([match_index[int(m)] for m in data["match_id"]]) * (1 << 32) + data["sequence"]
-    )
-    team = SEAT_TEAM if variant == "classic" else np.arange(num_seats)
-    winner_team = np.where(data["winner_seat"] >= 0, team[np.maximum(data["winner_seat"], 0)], -1)
 
     shown = everyone
     if players is not None:
         wanted = {player_identity(p) for p in players}
-        shown = [
-            pid for pid in everyone if (known[pid]["spec"], known[pid]["content_hash"]) in wanted
-        ]
+        shown = [pid for pid in everyone if identity[pid] in wanted]
     specs = [known[pid]["spec"] for pid in shown]
     rows = []
     for pid in shown:
-        k = column[pid]
-        played = np.flatnonzero(seat_of[:, k] >= 0)
-        seats = seat_of[played, k]
-        won = winner_team[played] == team[seats]
-        deals = int(data["deals"][played].sum())
-        points = int(data["points"][played, seats].sum())
-        lo, hi = clustered_win_ci(won, cluster[played])
-        spec, content_hash = known[pid]["spec"], known[pid]["content_hash"]
+        spec, content_hash = identity[pid]
+        total = totals[pid]
+        seatings = total["games"] // total["sequences"]  # games of each deal sequence
+        lo, hi = win_ci_from_sums(
+            total["games"],
+            total["wins"],
+            total["sequences"],
+            total["wins"] / seatings,
+            total["sequence_wins_squared"] / seatings**2,
+        )
         rows.append(
             {
                 "name": spec if specs.count(spec) == 1 else f"{spec}@{content_hash[:8]}",
                 "spec": spec,
                 "content_hash": content_hash,
-                **ratings[k],
-                "games": len(played),
-                "wins": int(won.sum()),
-                "win_rate": float(won.mean()),
+                **ratings[column[pid]],
+                "games": total["games"],
+                "wins": total["wins"],
+                "win_rate": total["wins"] / total["games"],
                 "win_rate_ci95": [lo, hi],
-                "points_per_deal": points / max(deals, 1),
-                "deals": deals,
+                "points_per_deal": total["points"] / max(total["deals"], 1),
+                "deals": total["deals"],
             }
         )
-    order = sorted(range(len(rows)), key=lambda r: -rows[r]["ordinal"])
-    rows = [dict(rank=rank, **rows[r]) for rank, r in enumerate(order, 1)]
-    ranked = [column[shown[r]] for r in order]
-    share, met = _head_to_head(variant, ranked, seat_of, data["final_scores"])
+    ranking = sorted(range(len(rows)), key=lambda r: -rows[r]["ordinal"])
+    rows = [dict(rank=rank, **rows[r]) for rank, r in enumerate(ranking, 1)]
+    ranked = [column[shown[r]] for r in ranking]
+    share, met = _head_to_head(variant, ranked, len(everyone), position_player, places, counts)
     return Leaderboard(
         variant=variant,
         episode=episode,
         rules=full_rules,
-        matches=len(matches),
-        games=num_games,
+        matches=len(np.unique(outcomes["match_id"])),
+        games=int(counts.sum()),  # a match's order counts add up to its games
         players=rows,
         head_to_head=share,
         head_to_head_games=met,
     )
 
 
-def _fit_ratings(variant, matches, data, seat_player, num_players):
-    """OpenSkill ratings over all games (see the module docstring), tau = 0, averaged over orders."""
-    key_rank = {
-        m["id"]: rank for rank, m in enumerate(sorted(matches, key=lambda m: m["match_key"]))
-    }
-    ranks = np.array([key_rank[int(m)] for m in data["match_id"]])
-    order = np.lexsort((ranks, data["game"]))
-    members, scores = match_teams(variant, seat_player[order], data["final_scores"][order])
-    return openskill_ratings(num_players, members, scores, orders=RATING_ORDERS, tau=0.0)
-
-
-def _head_to_head(variant, columns, seat_of, final_scores):
+def _head_to_head(variant, columns, num_players, position_player, places, counts):
     """(share[i][j] of games i finished ahead of j as opponents, ties half; None if never met,
-    games[i][j] they met as opponents), over player columns ``columns``."""
-    rows = np.arange(len(seat_of))
-    share, met = [], []
-    for a in columns:
-        share_row, met_row = [], []
-        for b in columns:
-            seat_a, seat_b = seat_of[:, a], seat_of[:, b]
-            both = (seat_a >= 0) & (seat_b >= 0) & (a != b)
-            if variant == "classic":
-                both &= SEAT_TEAM[np.maximum(seat_a, 0)] != SEAT_TEAM[np.maximum(seat_b, 0)]
-            score_a = final_scores[rows, np.maximum(seat_a, 0)][both]
-            score_b = final_scores[rows, np.maximum(seat_b, 0)][both]
-            n = int(both.sum())
-            ahead = float((score_a > score_b).sum() + 0.5 * (score_a == score_b).sum())
-            share_row.append(ahead / n if n else None)
-            met_row.append(n)
-        share.append(share_row)
-        met.append(met_row)
-    return share, met
+    games[i][j] they met as opponents), over player columns ``columns``, from outcome rows:
+    position_player, places int[R, S] and counts int[R]."""
+    # partners are positions 0 and 2, 1 and 3 (arena.match.seatings): the seats' pattern
+    team = SEAT_TEAM if variant == "classic" else np.arange(places.shape[1])
+    ahead = np.zeros(num_players * num_players)  # in halves of a game: ties count half
+    met = np.zeros(num_players * num_players, np.int64)
+    for a, b in itertools.permutations(range(places.shape[1]), 2):
+        if team[a] == team[b]:
+            continue
+        pair = position_player[:, a] * num_players + position_player[:, b]
+        halves = 2 * (places[:, a] < places[:, b]) + (places[:, a] == places[:, b])
+        ahead += np.bincount(pair, counts * halves, minlength=num_players * num_players)
+        met += np.bincount(pair, counts, minlength=num_players * num_players).astype(np.int64)
+    ahead, met = ahead.reshape(num_players, num_players), met.reshape(num_players, num_players)
+    share = [
+        [ahead[a, b] / (2 * met[a, b]) if met[a, b] else None for b in columns] for a in columns
+    ]
+    return share, [[int(met[a, b]) for b in columns] for a in columns]

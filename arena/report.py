@@ -263,7 +263,7 @@ def leaderboard_figure(board):
     ratings.errorbar(mu, rows, xerr=3 * sigma, fmt="o", capsize=5, color="tab:blue")
     ratings.set_yticks(rows, names)
     ratings.invert_yaxis()
-    ratings.set_xlabel("OpenSkill rating: mu, bar = ±3 sigma (left end = ordinal)")
+    ratings.set_xlabel("rating (Plackett-Luce fit): mu, bar = ±3 sigma (left end = ordinal)")
     ratings.set_title(f"{board.variant}: {board.matches} matches, {board.games} games")
     ratings.grid(axis="x", alpha=0.3)
     share = np.array([[np.nan if s is None else s for s in row] for row in board.head_to_head])

@@ -18,15 +18,32 @@ Tables (schema version ``SCHEMA_VERSION``, kept in ``schema_version``)::
                                             (JSON lists; classic: the team's, at each
                                             seat), actions = one byte per decision
                                             (ghost_euchre_env.records), NULL if not kept
+    match_outcomes(match_id, outcomes)      per match, how many of its games ended in each
+                                            finishing order, as a JSON object {places:
+                                            games}: places = the place of each position,
+                                            one digit each (1 = first, ties share the
+                                            better place; classic: partners share their
+                                            team's), e.g. {"123": 40, "132": 12, "113": 1}
+    match_totals(match_id, position, games, wins, points, deals, sequences,
+                 sequence_wins_squared)     per match and position: games played and won,
+                                            points scored over the deals dealt, deal
+                                            sequences, and the sum over sequences of the
+                                            square of the wins in each (for the clustered
+                                            interval of :mod:`arena.stats`)
 
-Writes are transactions: :meth:`Store.add_match` writes a match and all its
-games in one (so an interrupted writer loses at most the match it was
-writing), and a match already stored is not written twice. The file is in WAL
+The last two are a match's summaries (:func:`match_aggregates`): a leaderboard
+reads them, never the games (kept for replays). Writes are transactions:
+:meth:`Store.add_match` writes a match, all its games and its summaries in one
+(so an interrupted writer loses at most the match it was writing), and a match
+already stored is not written twice. A file of an older schema version is
+upgraded when opened (version 1 had no summaries: they are computed from its
+games, in one transaction). The file is in WAL
 mode with a busy timeout, so several processes may read and write it at once
 (readers, opening a store included, never wait for a writer nor block it;
 writers take turns).
 """
 
+import contextlib
 import datetime
 import hashlib
 import json
@@ -38,9 +55,11 @@ import time
 import numpy as np
 
 from agents.specs import split_spec
+from arena.stats import places
+from ghost_euchre_env.classic import SEAT_TEAM
 from ghost_euchre_env.records import GameRecord
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 DEFAULT_DB = os.path.join("runs", "league.sqlite")
 BUSY_TIMEOUT_S = 600.0  # how long a writer waits for another one to finish its transaction
 
@@ -87,7 +106,24 @@ CREATE TABLE IF NOT EXISTS games (
     actions BLOB,
     PRIMARY KEY (match_id, game)
 );
+CREATE TABLE IF NOT EXISTS match_outcomes (
+    match_id INTEGER PRIMARY KEY REFERENCES matches (id),
+    outcomes TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS match_totals (
+    match_id INTEGER NOT NULL REFERENCES matches (id),
+    position INTEGER NOT NULL,
+    games INTEGER NOT NULL,
+    wins INTEGER NOT NULL,
+    points INTEGER NOT NULL,
+    deals INTEGER NOT NULL,
+    sequences INTEGER NOT NULL,
+    sequence_wins_squared INTEGER NOT NULL,
+    PRIMARY KEY (match_id, position)
+) WITHOUT ROWID;
 """
+_AGGREGATED = ("seats", "final_scores", "points", "deals", "winner_seat", "sequence")
+TOTALS = ("games", "wins", "points", "deals", "sequences", "sequence_wins_squared")
 
 
 def player_identity(spec):
@@ -116,6 +152,42 @@ def match_key(variant, episode, rules, seed, games, identities):
         [variant, episode, rules_text(rules), int(seed), int(games), [list(i) for i in identities]]
     )
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def match_aggregates(variant, seats, final_scores, points, deals, winner_seat, sequence):
+    """A match's summaries from its games: (outcomes, totals) as stored (schema above).
+
+    Per game g of G, by seat s: seats int[G, S] (position of the player at each
+    seat), final_scores and points int[G, S]; deals, winner_seat (-1 none) and
+    sequence int[G]. Returns outcomes: {places text: games}, sorted by places;
+    totals: [(position, games, wins, points, deals, sequences, sequence_wins_squared)].
+    """
+    seats = np.asarray(seats, np.int64)
+    rows = np.arange(len(seats))[:, None]
+    seat_of = np.argsort(seats, axis=1)  # [G, position]: where each position sat
+    scores = np.asarray(final_scores)[rows, seat_of]
+    orders, counts = np.unique(places(scores), axis=0, return_counts=True)
+    outcomes = {"".join(map(str, o)): int(n) for o, n in zip(orders.tolist(), counts, strict=True)}
+    team = SEAT_TEAM if variant == "classic" else np.arange(seats.shape[1])
+    winner = np.asarray(winner_seat)
+    won = (winner[:, None] >= 0) & (team[np.maximum(winner, 0)][:, None] == team[seat_of])
+    scored = np.asarray(points)[rows, seat_of].sum(axis=0)
+    _, cluster = np.unique(np.asarray(sequence), return_inverse=True)
+    totals = []
+    for position in range(seats.shape[1]):
+        per_sequence = np.bincount(cluster, weights=won[:, position]).astype(np.int64)
+        totals.append(
+            (
+                position,
+                len(seats),
+                int(won[:, position].sum()),
+                int(scored[position]),
+                int(np.asarray(deals).sum()),
+                len(per_sequence),
+                int((per_sequence**2).sum()),
+            )
+        )
+    return outcomes, totals
 
 
 def code_version():
@@ -155,13 +227,13 @@ class Store:
             versions = self._schema_versions()  # a read: opening a store never waits for a writer
             if not versions:  # a new file: create the tables (in a write transaction, once)
                 with self.transaction():
-                    for statement in _SCHEMA.split(";"):  # not executescript: it would commit
-                        if statement.strip():
-                            self.db.execute(statement)
+                    self._create_tables()
                     versions = self._schema_versions()
                     if not versions:
                         self.db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
                         versions = [SCHEMA_VERSION]
+            if len(versions) == 1 and versions[0] < SCHEMA_VERSION:
+                versions = self._upgrade(versions[0])
             if versions != [SCHEMA_VERSION]:
                 raise ValueError(
                     f"store {self.path!r} has schema version {versions}; "
@@ -191,6 +263,49 @@ class Store:
                     raise
                 time.sleep(0.01)
 
+    def _create_tables(self):
+        """The tables of ``_SCHEMA`` that are missing (inside a transaction)."""
+        for statement in _SCHEMA.split(";"):  # not executescript: it would commit
+            if statement.strip():
+                self.db.execute(statement)
+
+    def _upgrade(self, version):
+        """Bring a file of an older schema version to ``SCHEMA_VERSION`` in one transaction;
+        returns the versions then stored. Version 1 -> 2: every match's summaries from its games."""
+        try:
+            with self.transaction():
+                versions = self._schema_versions()  # another process may have upgraded it first
+                if versions != [version]:
+                    return versions
+                self._create_tables()
+                variants = dict(self.db.execute("SELECT id, variant FROM matches"))
+                for match_id, variant in variants.items():
+                    data = self.games([match_id])
+                    if data is None:
+                        raise ValueError(f"match {match_id} has no games")
+                    self._add_aggregates(
+                        match_id, *match_aggregates(variant, *(data[k] for k in _AGGREGATED))
+                    )
+                self.db.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
+        except (sqlite3.DatabaseError, ValueError) as error:  # e.g. read-only, or a bad game row
+            raise ValueError(
+                f"store {self.path!r} has schema version {version}; "
+                f"upgrading it to {SCHEMA_VERSION} failed: {error}"
+            ) from None
+        return [SCHEMA_VERSION]
+
+    def _add_aggregates(self, match_id, outcomes, totals):
+        """Insert a match's :func:`match_aggregates` (inside a transaction)."""
+        self.db.execute(
+            "INSERT INTO match_outcomes (match_id, outcomes) VALUES (?, ?)",
+            (match_id, json.dumps(outcomes)),
+        )
+        self.db.executemany(
+            f"INSERT INTO match_totals (match_id, position, {', '.join(TOTALS)})"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(match_id, *row) for row in totals],
+        )
+
     def _schema_versions(self):
         """The versions in ``schema_version`` ([] when the file has no such table yet)."""
         table = self.db.execute(
@@ -209,13 +324,22 @@ class Store:
     def __exit__(self, *exc):
         self.close()
 
+    @contextlib.contextmanager
+    def reading(self):
+        """A read transaction: the reads inside it see one state of the file (taking no lock
+        that a writer waits for); inside another transaction, that one."""
+        if self.db.in_transaction:
+            yield self.db
+            return
+        self.db.execute("BEGIN")
+        try:
+            yield self.db
+        finally:
+            self.db.execute("COMMIT")
+
     def transaction(self):
         """A write transaction (BEGIN IMMEDIATE ... COMMIT; ROLLBACK on any exception)."""
         return _Transaction(self.db)
-
-    def reading(self):
-        """A read transaction (BEGIN ... COMMIT): every read inside it sees one state of the file."""
-        return _Transaction(self.db, "BEGIN")
 
     def data_version(self):
         """SQLite's ``PRAGMA data_version`` of this connection: it changes when another one commits."""
@@ -241,7 +365,7 @@ class Store:
         return row is not None
 
     def add_match(self, result, key, player_ids, num_envs=None, version=None):
-        """Store a MatchResult and all its games in one transaction; returns its id.
+        """Store a MatchResult, all its games and its summaries in one transaction; returns its id.
 
         key: its :func:`match_key`; player_ids: store ids of ``result.players``
         in order. If the match is already stored (another writer was first),
@@ -249,21 +373,29 @@ class Store:
         """
         summary = result.to_dict()
         actions = result.actions or [None] * len(result.sequence)
-        rows = [
-            (
-                int(result.sequence[g]),
-                f"{int(result.keys[g]):016x}",
-                json.dumps(result.seat_player[g].tolist()),
-                json.dumps(result.final_scores[g].tolist()),
-                json.dumps(result.game_points[g].tolist()),
-                int(result.game_deals[g]),
-                int(result.winner_seat[g]),
-                int(result.truncated[g]),
-                actions[g],
-                g,
-            )
-            for g in range(len(result.sequence))
-        ]
+        rows = zip(  # built before the transaction, so that writers hold the lock briefly
+            result.sequence.tolist(),
+            [f"{k:016x}" for k in result.keys.tolist()],
+            map(json.dumps, result.seat_player.tolist()),
+            map(json.dumps, result.final_scores.tolist()),
+            map(json.dumps, result.game_points.tolist()),
+            result.game_deals.tolist(),
+            result.winner_seat.tolist(),
+            result.truncated.astype(np.int64).tolist(),
+            actions,
+            range(len(result.sequence)),
+            strict=True,
+        )
+        rows = list(rows)
+        aggregates = match_aggregates(
+            result.variant,
+            result.seat_player,
+            result.final_scores,
+            result.game_points,
+            result.game_deals,
+            result.winner_seat,
+            result.sequence,
+        )
         with self.transaction():
             existing = self.db.execute(
                 "SELECT id FROM matches WHERE match_key = ?", (key,)
@@ -300,6 +432,7 @@ class Store:
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(*row, match_id) for row in rows],
             )
+            self._add_aggregates(match_id, *aggregates)
         return match_id
 
     # ------------------------------------------------------------------- reading
@@ -315,20 +448,7 @@ class Store:
         "num_envs", "code_version", "created", "wall_time_s", "decisions",
         "player_ids": [store id by position]}.
         """
-        where, args = [], []
-        for column, value in (("variant", variant), ("episode", episode)):
-            if value is not None:
-                where.append(f"{column} = ?")
-                args.append(value)
-        if rules is not None:
-            where.append("rules = ?")
-            args.append(rules_text(rules))
-        query = (
-            "SELECT id, match_key, variant, episode, rules, seed, games, num_envs, code_version,"
-            " created, wall_time_s, decisions FROM matches"
-        )
-        if where:
-            query += " WHERE " + " AND ".join(where)
+        where, args = self._where(variant, episode, rules)
         columns = [
             "id",
             "match_key",
@@ -343,19 +463,92 @@ class Store:
             "wall_time_s",
             "decisions",
         ]
-        out = []
-        for row in self.db.execute(query + " ORDER BY id", args).fetchall():
+        with self.reading():
+            rows = self.db.execute(
+                f"SELECT {', '.join(columns)} FROM matches{where} ORDER BY id", args
+            ).fetchall()
+            players = self.db.execute(
+                "SELECT match_id, player_id FROM match_players WHERE match_id IN"
+                f" (SELECT id FROM matches{where}) ORDER BY match_id, position",
+                args,
+            ).fetchall()
+        out = {}
+        for row in rows:
             match = dict(zip(columns, row, strict=True))
             match["rules"] = json.loads(match["rules"])
-            match["player_ids"] = [
-                pid
-                for (pid,) in self.db.execute(
-                    "SELECT player_id FROM match_players WHERE match_id = ? ORDER BY position",
-                    (match["id"],),
-                )
-            ]
-            out.append(match)
-        return out
+            out[match["id"]] = dict(match, player_ids=[])
+        for match_id, player_id in players:
+            out[match_id]["player_ids"].append(player_id)
+        return list(out.values())
+
+    def groups(self):
+        """The distinct (variant, episode, rules dict) of the stored matches, in the order of
+        their first match: [{"variant", "episode", "rules"}] (one query, not a pass over matches)."""
+        rows = self.db.execute(
+            "SELECT variant, episode, rules FROM matches"
+            " GROUP BY variant, episode, rules ORDER BY MIN(id)"
+        )
+        return [{"variant": v, "episode": e, "rules": json.loads(r)} for v, e, r in rows]
+
+    def outcomes(self, variant, episode, rules):
+        """The finishing-order counts of the matches of one variant, episode and rules dict.
+
+        Returns {"match_id": int64[R], "player_ids": int64[R, S] (player by
+        position), "places": int64[R, S] (place of each position, 1 = first),
+        "games": int64[R]}, one row per (match, order), in (match id, places)
+        order; None when no match is stored.
+        """
+        where, args = self._where(variant, episode, rules)
+        selected = f" WHERE match_id IN (SELECT id FROM matches{where}) ORDER BY match_id"
+        with self.reading():
+            rows = self.db.execute(
+                f"SELECT match_id, outcomes FROM match_outcomes{selected}", args
+            ).fetchall()
+            lineups = self.db.execute(
+                f"SELECT match_id, player_id FROM match_players{selected}, position", args
+            ).fetchall()
+        if not rows:
+            return None
+        counts = json.loads("[" + ",".join(text for _, text in rows) + "]")  # one parse, not R
+        text = "".join(order for orders in counts for order in orders)
+        digits = np.frombuffer(text.encode("ascii"), np.uint8).astype(np.int64) - 48
+        games = np.array([n for orders in counts for n in orders.values()], np.int64)
+        digits = digits.reshape(len(games), -1)
+        lineup = np.array(lineups, np.int64).reshape(len(rows), digits.shape[1], 2)
+        at = np.repeat(np.arange(len(rows)), [len(orders) for orders in counts])
+        return {
+            "match_id": lineup[at, 0, 0],
+            "player_ids": lineup[at, :, 1],
+            "places": digits,
+            "games": games,
+        }
+
+    def player_totals(self, variant, episode, rules):
+        """Each player's :data:`TOTALS` summed over the matches of one variant, episode and
+        rules dict: {player id: {"games", "wins", "points", "deals", "sequences",
+        "sequence_wins_squared"}} (ints)."""
+        where, args = self._where(variant, episode, rules)
+        sums = ", ".join(f"SUM(t.{column})" for column in TOTALS)
+        rows = self.db.execute(
+            f"SELECT p.player_id, {sums} FROM match_totals t JOIN match_players p"
+            " ON p.match_id = t.match_id AND p.position = t.position WHERE t.match_id IN"
+            f" (SELECT id FROM matches{where}) GROUP BY p.player_id",
+            args,
+        )
+        return {pid: dict(zip(TOTALS, values, strict=True)) for pid, *values in rows}
+
+    @staticmethod
+    def _where(variant, episode, rules):
+        """(' WHERE ...' or '', arguments) selecting matches by variant / episode / rules dict."""
+        where, args = [], []
+        for column, value in (("variant", variant), ("episode", episode)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                args.append(value)
+        if rules is not None:
+            where.append("rules = ?")
+            args.append(rules_text(rules))
+        return (" WHERE " + " AND ".join(where) if where else ""), args
 
     def match_summary(self, match_id):
         """The stored MatchResult.to_dict() of a match."""
@@ -434,12 +627,11 @@ class Store:
 
 
 class _Transaction:
-    def __init__(self, db, begin="BEGIN IMMEDIATE"):
+    def __init__(self, db):
         self.db = db
-        self.begin = begin
 
     def __enter__(self):
-        self.db.execute(self.begin)
+        self.db.execute("BEGIN IMMEDIATE")
         return self.db
 
     def __exit__(self, kind, value, traceback):

@@ -40,12 +40,7 @@ def match_records(store, match_id, games=None):
 
 def league_groups(store):
     """The distinct (variant, episode, rules) of the stored matches, each a leaderboard."""
-    groups = []
-    for m in store.matches():
-        group = {"variant": m["variant"], "episode": m["episode"], "rules": m["rules"]}
-        if group not in groups:
-            groups.append(group)
-    return groups
+    return store.groups()
 
 
 def league_board(store, number):

@@ -1,24 +1,33 @@
 """arena.league and arena.store: incremental leagues, ratings, interruption, concurrent writers, CLI."""
 
+import contextlib
 import csv
 import json
 import multiprocessing
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 from arena import cli as evaluate
 from arena import league as league_module
 from arena import store as store_module
 from arena.league import leaderboard, league_matches, run_league
-from arena.store import SCHEMA_VERSION, Store, player_identity
+from arena.match import match_teams, run_match
+from arena.stats import plackett_luce_ratings
+from arena.store import SCHEMA_VERSION, Store, match_key, player_identity
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+README_DB = os.path.join(ROOT, "docs", "league.sqlite")
+# the README league's leaderboard by the code before schema 2 (OpenSkill over every game,
+# averaged over 8 orders), from docs/league.sqlite at 67ce4ea
+OPENSKILL_BOARD = os.path.join(HERE, "golden", "league_readme_openskill.json")
 STRONG, MIDDLE, WEAK = "heuristic", "league_bots:Blend:random_share=0.5", "random"
 FOURTH = "league_bots:Blend:random_share=0.8"
 RULES = {"target_score": 16}  # shorter games keep the tests fast
@@ -307,3 +316,200 @@ def test_processes_opening_a_new_store_at_the_same_instant_all_get_it(tmp_path):
             opener.join()
         assert [opener.exitcode for opener in openers] == [0, 0]
     assert failures.empty(), failures.get()
+
+
+# ------------------------------------------------------------ ratings from summaries
+@contextlib.contextmanager
+def sql(path):
+    """A plain sqlite3 connection to ``path``: committed, then closed (a copy of the file is then whole)."""
+    db = sqlite3.connect(path)
+    try:
+        with db:
+            yield db
+    finally:
+        db.close()
+
+
+def downgrade_to_version_1(path):
+    """Make ``path`` what schema 1 wrote: the same tables, no per-match summaries."""
+    with sql(path) as db:
+        db.execute("DROP TABLE match_outcomes")
+        db.execute("DROP TABLE match_totals")
+        db.execute("UPDATE schema_version SET version = 1")
+
+
+def summaries(path):
+    with sql(path) as db:
+        return [
+            db.execute(f"SELECT * FROM {table} ORDER BY match_id, 2").fetchall()
+            for table in ("match_outcomes", "match_totals")
+        ]
+
+
+def test_the_fit_ranks_the_readme_league_as_openskill_over_every_game_did(tmp_path):
+    path = tmp_path / "league.sqlite"
+    shutil.copy(README_DB, path)
+    with Store(path) as store:
+        board = leaderboard(store)
+    with open(OPENSKILL_BOARD) as handle:
+        old = json.load(handle)
+    assert (board.matches, board.games) == (old["matches"], old["games"]) == (22, 1320)
+    identity = [
+        [(p["spec"], p["content_hash"]) for p in b] for b in (board.players, old["players"])
+    ]
+    assert identity[0] == identity[1]  # the same order of all 7 players
+    for new, before in zip(board.players, old["players"], strict=True):
+        for field in ("games", "wins", "win_rate", "points_per_deal", "deals"):
+            assert new[field] == before[field]
+        assert new["win_rate_ci95"] == pytest.approx(before["win_rate_ci95"], abs=1e-12)
+        if new["spec"] != "random":
+            assert abs(new["mu"] - before["mu"]) < 1.0  # 0.28 .. 0.93 apart
+            assert new["sigma"] < before["sigma"] / 2  # see the README: a narrower spread
+    assert board.head_to_head == old["head_to_head"]
+    assert board.head_to_head_games == old["head_to_head_games"]
+    random_row = board.players[-1]  # never ahead: the prior decides how far below (-5.6, -14.1)
+    assert random_row["spec"] == "random" and random_row["sigma"] == max(
+        p["sigma"] for p in board.players
+    )
+    readme = ["pimc", "ppo:agents/pretrained/ghost_ppo.pt", "pimc:samples=8", "heuristic", "random"]
+    with Store(path) as store:
+        shown = leaderboard(store, players=readme)
+    assert [p["name"] for p in shown.players] == readme
+    assert [p["mu"] for p in shown.players] == [
+        p["mu"]
+        for p in board.players
+        if p["name"] in readme or p["content_hash"].startswith("30c6")
+    ]
+
+
+def test_a_migrated_version_1_store_gives_the_same_tables(tmp_path, league_db):
+    for number, source in enumerate((README_DB, league_db)):
+        fresh, old = tmp_path / f"fresh{number}.sqlite", tmp_path / f"old{number}.sqlite"
+        shutil.copy(source, fresh)
+        with Store(fresh) as store:
+            groups = {(m["variant"], m["episode"], json.dumps(m["rules"])) for m in store.matches()}
+            boards = [leaderboard(store, v, e, json.loads(r)).to_dict() for v, e, r in groups]
+        shutil.copy(fresh, old)
+        downgrade_to_version_1(old)
+        with Store(old) as store:  # upgraded on opening
+            assert [
+                leaderboard(store, v, e, json.loads(r)).to_dict() for v, e, r in groups
+            ] == boards
+        assert summaries(old) == summaries(fresh)
+        with sql(old) as db:
+            assert db.execute("SELECT version FROM schema_version").fetchall() == [
+                (SCHEMA_VERSION,)
+            ]
+            assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    with sql(README_DB) as db:  # the committed store is upgraded already
+        assert db.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
+
+
+def test_an_upgrade_that_fails_says_so_and_changes_nothing(tmp_path):
+    path = tmp_path / "old.sqlite"
+    shutil.copy(README_DB, path)
+    downgrade_to_version_1(path)
+    with sql(path) as db:  # a match whose games cannot be summarised
+        db.execute("UPDATE games SET seats = 'not json' WHERE match_id = 5 AND game = 3")
+    before = path.read_bytes()
+    with pytest.raises(ValueError, match="upgrading it to 2 failed"):
+        Store(path)
+    with sql(path) as db:
+        assert db.execute("SELECT version FROM schema_version").fetchall() == [(1,)]
+        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
+    assert "match_outcomes" not in tables and path.read_bytes() == before
+
+
+def test_the_leaderboard_reads_summaries_never_games(tmp_path):
+    path = tmp_path / "league.sqlite"
+    shutil.copy(README_DB, path)
+    with Store(path) as store:
+        before = leaderboard(store).to_dict()
+    with sql(path) as db:
+        db.execute("DELETE FROM games")
+    with Store(path) as store:
+        assert leaderboard(store).to_dict() == before
+
+
+def test_adding_a_match_changes_only_what_it_should(tmp_path):
+    path, specs = tmp_path / "league.sqlite", [STRONG, MIDDLE, WEAK, FOURTH]
+    *first, new = league_matches(specs)
+    with Store(path) as store:
+        for players in first:
+            add(store, players)
+        before, stored = leaderboard(store, rules=RULES), summaries(path)
+        result = add(store, new)
+        after = leaderboard(store, rules=RULES)
+    outcomes, totals = summaries(path)
+    assert [outcomes[: len(stored[0])], totals[: len(stored[1])]] == stored  # kept as they were
+    games = len(result.sequence)
+    assert (after.matches, after.games) == (before.matches + 1, before.games + games)
+    rows = [{p["spec"]: p for p in board.players} for board in (before, after)]
+    counted = ("games", "wins", "deals", "win_rate", "win_rate_ci95", "points_per_deal")
+    for spec in specs:
+        gained = {k: rows[1][spec][k] - rows[0][spec][k] for k in ("games", "wins", "deals")}
+        if spec in new:
+            played = result.players[new.index(spec)]
+            assert gained == {"games": games, "wins": played["wins"], "deals": played["deals"]}
+        else:
+            assert {k: rows[1][spec][k] for k in counted} == {k: rows[0][spec][k] for k in counted}
+    # head to head: the new match's pairs gain its games and who finished ahead; others are unchanged
+    scores = np.take_along_axis(result.final_scores, np.argsort(result.seat_player, axis=1), 1)
+    old_pairs, new_pairs = head_to_head_cells(before), head_to_head_cells(after)
+    for (a, b), (share, met) in new_pairs.items():
+        old_share, old_met = old_pairs[a, b]
+        if a in new and b in new:
+            mine, theirs = scores[:, new.index(a)], scores[:, new.index(b)]
+            ahead = (mine > theirs).sum() + 0.5 * (mine == theirs).sum()
+            assert met == old_met + games
+            assert share * met == pytest.approx((old_share or 0) * old_met + ahead)
+        else:
+            assert (share, met) == (old_share, old_met)
+
+
+def head_to_head_cells(board):
+    """{(spec, spec): (share, games)} of a leaderboard's head-to-head table, pairs of distinct players."""
+    specs = [p["spec"] for p in board.players]
+    return {
+        (a, b): (board.head_to_head[i][j], board.head_to_head_games[i][j])
+        for i, a in enumerate(specs)
+        for j, b in enumerate(specs)
+        if i != j
+    }
+
+
+def add(store, players):
+    """Play one match of ``players`` (ghost, RULES) and add it to the store; returns its result."""
+    result = run_match(players, games=GAMES, seed=3, rules=RULES)
+    ids = [player_identity(p) for p in players]
+    key = match_key("ghost", "game", result.rules, 3, len(result.sequence), ids)
+    store.add_match(result, key, [store.player_id(i) for i in ids])
+    return result
+
+
+def test_plackett_luce_fit_recovers_skills_and_counts_are_games():
+    rng = np.random.default_rng(0)
+    skill = np.array([30.0, 25.0, 22.0, 15.0])
+    scale = 25 / 6 * np.sqrt(3)
+    lineups = np.array([trio for trio in np.ndindex(4, 4, 4) if len(set(trio)) == 3])
+    games = 4000
+    members = np.repeat(lineups, games, axis=0)
+    # a Plackett-Luce draw: Gumbel noise on skill / scale, sorted
+    noisy = skill[members] / scale + rng.gumbel(size=members.shape)
+    scores = noisy.argsort(axis=1).argsort(axis=1)
+    ratings = plackett_luce_ratings(4, members[:, :, None], scores, np.ones(len(members)))
+    mu = np.array([r["mu"] for r in ratings])
+    assert np.abs((mu - mu.mean()) - (skill - skill.mean())).max() < 0.3
+    assert all(r["sigma"] < 0.15 for r in ratings)
+    # the same games as counts of distinct (line-up, order) rows: the same fit
+    rows, counts = np.unique(np.concatenate([members, scores], axis=1), axis=0, return_counts=True)
+    counted = plackett_luce_ratings(4, rows[:, :3, None], rows[:, 3:], counts)
+    for a, b in zip(ratings, counted, strict=True):
+        assert a == pytest.approx(b, rel=1e-9)
+    # classic: teams of two; ties share a rank; unplayed players keep the prior
+    teams = np.array([[[0, 1], [2, 3]], [[0, 2], [1, 3]], [[0, 3], [1, 2]]])
+    classic = plackett_luce_ratings(5, teams, np.array([[1, 0], [1, 1], [1, 0]]), [30, 10, 30])
+    assert classic[0]["mu"] > 25 > classic[2]["mu"] and classic[4] == pytest.approx(
+        {"mu": 25, "sigma": 25 / 3, "ordinal": 0}
+    )
+    assert match_teams  # the leaderboard builds its teams with it (see arena.league)
