@@ -130,6 +130,12 @@ def test_the_venv_imports_the_installed_copy_and_its_version(venv):
         assert pathlib.Path(file).is_relative_to(venv[0]), file  # not the clone
 
 
+def test_the_modules_run_as_commands_too(venv):
+    for module, usage in (("arena", "usage:"), ("euchre_trainer", "--config NAME|FILE")):
+        result = _run(venv, "python", "-m", module, "--help")
+        assert result.returncode == 0 and usage in result.stdout, result.stderr
+
+
 def test_the_shipped_agent_plays_by_name_through_the_console_command(venv):
     result = _run(venv, "ghost-euchre-evaluate", "ppo:ghost", "heuristic", "heuristic")
     assert result.returncode == 0, result.stderr
