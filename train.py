@@ -3,12 +3,14 @@
 Usage::
 
     python train.py                                   # configs/default.yaml
-    python train.py --config configs/classic.yaml     # classic Euchre, partnerships
+    python train.py --config classic                  # configs/classic.yaml: classic Euchre
     python train.py --config configs/long.yaml --seed 3
     python train.py --total_steps 2_000_000 --num_envs 512 --rules "{auction: open}"
     python train.py --resume runs/NAME/checkpoints/update_000100.pt
-    torchrun --standalone --nproc_per_node=2 train.py --torch_threads 1   # 2 ranks, data-parallel
-    python train.py --help                            # every config field
+    python train.py --model agents.cardset:CardSetNet  # another network (any nn.Module class)
+    python train.py --opponents "{heuristic: 1, 'pimc:samples=8': 1}" --opponent_share 1
+    torchrun --standalone --nproc_per_node=2 train.py   # 2 ranks, data-parallel
+    python train.py --help                            # every config field, grouped by concern
 
 The same command is ``python -m euchre_trainer``. How the trainer works, module by
 module: :mod:`euchre_trainer` (its docstring) and the README's training section.

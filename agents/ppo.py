@@ -3,7 +3,8 @@
 One network plays every seat (observations are egocentric). Illegal actions get
 the dtype's minimum logit, so their probability is exactly zero, and they are
 left out of the entropy. A policy file holds ``model`` (the state dict) and
-``model_config`` (the constructor's keyword arguments); full training
+``model_config`` (the constructor's keyword arguments: the MLP's, or a plugged
+network class and its options, :mod:`agents.networks`); full training
 checkpoints hold the same two keys, so both load here with
 ``torch.load(weights_only=True)``.
 
@@ -14,87 +15,29 @@ Spec options: ``ppo:PATH`` plays the most likely legal action (greedy);
 import os
 import pickle
 import warnings
+import zipfile
 
 import numpy as np
 import torch
 from torch import nn
 
-from ghost_euchre_env import classic, ghost
-from ghost_euchre_env.cards import CARD_RANK, CARD_SUIT, CARDS, NUM_CARDS, NUM_SUITS, PARTNER_SUIT
-from ghost_euchre_env.suits import COLOUR_KEEPING, permutation_tables
-
 from .base import Policy
 from .composite import LEARN_MODES
 from .network_file import fit_error
+from .networks import (
+    PluggedNetwork,
+    SuitedNetwork,
+    actual_actions,
+    canonical_suits_for,
+    fit_weights,
+    layer,
+)
 
 ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
 POLICY_FORMAT = "ghost-euchre-ppo-v1"
 
 
-def _layer(inputs, outputs, std):
-    layer = nn.Linear(inputs, outputs)
-    nn.init.orthogonal_(layer.weight, std)
-    nn.init.zeros_(layer.bias)
-    return layer
-
-
-class CanonicalSuits(nn.Module):
-    """Renames the suits of each observation of a variant into one canonical order (suit symmetry).
-
-    variant: the engine module whose observations are renamed
-    (``ghost_euchre_env.ghost`` or ``.classic``). Trump, or before trump is
-    named the suit the own hand is strongest in (most cards, then highest
-    ranks), becomes suit 0 (clubs), its same-colour suit 3, and of the other
-    two the stronger in hand suit 1 (ties: the lower suit). Equivalent positions
-    in differently named suits then look the same to the network.
-    forward(obs float32[B, OBS_SIZE]) -> (renamed obs float32[B, OBS_SIZE],
-    int64[B, NUM_ACTIONS]: the renamed id of each original action, to gather logits back).
-    """
-
-    obs_index: torch.Tensor  # buffers (registered in __init__), declared for the type checker
-    action_index: torch.Tensor
-    perm_id: torch.Tensor
-    other_pair: torch.Tensor
-    strength_weight: torch.Tensor
-
-    TRUMP_FIRST = 4096.0  # added to trump's strength: more than any hand's (at most 6 * 96)
-
-    def __init__(self, variant=ghost):
-        super().__init__()
-        obs_index, action_index = permutation_tables(COLOUR_KEEPING, variant)
-        other_pair = [
-            [s for s in range(NUM_SUITS) if s not in (t, PARTNER_SUIT[t])] for t in range(NUM_SUITS)
-        ]
-        # [top suit, b] -> the row of COLOUR_KEEPING renaming top to 0 and other_pair[top][b] to 1
-        perm_id = np.zeros((NUM_SUITS, 2), np.int64)
-        for k, perm in enumerate(COLOUR_KEEPING):
-            top, second = list(perm).index(0), list(perm).index(1)
-            perm_id[top, other_pair[top].index(second)] = k
-        # [card, suit]: a held card adds 64 to its suit's strength plus 2**rank (count first, then ranks)
-        strength_weight = np.zeros((NUM_CARDS, NUM_SUITS), np.float32)
-        strength_weight[CARDS, CARD_SUIT] = 64.0 + 2.0**CARD_RANK
-        self.register_buffer("obs_index", torch.from_numpy(obs_index), persistent=False)
-        self.register_buffer("action_index", torch.from_numpy(action_index), persistent=False)
-        self.register_buffer("perm_id", torch.from_numpy(perm_id), persistent=False)
-        self.register_buffer("other_pair", torch.tensor(other_pair), persistent=False)
-        self.register_buffer("strength_weight", torch.from_numpy(strength_weight), persistent=False)
-        self.hand = slice(*variant.OBS_OFFSETS["hand"])
-        self.trump = slice(*variant.OBS_OFFSETS["trump"])
-
-    def forward(self, obs):
-        strength = obs[:, self.hand] @ self.strength_weight  # float32[B, 4], exact integers
-        top = (strength + self.TRUMP_FIRST * obs[:, self.trump]).argmax(1)  # ties: the lower suit
-        pair_strength = strength.gather(1, self.other_pair[top])
-        k = self.perm_id[top, (pair_strength[:, 0] < pair_strength[:, 1]).long()]
-        return obs.gather(1, self.obs_index[k]), self.action_index[k]
-
-
-# a network's (obs_size, num_actions) -> the variant module whose suits CanonicalSuits renames
-CANONICAL_VARIANTS = {(v.OBS_SIZE, v.NUM_ACTIONS): v for v in (ghost, classic)}
-assert len(CANONICAL_VARIANTS) == 2, "the variants' observation and action sizes tell them apart"
-
-
-class ActorCritic(nn.Module):
+class ActorCritic(SuitedNetwork):
     """MLP trunk shared by a policy head (logits over actions) and a value head.
 
     obs_size, num_actions: the engine's; hidden_sizes: widths of the trunk's
@@ -120,12 +63,6 @@ class ActorCritic(nn.Module):
             raise ValueError(
                 f"hidden_sizes must be a non-empty list of positive ints, got {hidden_sizes!r}"
             )
-        if canonical_suits and (obs_size, num_actions) not in CANONICAL_VARIANTS:
-            raise ValueError(
-                f"canonical_suits works on Ghost Hand observations ({ghost.OBS_SIZE} values, "
-                f"{ghost.NUM_ACTIONS} actions) or classic Euchre ones ({classic.OBS_SIZE} values, "
-                f"{classic.NUM_ACTIONS} actions), got obs_size={obs_size}, num_actions={num_actions}"
-            )
         self.config = {
             "obs_size": int(obs_size),
             "num_actions": int(num_actions),
@@ -134,46 +71,20 @@ class ActorCritic(nn.Module):
         }
         if canonical_suits:  # older files have no such key: same network as before
             self.config["canonical_suits"] = True
-        self.suits = (
-            CanonicalSuits(CANONICAL_VARIANTS[obs_size, num_actions]) if canonical_suits else None
-        )
+        self.suits = canonical_suits_for(obs_size, num_actions) if canonical_suits else None
         layers, width = [], obs_size
         for size in hidden_sizes:
-            layers += [_layer(width, size, np.sqrt(2)), ACTIVATIONS[activation]()]
+            layers += [layer(width, size, np.sqrt(2)), ACTIVATIONS[activation]()]
             width = size
         self.trunk = nn.Sequential(*layers)
-        self.actor = _layer(width, num_actions, 0.01)
-        self.critic = _layer(width, 1, 1.0)
-
-    def forward(self, obs):
-        """obs float32[B, obs_size] -> (logits float32[B, num_actions], value float32[B])."""
-        return self.from_seen(*self.see(obs))
-
-    def see(self, obs):
-        """What the trunk sees of obs float32[B, obs_size]: (seen float32[B, obs_size], action_index).
-
-        With ``canonical_suits`` ``seen`` is the observation in the canonical suit
-        order and action_index int64[B, num_actions] the column of the trunk's
-        logits that holds each actual action's; without, ``seen`` is ``obs`` and
-        action_index None. No parameters are involved: a batch can be seen once
-        and used for several passes.
-        """
-        return self.suits(obs) if self.suits is not None else (obs, None)
-
-    def from_seen(self, seen, action_index):
-        """(logits float32[B, num_actions] of the actual actions, value float32[B]) from :meth:`see`'s output."""
-        logits, value = self.heads(seen)
-        return actual_actions(logits, action_index), value
+        self.actor = layer(width, num_actions, 0.01)
+        self.critic = layer(width, 1, 1.0)
 
     def heads(self, seen):
         """The trunk and both heads on ``seen`` (float32[B, obs_size], from :meth:`see`) -> (logits
         float32[B, num_actions] in the trunk's action order, value float32[B])."""
         hidden = self.trunk(seen)
         return self.actor(hidden), self.critic(hidden).squeeze(-1)
-
-    def value(self, obs):
-        """float32[B]: the value head alone."""
-        return self.critic(self.trunk(self.see(obs)[0])).squeeze(-1)
 
 
 def pool_logits(networks, members, obs):
@@ -188,17 +99,6 @@ def pool_logits(networks, members, obs):
         rows = torch.from_numpy(np.flatnonzero(members == member)).to(obs.device)
         logits[rows] = networks[member].heads(seen[rows])[0]
     return actual_actions(logits, action_index)
-
-
-def seen_rows(seen, rows):
-    """The rows ``rows`` (int64[M]) of a batch as :meth:`ActorCritic.see` returned it: (seen, action_index)."""
-    observations, action_index = seen
-    return observations[rows], None if action_index is None else action_index[rows]
-
-
-def actual_actions(logits, action_index):
-    """The trunk's logits float32[B, A] in the actual actions' order (action_index from :meth:`ActorCritic.see`)."""
-    return logits if action_index is None else logits.gather(1, action_index)
 
 
 def mask_logits(logits, mask):
@@ -246,25 +146,40 @@ def learned_role(payload):
     return learn, {"auction": config.get("card_play"), "play": config.get("bidding")}.get(learn)
 
 
-def read_payload(path):
-    """The dict saved in a policy file or training checkpoint (no arbitrary unpickling)."""
+def load_weights_only(path):
+    """What ``torch.save`` wrote at ``path``, loaded with ``weights_only=True`` (tensors and plain
+    containers, nothing else unpickled). FileNotFoundError passes; any other failure is a ValueError of
+    one line saying why (never torch's advice to load it unsafely)."""
     try:
         with warnings.catch_warnings():  # torch warns about pickle protocols of foreign files
             warnings.simplefilter("ignore", UserWarning)
-            payload = torch.load(path, map_location="cpu", weights_only=True)
+            return torch.load(path, map_location="cpu", weights_only=True)
     except FileNotFoundError:
-        raise ValueError(f"PPO checkpoint {path!r} does not exist") from None
+        raise
     except pickle.UnpicklingError:  # torch's message is many lines of advice about weights_only
+        with open(path, "rb") as handle:  # torch.save writes a zip archive (older torch: a pickle)
+            pickled = handle.read(1) == pickle.PROTO
+        if not (pickled or zipfile.is_zipfile(path)):
+            raise ValueError("not a file written by torch.save") from None
         raise ValueError(
-            f"{path!r} is not a PPO checkpoint of train.py: it holds objects other than tensors "
-            "and plain containers, which are not loaded (torch.load(weights_only=True))"
+            "it holds objects other than tensors and plain containers, which are not loaded "
+            "(torch.load(weights_only=True))"
         ) from None
     except Exception as error:  # noqa: BLE001 (any failure to read: corrupt file, not a torch file)
         reason = str(error).strip().splitlines()[0] if str(error).strip() else ""
         raise ValueError(
-            f"{path!r} is not a PPO checkpoint of train.py: torch.load cannot read it "
-            f"({type(error).__name__}{': ' + reason if reason else ''})"
+            f"torch.load cannot read it ({type(error).__name__}{': ' + reason if reason else ''})"
         ) from None
+
+
+def read_payload(path):
+    """The dict saved in a policy file or training checkpoint (no arbitrary unpickling)."""
+    try:
+        payload = load_weights_only(path)
+    except FileNotFoundError:
+        raise ValueError(f"PPO checkpoint {path!r} does not exist") from None
+    except ValueError as error:
+        raise ValueError(f"{path!r} is not a PPO checkpoint of train.py: {error}") from None
     if not isinstance(payload, dict) or "model" not in payload or "model_config" not in payload:
         raise ValueError(
             f"{path!r} is not a PPO checkpoint of train.py (expected keys 'model' and 'model_config')"
@@ -272,16 +187,25 @@ def read_payload(path):
     return payload
 
 
+def build_network(model_config):
+    """A fresh network from a ``model_config``: a :class:`PluggedNetwork` when it names a ``model``
+    class, else the MLP :class:`ActorCritic`."""
+    if "model" in model_config:
+        return PluggedNetwork(**model_config)
+    return ActorCritic(**model_config)
+
+
 def load_model(path, payload=None):
-    """The ActorCritic stored in a policy file or training checkpoint (``payload``: its contents, if read)."""
+    """The network stored in a policy file or training checkpoint (``payload``: its contents, if read)."""
     payload = read_payload(path) if payload is None else payload
+    config = payload["model_config"]
     try:
-        model = ActorCritic(**payload["model_config"])
-        model.load_state_dict(payload["model"])
-    except (TypeError, RuntimeError) as error:  # config or weights that do not fit this network
-        raise ValueError(
-            f"PPO checkpoint {path!r} does not fit agents.ppo.ActorCritic: {error}"
-        ) from None
+        model = build_network(config)
+    except TypeError as error:  # a config that is no network's
+        raise ValueError(f"PPO checkpoint {path!r}: model_config {config!r}: {error}") from None
+    except ValueError as error:
+        raise ValueError(f"PPO checkpoint {path!r}: {error}") from None
+    fit_weights(model, payload["model"], f"PPO checkpoint {path!r}")
     model.eval()
     return model
 

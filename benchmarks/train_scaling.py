@@ -1,8 +1,9 @@
 """Decisions per second of train.py on 1 rank against 2 ranks (torchrun, gloo), same config, same run.
 
 Each round runs ``python train.py`` and then ``torchrun --standalone
---nproc_per_node=2 train.py`` with the same options (the default config, one
-torch thread per rank, no evaluations or checkpoints) and reads the rate train.py
+--nproc_per_node=2 train.py`` with the same options (the default config with no
+thread flag: each rank takes the cores divided by the ranks, ``torch_threads: 0``;
+no evaluations or checkpoints) and reads the rate train.py
 prints at the end: all ranks' decisions (every seat of every game) per second of
 rollouts and updates, start-up left out. The table gives each round's rates and
 their ratio, then the medians, and the machine's load average before and after:
@@ -14,7 +15,8 @@ run with the same launcher (start-up and the first update cancel out). Its
 ratio (2 ranks / 1 rank) is the parallel efficiency: the speed-up 2 free cores
 would give is about twice it.
 
-Usage: ``python benchmarks/train_scaling.py [--rounds 3] [--total_steps 1_000_000] [--ranks 2]``
+Usage: ``python benchmarks/train_scaling.py [--rounds 3] [--total_steps 1_500_000] [--ranks 2]
+[--torch_threads N]`` (N: the same explicit thread count for both runs; without it, the default)
 """
 
 import argparse
@@ -60,13 +62,16 @@ def measure(launcher, options, runs_dir, total_steps):
 def main():
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--total_steps", type=int, default=1_000_000, help="decisions per run")
+    parser.add_argument("--total_steps", type=int, default=1_500_000, help="decisions per run")
     parser.add_argument("--ranks", type=int, default=2, help="ranks of the data-parallel run")
+    parser.add_argument("--torch_threads", type=int, help="threads per rank (default: train.py's)")
     args = parser.parse_args()
     options = [
-        "--torch_threads", "1", "--eval_every", "0", "--final_eval_games", "0",
+        "--eval_every", "0", "--final_eval_games", "0",
         "--checkpoint_every", "0", "--progress", "false", "--device", "cpu",
     ]  # fmt: skip
+    if args.torch_threads is not None:
+        options += ["--torch_threads", str(args.torch_threads)]
     single = [sys.executable]
     parallel = [sys.executable, "-m", "torch.distributed.run", "--standalone",
                 f"--nproc_per_node={args.ranks}"]  # fmt: skip

@@ -1,4 +1,4 @@
-"""PPO self-play for Ghost Hand and classic Euchre: the trainer behind ``python train.py``.
+"""PPO self-play for Ghost Hand and classic Euchre (python train.py, python -m euchre_trainer).
 
 One module per concern, each readable on its own (imports point down this list;
 the package uses ``agents`` and ``arena``, which never import it):
@@ -7,7 +7,7 @@ the package uses ``agents`` and ``arena``, which never import it):
 - :mod:`~euchre_trainer.cli`: the command line (``main(argv)``; ``python -m euchre_trainer``)
 - :mod:`~euchre_trainer.loop`: the training loop (setup or resume, rollout, update, log, checkpoint)
 - :mod:`~euchre_trainer.run`: the run's state and the setup of a new run
-- :mod:`~euchre_trainer.opponents`: seat roles, the opponent pool and the other seats' decisions
+- :mod:`~euchre_trainer.opponents`: seat roles, the opponents' mix and pool, their decisions
 - :mod:`~euchre_trainer.rollout`: rollouts, the per-seat rollout buffer, GAE
 - :mod:`~euchre_trainer.update`: the PPO update (and the warm-up's imitation)
 - :mod:`~euchre_trainer.stats`: deal statistics and the update's scalars for TensorBoard
@@ -24,9 +24,11 @@ config (command-line options still override it) and reproduces exactly the
 run that was not interrupted.
 
 How it trains. ``num_envs`` games run in one ``GhostEuchreVec`` (``variant:
-classic``: ``ClassicEuchreVec``); each step, one seat per game decides. At the start of every game each seat gets a role: the
-learner (the network being trained) or an opponent (a past snapshot of the
-network from a pool, or the heuristic). Every seat the learner plays is its own
+classic``: ``ClassicEuchreVec``); each step, one seat per game decides. At the
+start of every game each seat gets a role: the learner (the network being
+trained: the MLP, or any ``model`` class) or an opponent drawn from the
+``opponents`` mix (a past snapshot of the network from a pool, the heuristic,
+any policy spec). Every seat the learner plays is its own
 trajectory: a decision's successor is the same seat's next decision in the same
 game, the rewards paid to that seat in between (by absolute seat, every step)
 are added to the decision, and the end of the game closes all its seats'

@@ -6,6 +6,8 @@ import os
 import numpy as np
 import torch
 
+from agents.networks import fit_weights
+from agents.ppo import load_weights_only
 from arena.files import write_atomic
 from euchre_trainer.run import start_games
 
@@ -42,19 +44,28 @@ def state_from_tensors(state_class, saved):
 def read_checkpoint(path):
     """The dict saved by :func:`save_checkpoint` (weights only: no arbitrary objects are unpickled)."""
     try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
+        payload = load_weights_only(path)
     except FileNotFoundError:
         raise ValueError(f"checkpoint {path!r} does not exist") from None
-    except Exception as error:  # noqa: BLE001 (any failure to read: not a torch file, unsafe content)
-        raise ValueError(
-            f"cannot read checkpoint {path!r}: {' '.join(str(error).split())}"
-        ) from None
+    except ValueError as error:
+        raise ValueError(f"cannot read checkpoint {path!r}: {error}") from None
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
         raise ValueError(f"{path!r} is not a train.py checkpoint (format {CHECKPOINT_FORMAT!r})")
     missing = [key for key in CHECKPOINT_KEYS if key not in payload]
     if missing:
         raise ValueError(f"checkpoint {path!r} is missing the key(s) {missing}")
     return payload
+
+
+def _generator_state(policy):
+    """The state of a policy's numpy generator ``rng`` (agents.base.Policy), None if it has none."""
+    rng = getattr(policy, "rng", None)
+    return rng.bit_generator.state if isinstance(rng, np.random.Generator) else None
+
+
+def _set_generator_state(policy, state):
+    if state is not None:
+        policy.rng.bit_generator.state = state
 
 
 def rank_state(run):
@@ -69,7 +80,10 @@ def rank_state(run):
     if run.heuristic is not None:
         rng["heuristic"] = run.heuristic.rng.bit_generator.state
     if run.partner is not None:
-        rng["partner"] = run.partner.rng.bit_generator.state
+        rng["partner"] = _generator_state(run.partner)
+    own = [p for p in run.opponents if p is not None and p is not run.heuristic]
+    if own:  # the opponents' mix's own policies (the heuristic's is above)
+        rng["opponents"] = [_generator_state(policy) for policy in own]
     return {
         "env_state": state_to_tensors(run.venv.state),
         "roles": torch.from_numpy(run.roles.copy()),
@@ -79,10 +93,11 @@ def rank_state(run):
 
 def restore(run, checkpoint):
     """Continue ``run`` (set up from the checkpoint's config, same world size) where ``checkpoint`` left it."""
-    run.model.load_state_dict(checkpoint["model"])
-    run.optimizer.load_state_dict(checkpoint["optimizer"])
+    what = f"checkpoint of {run.config.name!r}"
+    fit_weights(run.model, checkpoint["model"], f"the network of the {what}")
     for slot, weights in zip(run.pool, checkpoint["pool"], strict=True):
-        slot.load_state_dict(weights)
+        fit_weights(slot, weights, f"the opponent pool of the {what}")
+    run.optimizer.load_state_dict(checkpoint["optimizer"])
     run.pool_added = checkpoint["pool_added"]
     mine = checkpoint["other_ranks"][run.ranks.rank - 1] if run.ranks.rank else checkpoint
     state = state_from_tensors(type(run.venv.state), mine["env_state"])
@@ -96,7 +111,10 @@ def restore(run, checkpoint):
     if run.heuristic is not None and "heuristic" in mine["rng"]:
         run.heuristic.rng.bit_generator.state = mine["rng"]["heuristic"]
     if run.partner is not None and "partner" in mine["rng"]:
-        run.partner.rng.bit_generator.state = mine["rng"]["partner"]
+        _set_generator_state(run.partner, mine["rng"]["partner"])
+    own = [p for p in run.opponents if p is not None and p is not run.heuristic]
+    for policy, state in zip(own, mine["rng"].get("opponents", [None] * len(own)), strict=True):
+        _set_generator_state(policy, state)
     run.deals = checkpoint.get("deals", 0)
     run.update = checkpoint["update"]
     run.global_step = checkpoint["global_step"]

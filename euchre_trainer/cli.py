@@ -7,7 +7,6 @@ exit status 2); :func:`main` then hands the checked config to
 """
 
 import argparse
-import dataclasses
 import os
 import sys
 
@@ -15,15 +14,16 @@ import yaml
 
 import euchre_trainer
 from euchre_trainer.config import (
+    CONFIG_DIR,
     DEFAULT_CONFIG,
     RESUME_FIXED,
-    TrainConfig,
-    config_file,
-    config_names,
     field_docs,
+    field_groups,
+    find_config,
     init_from_file,
     make_config,
     read_yaml,
+    yaml_problem,
 )
 
 
@@ -36,6 +36,8 @@ class OneLineParser(argparse.ArgumentParser):
 
 def parse_args(argv=None):
     """-> (TrainConfig, resume path or None, config file stem for the run name)."""
+    others = sorted(f[:-5] for f in os.listdir(CONFIG_DIR) if f.endswith(".yaml"))
+    others.remove("default")
     parser = OneLineParser(
         description=(euchre_trainer.__doc__ or "").split("\n\n")[0],
         allow_abbrev=False,
@@ -44,24 +46,25 @@ def parse_args(argv=None):
     )
     parser.add_argument(
         "--config",
-        metavar="NAME|FILE",
-        help=f"a shipped config ({', '.join(config_names())}; default: default) or a YAML file",
+        help=f"YAML config file, or a config by name: default (the default), {', '.join(others)}",
     )
     parser.add_argument(
         "--resume", metavar="CHECKPOINT", help="continue the run saved in this checkpoint"
     )
     docs = field_docs()
-    for field in dataclasses.fields(TrainConfig):
-        parser.add_argument(
-            f"--{field.name}", default=argparse.SUPPRESS, metavar="VALUE", help=docs[field.name]
-        )
+    for group, fields in field_groups().items():
+        arguments = parser.add_argument_group(group)
+        for name in fields:
+            arguments.add_argument(
+                f"--{name}", default=argparse.SUPPRESS, metavar="VALUE", help=docs[name]
+            )
     args = vars(parser.parse_args(argv))
     config_path, resume = args.pop("config"), args.pop("resume")
     saved_ranks = 1  # ranks whose games a checkpoint holds
     try:
         overrides = {k: yaml.safe_load(v) for k, v in args.items()}
     except yaml.YAMLError as error:
-        parser.error(f"a command-line value is not valid YAML: {' '.join(str(error).split())}")
+        parser.error(f"a command-line value is not valid YAML: {yaml_problem(error)}")
     try:
         if resume is not None:
             if config_path is not None:
@@ -77,7 +80,7 @@ def parse_args(argv=None):
             values = {"canonical_suits": canonical, **values}
             stem, source = values.get("name", ""), str(resume)
         else:
-            config_path = source = config_file(config_path) if config_path else DEFAULT_CONFIG
+            config_path = source = find_config(str(config_path or DEFAULT_CONFIG))
             values = read_yaml(config_path)
             stem = os.path.splitext(os.path.basename(config_path))[0]
         base = make_config(values, source)

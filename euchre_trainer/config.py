@@ -14,6 +14,7 @@ import os
 import types
 import typing
 
+import numpy as np
 import yaml
 
 from agents.composite import LEARN_MODES
@@ -21,25 +22,29 @@ from agents.pretrained import network_path
 from agents.specs import split_spec
 from ghost_euchre_env import ClassicEuchre, ClassicEuchreVec, GhostEuchre, GhostEuchreVec
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # config.variant -> (engine, vector env)
 VARIANTS = {"ghost": (GhostEuchre, GhostEuchreVec), "classic": (ClassicEuchre, ClassicEuchreVec)}
-# The shipped configs: configs/ at the top of a clone, installed as euchre_trainer/configs by a wheel.
-_CLONE, _WHEEL = os.path.join(os.path.dirname(HERE), "configs"), os.path.join(HERE, "configs")
-CONFIG_DIR = _WHEEL if os.path.isdir(_WHEEL) else _CLONE
+# configs by name: the package's own folder once installed, else the repository's configs/
+_PACKAGED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs")
+CONFIG_DIR = _PACKAGED if os.path.isdir(_PACKAGED) else os.path.join(ROOT, "configs")
 DEFAULT_CONFIG = os.path.join(CONFIG_DIR, "default.yaml")
 
 
 @dataclasses.dataclass(frozen=True)
 class TrainConfig:
+    """Every setting of a run; each field's docstring is its ``--help`` line, each ``# comment`` a group."""
+
+    # run
     name: str = ""
     """run name: logs and checkpoints go to runs_dir/name; empty = CONFIG__SEED__TIMESTAMP"""
     runs_dir: str = "runs"
     """folder that holds one sub-folder per run"""
     seed: int = 1
     """seeds the network, the dealing, the seat roles and the action sampling"""
-    torch_threads: int = 2
-    """torch threads for the PPO update (results depend on it, so it is part of the config)"""
+    torch_threads: int = 0
+    """torch threads for the PPO update; 0 = the machine's cores divided by the ranks on it (torchrun's
+    LOCAL_WORLD_SIZE), at least 1. The number used is written into the run's config (results depend on it)"""
     rollout_threads: int = 1
     """torch threads for rollouts and evaluation: small batches, where more threads mostly wait on each other"""
     device: str = "auto"
@@ -48,7 +53,7 @@ class TrainConfig:
     collective_timeout: float = 600.0
     """seconds a rank waits for the others at a collective (torchrun runs only) before it stops with an error"""
 
-    # environment
+    # games
     variant: str = "ghost"
     """'ghost' (Ghost Hand, 3 players) or 'classic' (4 players in two partnerships: a seat's rewards are its team's)"""
     num_envs: int = 1024
@@ -73,17 +78,25 @@ class TrainConfig:
     bidding: str = "heuristic"
     """policy spec that makes the learner's auction and trump decisions when learn='play'"""
 
-    # self-play opponents
+    # opponents: who sits at the other seats
     opponent_share: float = 0.5
-    """chance that a seat is played by an opponent instead of the learner (each game keeps at least one learner seat)"""
+    """chance that a seat is played by an opponent instead of the learner (each game keeps at least one learner
+    seat; 1 = that seat alone, every other seat an opponent)"""
+    opponents: dict = dataclasses.field(default_factory=dict)
+    """the opponents as a weighted mix {spec: weight}: 'pool' (a past snapshot of the network) and any policy
+    spec (heuristic, pimc:samples=8, ppo:PATH, package.module:ClassName, composite[...]), each batched; classic:
+    partners are drawn like opponents. Weights are > 0 and normalised. Empty = {heuristic: heuristic_share,
+    pool: 1 - heuristic_share}. Without 'pool' the learner trains against fixed bots (and copies of itself)"""
     heuristic_share: float = 0.5
-    """chance that an opponent seat is the heuristic rather than a past snapshot"""
+    """with opponents empty: chance that an opponent seat is the heuristic rather than a past snapshot"""
     pool_size: int = 8
     """past snapshots kept as opponents (the oldest is replaced first)"""
     snapshot_every: int = 10
     """updates between snapshots added to the pool"""
     opponent_sample: bool = True
     """snapshots sample their actions (true) or play greedily (false)"""
+
+    # warm-up
     bidding_warmup_steps: int = 2_000_000
     """for the first this many decisions (total_steps' unit) the heuristic makes the learner's auction and trump
     decisions and the network imitates them (cross-entropy), while PPO learns the card play under sensible contracts.
@@ -94,9 +107,6 @@ class TrainConfig:
     """learn='all': during the warm-up the network also imitates the heuristic's card play at its own card-play
     decisions (same cross-entropy), while still playing them itself, so PPO trains on them as usual: card play
     starts from the heuristic's instead of from random"""
-    init_from: str = ""
-    """policy file or checkpoint whose network starts the run, or a shipped network's name (ghost-180m: see
-    agents.pretrained); same network shape; empty = a fresh network"""
 
     # PPO
     total_steps: int = 20_000_000
@@ -129,14 +139,25 @@ class TrainConfig:
     """gradient norm clip"""
     target_kl: float | None = None
     """stop an update's epochs early once approx_kl exceeds this (null = never)"""
+
+    # network
     hidden_sizes: tuple[int, ...] = (256, 256)
-    """widths of the network's shared hidden layers"""
+    """widths of the MLP's shared hidden layers"""
     activation: str = "relu"
-    """'relu' or 'tanh'"""
+    """the MLP's: 'relu' or 'tanh'"""
     canonical_suits: bool = True
     """the network sees each position (Ghost Hand or classic) with the suits renamed into one canonical
-    order (trump, or the hand's strongest suit before trump, as clubs; agents/ppo.py: CanonicalSuits);
+    order (trump, or the hand's strongest suit before trump, as clubs; agents/networks.py: CanonicalSuits);
     false: the suits as dealt (networks trained before this field existed)"""
+    model: str = ""
+    """a network class of your own, package.module:ClassName (agents/networks.py: built as ClassName(obs_size,
+    num_actions) with model_options as keywords, forward(obs) -> (logits, value)); e.g. agents.cardset:CardSetNet, which sees
+    the cards as a set; empty = the MLP of hidden_sizes and activation"""
+    model_options: dict = dataclasses.field(default_factory=dict)
+    """keyword arguments of the model class, e.g. {embed_size: 32, pooling: attention}"""
+    init_from: str = ""
+    """policy file or checkpoint whose network starts the run, or a shipped network's name (ghost-180m: see
+    agents.pretrained); same network; empty = a fresh network"""
 
     # evaluation, logging, checkpoints
     eval_every: int = 50
@@ -179,7 +200,6 @@ class TrainConfig:
             "update_epochs",
             "pool_size",
             "snapshot_every",
-            "torch_threads",
             "rollout_threads",
             "total_steps",
         ):
@@ -194,9 +214,10 @@ class TrainConfig:
             "seed",
             "eval_seed",
             "bidding_warmup_steps",
+            "torch_threads",
         ):
             check(name, getattr(self, name) >= 0, "at least 0")
-        check("opponent_share", 0 <= self.opponent_share < 1, "in [0, 1)")
+        check("opponent_share", 0 <= self.opponent_share <= 1, "in [0, 1]")
         check("heuristic_share", 0 <= self.heuristic_share <= 1, "in [0, 1]")
         check("gamma", 0 <= self.gamma <= 1, "in [0, 1]")
         check("gae_lambda", 0 <= self.gae_lambda <= 1, "in [0, 1]")
@@ -229,6 +250,46 @@ class TrainConfig:
             raise ValueError(f"rules: {error}") from None
         for name in ("card_play", "bidding"):
             _check_spec(name, getattr(self, name))
+        for spec, weight in self.opponents.items():
+            if spec != POOL:
+                _check_spec("opponents", spec)
+            if isinstance(weight, bool) or not isinstance(weight, (int, float)):
+                raise ValueError(
+                    f"opponents: the weight of {spec!r} must be a number, got {weight!r}"
+                )
+            if not 0 < weight < math.inf:
+                raise ValueError(f"opponents: the weight of {spec!r} must be > 0, got {weight!r}")
+        if self.model:
+            try:
+                kind, _, options = split_spec(self.model)
+            except ValueError:
+                kind, options = None, None
+            if kind != "class" or options:
+                raise ValueError(
+                    f"model must be a class as package.module:ClassName (options go in "
+                    f"model_options), got {self.model!r}"
+                )
+        if self.pool_size + len(self.opponents) + 2 > np.iinfo(np.int8).max:
+            raise ValueError(
+                "pool_size plus the opponents' entries must stay under 126 (seat roles)"
+            )
+        if self.model_options and not self.model:
+            raise ValueError(
+                "model_options needs model (the MLP takes hidden_sizes and activation)"
+            )
+
+    def opponent_mix(self):
+        """[(spec, weight)] of the opponents, 'pool' last; the default mix (opponents empty) keeps its
+        heuristic entry even at weight 0."""
+        mix = dict(self.opponents) or {
+            "heuristic": self.heuristic_share,
+            POOL: 1 - self.heuristic_share,
+        }
+        # a stable sort: the other entries keep their order
+        return sorted(mix.items(), key=lambda entry: entry[0] == POOL)
+
+
+POOL = "pool"  # the opponents' entry for the snapshots of the network
 
 
 def _check_spec(name, spec):
@@ -240,15 +301,21 @@ def _check_spec(name, spec):
 
 
 # ----------------------------------------------------------------------------- config loading
-def field_docs():
-    """{field: docstring} of TrainConfig, read from the string that follows each field in this file."""
+def _class_body():
+    """(source lines of this file, the TrainConfig body's AST nodes)."""
     with open(__file__, encoding="utf-8") as handle:
-        tree = ast.parse(handle.read())
+        source = handle.read()
     (body,) = [
         node.body
-        for node in tree.body
+        for node in ast.parse(source).body
         if isinstance(node, ast.ClassDef) and node.name == "TrainConfig"
     ]
+    return source.splitlines(), body
+
+
+def field_docs():
+    """{field: docstring} of TrainConfig, read from the string that follows each field in this file."""
+    _, body = _class_body()
     return {
         node.target.id: after.value.value
         for node, after in itertools.pairwise(body)
@@ -258,6 +325,31 @@ def field_docs():
         and isinstance(after.value, ast.Constant)
         and isinstance(after.value.value, str)
     }
+
+
+def field_groups():
+    """{group: [field, ...]} of TrainConfig in order: a field's group is the ``# group`` comment line
+    above it in this file (the text before a colon)."""
+    lines, body = _class_body()
+    groups = {}
+    for node in body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            above = (line.strip() for line in reversed(lines[: node.lineno - 1]))
+            comment = next(line for line in above if line.startswith("# "))
+            groups.setdefault(comment[2:].split(":")[0], []).append(node.target.id)
+    return groups
+
+
+def find_config(name):
+    """The path of the config ``name``: a file, or a config of the package by name ('classic' for
+    configs/classic.yaml); ValueError naming the configs there when it is neither."""
+    if os.path.isfile(name):
+        return name
+    shipped = os.path.join(CONFIG_DIR, f"{name}.yaml")
+    if os.sep not in name and os.path.isfile(shipped):
+        return shipped
+    names = sorted(f[:-5] for f in os.listdir(CONFIG_DIR) if f.endswith(".yaml"))
+    raise ValueError(f"config file {name!r} does not exist (configs by name: {', '.join(names)})")
 
 
 def _check_type(name, value, kind, source):
@@ -320,24 +412,11 @@ def make_config(values, source="config"):
     return TrainConfig(**checked)
 
 
-def config_names():
-    """The shipped configs' names (``--config NAME``), sorted: the YAML files of CONFIG_DIR."""
-    return sorted(n[: -len(".yaml")] for n in os.listdir(CONFIG_DIR) if n.endswith(".yaml"))
-
-
-def config_file(name_or_path):
-    """The YAML file of ``--config``: a shipped config's name (``classic``), else the path as written.
-
-    Raises ValueError (one line, listing the names) when it is neither.
-    """
-    if name_or_path in config_names():
-        return os.path.join(CONFIG_DIR, f"{name_or_path}.yaml")
-    if not os.path.isfile(name_or_path):
-        raise ValueError(
-            f"--config {name_or_path!r}: no such file, and the shipped configs are "
-            f"{', '.join(config_names())}"
-        )
-    return name_or_path
+def yaml_problem(error):
+    """A YAMLError as one line: what is wrong and where (PyYAML's message spans several lines)."""
+    mark = getattr(error, "problem_mark", None)
+    problem = getattr(error, "problem", None) or " ".join(str(error).split())
+    return problem + (f" (line {mark.line + 1}, column {mark.column + 1})" if mark else "")
 
 
 def init_from_file(init_from):
@@ -353,7 +432,7 @@ def read_yaml(path):
     except FileNotFoundError:
         raise ValueError(f"config file {path!r} does not exist") from None
     except yaml.YAMLError as error:
-        raise ValueError(f"config file {path!r} is not valid YAML: {error}") from None
+        raise ValueError(f"config file {path!r} is not valid YAML: {yaml_problem(error)}") from None
     values = {} if values is None else values
     if not isinstance(values, dict):
         raise ValueError(f"config file {path!r} must hold a mapping of config fields")
@@ -362,5 +441,5 @@ def read_yaml(path):
 
 RESUME_FIXED = (
     "variant", "num_envs", "episode", "reward", "rules", "learn", "card_play", "bidding", "pool_size",
-    "hidden_sizes", "activation", "canonical_suits",
+    "hidden_sizes", "activation", "canonical_suits", "model", "model_options", "opponents",
 )  # fmt: skip

@@ -19,7 +19,7 @@ from euchre_trainer.checkpoint import (
 from euchre_trainer.evaluation import final_evaluation, periodic_evaluation
 from euchre_trainer.log import Log
 from euchre_trainer.opponents import take_snapshot
-from euchre_trainer.ranks import same_config_on_every_rank, start_ranks
+from euchre_trainer.ranks import default_threads, same_config_on_every_rank, start_ranks
 from euchre_trainer.rollout import RolloutBuffer, advantages_and_returns, collect_rollout
 from euchre_trainer.run import setup
 from euchre_trainer.stats import update_scalars
@@ -57,17 +57,19 @@ def train(config, resume, config_stem):
             config, name=f"{config_stem}__{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
         )
 
+    if not config.torch_threads:  # the number used is the run's (results depend on it)
+        config = dataclasses.replace(config, torch_threads=default_threads())
     # --- setup or resume
     ranks = start_ranks(config)
     config = same_config_on_every_rank(config, ranks)
     run_dir = os.path.join(config.runs_dir, config.name)
     try:
         run = setup(config, ranks)
-    except ValueError as error:  # a policy spec that cannot be built, a network that does not fit
+        if checkpoint is not None:
+            restore(run, checkpoint)
+    except ValueError as error:  # a spec or network that cannot be built, weights that do not fit
         print(f"train.py: error: {error}", file=sys.stderr)
         raise SystemExit(2) from None
-    if checkpoint is not None:
-        restore(run, checkpoint)
     log = Log(run_dir, run, resumed=checkpoint is not None)
     game = run.game
     buf = RolloutBuffer(

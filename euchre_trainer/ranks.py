@@ -96,6 +96,13 @@ class Ranks:
         return flat[-len(extra) :]
 
 
+def default_threads():
+    """Torch threads per rank for ``torch_threads: 0``: the cores this process may run on divided by the
+    ranks on this machine (torchrun's LOCAL_WORLD_SIZE; 1 without torchrun), at least 1."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, (cores or 1) // int(os.environ.get("LOCAL_WORLD_SIZE", "1")))
+
+
 def start_ranks(config):
     """The :class:`Ranks` of this process; under torchrun (WORLD_SIZE > 1) it joins the job's process group."""
     rank, world_size = int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1"))

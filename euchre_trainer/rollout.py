@@ -5,23 +5,19 @@ import numpy as np
 import torch
 
 from agents.ppo import masked_log_probs, sample_actions
-from euchre_trainer.opponents import LEARNER, act_opponents, assign_roles
-from euchre_trainer.stats import DEAL_STATS
+from euchre_trainer.opponents import (
+    LEARNER,
+    act_opponents,
+    assign_roles,
+    kind_names,
+    kind_of_role,
+    partner_role,
+)
+from euchre_trainer.stats import DEAL_STATS, margins
 from ghost_euchre_env import classic
 from ghost_euchre_env.ghost import NUM_CARDS
 
 PLAY_CARDS = slice(0, NUM_CARDS)  # action ids of the play phase
-
-
-def margin_rewards(rewards, variant):
-    """float32[N, S] rewards by seat -> each seat's reward minus its opponents' (zero-sum).
-
-    ghost: minus the mean of the other two seats'; classic (rewards are the
-    team's, at both seats of a team): minus the other team's.
-    """
-    if variant == "classic":
-        return rewards - np.roll(rewards, -1, axis=1)  # seat s + 1 is on the other team
-    return rewards - (rewards.sum(axis=1, keepdims=True) - rewards) / 2
 
 
 def before_card_play(run, mask):
@@ -129,7 +125,8 @@ def collect_rollout(run, buf):
     heuristic's choice; learn='play': ``bidding`` makes them, no warm-up.
     """
     config, device = run.config, run.device
-    stats, lessons = DEAL_STATS[config.variant](), []
+    stats = DEAL_STATS[config.variant](kind_names(config), kind_of_role(config))
+    lessons = []
     buf.clear()
     game_index = np.arange(run.num_envs)
     for _ in range(config.num_steps):
@@ -139,10 +136,10 @@ def collect_rollout(run, buf):
         own_auction = (role_now == LEARNER) & before_card_play(run, mask)
         taught = game_index[:0]
         if config.learn == "play":  # the bidding policy makes the learner's auction decisions
-            role_now = np.where(own_auction, config.pool_size + 2, role_now)
+            role_now = np.where(own_auction, partner_role(config), role_now)
         elif warming_up and config.learn == "all":  # the heuristic bids and names trump for it
             taught = np.flatnonzero(own_auction)
-            role_now = np.where(own_auction, config.pool_size + 1, role_now)
+            role_now = np.where(own_auction, partner_role(config) + 1, role_now)
         learners = np.flatnonzero(role_now == LEARNER)
         rows = buf.add(learners, player[learners])
         buf.obs[rows] = obs[learners]
@@ -174,7 +171,7 @@ def collect_rollout(run, buf):
         run.obs, run.mask, run.player, rewards, done = run.venv.step(actions)
         run.global_step += config.num_envs  # all ranks' games
         if config.reward == "margin":
-            rewards = margin_rewards(rewards, config.variant)
+            rewards = margins(rewards, config.variant)
         buf.add_rewards(rewards * config.reward_scale)
         result = run.venv.last_result
         assert result is not None  # set by every step

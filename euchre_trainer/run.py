@@ -8,9 +8,10 @@ import numpy as np
 import torch
 
 from agents import make_policy
-from agents.ppo import ActorCritic, load_model
+from agents.networks import SuitedNetwork
+from agents.ppo import build_network, load_model
 from euchre_trainer.config import VARIANTS, TrainConfig, init_from_file
-from euchre_trainer.opponents import assign_roles
+from euchre_trainer.opponents import assign_roles, build_opponents
 from euchre_trainer.ranks import Ranks, rank_seed
 from ghost_euchre_env import GhostBiddingVec
 from ghost_euchre_env.dealing import stream_keys
@@ -27,7 +28,7 @@ class Run:
     """GhostEuchreVec (ClassicEuchreVec for variant='classic'), or GhostBiddingVec for learn='auction':
     this rank's games, games rank * n .. (rank + 1) * n - 1 of the seed's deal streams, n = num_envs / world
     size"""
-    model: ActorCritic
+    model: SuitedNetwork
     optimizer: torch.optim.Optimizer
     pool: list
     """past snapshots (ActorCritic) played by the opponents; role s + 1 = slot s"""
@@ -36,7 +37,7 @@ class Run:
     heuristic: typing.Any
     """the heuristic Policy (opponent and warm-up teacher), or None when neither is used"""
     roles: np.ndarray
-    """int8[n, 3]: the role of each seat in each game's current episode (LEARNER, slot + 1, HEURISTIC)"""
+    """int8[n, seats]: the role of each seat in each game's current episode (euchre_trainer.opponents)"""
     obs: np.ndarray
     mask: np.ndarray
     player: np.ndarray
@@ -53,6 +54,8 @@ class Run:
     learner_step: int = 0
     """decisions made by the learner so far (all ranks)"""
 
+    opponents: list = dataclasses.field(default_factory=list)
+    """the Policy of each fixed opponent of the opponents' mix (None: never drawn), role pool_size + 1 + k"""
     partner: typing.Any = None
     """learn='auction': the card_play Policy (inside the env); learn='play': the bidding Policy; else None"""
     deals: int = 0
@@ -118,13 +121,7 @@ def setup(config, ranks):
         if config.learn == "play":
             partner = make_policy(config.bidding, engine, seed=seed + 1)
     game = venv.game
-    model = ActorCritic(
-        game.obs_size,
-        game.num_actions,
-        config.hidden_sizes,
-        config.activation,
-        config.canonical_suits,
-    )
+    model = build_model(config, game)
     if config.init_from:
         start_from(model, init_from_file(config.init_from))
     model.to(ranks.device)
@@ -134,11 +131,11 @@ def setup(config, ranks):
     ]  # slot 0 holds the initial network
     for slot in pool:
         slot.requires_grad_(False)
-    heuristic = None
-    if (
-        config.heuristic_share > 0 and config.opponent_share > 0
-    ) or config.bidding_warmup_steps > 0:
+    heuristic = None  # the warm-up's teacher, and the opponents' 'heuristic'
+    heuristic_weight = dict(config.opponent_mix()).get("heuristic", 0)
+    if (heuristic_weight > 0 and config.opponent_share > 0) or config.bidding_warmup_steps > 0:
         heuristic = make_policy("heuristic", engine, seed=seed)
+    opponents = build_opponents(config, engine, heuristic, seed)
     keys = stream_keys(config.seed, config.num_envs)[
         ranks.rank * num_envs : (ranks.rank + 1) * num_envs
     ]
@@ -148,8 +145,21 @@ def setup(config, ranks):
     assign_roles(roles, np.arange(num_envs), config, pool_added, np_rng)
     return Run(
         config, ranks, venv, model, optimizer, pool, pool_added, heuristic, roles, obs, mask, player,
-        np_rng, minibatch_rng, sample_gen, partner=partner,
+        np_rng, minibatch_rng, sample_gen, partner=partner, opponents=opponents,
     )  # fmt: skip
+
+
+def build_model(config, game):
+    """A fresh network for ``game``: the ``model`` class of the config (agents.networks), else the MLP."""
+    network = {"obs_size": game.obs_size, "num_actions": game.num_actions}
+    if config.model:
+        network.update(model=config.model, model_options=dict(config.model_options))
+    else:
+        network.update(hidden_sizes=config.hidden_sizes, activation=config.activation)
+    try:
+        return build_network({**network, "canonical_suits": config.canonical_suits})
+    except ValueError as error:
+        raise ValueError(f"model: {error}") from None
 
 
 def start_from(model, path):

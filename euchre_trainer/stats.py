@@ -1,11 +1,26 @@
 """What TensorBoard shows of a rollout: deal statistics of the learner's seats (both variants) and the
 update's scalars (losses, explained variance, bid rate), summed over the ranks."""
 
+import re
+
 import numpy as np
 
 from euchre_trainer.opponents import LEARNER
 from ghost_euchre_env import classic
 from ghost_euchre_env.ghost import BID_3, MOON, MOON_LEVEL, PASS, SWAP
+
+AGAINST = ("games", "won", "deals", "margin")  # counted against each kind of player
+
+
+def margins(rewards, variant):
+    """float32[N, S] rewards by seat -> each seat's reward minus its opponents' (zero-sum).
+
+    ghost: minus the mean of the other two seats'; classic (rewards are the
+    team's, at both seats of a team): minus the other team's.
+    """
+    if variant == "classic":
+        return rewards - np.roll(rewards, -1, axis=1)  # seat s + 1 is on the other team
+    return rewards - (rewards.sum(axis=1, keepdims=True) - rewards) / 2
 
 
 class LearnerCounts:
@@ -16,9 +31,17 @@ class LearnerCounts:
     """
 
     COUNTS: tuple[str, ...] = ()
+    VARIANT = ""
+    OPPONENTS = np.zeros((0, 0), bool)
+    """bool[S, S]: seat t is an opponent of seat s (classic: the other team)"""
 
-    def __init__(self):
-        self.counts = dict.fromkeys(self.COUNTS, 0)
+    def __init__(self, kinds=(), kind_of_role=None):
+        """kinds: the names of the players a learner meets (euchre_trainer.opponents.kind_names), whose
+        win rate and margin against each are counted too; kind_of_role: int[roles], each seat role's kind."""
+        self.kinds = list(kinds)
+        self.kind_of_role = np.zeros(0, np.int64) if kind_of_role is None else kind_of_role
+        against = [f"{count}_vs_{k}" for k in range(len(self.kinds)) for count in AGAINST]
+        self.counts: dict[str, float] = dict.fromkeys((*self.COUNTS, *against), 0)
 
     def ratio(self, numerator, denominator):
         """counts[numerator] / counts[denominator], NaN when nothing was counted."""
@@ -35,12 +58,43 @@ class LearnerCounts:
         rows = finished[deals.game]
         games, scores = deals.game[rows], deals.scores[rows]
         learner = roles[games] == LEARNER
+        won = self.seat_won(scores)
         self.counts["seat_games"] += int(learner.sum())
-        self.counts["games_won"] += int((learner & self.seat_won(scores)).sum())
+        self.counts["games_won"] += int((learner & won).sum())
+        for k, faces in enumerate(self.facing(roles[games])):
+            self.counts[f"games_vs_{k}"] += int(faces.sum())
+            self.counts[f"won_vs_{k}"] += int((faces & won).sum())
+
+    def facing(self, roles):
+        """bool[K, M, S]: the learner's seat s of row m has a player of kind k among its opponents
+        (roles: int8[M, S] of the rows' games)."""
+        kinds = self.kind_of_role[roles] if self.kinds else roles
+        present = kinds[None] == np.arange(len(self.kinds))[:, None, None]  # [K, M, seat t]
+        faces = (present[:, :, None, :] & self.OPPONENTS).any(-1)  # [K, M, seat s]
+        return faces & (roles == LEARNER)
+
+    def add_margins(self, deals, roles, seat_points):
+        """Each kind's deals and the learner's margin summed over them (seat_points: float[M, S])."""
+        margin = margins(seat_points.astype(np.float64), self.VARIANT)
+        for k, faces in enumerate(self.facing(roles[deals.game])):
+            self.counts[f"deals_vs_{k}"] += int(faces.sum())
+            self.counts[f"margin_vs_{k}"] += float(margin[faces].sum())
+
+    def against_rates(self):
+        """TensorBoard's opponents/win_rate_vs_KIND and opponents/margin_vs_KIND (points per deal)."""
+        rates = {}
+        for k, name in enumerate(self.kinds):
+            tag = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
+            rates[f"opponents/win_rate_vs_{tag}"] = self.ratio(f"won_vs_{k}", f"games_vs_{k}")
+            rates[f"opponents/margin_vs_{tag}"] = self.ratio(f"margin_vs_{k}", f"deals_vs_{k}")
+        return rates
 
 
 class DealStats(LearnerCounts):
     """Ghost Hand counts over the deals that ended, seen from the learner's seats (for TensorBoard)."""
+
+    VARIANT = "ghost"
+    OPPONENTS = ~np.eye(3, dtype=bool)
 
     LEVELS = ((3, "3"), (4, "4"), (5, "5"), (MOON_LEVEL, "moon"))
     COUNTS = (
@@ -60,6 +114,7 @@ class DealStats(LearnerCounts):
     )
 
     def add_deals(self, deals, roles):
+        self.add_margins(deals, roles, deals.points)
         learner = roles[deals.game] == LEARNER  # bool[M, 3]
         seats = np.arange(3)
         declarer = learner & (deals.declarer[:, None] == seats)
@@ -104,6 +159,7 @@ class DealStats(LearnerCounts):
             },
             "euchre/thrown_in_rate": ratio("thrown_in", "deals"),
             "charts/learner_game_win_rate": ratio("games_won", "seat_games"),
+            **self.against_rates(),
         }
 
 
@@ -112,6 +168,9 @@ class ClassicDealStats(LearnerCounts):
 
     A "seat-deal" is one deal at one learner seat (a team of two learners counts twice).
     """
+
+    VARIANT = "classic"
+    OPPONENTS = (classic.SEATS[:, None] - classic.SEATS[None]) % 2 == 1
 
     COUNTS = (
         "seat_deals",
@@ -129,6 +188,7 @@ class ClassicDealStats(LearnerCounts):
     )
 
     def add_deals(self, deals, roles):
+        self.add_margins(deals, roles, deals.points[:, classic.SEAT_TEAM])
         learner = roles[deals.game] == LEARNER  # bool[M, 4]
         maker = learner & (deals.maker[:, None] == classic.SEATS)  # the learner seat made trump
         ordered = deals.trump == (deals.upcard & 3)  # round 2 cannot name the upcard's suit
@@ -165,6 +225,7 @@ class ClassicDealStats(LearnerCounts):
             "euchre/points_per_deal": ratio("points", "seat_deals"),
             "euchre/thrown_in_rate": ratio("thrown_in", "deals"),
             "charts/learner_game_win_rate": ratio("games_won", "seat_games"),
+            **self.against_rates(),
         }
 
 

@@ -3,7 +3,8 @@
 import numpy as np
 import torch
 
-from agents.ppo import mask_logits, masked_entropy, masked_log_probs, seen_rows
+from agents.networks import seen_rows
+from agents.ppo import mask_logits, masked_entropy, masked_log_probs
 
 
 def batch_shares(run, buf, lessons, stats):

@@ -8,9 +8,9 @@ import torch
 from test_train import TINY
 
 from agents import make_policy
+from agents.networks import CanonicalSuits
 from agents.ppo import (
     ActorCritic,
-    CanonicalSuits,
     PPOPolicy,
     load_model,
     policy_payload,

@@ -1,0 +1,268 @@
+"""The networks ``ppo:PATH`` plays and the trainer trains: the suit renaming every network can sit
+behind, and the plug-in interface for a network class of your own.
+
+**Plug-in interface.** A network class named ``package.module:ClassName`` (the
+trainer's ``model`` field, with ``model_options``) is a ``torch.nn.Module``
+built as ``ClassName(obs_size, num_actions, **model_options)`` (the variant's
+observation size and action count: Ghost Hand 390 and 34, classic 464 and 31;
+the layout is ``ghost_euchre_env.ghost.OBS_LAYOUT``, resp. ``classic``'s) whose
+``forward(obs float32[B, obs_size])`` returns ``(logits float32[B, num_actions],
+value float32[B])``. It sees raw observations; :class:`PluggedNetwork` puts it
+behind the canonical suit renaming (``canonical_suits``), maps its logits back,
+and records ``{"model": "package.module:ClassName", "model_options": {...}}``
+in the network's config, which policy files and checkpoints store: ``ppo:PATH``
+rebuilds it anywhere its module can be imported. ``agents.cardset:CardSetNet`` is
+the worked example.
+"""
+
+import importlib
+import inspect
+import re
+
+import numpy as np
+import torch
+from torch import nn
+
+from ghost_euchre_env import classic, ghost
+from ghost_euchre_env.cards import CARD_RANK, CARD_SUIT, CARDS, NUM_CARDS, NUM_SUITS, PARTNER_SUIT
+from ghost_euchre_env.suits import COLOUR_KEEPING, permutation_tables
+
+_CLASS_SPEC = re.compile(
+    r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*"
+)
+
+
+def layer(inputs, outputs, std):
+    """nn.Linear(inputs, outputs) with orthogonal weights (gain ``std``) and zero bias, as in CleanRL."""
+    layer = nn.Linear(inputs, outputs)
+    nn.init.orthogonal_(layer.weight, std)
+    nn.init.zeros_(layer.bias)
+    return layer
+
+
+class CanonicalSuits(nn.Module):
+    """Renames the suits of each observation of a variant into one canonical order (suit symmetry).
+
+    variant: the engine module whose observations are renamed
+    (``ghost_euchre_env.ghost`` or ``.classic``). Trump, or before trump is
+    named the suit the own hand is strongest in (most cards, then highest
+    ranks), becomes suit 0 (clubs), its same-colour suit 3, and of the other
+    two the stronger in hand suit 1 (ties: the lower suit). Equivalent positions
+    in differently named suits then look the same to the network.
+    forward(obs float32[B, OBS_SIZE]) -> (renamed obs float32[B, OBS_SIZE],
+    int64[B, NUM_ACTIONS]: the renamed id of each original action, to gather logits back).
+    """
+
+    obs_index: torch.Tensor  # buffers (registered in __init__), declared for the type checker
+    action_index: torch.Tensor
+    perm_id: torch.Tensor
+    other_pair: torch.Tensor
+    strength_weight: torch.Tensor
+
+    TRUMP_FIRST = 4096.0  # added to trump's strength: more than any hand's (at most 6 * 96)
+
+    def __init__(self, variant=ghost):
+        super().__init__()
+        obs_index, action_index = permutation_tables(COLOUR_KEEPING, variant)
+        other_pair = [
+            [s for s in range(NUM_SUITS) if s not in (t, PARTNER_SUIT[t])] for t in range(NUM_SUITS)
+        ]
+        # [top suit, b] -> the row of COLOUR_KEEPING renaming top to 0 and other_pair[top][b] to 1
+        perm_id = np.zeros((NUM_SUITS, 2), np.int64)
+        for k, perm in enumerate(COLOUR_KEEPING):
+            top, second = list(perm).index(0), list(perm).index(1)
+            perm_id[top, other_pair[top].index(second)] = k
+        # [card, suit]: a held card adds 64 to its suit's strength plus 2**rank (count first, then ranks)
+        strength_weight = np.zeros((NUM_CARDS, NUM_SUITS), np.float32)
+        strength_weight[CARDS, CARD_SUIT] = 64.0 + 2.0**CARD_RANK
+        self.register_buffer("obs_index", torch.from_numpy(obs_index), persistent=False)
+        self.register_buffer("action_index", torch.from_numpy(action_index), persistent=False)
+        self.register_buffer("perm_id", torch.from_numpy(perm_id), persistent=False)
+        self.register_buffer("other_pair", torch.tensor(other_pair), persistent=False)
+        self.register_buffer("strength_weight", torch.from_numpy(strength_weight), persistent=False)
+        self.hand = slice(*variant.OBS_OFFSETS["hand"])
+        self.trump = slice(*variant.OBS_OFFSETS["trump"])
+
+    def forward(self, obs):
+        strength = obs[:, self.hand] @ self.strength_weight  # float32[B, 4], exact integers
+        top = (strength + self.TRUMP_FIRST * obs[:, self.trump]).argmax(1)  # ties: the lower suit
+        pair_strength = strength.gather(1, self.other_pair[top])
+        k = self.perm_id[top, (pair_strength[:, 0] < pair_strength[:, 1]).long()]
+        return obs.gather(1, self.obs_index[k]), self.action_index[k]
+
+
+# a network's (obs_size, num_actions) -> the variant module whose suits CanonicalSuits renames
+CANONICAL_VARIANTS = {(v.OBS_SIZE, v.NUM_ACTIONS): v for v in (ghost, classic)}
+assert len(CANONICAL_VARIANTS) == 2, "the variants' observation and action sizes tell them apart"
+
+
+CANONICAL_VARIANTS = {(v.OBS_SIZE, v.NUM_ACTIONS): v for v in (ghost, classic)}
+assert len(CANONICAL_VARIANTS) == 2, "the variants' observation and action sizes tell them apart"
+
+
+def canonical_suits_for(obs_size, num_actions):
+    """The :class:`CanonicalSuits` of the variant with these sizes; ValueError for other sizes."""
+    if (obs_size, num_actions) not in CANONICAL_VARIANTS:
+        raise ValueError(
+            f"canonical_suits works on Ghost Hand observations ({ghost.OBS_SIZE} values, "
+            f"{ghost.NUM_ACTIONS} actions) or classic Euchre ones ({classic.OBS_SIZE} values, "
+            f"{classic.NUM_ACTIONS} actions), got obs_size={obs_size}, num_actions={num_actions}"
+        )
+    return CanonicalSuits(CANONICAL_VARIANTS[obs_size, num_actions])
+
+
+class SuitedNetwork(nn.Module):
+    """A network behind the optional suit renaming: subclasses set ``suits`` (a :class:`CanonicalSuits`
+    or None) and ``config``, and define ``heads(seen) -> (logits, value)``."""
+
+    suits: CanonicalSuits | None
+    config: dict
+
+    def forward(self, obs):
+        """obs float32[B, obs_size] -> (logits float32[B, num_actions], value float32[B])."""
+        return self.from_seen(*self.see(obs))
+
+    def see(self, obs):
+        """What the heads see of obs float32[B, obs_size]: (seen float32[B, obs_size], action_index).
+
+        With ``canonical_suits`` ``seen`` is the observation in the canonical suit
+        order and action_index int64[B, num_actions] the column of the heads'
+        logits that holds each actual action's; without, ``seen`` is ``obs`` and
+        action_index None. No parameters are involved: a batch can be seen once
+        and used for several passes.
+        """
+        return self.suits(obs) if self.suits is not None else (obs, None)
+
+    def from_seen(self, seen, action_index):
+        """(logits float32[B, num_actions] of the actual actions, value float32[B]) from :meth:`see`'s output."""
+        logits, value = self.heads(seen)
+        return actual_actions(logits, action_index), value
+
+    def heads(self, seen):
+        """(logits float32[B, num_actions] in the seen action order, value float32[B]) of ``seen``."""
+        raise NotImplementedError
+
+    def value(self, obs):
+        """float32[B]: the value alone."""
+        return self.heads(self.see(obs)[0])[1]
+
+
+def seen_rows(seen, rows):
+    """The rows ``rows`` (int64[M]) of a batch as :meth:`ActorCritic.see` returned it: (seen, action_index)."""
+    observations, action_index = seen
+    return observations[rows], None if action_index is None else action_index[rows]
+
+
+def actual_actions(logits, action_index):
+    """The trunk's logits float32[B, A] in the actual actions' order (action_index from :meth:`ActorCritic.see`)."""
+    return logits if action_index is None else logits.gather(1, action_index)
+
+
+def network_class(spec):
+    """The class named ``spec`` ('package.module:ClassName'); ValueError (one line) when it cannot be
+    imported or is not a torch.nn.Module subclass."""
+    if not isinstance(spec, str) or not _CLASS_SPEC.fullmatch(spec):
+        raise ValueError(f"expected a network class as package.module:ClassName, got {spec!r}")
+    module_name, _, name = spec.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if error.name is None or not (
+            module_name == error.name or module_name.startswith(error.name + ".")
+        ):
+            raise
+        raise ValueError(
+            f"{spec!r}: no module named {module_name!r} (the network's module must be importable: "
+            "installed, or its folder on PYTHONPATH)"
+        ) from None
+    found = getattr(module, name, None)
+    if found is None:
+        raise ValueError(f"{spec!r}: module {module_name!r} has no {name!r}")
+    if not (inspect.isclass(found) and issubclass(found, nn.Module)):
+        raise ValueError(f"{spec!r} is not a class deriving from torch.nn.Module")
+    return found
+
+
+class PluggedNetwork(SuitedNetwork):
+    """A network class of the plug-in interface (module docstring) behind the suit renaming.
+
+    The class's outputs are checked once, on a batch of two zero observations:
+    (logits float32[2, num_actions], value float32[2]), else ValueError.
+    """
+
+    def __init__(self, obs_size, num_actions, model, model_options=None, canonical_suits=False):
+        super().__init__()
+        options = dict(model_options or {})
+        self.config = {
+            "obs_size": int(obs_size),
+            "num_actions": int(num_actions),
+            "model": model,
+            "model_options": options,
+        }
+        if canonical_suits:
+            self.config["canonical_suits"] = True
+        self.suits = canonical_suits_for(obs_size, num_actions) if canonical_suits else None
+        cls = network_class(model)
+        try:
+            self.net = cls(int(obs_size), int(num_actions), **options)
+        except TypeError as error:
+            raise ValueError(
+                f"{model!r}: cannot build it as {cls.__name__}(obs_size, num_actions"
+                f"{''.join(f', {k}=...' for k in options)}): {error}"
+            ) from None
+        self._check_outputs()
+
+    def _check_outputs(self):
+        mode = self.net.training
+        self.net.eval()
+        with torch.no_grad():
+            out = self.net(torch.zeros(2, self.config["obs_size"]))
+        self.net.train(mode)
+        expected = f"(logits float32[B, {self.config['num_actions']}], value float32[B])"
+        shapes = (2, self.config["num_actions"]), (2,)
+        ok = isinstance(out, (tuple, list)) and len(out) == 2
+        ok = ok and all(isinstance(t, torch.Tensor) and t.dtype == torch.float32 for t in out)
+        if not ok or tuple(out[0].shape) != shapes[0] or tuple(out[1].shape) != shapes[1]:
+            got = (
+                f"shapes {[tuple(t.shape) for t in out]}"
+                if ok
+                else f"{type(out).__name__}"
+                + (
+                    f" of {[type(t).__name__ for t in out]}"
+                    if isinstance(out, (tuple, list))
+                    else ""
+                )
+            )
+            raise ValueError(
+                f"{self.config['model']!r}: forward(obs float32[B, {self.config['obs_size']}]) must "
+                f"return {expected}; for B=2 it returned {got}"
+            )
+
+    def heads(self, seen):
+        return self.net(seen)
+
+
+def fit_weights(module, weights, what):
+    """``module.load_state_dict(weights)``, or ValueError (one line: the missing, unexpected and
+    mis-shaped entries, the first few of each) naming ``what``."""
+    own = module.state_dict()
+    missing = [k for k in own if k not in weights]
+    unexpected = [k for k in weights if k not in own]
+    shapes = [
+        f"{k} {tuple(weights[k].shape)} (expected {tuple(own[k].shape)})"
+        for k in own
+        if k in weights
+        and (not isinstance(weights[k], torch.Tensor) or weights[k].shape != own[k].shape)
+    ]
+    problems = [
+        f"{label} {', '.join(items[:3])}{f' and {len(items) - 3} more' if len(items) > 3 else ''}"
+        for label, items in (
+            ("missing", missing),
+            ("unexpected", unexpected),
+            ("mis-shaped", shapes),
+        )
+        if items
+    ]
+    if problems:
+        raise ValueError(f"{what} does not fit the network: {'; '.join(problems)}")
+    module.load_state_dict(weights)
