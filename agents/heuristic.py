@@ -34,6 +34,7 @@ Trump: the suit with the most expected tricks.
 Card play. ``unseen`` = the cards not held, not played and not in its own dead
 hand, so it remembers which trumps and aces are out; a card is *boss* when no
 unseen card of its effective suit ranks above it:
+
   - Leading as declarer: the highest trump, if it is boss and trumps are still
     unseen (drawing trumps); else a boss off-suit card (cashing aces); else the
     cheapest card (never a losing trump lead).

@@ -3,7 +3,10 @@
 Grammar (one string, no spaces needed):
 
 - ``random``, ``heuristic``, ``human``, ``pimc``: built-in policies;
-- ``ppo:PATH``: a checkpoint written by ``train.py`` (loaded by ``agents.ppo``);
+- ``ppo:NAME``: a network shipped with the package (:mod:`agents.pretrained`:
+  ``ppo:ghost``, ``ppo:ghost-bidder``, ``ppo:ghost-180m``, ``ppo:classic``);
+- ``ppo:PATH``: a checkpoint written by ``train.py`` (loaded by ``agents.ppo``); a
+  file named like a shipped network is written with its folder (``ppo:./ghost``);
 - ``package.module:ClassName``: any class with the :class:`agents.base.Policy`
   interface, built as ``ClassName(game, seed=seed, **kwargs)``;
 - ``composite[AUCTION | PLAY]``: two specs (composites included), the first
@@ -13,9 +16,10 @@ Grammar (one string, no spaces needed):
 Any of them may end with ``:key=value,key=value`` keyword arguments for the
 policy's constructor; values are read as int, float, ``true``/``false``, or else
 kept as strings. The names ``game`` and ``seed`` (and ``path`` after ``ppo:``)
-are reserved: make_policy passes them itself. Examples: ``random``, ``pimc:samples=16``, ``ppo:runs/a/final.pt``,
+are reserved: make_policy passes them itself. Examples: ``random``, ``pimc:samples=16``,
+``ppo:ghost``, ``ppo:runs/a/final.pt``,
 ``mybots.greedy:GreedyBot:depth=2,temperature=0.5``. After a built-in name a value
-may itself be a spec with colons: ``pimc:rollout=ppo:runs/a/final.pt,samples=16``.
+may itself be a spec with colons: ``pimc:rollout=ppo:ghost,samples=16``.
 """
 
 import contextlib
@@ -29,9 +33,10 @@ from collections.abc import Callable
 from .base import Policy
 from .composite import CompositePolicy, composite_spec, is_composite, split_composite
 from .network_file import fit_error, network_sizes
+from .pretrained import NETWORKS, network_path
 
 EXPECTED = (
-    "random, heuristic, human, pimc, ppo:PATH or package.module:ClassName "
+    "random, heuristic, human, pimc, ppo:NAME (a shipped network), ppo:PATH or package.module:ClassName "
     "(each optionally followed by :key=value,...), or composite[AUCTION_SPEC | PLAY_SPEC]"
 )
 _IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"
@@ -78,7 +83,8 @@ def parse_value(text):
 def split_spec(spec):
     """-> (kind, target, kwargs): kind is a built-in name, 'ppo', 'class' or 'composite'.
 
-    target is the checkpoint path for 'ppo', 'module:Class' for 'class', else None
+    target is the checkpoint path for 'ppo' (a shipped network's name resolved to its
+    file), 'module:Class' for 'class', else None
     (a composite's parts: :func:`agents.composite.split_composite`).
     """
     if not isinstance(spec, str) or not spec.strip():
@@ -101,9 +107,10 @@ def split_spec(spec):
         path = ":".join(rest)
         if not path:
             raise ValueError(
-                f"policy spec {spec!r}: ppo needs a checkpoint path, as in ppo:runs/NAME/final.pt"
+                f"policy spec {spec!r}: ppo needs a shipped network's name or a checkpoint path, "
+                "as in ppo:ghost or ppo:runs/NAME/final.pt"
             )
-        return "ppo", path, kwargs
+        return "ppo", network_path(path) or path, kwargs
     if head in BUILTINS:
         if rest:
             raise ValueError(
@@ -195,7 +202,10 @@ def make_policy(spec, game, seed=None):
     kind, target, kwargs = split_spec(spec)
     if kind == "ppo":
         if target is None or not os.path.isfile(target):
-            raise ValueError(f"policy spec {spec!r}: checkpoint file {target!r} does not exist")
+            raise ValueError(
+                f"policy spec {spec!r}: checkpoint file {target!r} does not exist and no shipped "
+                f"network has that name; the shipped networks are {', '.join(NETWORKS)}"
+            )
         sizes = network_sizes(
             target
         )  # before torch: a network of the other variant is told at once

@@ -4,4 +4,5 @@ import sys
 
 from arena.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # not when a tool imports the module (the docs' API reference)
+    sys.exit(main())

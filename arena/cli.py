@@ -227,7 +227,7 @@ def serve_main(argv):
     parser = OneLineParser(
         prog="evaluate.py serve",
         description="The local web page: play against the bots, watch recorded games, "
-        "see the leaderboard. What it offers and refuses: README, 'Security'.",
+        "see the leaderboard. What it offers and refuses: docs/web.md, 'Security'.",
     )
     parser.add_argument(
         "--db",

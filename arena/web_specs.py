@@ -12,7 +12,9 @@ any import, file access or call:
   has no useful bound);
 - ``ppo:NAME`` for a policy file (``*.pt``) of the operator's policy directories
   (``serve --policy-dir DIR``; default the shipped ``agents/pretrained/``):
-  NAME is a file name of one of them or a path (from the server's working
+  NAME is a shipped network's name (``ppo:ghost``, :mod:`agents.pretrained`;
+  offered by that name when its file is in one of the directories), a file
+  name of one of them or a path (from the server's working
   folder) lexically inside one, then resolved with ``realpath`` to a file that
   is still inside; option ``sample`` (true/false). A missing file and a file
   that is not offered get the same one-line answer, and a path outside the
@@ -33,11 +35,10 @@ again to the same tree (so what is built is what was checked).
 import os
 
 from agents.pimc import OBJECTIVES
+from agents.pretrained import HERE as PRETRAINED_DIR
+from agents.pretrained import NETWORKS, network_path
 from agents.specs import SpecTree, spec_text, spec_tree
 
-PRETRAINED_DIR = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "agents", "pretrained"
-)
 MAX_SPEC_CHARS = 200
 MAX_DEPTH = 4  # levels of specs: composite[composite[pimc:rollout=ppo:X | ...] | ...] is 4
 POLICY_SUFFIX = ".pt"
@@ -121,6 +122,19 @@ class SpecGate:
                 )
         return sorted(names)
 
+    def policy_names(self):
+        """What ``ppo:NAME`` offers: the shipped networks in the directories by name (in
+        :data:`agents.pretrained.NETWORKS`' order), then the other policy files by file name."""
+        shipped = {}
+        for name in NETWORKS:
+            path = os.path.realpath(str(network_path(name)))
+            if any(_inside(path, d) for d in self.policy_dirs):
+                shipped[os.path.basename(path)] = name
+        files = self.policy_files()
+        return [n for f, n in shipped.items() if f in files] + [
+            f for f in files if f not in shipped
+        ]
+
     def offered(self):
         """Suggested specs for the page: the built-in bots, the policy files, the operator's specs."""
         return [
@@ -128,7 +142,7 @@ class SpecGate:
             "random",
             "pimc",
             "pimc:samples=16",
-            *(f"ppo:{name}" for name in self.policy_files()),
+            *(f"ppo:{name}" for name in self.policy_names()),
             *(text for _, text in self.allowed),
         ]
 
@@ -158,7 +172,7 @@ class SpecGate:
     def _expected(self):
         return (
             "this page offers random, heuristic, pimc (samples 1..256), "
-            f"ppo:NAME for NAME in {_listed(self.policy_files())}, composite[A | B] of those"
+            f"ppo:NAME for NAME in {_listed(self.policy_names())}, composite[A | B] of those"
             + "".join(f", {text}" for _, text in self.allowed[:4])
         )
 
@@ -224,7 +238,7 @@ class SpecGate:
                 return path
         raise ValueError(
             f"{_shown('ppo:' + target)} is not a policy file of this page; it offers "
-            f"{_listed(f'ppo:{n}' for n in self.policy_files())}"
+            f"{_listed(f'ppo:{n}' for n in self.policy_names())}"
         )
 
     @staticmethod

@@ -20,6 +20,7 @@ from euchre_trainer.config import (
     field_docs,
     field_groups,
     find_config,
+    init_from_file,
     make_config,
     read_yaml,
     yaml_problem,
@@ -41,7 +42,7 @@ def parse_args(argv=None):
         prog="python -m euchre_trainer" if sys.argv[0].endswith("__main__.py") else None,
         description=(euchre_trainer.__doc__ or "").split("\n\n")[0],
         allow_abbrev=False,
-        usage="%(prog)s [--config FILE | --resume CHECKPOINT] [--FIELD VALUE ...]",
+        usage="%(prog)s [--config NAME|FILE | --resume CHECKPOINT] [--FIELD VALUE ...]",
         epilog="Values are YAML: 1000, 3e-4, true, [256, 256], {auction: open}.",
     )
     parser.add_argument(
@@ -110,7 +111,7 @@ def parse_args(argv=None):
     try:
         pick_device(config.device, 0, torch.cuda.is_available())
         if config.init_from and resume is None:
-            load_model(config.init_from)  # readable, a network (its shape is checked in setup)
+            load_model(init_from_file(config.init_from))  # a network (its shape: checked in setup)
     except ValueError as error:
         parser.error(str(error))
     return config, resume, stem

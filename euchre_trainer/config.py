@@ -18,6 +18,7 @@ import numpy as np
 import yaml
 
 from agents.composite import LEARN_MODES
+from agents.pretrained import network_path
 from agents.specs import split_spec
 from ghost_euchre_env import ClassicEuchre, ClassicEuchreVec, GhostEuchre, GhostEuchreVec
 
@@ -153,12 +154,13 @@ class TrainConfig:
     false: the suits as dealt (networks trained before this field existed)"""
     model: str = ""
     """a network class of your own, package.module:ClassName (agents/networks.py: built as ClassName(obs_size,
-    num_actions, **model_options), forward(obs) -> (logits, value)); e.g. agents.cardset:CardSetNet, which sees
+    num_actions) with model_options as keywords, forward(obs) -> (logits, value)); e.g. agents.cardset:CardSetNet, which sees
     the cards as a set; empty = the MLP of hidden_sizes and activation"""
     model_options: dict = dataclasses.field(default_factory=dict)
     """keyword arguments of the model class, e.g. {embed_size: 32, pooling: attention}"""
     init_from: str = ""
-    """policy file or checkpoint whose network starts the run (same network; empty = a fresh network)"""
+    """policy file or checkpoint whose network starts the run, or a shipped network's name (ghost-180m: see
+    agents.pretrained); same network; empty = a fresh network"""
 
     # evaluation, logging, checkpoints
     eval_every: int = 50
@@ -423,6 +425,11 @@ def yaml_problem(error):
     mark = getattr(error, "problem_mark", None)
     problem = getattr(error, "problem", None) or " ".join(str(error).split())
     return problem + (f" (line {mark.line + 1}, column {mark.column + 1})" if mark else "")
+
+
+def init_from_file(init_from):
+    """The file ``init_from`` names: a shipped network's name (``ghost-180m``) resolved, else as written."""
+    return network_path(init_from) or init_from
 
 
 def read_yaml(path):

@@ -10,7 +10,7 @@ import torch
 from agents import make_policy
 from agents.networks import SuitedNetwork
 from agents.ppo import build_network, load_model
-from euchre_trainer.config import VARIANTS, TrainConfig
+from euchre_trainer.config import VARIANTS, TrainConfig, init_from_file
 from euchre_trainer.opponents import assign_roles, build_opponents
 from euchre_trainer.ranks import Ranks, rank_seed
 from ghost_euchre_env import GhostBiddingVec
@@ -123,7 +123,7 @@ def setup(config, ranks):
     game = venv.game
     model = build_model(config, game)
     if config.init_from:
-        start_from(model, config.init_from)
+        start_from(model, init_from_file(config.init_from))
     model.to(ranks.device)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate, eps=1e-5, fused=True)
     pool = [

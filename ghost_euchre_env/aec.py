@@ -76,7 +76,7 @@ every seat's ``rewards`` with the transition of the seat that acted (Tianshou's
 ``PettingZooEnv``) finds a seat's points in the transition of the deal's last
 card, up to {later} transitions after that seat's own last card: its learner needs
 n-step returns over at least {num_players} transitions.{note}
-README: "Using it with RL libraries"."""
+The documentation's page "Using it with RL libraries" (docs/rl-libraries.md)."""
 
 
 def seat_names(num_players):

@@ -8,6 +8,7 @@ import collections
 import os
 import pickle
 import re
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -15,6 +16,7 @@ import textwrap
 import numpy as np
 import pytest
 
+import agents.pretrained
 from agents import Policy, make_policy
 from agents.heuristic import (
     ClassicHeuristic,
@@ -25,9 +27,10 @@ from agents.heuristic import (
 )
 from agents.human import HumanPolicy, HumanQuit, action_name, parse_move
 from agents.network_file import network_sizes
+from agents.pretrained import NETWORKS, network_path
 from agents.random_policy import random_set_bits
 from agents.specs import parse_value, split_spec
-from ghost_euchre_env import GhostEuchre, classic, ghost
+from ghost_euchre_env import ClassicEuchreVec, GhostEuchre, GhostEuchreVec, classic, ghost
 from ghost_euchre_env.cards import cards_to_mask, mask_to_bool, pack_bits, parse_card, unpack_bits
 from ghost_euchre_env.classic import ClassicEuchre
 from ghost_euchre_env.dealing import stream_keys
@@ -69,6 +72,41 @@ def test_split_spec_reads_builtins_checkpoints_classes_and_arguments():
     assert (kind, target) == ("class", "my.pkg.bots:Greedy")
     assert kwargs == {"depth": 3, "temperature": 0.5, "greedy": False, "label": "x1"}
     assert type(kwargs["depth"]) is int and type(kwargs["temperature"]) is float
+
+
+def test_shipped_networks_are_named_from_any_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the names do not depend on the working folder
+    for name, network in NETWORKS.items():
+        kind, target, kwargs = split_spec(f"ppo:{name}:sample=true")
+        assert (kind, kwargs) == ("ppo", {"sample": True})
+        assert target == os.path.join(os.path.dirname(agents.pretrained.__file__), network.file)
+        game = GhostEuchre() if network.variant == "ghost" else ClassicEuchre()
+        policy = make_policy(f"ppo:{name}", game, seed=0)
+        obs, mask, _ = (GhostEuchreVec if network.variant == "ghost" else ClassicEuchreVec)(
+            4, seed=0
+        ).reset()
+        assert mask[np.arange(4), policy.act(obs, mask)].all()
+    assert {n.variant for n in NETWORKS.values()} == {"ghost", "classic"}
+
+
+def test_a_checkpoint_path_still_works_and_a_file_named_like_a_network_takes_its_folder(
+    tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ghost").write_bytes(b"")  # a file named like a shipped network
+    assert split_spec("ppo:ghost")[1] == network_path("ghost")
+    assert split_spec("ppo:./ghost")[1] == "./ghost"
+    shutil.copy(
+        os.path.join(os.path.dirname(agents.pretrained.__file__), "ghost_ppo.pt"), "mine.pt"
+    )
+    assert make_policy("ppo:mine.pt", GhostEuchre()).name == "ppo:mine.pt"
+
+
+def test_an_unknown_network_name_lists_the_shipped_ones():
+    with pytest.raises(ValueError, match="no shipped network has that name") as error:
+        make_policy("ppo:ghots", GhostEuchre())
+    assert str(error.value).endswith("the shipped networks are " + ", ".join(NETWORKS))
+    assert "\n" not in str(error.value)
 
 
 def test_parse_value_types():
@@ -210,7 +248,7 @@ def test_a_file_read_only_by_torch_gets_the_same_variant_message(tmp_path):
             "ppo:agents/pretrained/ghost_ppo.pt:foo=1",
             "unknown option 'foo' for ppo; its options are sample",
         ),
-        ("ppo:", "needs a checkpoint path"),
+        ("ppo:", "needs a shipped network's name or a checkpoint path"),
         ("ppo:/no/such/file.pt", "does not exist"),
         ("no_such_module_xyz:Bot", "no module named 'no_such_module_xyz'"),
         ("{mod}:Missing", "has no 'Missing'"),

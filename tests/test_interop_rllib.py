@@ -1,5 +1,5 @@
 """RLlib on the AEC envs as they are: Ray's PettingZooEnv wrapper, the new API stack,
-multi-agent PPO with an action-masking module (the README's example, run as written).
+multi-agent PPO with an action-masking module (the docs' example, run as written).
 
 Needs the ``interop`` extra; skipped only when Ray RLlib is not installed. The env
 raises on an illegal action (``illegal_action="raise"``), so a training run that
@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 pytest.importorskip("ray.rllib")
+from docs_snippets import doc_snippet, run_snippet
 from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
-from readme_snippets import readme_snippet, run_snippet
 
 from ghost_euchre_env import classic_euchre_v0, ghost_euchre_v0
 
@@ -49,8 +49,8 @@ def test_wrapper_hands_every_seat_exactly_its_points(module, config):
         assert [returns[f"player_{s}"] for s in range(len(scores))] == scores.tolist()
 
 
-def test_readme_ppo_example_trains_a_shared_masked_module_on_all_seats():
-    example = run_snippet(readme_snippet("rllib"), "rllib_example")
+def test_docs_ppo_example_trains_a_shared_masked_module_on_all_seats():
+    example = run_snippet(doc_snippet("rllib"), "rllib_example")
     results = example["results"]
     assert len(results) == 3
     runners, learner = results[-1]["env_runners"], results[-1]["learners"]["shared"]

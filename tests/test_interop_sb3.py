@@ -1,4 +1,4 @@
-"""sb3-contrib's MaskablePPO on the Gymnasium views as they are: the README's example on
+"""sb3-contrib's MaskablePPO on the Gymnasium views as they are: the docs' example on
 GhostEuchre-v0, and the auction-only GhostEuchreBidding-v0.
 
 sb3-contrib is in the ``test`` extra (and ``interop``); skipped only when it is not
@@ -8,7 +8,7 @@ installed. Both views raise on an illegal action, and LegalityCheck counts them 
 import gymnasium
 import pytest
 import torch
-from readme_snippets import readme_snippet, run_snippet
+from docs_snippets import doc_snippet, run_snippet
 from test_gym_env import LegalityCheck
 
 from ghost_euchre_env import BIDDING_GYM_ENV_ID
@@ -25,8 +25,8 @@ def one_torch_thread():
     torch.set_num_threads(threads)
 
 
-def test_readme_maskable_ppo_example_runs_as_written():
-    example = run_snippet(readme_snippet("sb3"), "sb3_example")
+def test_docs_maskable_ppo_example_runs_as_written():
+    example = run_snippet(doc_snippet("sb3"), "sb3_example")
     assert example["model"].num_timesteps >= 512
 
 

@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("tianshou")
 import torch
-from readme_snippets import readme_snippet, run_snippet
+from docs_snippets import doc_snippet, run_snippet
 from tianshou.algorithm.algorithm_base import OffPolicyAlgorithm
 from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm
 from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
@@ -104,8 +104,8 @@ def test_random_masked_play_on_every_seat(module, config):
 
 
 @pytest.mark.parametrize(("module", "config"), CONFIGS)
-def test_readme_dqn_example_trains_one_seat_against_random_seats(module, config):
-    code = readme_snippet("tianshou")
+def test_docs_dqn_example_trains_one_seat_against_random_seats(module, config):
+    code = doc_snippet("tianshou")
     for line, replacement in (
         (
             "from ghost_euchre_env import ghost_euchre_v0 as euchre\n",

@@ -25,7 +25,14 @@ from agents.ppo import (
 from arena.files import current_umask
 from euchre_trainer import cli
 from euchre_trainer.checkpoint import CHECKPOINT_FORMAT, read_checkpoint
-from euchre_trainer.config import TrainConfig, field_docs, make_config, read_yaml
+from euchre_trainer.config import (
+    TrainConfig,
+    field_docs,
+    find_config,
+    init_from_file,
+    make_config,
+    read_yaml,
+)
 from euchre_trainer.ranks import Ranks
 from euchre_trainer.rollout import RolloutBuffer, collect_rollout
 from euchre_trainer.run import setup
@@ -296,11 +303,20 @@ def test_same_seed_same_run_and_other_seed_differs(tmp_path, torch_globals):
 # ------------------------------------------------------------------------------ configs
 def test_every_field_has_a_docstring_and_shipped_configs_load():
     assert set(field_docs()) == {f.name for f in dataclasses.fields(TrainConfig)}
-    for name in os.listdir(os.path.join(ROOT, "configs")):
-        if name.endswith(".yaml"):
-            config = make_config(read_yaml(os.path.join(ROOT, "configs", name)), name)
-            if config.init_from:  # the network a config starts from is in the repository
-                load_model(os.path.join(ROOT, config.init_from))
+    names = [n[: -len(".yaml")] for n in os.listdir(os.path.join(ROOT, "configs"))]
+    for name in names:
+        config = make_config(read_yaml(find_config(name)), name)
+        if config.init_from:  # the network a config starts from ships with the package
+            load_model(init_from_file(config.init_from))
+
+
+def test_a_config_is_named_from_any_folder_or_given_as_a_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config, _, stem = cli.parse_args(["--config", "classic"])
+    assert (config.variant, stem) == ("classic", "classic")
+    (tmp_path / "mine.yaml").write_text("num_envs: 8\n")
+    config, _, stem = cli.parse_args(["--config", "mine.yaml"])
+    assert (config.num_envs, stem) == (8, "mine")
 
 
 @pytest.mark.parametrize(
@@ -352,6 +368,7 @@ def test_config_values_are_read_as_yaml_and_override_the_file(tmp_path):
         (["--bogus", "1"], "unrecognized arguments: --bogus"),
         (["--num_envs", "abc"], "num_envs must be an integer"),
         (["--config", "missing.yaml"], "does not exist"),
+        (["--config", "clasic"], "(configs by name: bidding, classic, default, long, ship)"),
         (["--rules", "{jokers: 1}"], "rules: unknown rules option(s) ['jokers']"),
         (["--rules", "{target_score: 0}"], "rules: target_score must be an int >= 1, got 0"),
         (["--rules", "{auction: sealed}"], "rules: auction must be one of"),

@@ -263,6 +263,12 @@ def test_options_lists_variants_and_specs(client):
     options = client.get("/api/options").json()
     assert options["variants"] == {"ghost": 3, "classic": 4}
     assert "heuristic" in options["specs"]
+    assert "ppo:ghost" in options["specs"]  # the shipped networks by name, from any folder
+
+
+def test_a_shipped_network_plays_on_the_page_by_name(client):
+    game = new_game(client, bots=["ppo:ghost", "ppo:ghost-bidder"])
+    assert [s["name"] for s in game["view"]["seats"]] == ["you", "ppo:ghost", "ppo:ghost-bidder"]
 
 
 def test_load_script_plays_concurrent_games_to_the_end_and_loses_none():

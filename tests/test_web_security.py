@@ -20,6 +20,7 @@ import pytest
 import uvicorn
 from web_helpers import BASE, Gated, assert_error, served, web_client
 
+from agents.pretrained import NETWORKS
 from arena import cli as evaluate
 from arena import web, web_http, web_league
 from arena.report import share_cell
@@ -179,7 +180,7 @@ def test_human_is_refused_at_every_depth_with_a_reason(client):
 
 def test_every_offered_spec_is_accepted_and_builds(client):
     offered = client.get("/api/options").json()["specs"]
-    assert {"heuristic", "random", "pimc", "ppo:ghost_ppo.pt"} <= set(offered)
+    assert {"heuristic", "random", "pimc", "ppo:ghost", "ppo:classic"} <= set(offered)
     gate = SpecGate()
     for spec in offered:
         gate.check(spec)  # no ValueError
@@ -244,6 +245,18 @@ def test_policy_dir_offers_its_files_only_by_real_path(tmp_path):
     game = new_game(client, seed=1, bots=["ppo:mine.pt", "heuristic"], episode="deal")
     assert game["view"]["seats"][1]["name"] == "ppo:mine.pt"
     assert str(tmp_path) not in json.dumps(game)  # the server's folders are not told
+
+
+def test_shipped_networks_are_offered_by_name_where_their_folder_is_offered(tmp_path):
+    assert SpecGate().policy_names()[: len(NETWORKS)] == list(NETWORKS)
+    assert SpecGate().check("ppo:ghost") == SpecGate().check("ppo:ghost_ppo.pt")
+    folder = tmp_path / "policies"
+    folder.mkdir()
+    shutil.copy(os.path.join(PRETRAINED_DIR, "ghost_ppo.pt"), folder / "ghost_ppo.pt")
+    gate = SpecGate([str(folder)])
+    assert gate.policy_names() == ["ghost_ppo.pt"]  # a copy is not the shipped network
+    with pytest.raises(ValueError, match="not a policy file of this page"):
+        gate.check("ppo:ghost")
 
 
 def test_the_operator_allows_a_class_by_name_exactly_as_written(probe_module):

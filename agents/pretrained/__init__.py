@@ -1,0 +1,51 @@
+"""The networks shipped with the package, by name: ``ppo:NAME`` in a policy spec.
+
+Each file is the ``policy.pt`` of a ``train.py`` run (the network alone), installed
+with the package; how each was made and its full results are in this folder's
+README.md. ``NETWORKS`` is the one list of names: policy specs, the web page's
+suggestions and the documentation read it.
+"""
+
+import os
+from dataclasses import dataclass
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+@dataclass(frozen=True)
+class Network:
+    """A shipped network: its ``file`` in this folder, the ``variant`` it plays, one line ``about`` it."""
+
+    file: str
+    variant: str
+    about: str
+
+
+NETWORKS = {
+    "ghost": Network(
+        "ghost_ppo.pt",
+        "ghost",
+        "the Ghost Hand agent: 280M decisions of self-play, 59.1% against two heuristics",
+    ),
+    "ghost-bidder": Network(
+        "ghost_bidder.pt",
+        "ghost",
+        "a Ghost Hand bidder: the network bids and names trump, the heuristic plays the cards",
+    ),
+    "ghost-180m": Network(
+        "ghost_ppo_180m.pt",
+        "ghost",
+        "the Ghost Hand agent after 180M decisions (shipped before; configs/bidding.yaml starts from it)",
+    ),
+    "classic": Network(
+        "classic_ppo.pt",
+        "classic",
+        "the classic Euchre agent (all four seats): 40M decisions, 60.4% for its team against the heuristics'",
+    ),
+}
+
+
+def network_path(name):
+    """The file of the shipped network ``name`` (absolute path), or None if no network has that name."""
+    network = NETWORKS.get(name)
+    return None if network is None else os.path.join(HERE, network.file)

@@ -1,0 +1,231 @@
+"""Every code example of the documentation runs as written, and the site lists every module.
+
+The pages are the README and the site's sources (``docs/*.md``; see
+``tests/docs_snippets.py``). Each ```python block is executed in a fresh
+namespace, in a scratch folder that holds the repository's top-level files (so
+relative paths such as ``configs/default.yaml`` resolve, and whatever an example
+writes stays out of the repository). A block introduced by a line naming a file
+(``mybots.py``) is also saved under that name, for the shell examples that use
+it. Blocks marked ``<!-- snippet: NAME -->`` are run by the test that reads them
+with ``doc_snippet("NAME")`` (the library examples, which need the ``interop``
+extra); a block whose imports are not installed is skipped.
+
+The shell examples ``ghost-euchre-evaluate ...`` (run as ``python -m arena``,
+the command's module), ``python -m arena ...`` and ``python evaluate.py ...``
+run as written when they are cheap: no placeholder (``SPEC``, ``FILE``), no
+``human`` (interactive), no ``pimc`` (search) and at most 1,000 games. New
+examples are picked up by these rules without touching this file.
+"""
+
+import ast
+import contextlib
+import importlib.util
+import io
+import os
+import pathlib
+import pkgutil
+import re
+import shlex
+import subprocess
+import sys
+
+import pytest
+from docs_snippets import PAGES, ROOT, page_text
+
+FENCE = re.compile(
+    r"^```([^\n`]*)\n(.*?)^```", re.DOTALL | re.MULTILINE
+)  # MyST directives too: ```{include}
+SNIPPET_MARK = re.compile(r"<!-- snippet: (\w+) -->\n$")
+FILE_NAME = re.compile(r"`(\w+\.py)`")
+MAX_GAMES = 1000
+EVALUATE = {  # how a shell example names the evaluate command -> how the test runs it
+    ("ghost-euchre-evaluate",): ["-m", "arena"],
+    ("python", "-m", "arena"): ["-m", "arena"],
+    ("python", "evaluate.py"): ["evaluate.py"],
+}
+PACKAGES = ("ghost_euchre_env", "agents", "arena", "euchre_trainer")
+
+
+def _blocks():
+    """[(page, language, code, text before the fence)] of every fenced block of every page."""
+    return [
+        (page, m.group(1), m.group(2), page_text(page)[: m.start()])
+        for page in PAGES
+        for m in FENCE.finditer(page_text(page))
+    ]
+
+
+def _tested_snippets():
+    """Names of the marked snippets some test reads with doc_snippet("NAME")."""
+    names = set()
+    for path in pathlib.Path(__file__).parent.glob("test_*.py"):
+        names |= set(re.findall(r"doc_snippet\(\"(\w+)\"\)", path.read_text(encoding="utf-8")))
+    return names
+
+
+def _python_blocks():
+    """[(page, code, snippet name or None, file name or None)] of the python blocks."""
+    blocks = []
+    for page, language, code, before in _blocks():
+        if language != "python":
+            continue
+        mark = SNIPPET_MARK.search(before)
+        lines = before.rstrip("\n").splitlines()
+        intro = FILE_NAME.findall(lines[-1]) if lines else []
+        blocks.append((page, code, mark.group(1) if mark else None, intro[0] if intro else None))
+    return blocks
+
+
+def _where(page, code):
+    """'page.md:line' of a block."""
+    text = page_text(page)
+    return f"{page.name}:{text[: text.index(code)].count(chr(10)) + 1}"
+
+
+def _evaluate_command(words):
+    """The interpreter arguments that run a shell example's evaluate command, or None if it is none.
+
+    Leading ``NAME=value`` words (environment settings) are skipped here.
+    """
+    words = words[len(_settings(words)) :]
+    for prefix, run in EVALUATE.items():
+        if tuple(words[: len(prefix)]) == prefix:
+            return [*run, *words[len(prefix) :]]
+    return None
+
+
+def _settings(words):
+    """The leading ``NAME=value`` words of a command, as a dict."""
+    settings = {}
+    for word in words:
+        name, sep, value = word.partition("=")
+        if not (sep and re.fullmatch(r"[A-Z_][A-Z0-9_]*", name)):
+            break
+        settings[name] = value
+    return settings
+
+
+def _shell_examples():
+    """The evaluate commands of the pages' shell blocks (continuation lines joined), as words."""
+    commands = [
+        shlex.split(command.split("#")[0])
+        for _, language, code, _ in _blocks()
+        if language in ("", "bash", "sh", "shell")
+        for command in code.replace("\\\n", " ").splitlines()
+        if command.strip() and _evaluate_command(shlex.split(command.split("#")[0]))
+    ]
+    return [list(words) for words in dict.fromkeys(map(tuple, commands))]  # each command once
+
+
+def _cheap(words):
+    games = [int(words[i + 1]) for i, word in enumerate(words[:-1]) if word == "--games"]
+    return not (
+        any(re.fullmatch(r"\[?[A-Z][A-Z_]*\]?", word) or word.startswith("[") for word in words)
+        or "human" in words
+        or any(word.startswith("pimc") for word in words)
+        or any(g > MAX_GAMES for g in games)
+    )
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory):
+    """A folder with links to the repository's top-level entries (but fresh docs/ and runs/), and the pages' named files."""
+    folder = tmp_path_factory.mktemp("docs")
+    for entry in ROOT.iterdir():
+        if entry.name not in ("docs", "runs", ".git") and not entry.name.startswith("."):
+            (folder / entry.name).symlink_to(entry)
+    (folder / "docs").mkdir()
+    (folder / "runs").mkdir()
+    for _, code, _, file_name in _python_blocks():
+        if file_name:
+            (folder / file_name).write_text(code, encoding="utf-8")
+    return folder
+
+
+def test_the_pages_have_examples_of_each_kind():
+    assert len(_python_blocks()) >= 5
+    assert any(_cheap(words) for words in _shell_examples())
+    assert any("ghost-euchre-evaluate" in words for words in _shell_examples())
+
+
+def test_every_marked_snippet_is_run_by_a_test():
+    marked = {name for _, _, name, _ in _python_blocks() if name}
+    assert marked <= _tested_snippets()
+
+
+def _untested_blocks():
+    """(page, code) of the python blocks no other test runs (marked snippets are run by the tests that read them)."""
+    tested = _tested_snippets()
+    return [(page, code) for page, code, name, _ in _python_blocks() if name not in tested]
+
+
+@pytest.mark.parametrize(
+    ("page", "code"), _untested_blocks(), ids=[_where(*block) for block in _untested_blocks()]
+)
+def test_python_example_runs_as_written(page, code, scratch, monkeypatch):
+    for node in ast.walk(ast.parse(code)):
+        modules = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            modules = [node.module]
+        for module in modules:
+            if importlib.util.find_spec(module.split(".")[0]) is None:
+                pytest.skip(f"needs {module}, which is not installed")
+    monkeypatch.chdir(scratch)
+    monkeypatch.syspath_prepend(str(scratch))
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(code, _where(page, code), "exec"), {"__name__": "__main__"})
+
+
+@pytest.mark.parametrize("words", [w for w in _shell_examples() if _cheap(w)], ids=shlex.join)
+def test_shell_example_runs_as_written(words, scratch):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(scratch), str(ROOT)])}
+    env.update(_settings(words))
+    completed = subprocess.run(
+        [sys.executable, *(_evaluate_command(words) or [])],
+        cwd=scratch,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    assert completed.stdout.strip()
+
+
+def test_the_api_reference_lists_every_module():
+    listed = set(re.findall(r"^   ([\w.]+)$", page_text(ROOT / "docs" / "api.md"), re.MULTILINE))
+    modules = set(PACKAGES)
+    for package in PACKAGES:
+        path = [str(ROOT / package.replace(".", os.sep))]
+        modules |= {
+            f"{package}.{m.name}" for m in pkgutil.iter_modules(path) if m.name != "__main__"
+        }
+    assert listed == modules
+
+
+def test_every_page_is_in_the_site():
+    index = page_text(ROOT / "docs" / "index.md")
+    pages = {p.stem for p in PAGES if p.parent.name == "docs"} - {"index"}
+    assert pages <= set(re.findall(r"^([\w-]+)$", index, re.MULTILINE))
+
+
+def test_ci_runs_the_readme_test_command_as_written():
+    readme = ROOT / "README.md"
+    (command,) = [
+        line
+        for page, language, code, _ in _blocks()
+        if page == readme and language == "bash"
+        for line in code.splitlines()
+        if line.endswith("python -m pytest")
+    ]
+    assert "sphinx-build -W" in command  # the site builds with warnings as errors
+    assert command in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+
+
+def test_the_readme_links_to_files_that_exist():
+    """The README is read on its own (GitHub, PyPI): its relative links point at files of the repository."""
+    text = FENCE.sub("", page_text(ROOT / "README.md"))  # links, not code
+    links = re.findall(r"\]\(([^)#\s]+)[^)]*\)", text)
+    relative = [link for link in links if "://" not in link]
+    assert relative
+    assert [link for link in relative if not (ROOT / link).exists()] == []

@@ -1,0 +1,204 @@
+"""The package as a user gets it: a wheel installed in a fresh virtual environment.
+
+The wheel is built from a copy of the sources (so no build files land in the
+checkout) and installed into a new venv; the venv reaches the dependencies
+(numpy, torch, ...) through a ``.pth`` file naming this interpreter's
+site-packages, after its own, and nothing of the clone is on its path. Every
+command runs from an empty folder. About a minute on a 2-core machine.
+"""
+
+import json
+import os
+import pathlib
+import shutil
+import site
+import socket
+import subprocess
+import sys
+import sysconfig
+import time
+import urllib.error
+import urllib.request
+import zipfile
+
+import pytest
+
+import ghost_euchre_env
+from agents.pretrained import NETWORKS
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+PACKAGES = {"ghost_euchre_env", "agents", "arena", "euchre_trainer"}
+SOURCES = ["pyproject.toml", "README.md", "configs", *sorted(PACKAGES - {"euchre_trainer"})]
+
+pytestmark = pytest.mark.install
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    """The wheel built from a copy of the sources (pip, setuptools, no build isolation)."""
+    folder = tmp_path_factory.mktemp("build")
+    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
+    for name in [*SOURCES, "euchre_trainer"]:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, folder / "src" / name, ignore=ignore)
+        else:
+            (folder / "src").mkdir(exist_ok=True)
+            shutil.copy(source, folder / "src" / name)
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
+    subprocess.run(
+        [*pip, "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", folder / "dist", "."],
+        cwd=folder / "src",
+        check=True,
+    )
+    (path,) = (folder / "dist").glob("*.whl")
+    return path
+
+
+@pytest.fixture(scope="module")
+def venv(wheel, tmp_path_factory):
+    """(venv folder, an empty working folder): the wheel installed in a fresh venv."""
+    folder = tmp_path_factory.mktemp("venv")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", folder / "env"], check=True)
+    python = folder / "env" / "bin" / "python"
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--python", python]
+    subprocess.run([*pip, "install", "--no-deps", "-q", wheel], check=True)
+    purelib = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    # This interpreter's site-packages, for the dependencies only: plain lines, so their .pth
+    # files (this checkout's editable install among them) are not run.
+    ours = [*site.getsitepackages(), sysconfig.get_paths()["purelib"], site.getusersitepackages()]
+    ours = dict.fromkeys(p for p in ours if os.path.isdir(p))
+    (pathlib.Path(purelib) / "_dependencies.pth").write_text("\n".join(ours) + "\n")
+    (folder / "work").mkdir()
+    return folder / "env", folder / "work"
+
+
+def _environment():
+    """This process's environment without a PYTHONPATH (nothing of the clone on the path)."""
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+
+
+def _run(venv, command, *arguments):
+    """Run the venv's ``command`` (a file of its bin/) from the empty working folder."""
+    env_folder, work = venv
+    return subprocess.run(
+        [env_folder / "bin" / command, *map(str, arguments)],
+        cwd=work,
+        env=_environment(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_the_wheel_holds_the_packages_their_data_and_no_scripts(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert {name.split("/")[0] for name in names} == {
+        *PACKAGES,
+        f"ghost_euchre-{ghost_euchre_env.__version__}.dist-info",
+    }  # no top-level train or evaluate module
+    assert {f"agents/pretrained/{n.file}" for n in NETWORKS.values()} <= names
+    assert "agents/pretrained/README.md" in names
+    configs = {f"euchre_trainer/configs/{p.name}" for p in (ROOT / "configs").glob("*.yaml")}
+    assert "euchre_trainer/configs/default.yaml" in configs and configs <= names
+    static = {f"arena/static/{p.name}" for p in (ROOT / "arena" / "static").iterdir()}
+    assert "arena/static/play.html" in static and static <= names
+    entry_points = zipfile.ZipFile(wheel).read(
+        f"ghost_euchre-{ghost_euchre_env.__version__}.dist-info/entry_points.txt"
+    )
+    assert b"ghost-euchre-train = euchre_trainer.cli:main" in entry_points
+    assert b"ghost-euchre-evaluate = euchre_trainer.exploit:evaluate_main" in entry_points
+
+
+def test_the_venv_imports_the_installed_copy_and_its_version(venv):
+    code = (
+        "import json, ghost_euchre_env, agents, arena, euchre_trainer, importlib.metadata as m;"
+        "print(json.dumps({'version': ghost_euchre_env.__version__,"
+        " 'metadata': m.version('ghost-euchre'),"
+        " 'files': [p.__file__ for p in (ghost_euchre_env, agents, arena, euchre_trainer)]}))"
+    )
+    result = _run(venv, "python", "-c", code)
+    assert result.returncode == 0, result.stderr
+    found = json.loads(result.stdout)
+    assert found["version"] == found["metadata"] == ghost_euchre_env.__version__
+    for file in found["files"]:
+        assert pathlib.Path(file).is_relative_to(venv[0]), file  # not the clone
+
+
+def test_the_modules_run_as_commands_too(venv):
+    for module, usage in (("arena", "usage:"), ("euchre_trainer", "--config NAME|FILE")):
+        result = _run(venv, "python", "-m", module, "--help")
+        assert result.returncode == 0 and usage in result.stdout, result.stderr
+
+
+def test_the_shipped_agent_plays_by_name_through_the_console_command(venv):
+    result = _run(venv, "ghost-euchre-evaluate", "ppo:ghost", "heuristic", "heuristic")
+    assert result.returncode == 0, result.stderr
+    assert "ppo:ghost" in result.stdout and "heuristic#2" in result.stdout
+    result = _run(venv, "ghost-euchre-evaluate", "ppo:ghots", "heuristic", "heuristic")
+    assert result.returncode == 2 and "the shipped networks are" in result.stderr
+
+
+def test_a_few_training_updates_on_the_default_config(venv):
+    result = _run(
+        venv,
+        "ghost-euchre-train",
+        *("--name", "wheel", "--num_envs", "64", "--total_steps", "4096"),
+        *("--eval_every", "0", "--final_eval_games", "6", "--progress", "false"),
+        *("--torch_threads", "1"),
+    )
+    assert result.returncode == 0, result.stderr
+    run = venv[1] / "runs" / "wheel"
+    assert (run / "policy.pt").is_file() and (run / "final.pt").is_file()
+    assert "2 updates of 2048 decisions" in result.stdout
+
+
+def test_shipped_configs_and_networks_are_found_by_name(venv):
+    code = (
+        "from euchre_trainer.cli import parse_args;"
+        "classic, _, stem = parse_args(['--config', 'classic']);"
+        "bidder, _, _ = parse_args(['--config', 'bidding']);"  # init_from: ghost-180m, loaded
+        "print(classic.variant, stem, bidder.init_from)"
+    )
+    result = _run(venv, "python", "-c", code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["classic", "classic", "ghost-180m"]
+
+
+def _free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_the_page_is_served(venv):
+    port = _free_port()
+    env_folder, work = venv
+    server = subprocess.Popen(
+        [env_folder / "bin" / "ghost-euchre-evaluate", "serve", "--port", str(port)],
+        cwd=work,
+        env=_environment(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        page = options = None
+        for _ in range(3000):  # until the server listens (it imports torch first)
+            try:
+                page = urllib.request.urlopen(f"http://127.0.0.1:{port}/play")
+                options = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/api/options"))
+                break
+            except urllib.error.URLError:
+                assert server.poll() is None, server.communicate()[1]
+                time.sleep(0.1)
+        assert page is not None and page.status == 200
+        assert b"<html" in page.read().lower()
+        assert options is not None and "ppo:ghost" in options["specs"]
+    finally:
+        server.terminate()
+        server.wait()
