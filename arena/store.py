@@ -556,7 +556,7 @@ class Store:
 
     def exploits(self, variant=None, episode=None, rules=None, key=None):
         """Stored exploit runs (optionally of one variant / episode / rules dict, or one key), oldest
-        first. Each: {"id", "exploit_key", "player_id", "spec", "content_hash", *EXPLOIT_COLUMNS
+        first. Each: {"id", "exploit_key", "player_id", "spec", "content_hash", each of ``EXPLOIT_COLUMNS``
         (rules a dict, init a [spec, content_hash] list), "result"}."""
         table = self.db.execute(
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'exploits'"
