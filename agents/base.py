@@ -1,8 +1,21 @@
 """The one interface every bot implements: batched, observation-in, action-out."""
 
+import importlib
+
 import numpy as np
 
 from .streams import policy_key
+
+
+def find_module(name):
+    """The module ``name`` imported, or None when no module of that name exists (a module that
+    exists but fails to import, or lacks a dependency, raises as usual)."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as error:
+        if error.name is None or not (name == error.name or name.startswith(error.name + ".")):
+            raise
+        return None
 
 
 class Policy:

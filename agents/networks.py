@@ -15,7 +15,6 @@ rebuilds it anywhere its module can be imported. ``agents.cardset:CardSetNet`` i
 the worked example.
 """
 
-import importlib
 import inspect
 import re
 
@@ -26,6 +25,8 @@ from torch import nn
 from ghost_euchre_env import classic, ghost
 from ghost_euchre_env.cards import CARD_RANK, CARD_SUIT, CARDS, NUM_CARDS, NUM_SUITS, PARTNER_SUIT
 from ghost_euchre_env.suits import COLOUR_KEEPING, permutation_tables
+
+from .base import find_module
 
 _CLASS_SPEC = re.compile(
     r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*"
@@ -164,17 +165,12 @@ def network_class(spec):
     if not isinstance(spec, str) or not _CLASS_SPEC.fullmatch(spec):
         raise ValueError(f"expected a network class as package.module:ClassName, got {spec!r}")
     module_name, _, name = spec.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as error:
-        if error.name is None or not (
-            module_name == error.name or module_name.startswith(error.name + ".")
-        ):
-            raise
+    module = find_module(module_name)
+    if module is None:
         raise ValueError(
             f"{spec!r}: no module named {module_name!r} (the network's module must be importable: "
             "installed, or its folder on PYTHONPATH)"
-        ) from None
+        )
     found = getattr(module, name, None)
     if found is None:
         raise ValueError(f"{spec!r}: module {module_name!r} has no {name!r}")

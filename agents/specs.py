@@ -30,7 +30,7 @@ import os
 import re
 from collections.abc import Callable
 
-from .base import Policy
+from .base import Policy, find_module
 from .composite import CompositePolicy, composite_spec, is_composite, split_composite
 from .network_file import fit_error, network_sizes
 from .pretrained import NETWORKS, network_path
@@ -313,17 +313,12 @@ def _make_part(spec, role, part, game, seed):
 
 def _load_attribute(path, spec):
     module_name, _, attribute = path.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as error:
-        if error.name is None or not (
-            module_name == error.name or module_name.startswith(error.name + ".")
-        ):
-            raise
+    module = find_module(module_name)
+    if module is None:
         raise ValueError(
             f"policy spec {spec!r}: no module named {module_name!r}; expected an importable "
             "package.module:ClassName"
-        ) from None
+        )
     if not hasattr(module, attribute):
         raise ValueError(
             f"policy spec {spec!r}: module {module_name!r} has no {attribute!r}; "
