@@ -11,6 +11,7 @@ draws from its ``rng`` as before. Built in: ``random``, ``pimc`` (its worlds
 and its playouts), ``ppo:...:sample=true``, ``composite[...]``.
 """
 
+import functools
 import inspect
 
 import numpy as np
@@ -66,8 +67,19 @@ class RowRandom:
 
 def takes_keys(policy):
     """Whether ``policy.act`` accepts ``keys=`` (a policy keyed by game)."""
+    act = policy.act
+    function = getattr(act, "__func__", act)  # a method: its class's function, read once
     try:
-        return "keys" in inspect.signature(policy.act).parameters
+        return _accepts_keys(function)
+    except TypeError:  # not hashable: look at this one
+        return _accepts_keys.__wrapped__(act)
+
+
+@functools.lru_cache(maxsize=256)
+def _accepts_keys(function):
+    """Whether the callable ``function`` has a ``keys`` parameter (inspect.signature costs ~60 us a call)."""
+    try:
+        return "keys" in inspect.signature(function).parameters
     except (TypeError, ValueError):
         return False
 

@@ -105,18 +105,34 @@ NOT_WITH_HUMAN = ("json", "csv", "plot", "record", "card_play", "bid_regret", "r
 
 
 # -------------------------------------------------------------------------- CLI
+def command_name():
+    """How this command line was started, for its usage and error lines: the installed command
+    (``ghost-euchre-evaluate``), ``python -m arena``, or else ``evaluate.py``."""
+    started = os.path.normpath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    if os.path.basename(started).startswith("ghost-euchre-"):
+        return os.path.basename(started)
+    return (
+        "python -m arena"
+        if started.endswith(os.path.join("arena", "__main__.py"))
+        else "evaluate.py"
+    )
+
+
+PROG = command_name()
+
+
 class OneLineParser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are one line shaped like every other error here (usage: --help)."""
 
     def error(self, message):
-        self.exit(2, f"evaluate.py: error: {message} (see {self.prog} --help)\n")
+        self.exit(2, f"{PROG}: error: {message} (see {self.prog} --help)\n")
 
 
 def parse_args(argv=None):
     parser = OneLineParser(
-        prog="evaluate.py",
+        prog=PROG,
         description=str(__doc__).split("\n\n")[0],
-        epilog="Subcommand: python evaluate.py replay FILE [--match M] [--game K] (see replay -h)",
+        epilog=f"Subcommand: {PROG} replay FILE [--match M] [--game K] (see replay -h)",
     )
     parser.add_argument("players", nargs="+", metavar="SPEC", help="one policy spec per seat")
     parser.add_argument("--variant", choices=VARIANTS, default="ghost")
@@ -202,7 +218,7 @@ def parse_args(argv=None):
 
 def parse_replay_args(argv):
     parser = OneLineParser(
-        prog="evaluate.py replay",
+        prog=f"{PROG} replay",
         description="Replay recorded games through the engine (a --record file or a league store).",
     )
     parser.add_argument("file", metavar="FILE")
@@ -225,7 +241,7 @@ def _parse_rules(items):
 def serve_main(argv):
     """``serve``: run the local web page (arena.web) until Ctrl-C."""
     parser = OneLineParser(
-        prog="evaluate.py serve",
+        prog=f"{PROG} serve",
         description="The local web page: play against the bots, watch recorded games, "
         "see the leaderboard. What it offers and refuses: docs/web.md, 'Security'.",
     )
@@ -283,7 +299,10 @@ def main(argv=None):
     if argv[:1] == ["replay"]:
         return _run(replay_main, parse_replay_args(argv[1:]))
     if argv[:1] == ["exploit"]:  # it trains: a command of the trainer, which arena never imports
-        return _error("exploit trains a network: run it as python evaluate.py exploit ...")
+        return _error(
+            "exploit trains a network: run it as python evaluate.py exploit ... "
+            "(installed: ghost-euchre-evaluate exploit ...)"
+        )
     args = parse_args(argv)
     for flag, value, minimum in (
         ("--games", args.games, 1),
@@ -311,7 +330,7 @@ def _run(command, args):
 
 
 def _error(message):
-    print(f"evaluate.py: error: {message}", file=sys.stderr)
+    print(f"{PROG}: error: {message}", file=sys.stderr)
     return 2
 
 

@@ -7,7 +7,9 @@ followed by its ``leaderboard`` (the fit over every stored match of these
 rules). The store is a fresh one, or with ``--store-games N`` one that already
 holds a synthetic league of about N games of the same rules (16 players, 560
 matches, written once before the rounds by ``leaderboard_scaling.py``), so the
-leaderboard ranks those 16 players too. Time is CPU time of this process and its
+leaderboard ranks those 16 players too. Both paths are warmed up first (a
+6-game match, and a 6-game league into a scratch store: imports and first
+calls, paid once per process). Time is CPU time of this process and its
 children (the work is single-threaded, so on an idle machine it equals wall
 time; on a shared one it is the fair figure). Printed: both times per round (CPU
 and wall), the leaderboard's CPU time and the wall time run_league spent outside
@@ -100,9 +102,11 @@ def main():
     )
     args = parser.parse_args()
     print(f"{len(league_matches(args.specs))} matches of {args.games} games: {args.specs}")
-    run_match(league_matches(args.specs)[0], games=6, seed=0)  # warm-up: imports, first calls
     ratios = []
     with tempfile.TemporaryDirectory() as directory:
+        # warm-up of both paths (imports, first calls, the store's first file): once per process
+        run_match(league_matches(args.specs)[0], games=6, seed=0)
+        league_run(args.specs, 6, 0, os.path.join(directory, "warm-up.sqlite"))
         stored = stored_league(directory, args.store_games)
         for round_ in range(args.rounds):
             path = stored or os.path.join(directory, f"fresh{round_}.sqlite")

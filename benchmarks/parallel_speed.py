@@ -11,10 +11,13 @@ machine's load (``os.getloadavg``) at the start and the end: on a loaded
 machine the workers get less than a core each, and "cores busy" shows it.
 
 Usage: ``python benchmarks/parallel_speed.py [--quick] [--workers 2] [--rounds 3]``
-(``--quick``: fewer games, about a quarter of the time; the speed-up shrinks:
-each worker steps half the batch, and pimc's search costs more per decision in
-small batches (72 games: about 1.4x the CPU time on 2 workers), and worker
-start-up weighs more).
+The match has 600 games, as the 600-game pimc match the league docs time:
+each of 2 workers then steps 300 games at once, where pimc's search costs no
+more per decision than in one batch of 600. Below about 300 games a worker,
+pimc's fixed cost per step weighs more (a 300-game match, 150 a worker: 0.87
+of the CPU efficiency, 1.66x), and worker start-up weighs more (``--quick``:
+a 72-game match and 12-game league matches, about a sixth of the time;
+about 1.4x the CPU time on 2 workers).
 """
 
 import argparse
@@ -76,7 +79,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="fewer games (see above)")
     args = parser.parse_args()
-    match_games, league_games = (72, 12) if args.quick else (300, 36)
+    match_games, league_games = (72, 12) if args.quick else (600, 36)
     matches = len(league_matches(LEAGUE))
     print(
         f"{usable_cores()} usable cores; load {os.getloadavg()}; match {MATCH} x {match_games} "

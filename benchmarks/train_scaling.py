@@ -15,6 +15,13 @@ run with the same launcher (start-up and the first update cancel out). Its
 ratio (2 ranks / 1 rank) is the parallel efficiency: the speed-up 2 free cores
 would give is about twice it.
 
+A third figure is the ceiling: as many independent one-thread ``python
+train.py`` runs as ranks, started at once, their rates summed (no
+communication, but the same shared caches and memory): the last column is the
+ranks' rate as a share of it. The speed-up can exceed that ceiling over one
+process only by as much as one process leaves cores idle (its rollouts run on
+one thread; only its updates use both).
+
 Usage: ``python benchmarks/train_scaling.py [--rounds 3] [--total_steps 1_500_000] [--ranks 2]
 [--torch_threads N]`` (N: the same explicit thread count for both runs; without it, the default)
 """
@@ -59,6 +66,28 @@ def measure(launcher, options, runs_dir, total_steps):
     return rate, (decisions - first) / (cpu - start_cpu)
 
 
+def ceiling(options, runs_dir, total_steps, copies):
+    """Summed decisions/s of ``copies`` independent one-thread ``python train.py`` runs at once: what
+    that many single-threaded processes get from this machine without any communication (shared
+    caches and memory bandwidth included), the most a run of that many one-thread ranks can reach."""
+    command = [sys.executable, os.path.join(ROOT, "train.py"), "--runs_dir", runs_dir, *options]
+    command += ["--total_steps", str(total_steps), "--torch_threads", "1"]
+    runs = [
+        subprocess.Popen(
+            command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(copies)
+    ]
+    total = 0.0
+    for run in runs:
+        stdout, stderr = run.communicate()
+        found = RATE.search(stdout)
+        if run.returncode or not found:
+            sys.exit(f"{' '.join(command)} failed:\n{stderr[-2000:]}")
+        total += float(found.group(2).replace(",", ""))
+    return total
+
+
 def main():
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
@@ -79,13 +108,17 @@ def main():
     print(
         f"{'round':>6} {'1 rank dec/s':>13} {f'{args.ranks} ranks dec/s':>15} {'speed-up':>9}"
         f" {'1 rank dec/CPU-s':>17} {f'{args.ranks} ranks dec/CPU-s':>19} {'efficiency':>11}"
+        f" {f'{args.ranks} x 1 thread dec/s':>20} {'of that':>8}"
     )
     rows = []
     with tempfile.TemporaryDirectory() as runs_dir:
         for number in range(1, args.rounds + 1):
             one, one_cpu = measure(single, options, runs_dir, args.total_steps)
             many, many_cpu = measure(parallel, options, runs_dir, args.total_steps)
-            rows.append((one, many, many / one, one_cpu, many_cpu, many_cpu / one_cpu))
+            most = ceiling(options, runs_dir, args.total_steps, args.ranks)
+            rows.append(
+                (one, many, many / one, one_cpu, many_cpu, many_cpu / one_cpu, most, many / most)
+            )
             print(f"{number:>6} " + format_row(rows[-1]), flush=True)
     medians = [statistics.median(column) for column in zip(*rows, strict=True)]
     print(f"{'median':>6} " + format_row(medians))
@@ -93,10 +126,10 @@ def main():
 
 
 def format_row(row):
-    one, many, speedup, one_cpu, many_cpu, efficiency = row
+    one, many, speedup, one_cpu, many_cpu, efficiency, most, share = row
     return (
         f"{one:>13,.0f} {many:>15,.0f} {speedup:>8.2f}x {one_cpu:>17,.0f} {many_cpu:>19,.0f}"
-        f" {efficiency:>10.2f}x"
+        f" {efficiency:>10.2f}x {most:>20,.0f} {share:>7.0%}"
     )
 
 

@@ -525,3 +525,26 @@ def test_heuristics_read_the_played_cards_from_the_observation(variant):
         obs = game.observe(state, state.player.astype(np.int64))
         truth = mask_to_bool(np.bitwise_or.reduce(state.trick_cards, axis=1))
         assert (cards_played(obs[:, start:stop]) == truth).all()
+
+
+def test_takes_keys_reads_each_act_signature():
+    """A policy is keyed when its act takes ``keys=``: read from the class's act once, and from an
+    instance's own act where one replaces it."""
+    from agents.streams import takes_keys
+
+    class Keyed:
+        def act(self, obs, mask, keys=None):
+            return mask
+
+    class Plain:
+        def act(self, obs, mask):
+            return mask
+
+    replaced = Keyed()
+    replaced.act = lambda obs, mask: mask
+    assert [takes_keys(p) for p in (Keyed(), Keyed(), Plain(), replaced)] == [
+        True,
+        True,
+        False,
+        False,
+    ]

@@ -1,8 +1,7 @@
 """Differential test: classic Euchre against OpenSpiel's ``euchre``.
 
-Random deals are dealt identically in both engines (OpenSpiel's first chance
-node picks the dealer, the next 20 deal card k of the deck to seat
-``(dealer + k) % 4``, the 21st turns the upcard), then the same uniformly random
+Random deals are dealt identically in both engines (``ghost_euchre_env.openspiel``),
+then the same uniformly random
 legal actions are applied to both. At every decision the seat to act and the
 legal action set must be equal, and at the end OpenSpiel's zero-sum return of
 each seat must equal our deal reward of that seat minus the reward of the seat on
@@ -13,23 +12,12 @@ import numpy as np
 import pytest
 
 from ghost_euchre_env import dealing
-from ghost_euchre_env.cards import mask_to_cards
 from ghost_euchre_env.classic import NUM_PLAYERS, PASS, ClassicEuchre
+from ghost_euchre_env.openspiel import openspiel_game, openspiel_state
 
 pyspiel = pytest.importorskip("pyspiel")
 
 NUM_DEALS = 2000
-
-
-def openspiel_deal(game, dealer, hands, upcard):
-    """An OpenSpiel euchre state dealt like our deal: hands uint32[4], upcard id."""
-    state = game.new_initial_state()
-    state.apply_action(int(dealer))
-    to_deal = [mask_to_cards(hand) for hand in hands]
-    for k in range(NUM_PLAYERS * 5):
-        state.apply_action(to_deal[(dealer + k) % NUM_PLAYERS].pop())
-    state.apply_action(int(upcard))
-    return state
 
 
 def random_legal(mask, rng, pass_rate):
@@ -44,10 +32,10 @@ def play_both(allow_lone_defender, stick_the_dealer, seed, pass_rate=0.0, num_de
     """Play num_deals random deals in both engines; returns (decisions, counts of what happened)."""
     params = {"allow_lone_defender": allow_lone_defender, "stick_the_dealer": stick_the_dealer}
     ours = ClassicEuchre(episode="deal", **params)
-    theirs = pyspiel.load_game("euchre", params)
+    theirs = openspiel_game(ours.rules)
     state = ours.init(dealing.stream_keys(seed, num_deals))
     spiel = [
-        openspiel_deal(theirs, state.dealer[i], state.hands[i], state.upcard[i])
+        openspiel_state(theirs, state.dealer[i], state.hands[i], state.upcard[i])
         for i in range(num_deals)
     ]
     history = [[] for _ in range(num_deals)]
