@@ -18,9 +18,10 @@ would give is about twice it.
 A third figure is the ceiling: as many independent one-thread ``python
 train.py`` runs as ranks, started at once, their rates summed (no
 communication, but the same shared caches and memory): the last column is the
-ranks' rate as a share of it. The speed-up can exceed that ceiling over one
-process only by as much as one process leaves cores idle (its rollouts run on
-one thread; only its updates use both).
+ranks' rate as a share of it. The ranks cannot beat that ceiling, so the
+ceiling over one process's rate bounds their speed-up (one process with two
+threads already uses both cores in its updates; only its rollouts are
+single-threaded).
 
 Usage: ``python benchmarks/train_scaling.py [--rounds 3] [--total_steps 1_500_000] [--ranks 2]
 [--torch_threads N]`` (N: the same explicit thread count for both runs; without it, the default)
