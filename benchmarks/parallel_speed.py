@@ -11,7 +11,7 @@ machine's load (``os.getloadavg``) at the start and the end: on a loaded
 machine the workers get less than a core each, and "cores busy" shows it.
 
 Usage: ``python benchmarks/parallel_speed.py [--quick] [--workers 2] [--rounds 3]``
-The match has 600 games, as the 600-game pimc match the league docs time:
+The match has 600 games, as pimc's 600-game match on the docs' Search page:
 each of 2 workers then steps 300 games at once, where pimc's search costs no
 more per decision than in one batch of 600. Below about 300 games a worker,
 pimc's fixed cost per step weighs more (a 300-game match, 150 a worker: 0.87
