@@ -23,13 +23,13 @@ Usage: ``python benchmarks/league_overhead.py [--games 120] [--rounds 5] [--stor
 
 import argparse
 import os
-import resource
 import statistics
 import tempfile
 import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
+from cpu_time import cpu_seconds
 from leaderboard_scaling import synthetic_league
 
 from arena.league import leaderboard, league_matches, run_league
@@ -44,13 +44,6 @@ DEFAULT_SPECS = (
     "ppo:agents/pretrained/ghost_ppo.pt",
     "agents.random_policy:RandomPolicy",
 )
-
-
-def cpu_seconds():
-    """CPU time (user + system) of this process and its finished children."""
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def plain_matches(specs, games, seed):

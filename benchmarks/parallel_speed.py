@@ -22,12 +22,13 @@ about 1.4x the CPU time on 2 workers).
 
 import argparse
 import os
-import resource
 import statistics
 import tempfile
 import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+from cpu_time import cpu_seconds
 
 from arena.league import league_matches, run_league
 from arena.match import run_match
@@ -37,13 +38,6 @@ from arena.store import Store
 MATCH = ("pimc:samples=16", "heuristic", "heuristic")
 LEAGUE = ("random", "heuristic", "pimc:samples=4", "pimc:samples=8", "pimc:samples=16")
 RULES = {"target_score": 16}  # the league: shorter games, more matches in the time
-
-
-def cpu_seconds():
-    """CPU time (user + system) of this process and its finished children (the workers)."""
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def timed(play, games, workers):

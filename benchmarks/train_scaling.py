@@ -30,30 +30,25 @@ Usage: ``python benchmarks/train_scaling.py [--rounds 3] [--total_steps 1_500_00
 import argparse
 import os
 import re
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
+
+from cpu_time import children_seconds
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RATE = re.compile(r"^(\d+) decisions .* rollouts and updates: ([\d,]+) decisions/s", re.M)
 UPDATE = 1024 * 32  # decisions of one update of the default config
 
 
-def children_cpu():
-    """CPU seconds (user + system) used so far by this process's finished children."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
 def run_train(launcher, options, runs_dir, total_steps):
     """(decisions, decisions/s, CPU seconds) of one train.py run started by ``launcher``."""
     command = [*launcher, os.path.join(ROOT, "train.py"), "--runs_dir", runs_dir, *options]
     command += ["--total_steps", str(total_steps)]
-    cpu = children_cpu()
+    cpu = children_seconds()
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
-    cpu = children_cpu() - cpu
+    cpu = children_seconds() - cpu
     found = RATE.search(result.stdout)
     if result.returncode or not found:
         sys.exit(f"{' '.join(command)} failed:\n{result.stderr[-2000:]}")
