@@ -14,18 +14,16 @@ python -m pytest tests/test_web_browser.py``).
 import json
 import os
 import shutil
-import socket
 import tempfile
-import threading
 import urllib.request
 
 import numpy as np
 import pytest
-import uvicorn
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
+from web_helpers import served
 
 from arena.league import leaderboard
 from arena.store import Store
@@ -58,22 +56,10 @@ def league(league_db):
 
 @pytest.fixture(scope="module")
 def server(league):
-    """The app served by uvicorn on a free local port, in a thread; yields its base URL."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    config = uvicorn.Config(create_app(league), host="127.0.0.1", port=port, log_level="warning")
-    running = uvicorn.Server(config)
-    thread = threading.Thread(target=running.run, daemon=True)
-    thread.start()
-    for _ in range(2000):
-        if running.started:
-            break
-        thread.join(0.01)
-    assert running.started, "uvicorn did not start"
-    yield f"http://127.0.0.1:{port}"
-    running.should_exit = True
-    thread.join(10)
+    """The app served by uvicorn with the page's settings on a free local port, in a thread; yields its
+    base URL."""
+    with served(create_app(league)) as (port, _):
+        yield f"http://127.0.0.1:{port}"
 
 
 @pytest.fixture(scope="module")
