@@ -56,6 +56,7 @@ class CanonicalSuits(nn.Module):
 
     obs_index: torch.Tensor  # buffers (registered in __init__), declared for the type checker
     action_index: torch.Tensor
+    card_index: torch.Tensor
     perm_id: torch.Tensor
     other_pair: torch.Tensor
     strength_weight: torch.Tensor
@@ -78,25 +79,35 @@ class CanonicalSuits(nn.Module):
         strength_weight[CARDS, CARD_SUIT] = 64.0 + 2.0**CARD_RANK
         self.register_buffer("obs_index", torch.from_numpy(obs_index), persistent=False)
         self.register_buffer("action_index", torch.from_numpy(action_index), persistent=False)
+        hand_start, hand_stop = variant.OBS_OFFSETS["hand"]  # the hand block's renaming, by card
+        card_index = obs_index[:, hand_start:hand_stop] - hand_start
+        self.register_buffer("card_index", torch.from_numpy(card_index), persistent=False)
         self.register_buffer("perm_id", torch.from_numpy(perm_id), persistent=False)
         self.register_buffer("other_pair", torch.tensor(other_pair), persistent=False)
         self.register_buffer("strength_weight", torch.from_numpy(strength_weight), persistent=False)
         self.hand = slice(*variant.OBS_OFFSETS["hand"])
         self.trump = slice(*variant.OBS_OFFSETS["trump"])
 
-    def forward(self, obs):
+    def renaming(self, obs):
+        """int64[B]: which renaming (row of ``COLOUR_KEEPING``) each observation float32[B, OBS_SIZE] gets."""
         strength = obs[:, self.hand] @ self.strength_weight  # float32[B, 4], exact integers
         top = (strength + self.TRUMP_FIRST * obs[:, self.trump]).argmax(1)  # ties: the lower suit
         pair_strength = strength.gather(1, self.other_pair[top])
-        k = self.perm_id[top, (pair_strength[:, 0] < pair_strength[:, 1]).long()]
+        return self.perm_id[top, (pair_strength[:, 0] < pair_strength[:, 1]).long()]
+
+    def forward(self, obs):
+        k = self.renaming(obs)
         return obs.gather(1, self.obs_index[k]), self.action_index[k]
+
+    def rename_cards(self, cards, obs):
+        """cards float32[B, 24 * K] (K blocks indexed by card) with the suits renamed as ``obs``'s are."""
+        blocks = cards.shape[1] // NUM_CARDS
+        index = self.card_index[self.renaming(obs)]  # int64[B, 24]
+        index = index[:, None, :] + NUM_CARDS * torch.arange(blocks, device=cards.device)[:, None]
+        return cards.gather(1, index.reshape(len(cards), -1))
 
 
 # a network's (obs_size, num_actions) -> the variant module whose suits CanonicalSuits renames
-CANONICAL_VARIANTS = {(v.OBS_SIZE, v.NUM_ACTIONS): v for v in (ghost, classic)}
-assert len(CANONICAL_VARIANTS) == 2, "the variants' observation and action sizes tell them apart"
-
-
 CANONICAL_VARIANTS = {(v.OBS_SIZE, v.NUM_ACTIONS): v for v in (ghost, classic)}
 assert len(CANONICAL_VARIANTS) == 2, "the variants' observation and action sizes tell them apart"
 

@@ -38,6 +38,15 @@ ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
 POLICY_FORMAT = "ghost-euchre-ppo-v1"
 
 
+def mlp(inputs, hidden_sizes, activation):
+    """(nn.Sequential of a layer and an activation per width of ``hidden_sizes``, its output width)."""
+    layers, width = [], inputs
+    for size in hidden_sizes:
+        layers += [layer(width, size, np.sqrt(2)), ACTIVATIONS[activation]()]
+        width = size
+    return nn.Sequential(*layers), width
+
+
 class ActorCritic(SuitedNetwork):
     """MLP trunk shared by a policy head (logits over actions) and a value head.
 
@@ -73,11 +82,7 @@ class ActorCritic(SuitedNetwork):
         if canonical_suits:  # older files have no such key: same network as before
             self.config["canonical_suits"] = True
         self.suits = canonical_suits_for(obs_size, num_actions) if canonical_suits else None
-        layers, width = [], obs_size
-        for size in hidden_sizes:
-            layers += [layer(width, size, np.sqrt(2)), ACTIVATIONS[activation]()]
-            width = size
-        self.trunk = nn.Sequential(*layers)
+        self.trunk, width = mlp(obs_size, hidden_sizes, activation)
         self.actor = layer(width, num_actions, 0.01)
         self.critic = layer(width, 1, 1.0)
 

@@ -92,6 +92,8 @@ def restore(run, checkpoint):
     fit_weights(run.model, checkpoint["model"], f"the network of the {what}")
     for slot, weights in zip(run.pool, checkpoint["pool"], strict=True):
         fit_weights(slot, weights, f"the opponent pool of the {what}")
+    if run.critic is not None:
+        fit_weights(run.critic, checkpoint["critic"], f"the oracle critic of the {what}")
     run.optimizer.load_state_dict(checkpoint["optimizer"])
     run.pool_added = checkpoint["pool_added"]
     mine = checkpoint["other_ranks"][run.ranks.rank - 1] if run.ranks.rank else checkpoint
@@ -136,6 +138,7 @@ def save_checkpoint(run, path):
         "model": run.model.state_dict(),
         "model_config": dict(run.model.config),
         "optimizer": run.optimizer.state_dict(),
+        **({"critic": run.critic.state_dict()} if run.critic is not None else {}),
         "pool": [slot.state_dict() for slot in run.pool],
         "pool_added": run.pool_added,
         **every[0],

@@ -152,6 +152,10 @@ class TrainConfig:
     """the network sees each position (Ghost Hand or classic) with the suits renamed into one canonical
     order (trump, or the hand's strongest suit before trump, as clubs; agents/networks.py: CanonicalSuits);
     false: the suits as dealt (networks trained before this field existed)"""
+    critic: str = "shared"
+    """what PPO's value estimate sees: 'shared' = the network's own value head (what the policy sees); 'oracle' =
+    a separate MLP of hidden_sizes that also sees every card hidden from the seat (the other hands, the ghost
+    hand): perfect information in training only, as PerfectDou; the policy file holds the policy network alone"""
     model: str = ""
     """a network class of your own, package.module:ClassName (agents/networks.py: built as ClassName(obs_size,
     num_actions) with model_options as keywords, forward(obs) -> (logits, value)); e.g. agents.cardset:CardSetNet, which sees
@@ -244,6 +248,7 @@ class TrainConfig:
             self.target_kl is None or 0 < self.target_kl < math.inf,
             "null or a finite positive number",
         )
+        check("critic", self.critic in ("shared", "oracle"), "'shared' or 'oracle'")
         check(
             "hidden_sizes",
             len(self.hidden_sizes) >= 1 and min(self.hidden_sizes) >= 1,
@@ -449,5 +454,5 @@ def read_yaml(path):
 
 RESUME_FIXED = (
     "variant", "num_envs", "episode", "reward", "rules", "learn", "card_play", "bidding", "pool_size",
-    "hidden_sizes", "activation", "canonical_suits", "model", "model_options", "opponents", "opponent_seats",
+    "hidden_sizes", "activation", "canonical_suits", "critic", "model", "model_options", "opponents", "opponent_seats",
 )  # fmt: skip

@@ -41,8 +41,11 @@ class RolloutBuffer:
     ends are bootstrapped (``set_bootstrap``) with the value of that seat's state.
     """
 
-    def __init__(self, capacity, obs_size, num_actions, num_envs, num_seats=3):
+    def __init__(self, capacity, obs_size, num_actions, num_envs, num_seats=3, hidden_size=0):
         self.obs = np.zeros((capacity, obs_size), np.float32)
+        self.hidden = np.zeros(
+            (capacity, hidden_size), np.float32
+        )  # the oracle critic's extra input
         self.mask = np.zeros((capacity, num_actions), bool)
         self.action = np.zeros(capacity, np.int64)
         self.logprob = np.zeros(capacity, np.float32)
@@ -144,10 +147,17 @@ def collect_rollout(run, buf):
         rows = buf.add(learners, player[learners])
         buf.obs[rows] = obs[learners]
         buf.mask[rows] = mask[learners]
+        if run.critic is not None:
+            buf.hidden[rows] = run.engine.hidden_cards(run.venv.state, player)[learners]
         actions = np.zeros(run.num_envs, np.int64)
         with torch.no_grad():
             if len(learners):
                 logits, value = run.model(torch.from_numpy(buf.obs[rows]).to(device))
+                if run.critic is not None:
+                    value = run.critic(
+                        torch.from_numpy(buf.obs[rows]).to(device),
+                        torch.from_numpy(buf.hidden[rows]).to(device),
+                    )
                 log_probs = masked_log_probs(logits, torch.from_numpy(buf.mask[rows]).to(device))
                 chosen = sample_actions(log_probs, run.sample_gen)
                 buf.logprob[rows] = log_probs.gather(1, chosen[:, None]).squeeze(1).cpu().numpy()
@@ -194,8 +204,13 @@ def advantages_and_returns(run, buf):
     """
     pending_games, pending_seats = buf.pending()
     if len(pending_games):
-        pending_obs = run.game.observe(run.venv.state.take(pending_games), pending_seats)
+        pending = run.venv.state.take(pending_games)
+        pending_obs = torch.from_numpy(run.game.observe(pending, pending_seats)).to(run.device)
         with torch.no_grad():
-            values = run.model.value(torch.from_numpy(pending_obs).to(run.device)).cpu().numpy()
-        buf.set_bootstrap(pending_games, pending_seats, values)
+            if run.critic is None:
+                values = run.model.value(pending_obs)
+            else:
+                hidden = run.engine.hidden_cards(pending, pending_seats)
+                values = run.critic(pending_obs, torch.from_numpy(hidden).to(run.device))
+        buf.set_bootstrap(pending_games, pending_seats, values.cpu().numpy())
     return buf.advantages(run.config.gamma, run.config.gae_lambda)

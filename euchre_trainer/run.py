@@ -11,6 +11,7 @@ from agents import make_policy
 from agents.networks import SuitedNetwork
 from agents.ppo import build_network, load_model
 from euchre_trainer.config import VARIANTS, TrainConfig, init_from_file
+from euchre_trainer.critic import OracleCritic
 from euchre_trainer.opponents import assign_roles, build_opponents
 from euchre_trainer.ranks import Ranks, rank_seed
 from ghost_euchre_env import GhostBiddingVec
@@ -60,6 +61,8 @@ class Run:
     """learn='auction': the card_play Policy (inside the env); learn='play': the bidding Policy; else None"""
     deals: int = 0
     """deals played so far (redeals included)"""
+    critic: OracleCritic | None = None
+    """critic='oracle': the value network that also sees the hidden cards; None: the model's value head"""
 
     @property
     def game(self):
@@ -79,6 +82,9 @@ class Run:
     def engine(self):
         """the GhostEuchre engine (what policies are built for)"""
         return getattr(self.venv.game, "engine", self.venv.game)
+
+    def trained_parameters(self):
+        return trained_parameters(self.model, self.critic)
 
     @property
     def batch_size(self):
@@ -125,7 +131,14 @@ def setup(config, ranks):
     if config.init_from:
         start_from(model, init_from_file(config.init_from))
     model.to(ranks.device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate, eps=1e-5, fused=True)
+    critic = None
+    if config.critic == "oracle":
+        critic = OracleCritic(
+            game.obs_size, engine.hidden_size, config.hidden_sizes, config.activation, model.suits
+        ).to(ranks.device)
+    optimizer = torch.optim.Adam(
+        trained_parameters(model, critic), lr=config.learning_rate, eps=1e-5, fused=True
+    )
     pool = [
         copy.deepcopy(model) for _ in range(config.pool_size)
     ]  # slot 0 holds the initial network
@@ -145,8 +158,13 @@ def setup(config, ranks):
     assign_roles(roles, np.arange(num_envs), config, pool_added, np_rng)
     return Run(
         config, ranks, venv, model, optimizer, pool, pool_added, heuristic, roles, obs, mask, player,
-        np_rng, minibatch_rng, sample_gen, partner=partner, opponents=opponents,
+        np_rng, minibatch_rng, sample_gen, partner=partner, opponents=opponents, critic=critic,
     )  # fmt: skip
+
+
+def trained_parameters(model, critic):
+    """[torch.nn.Parameter]: what the optimizer steps: the network's, then the oracle critic's (if any)."""
+    return [*model.parameters(), *(critic.parameters() if critic is not None else ())]
 
 
 def build_model(config, game):

@@ -74,6 +74,10 @@ def ppo_update(run, buf, advantages, returns, lessons, shares):
     b_values = torch.from_numpy(buf.value[:count]).to(device)
     b_advantages = torch.from_numpy(advantages).to(device)
     b_returns = torch.from_numpy(returns).to(device)
+    critic_seen = None  # the oracle critic's inputs, renamed once too
+    if run.critic is not None:
+        b_hidden = torch.from_numpy(buf.hidden[:count]).to(device)
+        critic_seen = run.critic.see(torch.from_numpy(buf.obs[:count]).to(device), b_hidden)
     lesson_obs, lesson_mask, lesson_actions = (
         torch.from_numpy(np.concatenate(x)).to(device) for x in zip(*lessons, strict=True)
     ) if lessons else (None, None, None)  # fmt: skip
@@ -96,6 +100,8 @@ def ppo_update(run, buf, advantages, returns, lessons, shares):
             positions = order[start : start + config.minibatch_size]
             mb = own_rows(positions, first, count, device)
             logits, new_value = model.from_seen(*seen_rows(b_seen, mb))
+            if critic_seen is not None:
+                new_value = run.critic.from_seen(critic_seen[mb])
             log_probs = masked_log_probs(logits, b_mask[mb])
             new_logprob = log_probs.gather(1, b_actions[mb][:, None]).squeeze(1)
             entropy = masked_entropy(log_probs, b_mask[mb])
@@ -152,10 +158,10 @@ def ppo_update(run, buf, advantages, returns, lessons, shares):
                     loss = loss + config.imitation_coef * imitation_loss
             optimizer.zero_grad()
             loss.backward()
-            kl_and_clipped = run.ranks.sum_gradients(list(model.parameters()), kl_and_clipped)
+            kl_and_clipped = run.ranks.sum_gradients(run.trained_parameters(), kl_and_clipped)
             approx_kl = kl_and_clipped[0] / len(positions)
             clipfracs.append(kl_and_clipped[1].item() / len(positions))
-            torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
+            torch.nn.utils.clip_grad_norm_(run.trained_parameters(), config.max_grad_norm)
             optimizer.step()
         if config.target_kl is not None and approx_kl > config.target_kl:
             break

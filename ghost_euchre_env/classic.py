@@ -144,6 +144,10 @@ OBS_LAYOUT = (
     ("deal_progress", 1, "deals dealt this episode (redeals included) divided by max_deals"),
 )
 OBS_OFFSETS, OBS_SIZE = layout_offsets(OBS_LAYOUT)
+HIDDEN_LAYOUT = (
+    ("hands", 72, "[relative seat r - 1, card c] at (r-1)*24+c: seat r holds card c (r = 1, 2, 3)"),
+)
+HIDDEN_OFFSETS, HIDDEN_SIZE = layout_offsets(HIDDEN_LAYOUT)
 # What a renaming of the suits permutes (ghost_euchre_env/suits.py): the fields made of blocks of 24
 # (one entry per card id), the fields made of blocks whose columns first..first+3 are the suits
 # C, D, H, S ({name: (block width, first)}; a call's block is pass, C, D, H, S), the action ids
@@ -384,6 +388,7 @@ class ClassicEuchre(BatchedGame[ClassicRules, ClassicState, ClassicDealSummary])
     num_players = NUM_PLAYERS
     num_actions = NUM_ACTIONS
     obs_size = OBS_SIZE
+    hidden_size = HIDDEN_SIZE
     over_phase = OVER
     loss_reward = -1.0
     rules_type = ClassicRules
@@ -682,3 +687,11 @@ class ClassicEuchre(BatchedGame[ClassicRules, ClassicState, ClassicDealSummary])
             self.rules.max_deals
         )
         return obs
+
+    def hidden_cards(self, state, seats):
+        """float32[N, 72] (``HIDDEN_LAYOUT``): the hands of the three seats after ``seats[i]``."""
+        n = len(state.player)
+        rel_cells = ((self._check_seats(seats, n) + _RELATIVE_SEATS) & 3) * n + game_index(n)
+        hidden = np.empty((n, HIDDEN_SIZE), np.float32)
+        unpack_masks_into(hidden, seat_view(state.hands).take(rel_cells[1:]).T)
+        return hidden

@@ -318,6 +318,7 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
     num_players = 0
     num_actions = 0
     obs_size = 0
+    hidden_size = 0
     over_phase = -1
     loss_reward = -1.0
     rules_type: type[RulesT]
@@ -429,6 +430,12 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
         raise NotImplementedError
 
     def observe(self, state, seats):
+        raise NotImplementedError
+
+    def hidden_cards(self, state, seats):
+        """float32[N, hidden_size]: the cards seat ``seats[i]`` (int[N]) cannot see in game i, 0/1 per card
+        (the other seats' hands by relative seat, the face-down cards): for training critics only
+        (a policy never sees them)."""
         raise NotImplementedError
 
     def legal_mask(self, state):

@@ -121,6 +121,11 @@ OBS_LAYOUT = (
     ("deal_progress", 1, "deals dealt this episode (redeals included) divided by max_deals"),
 )
 OBS_OFFSETS, OBS_SIZE = layout_offsets(OBS_LAYOUT)
+HIDDEN_LAYOUT = (
+    ("hands", 48, "[relative seat r - 1, card c] at (r-1)*24+c: seat r holds card c (r = 1, 2)"),
+    ("ghost", 24, "the ghost hand (after a swap: the swapper's dead hand)"),
+)
+HIDDEN_OFFSETS, HIDDEN_SIZE = layout_offsets(HIDDEN_LAYOUT)
 # What a renaming of the suits permutes (ghost_euchre_env/suits.py): the fields made of blocks of 24
 # (one entry per card id), the fields made of blocks whose columns first..first+3 are the suits
 # C, D, H, S ({name: (block width, first)}), the action ids that are card ids (action c: card c)
@@ -353,6 +358,7 @@ class GhostEuchre(BatchedGame[GhostRules, GhostState, GhostDealSummary]):
     num_players = NUM_PLAYERS
     num_actions = NUM_ACTIONS
     obs_size = OBS_SIZE
+    hidden_size = HIDDEN_SIZE
     over_phase = OVER
     loss_reward = -0.5
     rules_type = GhostRules
@@ -608,3 +614,14 @@ class GhostEuchre(BatchedGame[GhostRules, GhostState, GhostDealSummary]):
             self.rules.max_deals
         )
         return obs
+
+    def hidden_cards(self, state, seats):
+        """float32[N, 72] (``HIDDEN_LAYOUT``): the hands of the seats after ``seats[i]``, then the ghost hand."""
+        n = state.num_games
+        cells = _REL_OF_SEAT.take(self._check_seats(seats, n), axis=1) * n + game_index(n)
+        blocks = np.empty((n, 3), HAND_DTYPE)
+        blocks[:, :2] = seat_view(state.hands).take(cells[1:]).T
+        blocks[:, 2] = state.ghost
+        hidden = np.empty((n, HIDDEN_SIZE), np.float32)
+        unpack_masks_into(hidden, blocks)
+        return hidden

@@ -1,0 +1,42 @@
+"""The oracle critic (``critic: oracle``): a value network that sees what the policy cannot.
+
+Perfect-information training, imperfect-information execution (as PerfectDou did
+for DouDizhu): PPO's value estimate of a learner's decision also sees every card
+hidden from the deciding seat (the engine's ``hidden_cards``: the other hands and
+the face-down ones), so the advantages carry less of the deal's luck; the policy
+network still sees only the seat's observation, and only it is shipped.
+"""
+
+import torch
+from torch import nn
+
+from agents.networks import layer
+from agents.ppo import mlp
+
+
+class OracleCritic(nn.Module):
+    """An MLP value of (observation float32[B, obs_size], hidden cards float32[B, hidden_size]) -> float32[B].
+
+    ``suits``: the policy network's :class:`agents.networks.CanonicalSuits` (or
+    None): the observation and the hidden cards are renamed as the policy sees
+    the observation, so both networks see one canonical suit order.
+    """
+
+    def __init__(self, obs_size, hidden_size, hidden_sizes, activation, suits):
+        super().__init__()
+        self.suits = suits
+        self.trunk, width = mlp(obs_size + hidden_size, hidden_sizes, activation)
+        self.head = layer(width, 1, 1.0)
+
+    def see(self, obs, hidden):
+        """float32[B, obs_size + hidden_size]: what the trunk sees (no parameters involved)."""
+        if self.suits is not None:
+            obs, hidden = self.suits(obs)[0], self.suits.rename_cards(hidden, obs)
+        return torch.cat([obs, hidden], dim=1)
+
+    def from_seen(self, seen):
+        """float32[B]: the value of :meth:`see`'s output."""
+        return self.head(self.trunk(seen)).squeeze(1)
+
+    def forward(self, obs, hidden):
+        return self.from_seen(self.see(obs, hidden))
