@@ -105,16 +105,16 @@ NOT_WITH_HUMAN = ("json", "csv", "plot", "record", "card_play", "bid_regret", "r
 
 
 # -------------------------------------------------------------------------- CLI
-def command_name():
+def command_name(package="arena", script="evaluate.py"):
     """How this command line was started, for its usage and error lines: the installed command
-    (``ghost-euchre-evaluate``), ``python -m arena``, or else ``evaluate.py``."""
+    (``ghost-euchre-evaluate``), ``python -m PACKAGE``, or else ``SCRIPT``."""
     started = os.path.normpath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
     if os.path.basename(started).startswith("ghost-euchre-"):
         return os.path.basename(started)
     return (
-        "python -m arena"
-        if started.endswith(os.path.join("arena", "__main__.py"))
-        else "evaluate.py"
+        f"python -m {package}"
+        if started.endswith(os.path.join(package, "__main__.py"))
+        else script
     )
 
 

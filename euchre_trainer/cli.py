@@ -13,6 +13,7 @@ import sys
 import yaml
 
 import euchre_trainer
+from arena.cli import command_name
 from euchre_trainer.config import (
     CONFIG_DIR,
     DEFAULT_CONFIG,
@@ -39,7 +40,7 @@ def parse_args(argv=None):
     others = sorted(f[:-5] for f in os.listdir(CONFIG_DIR) if f.endswith(".yaml"))
     others.remove("default")
     parser = OneLineParser(
-        prog="python -m euchre_trainer" if sys.argv[0].endswith("__main__.py") else None,
+        prog=command_name("euchre_trainer", "train.py"),
         description=(euchre_trainer.__doc__ or "").split("\n\n")[0],
         allow_abbrev=False,
         usage="%(prog)s [--config NAME|FILE | --resume CHECKPOINT] [--FIELD VALUE ...]",

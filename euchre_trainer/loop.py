@@ -9,6 +9,7 @@ import torch
 import torch.distributed as dist
 
 from agents.ppo import policy_payload
+from arena.cli import command_name
 from euchre_trainer.checkpoint import (
     periodic_checkpoint,
     read_checkpoint,
@@ -68,7 +69,7 @@ def train(config, resume, config_stem):
         if checkpoint is not None:
             restore(run, checkpoint)
     except ValueError as error:  # a spec or network that cannot be built, weights that do not fit
-        print(f"train.py: error: {error}", file=sys.stderr)
+        print(f"{command_name('euchre_trainer', 'train.py')}: error: {error}", file=sys.stderr)
         raise SystemExit(2) from None
     log = Log(run_dir, run, resumed=checkpoint is not None)
     game = run.game

@@ -1,0 +1,111 @@
+"""The oracle critic (critic: oracle): the engines' hidden cards, their suit renaming, and the trainer's run."""
+
+import os
+
+import numpy as np
+import pytest
+import torch
+from test_suits import ENGINES, VARIANTS, positions
+from test_train import TINY
+
+from agents import make_policy
+from agents.ppo import ActorCritic
+from euchre_trainer import cli
+from euchre_trainer.config import make_config
+from ghost_euchre_env import GhostEuchre, ghost
+from ghost_euchre_env.cards import NUM_CARDS
+
+
+def played_positions(variant, seed, count=300):
+    """(engine, state) of ``count`` deals stopped after a random number of random legal decisions."""
+    rng = np.random.default_rng(seed)
+    game = ENGINES[variant](episode="deal")
+    state = game.init(np.arange(count, dtype=np.uint64) + seed * count)
+    steps = rng.integers(0, 24, count)
+    for step in range(24):
+        go = np.flatnonzero((state.player >= 0) & (steps > step))
+        if len(go) == 0:
+            break
+        sub = state.take(go)
+        mask = game.legal_mask(sub)
+        game.step(sub, (rng.random(mask.shape) * mask).argmax(axis=1))
+        state.put(go, sub)
+    return game, state.take(np.flatnonzero(state.player >= 0))
+
+
+@VARIANTS
+def test_hidden_cards_are_the_other_seats_hands_in_relative_order(variant):
+    game, state = played_positions(variant, seed=1)
+    players = game.num_players
+    hand = slice(*variant.OBS_OFFSETS["hand"])
+    for seat in range(players):
+        seats = np.full(len(state.player), seat)
+        hidden = game.hidden_cards(state, seats)
+        assert hidden.shape == (len(seats), variant.HIDDEN_SIZE) and hidden.dtype == np.float32
+        for rel in range(1, players):
+            other = game.observe(state, (seats + rel) % players)[:, hand]
+            assert np.array_equal(hidden[:, (rel - 1) * NUM_CARDS : rel * NUM_CARDS], other)
+        own = game.observe(state, seats)[:, hand]
+        blocks = np.concatenate([own, hidden], axis=1).reshape(len(seats), -1, NUM_CARDS)
+        assert blocks.sum(axis=1).max() == 1  # no card in two places
+    if variant is ghost:  # the ghost hand: the cards in no hand and not yet played
+        in_hands = blocks.sum(axis=1)
+        played = game.observe(state, seats)[:, slice(*ghost.OBS_OFFSETS["played_by"])]
+        played = played.reshape(len(seats), players, NUM_CARDS).sum(axis=1)
+        ghost_hand = hidden[:, ghost.HIDDEN_OFFSETS["ghost"][0] :]
+        assert ghost_hand.sum(axis=1).min() == 6
+        assert np.array_equal(
+            in_hands[state.swapper < 0] + played[state.swapper < 0],
+            np.ones_like(played[state.swapper < 0]),
+        )
+
+
+def test_hidden_cards_reject_a_seat_out_of_range():
+    game, state = played_positions(ghost, seed=2, count=4)
+    with pytest.raises(ValueError, match="seat"):
+        game.hidden_cards(state, np.full(len(state.player), 3))
+
+
+@VARIANTS
+def test_hidden_cards_are_renamed_as_the_observation_is(variant):
+    """rename_cards on a block of cards renames it as the observation's own hand is renamed."""
+    obs, mask = positions(3, variant)
+    suits = ActorCritic(obs.shape[1], mask.shape[1], (8,), canonical_suits=True).suits
+    assert suits is not None
+    obs_t = torch.from_numpy(obs)
+    hand = slice(*variant.OBS_OFFSETS["hand"])
+    two_blocks = torch.cat([obs_t[:, hand], obs_t[:, hand].flip(0)], dim=1)
+    renamed = suits.rename_cards(two_blocks, obs_t)
+    seen = suits(obs_t)[0]
+    assert torch.equal(renamed[:, :NUM_CARDS], seen[:, hand])
+    assert torch.equal(renamed[:, NUM_CARDS:].sum(1), obs_t[:, hand].flip(0).sum(1))
+    assert not torch.equal(renamed, two_blocks)  # some positions are renamed
+
+
+def test_an_oracle_critic_run_resumes_exactly_and_ships_the_policy_alone(tmp_path, torch_globals):
+    common = ["--critic", "oracle", "--total_steps", "512", "--checkpoint_every", "2"]
+    common += ["--keep_checkpoints", "0", "--eval_every", "0", "--final_eval_games", "0", *TINY]
+    straight = cli.run(["--runs_dir", str(tmp_path / "a"), "--name", "run", *common])
+    halfway = os.path.join(straight, "checkpoints", "update_000002.pt")
+    resumed = cli.run(["--resume", halfway, "--runs_dir", str(tmp_path / "b")])
+    a, b = (
+        torch.load(os.path.join(run, "final.pt"), weights_only=True) for run in (straight, resumed)
+    )
+    assert a["config"]["critic"] == "oracle"
+    for part in ("model", "critic"):
+        for key in a[part]:
+            assert torch.equal(a[part][key], b[part][key]), (part, key)
+    first = torch.load(halfway, weights_only=True)["critic"]
+    assert any(not torch.equal(first[k], a["critic"][k]) for k in first)  # the critic trained
+    width = a["critic"]["trunk.0.weight"].shape[1]
+    assert width == ghost.OBS_SIZE + ghost.HIDDEN_SIZE
+    policy_file = os.path.join(straight, "policy.pt")
+    assert "critic" not in torch.load(policy_file, weights_only=True)
+    player = make_policy(f"ppo:{policy_file}", GhostEuchre(), seed=0)
+    obs, mask = positions(4)
+    assert mask[np.arange(len(mask)), player.act(obs, mask)].all()
+
+
+def test_an_unknown_critic_is_one_line_naming_it():
+    with pytest.raises(ValueError, match=r"critic must be 'shared' or 'oracle', got 'perfect'"):
+        make_config({"critic": "perfect"}, "test")
