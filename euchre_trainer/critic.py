@@ -28,6 +28,20 @@ class OracleCritic(nn.Module):
         self.trunk, width = mlp(obs_size + hidden_size, hidden_sizes, activation)
         self.head = layer(width, 1, 1.0)
 
+    def start_from(self, model):
+        """Start as ``model``'s own value (an :class:`agents.ppo.ActorCritic` of the same hidden_sizes and
+        activation): its trunk and value head, the hidden cards' weights zero. A fine-tune (init_from)
+        then starts from a critic that knows the game rather than from noise."""
+        with torch.no_grad():
+            first = self.trunk[0]
+            first.weight.zero_()
+            first.weight[:, : model.trunk[0].in_features] = model.trunk[0].weight
+            first.bias.copy_(model.trunk[0].bias)
+            for mine, theirs in list(zip(self.trunk, model.trunk, strict=True))[1:]:
+                if isinstance(mine, nn.Linear):
+                    mine.load_state_dict(theirs.state_dict())
+            self.head.load_state_dict(model.critic.state_dict())
+
     def see(self, obs, hidden):
         """float32[B, obs_size + hidden_size]: what the trunk sees (no parameters involved)."""
         if self.suits is not None:

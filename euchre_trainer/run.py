@@ -9,7 +9,7 @@ import torch
 
 from agents import make_policy
 from agents.networks import SuitedNetwork
-from agents.ppo import build_network, load_model
+from agents.ppo import ActorCritic, build_network, load_model
 from euchre_trainer.config import VARIANTS, TrainConfig, init_from_file
 from euchre_trainer.critic import OracleCritic
 from euchre_trainer.opponents import assign_roles, build_opponents
@@ -135,7 +135,10 @@ def setup(config, ranks):
     if config.critic == "oracle":
         critic = OracleCritic(
             game.obs_size, engine.hidden_size, config.hidden_sizes, config.activation, model.suits
-        ).to(ranks.device)
+        )
+        if config.init_from and isinstance(model, ActorCritic):  # the MLP of the same sizes
+            critic.start_from(model)
+        critic.to(ranks.device)
     optimizer = torch.optim.Adam(
         trained_parameters(model, critic), lr=config.learning_rate, eps=1e-5, fused=True
     )

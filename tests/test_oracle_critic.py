@@ -109,3 +109,20 @@ def test_an_oracle_critic_run_resumes_exactly_and_ships_the_policy_alone(tmp_pat
 def test_an_unknown_critic_is_one_line_naming_it():
     with pytest.raises(ValueError, match=r"critic must be 'shared' or 'oracle', got 'perfect'"):
         make_config({"critic": "perfect"}, "test")
+
+
+@VARIANTS
+def test_a_fine_tunes_oracle_critic_starts_as_the_networks_own_value(variant):
+    """start_from copies the trunk and value head and gives the hidden cards zero weight."""
+    from euchre_trainer.critic import OracleCritic
+
+    torch.manual_seed(0)
+    obs, mask = positions(5, variant)
+    model = ActorCritic(obs.shape[1], mask.shape[1], (16, 8), canonical_suits=True)
+    critic = OracleCritic(obs.shape[1], variant.HIDDEN_SIZE, (16, 8), "relu", model.suits)
+    hidden = torch.from_numpy(np.random.default_rng(0).random((len(obs), variant.HIDDEN_SIZE)))
+    obs_t, hidden = torch.from_numpy(obs), hidden.float()
+    with torch.no_grad():
+        assert not torch.allclose(critic(obs_t, hidden), model.value(obs_t))
+        critic.start_from(model)
+        torch.testing.assert_close(critic(obs_t, hidden), model.value(obs_t))
