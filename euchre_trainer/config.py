@@ -105,11 +105,17 @@ class TrainConfig:
     decisions and the network imitates them (cross-entropy), while PPO learns the card play under sensible contracts.
     Without it the auction, learnt while the card play is still random, settles on always passing"""
     imitation_coef: float = 1.0
-    """weight of that cross-entropy in the loss during the warm-up"""
+    """weight of that cross-entropy in the loss (the warm-up's lessons, and distillation's)"""
     imitate_card_play: bool = False
     """learn='all': during the warm-up the network also imitates the heuristic's card play at its own card-play
     decisions (same cross-entropy), while still playing them itself, so PPO trains on them as usual: card play
     starts from the heuristic's instead of from random"""
+    distill_decisions: int = 0
+    """Ghost Hand: per update, this many of the learner's auction and trump decisions are valued by the bid
+    regret's rollout oracle (distill_worlds worlds, card_play playing out every seat) and the network also imitates
+    its best action (euchre_trainer.distill; about 20 ms a decision on one core); 0 = none"""
+    distill_worlds: int = 32
+    """hidden deals the distillation's oracle samples per decision"""
 
     # PPO
     total_steps: int = 20_000_000
@@ -221,6 +227,7 @@ class TrainConfig:
             "seed",
             "eval_seed",
             "bidding_warmup_steps",
+            "distill_decisions",
             "torch_threads",
         ):
             check(name, getattr(self, name) >= 0, "at least 0")
@@ -249,6 +256,12 @@ class TrainConfig:
             "null or a finite positive number",
         )
         check("critic", self.critic in ("shared", "oracle"), "'shared' or 'oracle'")
+        check("distill_worlds", self.distill_worlds >= 1, "at least 1")
+        if self.distill_decisions and (self.variant != "ghost" or self.learn == "play"):
+            raise ValueError(
+                "distill_decisions needs variant='ghost' and learn='all' or 'auction' (it teaches "
+                "the learner's auction)"
+            )
         check(
             "hidden_sizes",
             len(self.hidden_sizes) >= 1 and min(self.hidden_sizes) >= 1,
