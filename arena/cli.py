@@ -112,9 +112,7 @@ def command_name(package="arena", script="evaluate.py"):
     if os.path.basename(started).startswith("ghost-euchre-"):
         return os.path.basename(started)
     return (
-        f"python -m {package}"
-        if started.endswith(os.path.join(package, "__main__.py"))
-        else script
+        f"python -m {package}" if started.endswith(os.path.join(package, "__main__.py")) else script
     )
 
 
