@@ -25,6 +25,7 @@ class OracleCritic(nn.Module):
     def __init__(self, obs_size, hidden_size, hidden_sizes, activation, suits):
         super().__init__()
         self.suits = suits
+        self.hidden_size = hidden_size
         self.trunk, width = mlp(obs_size + hidden_size, hidden_sizes, activation)
         self.head = layer(width, 1, 1.0)
 
@@ -32,15 +33,17 @@ class OracleCritic(nn.Module):
         """Start as ``model``'s own value (an :class:`agents.ppo.ActorCritic` of the same hidden_sizes and
         activation): its trunk and value head, the hidden cards' weights zero. A fine-tune (init_from)
         then starts from a critic that knows the game rather than from noise."""
+        mine, theirs = (
+            [module for module in trunk if isinstance(module, nn.Linear)]
+            for trunk in (self.trunk, model.trunk)
+        )
         with torch.no_grad():
-            first = self.trunk[0]
-            first.weight.zero_()
-            first.weight[:, : model.trunk[0].in_features] = model.trunk[0].weight
-            first.bias.copy_(model.trunk[0].bias)
-            for mine, theirs in list(zip(self.trunk, model.trunk, strict=True))[1:]:
-                if isinstance(mine, nn.Linear):
-                    mine.load_state_dict(theirs.state_dict())
-            self.head.load_state_dict(model.critic.state_dict())
+            mine[0].weight.zero_()
+            mine[0].weight[:, : theirs[0].in_features] = theirs[0].weight
+            mine[0].bias.copy_(theirs[0].bias)
+        for layer_, source in zip(mine[1:], theirs[1:], strict=True):
+            layer_.load_state_dict(source.state_dict())
+        self.head.load_state_dict(model.critic.state_dict())
 
     def see(self, obs, hidden):
         """float32[B, obs_size + hidden_size]: what the trunk sees (no parameters involved)."""

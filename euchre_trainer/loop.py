@@ -80,7 +80,7 @@ def train(config, resume, config_stem):
         game.num_actions,
         run.num_envs,
         game.num_players,
-        run.engine.hidden_size if run.critic is not None else 0,
+        run.critic.hidden_size if run.critic is not None else 0,
     )
 
     while run.update < run.num_updates:

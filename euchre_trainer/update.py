@@ -74,10 +74,10 @@ def ppo_update(run, buf, advantages, returns, lessons, shares):
     b_values = torch.from_numpy(buf.value[:count]).to(device)
     b_advantages = torch.from_numpy(advantages).to(device)
     b_returns = torch.from_numpy(returns).to(device)
-    critic_seen = None  # the oracle critic's inputs, renamed once too
-    if run.critic is not None:
+    critic, critic_seen = run.critic, None  # the oracle critic's inputs, renamed once too
+    if critic is not None:
         b_hidden = torch.from_numpy(buf.hidden[:count]).to(device)
-        critic_seen = run.critic.see(torch.from_numpy(buf.obs[:count]).to(device), b_hidden)
+        critic_seen = critic.see(torch.from_numpy(buf.obs[:count]).to(device), b_hidden)
     lesson_obs, lesson_mask, lesson_actions = (
         torch.from_numpy(np.concatenate(x)).to(device) for x in zip(*lessons, strict=True)
     ) if lessons else (None, None, None)  # fmt: skip
@@ -100,8 +100,8 @@ def ppo_update(run, buf, advantages, returns, lessons, shares):
             positions = order[start : start + config.minibatch_size]
             mb = own_rows(positions, first, count, device)
             logits, new_value = model.from_seen(*seen_rows(b_seen, mb))
-            if critic_seen is not None:
-                new_value = run.critic.from_seen(critic_seen[mb])
+            if critic is not None and critic_seen is not None:
+                new_value = critic.from_seen(critic_seen[mb])
             log_probs = masked_log_probs(logits, b_mask[mb])
             new_logprob = log_probs.gather(1, b_actions[mb][:, None]).squeeze(1)
             entropy = masked_entropy(log_probs, b_mask[mb])

@@ -48,16 +48,14 @@ def test_hidden_cards_are_the_other_seats_hands_in_relative_order(variant):
         own = game.observe(state, seats)[:, hand]
         blocks = np.concatenate([own, hidden], axis=1).reshape(len(seats), -1, NUM_CARDS)
         assert blocks.sum(axis=1).max() == 1  # no card in two places
-    if variant is ghost:  # the ghost hand: the cards in no hand and not yet played
-        in_hands = blocks.sum(axis=1)
-        played = game.observe(state, seats)[:, slice(*ghost.OBS_OFFSETS["played_by"])]
-        played = played.reshape(len(seats), players, NUM_CARDS).sum(axis=1)
-        ghost_hand = hidden[:, ghost.HIDDEN_OFFSETS["ghost"][0] :]
-        assert ghost_hand.sum(axis=1).min() == 6
-        assert np.array_equal(
-            in_hands[state.swapper < 0] + played[state.swapper < 0],
-            np.ones_like(played[state.swapper < 0]),
-        )
+        if variant is ghost:  # with the ghost hand: every card not yet played, until a swap
+            played = game.observe(state, seats)[:, slice(*ghost.OBS_OFFSETS["played_by"])]
+            played = played.reshape(len(seats), players, NUM_CARDS).sum(axis=1)
+            assert hidden[:, ghost.HIDDEN_OFFSETS["ghost"][0] :].sum(axis=1).min() == 6
+            unswapped = state.swapper < 0
+            assert unswapped.any() and (~unswapped).any()
+            everything = blocks.sum(axis=1) + played
+            assert np.array_equal(everything[unswapped], np.ones_like(played[unswapped]))
 
 
 def test_hidden_cards_reject_a_seat_out_of_range():
