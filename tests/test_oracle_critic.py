@@ -5,37 +5,19 @@ import os
 import numpy as np
 import pytest
 import torch
-from test_suits import ENGINES, VARIANTS, positions
-from test_train import TINY
+from test_suits import VARIANTS, played_positions, positions
+from test_train import TINY, straight_and_resumed
 
 from agents import make_policy
 from agents.ppo import ActorCritic
-from euchre_trainer import cli
 from euchre_trainer.config import make_config
 from ghost_euchre_env import GhostEuchre, ghost
 from ghost_euchre_env.cards import NUM_CARDS
 
 
-def played_positions(variant, seed, count=300):
-    """(engine, state) of ``count`` deals stopped after a random number of random legal decisions."""
-    rng = np.random.default_rng(seed)
-    game = ENGINES[variant](episode="deal")
-    state = game.init(np.arange(count, dtype=np.uint64) + seed * count)
-    steps = rng.integers(0, 24, count)
-    for step in range(24):
-        go = np.flatnonzero((state.player >= 0) & (steps > step))
-        if len(go) == 0:
-            break
-        sub = state.take(go)
-        mask = game.legal_mask(sub)
-        game.step(sub, (rng.random(mask.shape) * mask).argmax(axis=1))
-        state.put(go, sub)
-    return game, state.take(np.flatnonzero(state.player >= 0))
-
-
 @VARIANTS
 def test_hidden_cards_are_the_other_seats_hands_in_relative_order(variant):
-    game, state = played_positions(variant, seed=1)
+    game, state = played_positions(1, variant)
     players = game.num_players
     hand = slice(*variant.OBS_OFFSETS["hand"])
     for seat in range(players):
@@ -59,7 +41,7 @@ def test_hidden_cards_are_the_other_seats_hands_in_relative_order(variant):
 
 
 def test_hidden_cards_reject_a_seat_out_of_range():
-    game, state = played_positions(ghost, seed=2, count=4)
+    game, state = played_positions(2, ghost, count=4)
     with pytest.raises(ValueError, match="seat"):
         game.hidden_cards(state, np.full(len(state.player), 3))
 
@@ -83,12 +65,7 @@ def test_hidden_cards_are_renamed_as_the_observation_is(variant):
 def test_an_oracle_critic_run_resumes_exactly_and_ships_the_policy_alone(tmp_path, torch_globals):
     common = ["--critic", "oracle", "--total_steps", "512", "--checkpoint_every", "2"]
     common += ["--keep_checkpoints", "0", "--eval_every", "0", "--final_eval_games", "0", *TINY]
-    straight = cli.run(["--runs_dir", str(tmp_path / "a"), "--name", "run", *common])
-    halfway = os.path.join(straight, "checkpoints", "update_000002.pt")
-    resumed = cli.run(["--resume", halfway, "--runs_dir", str(tmp_path / "b")])
-    a, b = (
-        torch.load(os.path.join(run, "final.pt"), weights_only=True) for run in (straight, resumed)
-    )
+    a, b, straight, halfway = straight_and_resumed(tmp_path, common)
     assert a["config"]["critic"] == "oracle"
     for part in ("model", "critic"):
         for key in a[part]:

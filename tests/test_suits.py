@@ -118,8 +118,8 @@ def test_a_renamed_deal_is_the_renamed_game_at_every_decision(variant, k):
     assert decisions > GAMES * variant.NUM_TRICKS * 2  # the deals were played, not thrown in
 
 
-def positions(seed, variant=ghost, count=400):
-    """float32[count, OBS_SIZE] observations of random legal play (every phase), from the engine."""
+def played_positions(seed, variant=ghost, count=400):
+    """(engine, state) of the games still going after a random number (< 20) of random legal decisions."""
     rng = np.random.default_rng(seed)
     game = ENGINES[variant](episode="deal")
     state = game.init(np.arange(count, dtype=np.uint64) + seed * count)
@@ -132,9 +132,15 @@ def positions(seed, variant=ghost, count=400):
         mask = game.legal_mask(sub)
         game.step(sub, (rng.random(mask.shape) * mask).argmax(axis=1))
         state.put(go, sub)
-    live = np.flatnonzero(state.player >= 0)
-    sub = state.take(live)
-    return game.observe(sub, sub.player.astype(np.int64)).astype(np.float32), game.legal_mask(sub)
+    return game, state.take(np.flatnonzero(state.player >= 0))
+
+
+def positions(seed, variant=ghost, count=400):
+    """float32[M, OBS_SIZE] observations of random legal play (every phase) and their masks, from the engine."""
+    game, state = played_positions(seed, variant, count)
+    return game.observe(state, state.player.astype(np.int64)).astype(np.float32), game.legal_mask(
+        state
+    )
 
 
 @VARIANTS

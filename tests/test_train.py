@@ -153,6 +153,16 @@ def _final_state(path):
     return torch.load(path, weights_only=True)
 
 
+def straight_and_resumed(tmp_path, args):
+    """A run of ``args`` straight through and resumed from its checkpoint after update 2 (a separate
+    folder): (final state straight, final state resumed, the straight run's folder, that checkpoint)."""
+    straight = cli.run(["--runs_dir", str(tmp_path / "a"), "--name", "run", *args])
+    halfway = os.path.join(straight, "checkpoints", "update_000002.pt")
+    resumed = cli.run(["--resume", halfway, "--runs_dir", str(tmp_path / "b")])
+    a, b = (_final_state(os.path.join(run, "final.pt")) for run in (straight, resumed))
+    return a, b, straight, halfway
+
+
 def test_resume_continues_exactly(tmp_path, torch_globals):
     common = [
         "--total_steps",
@@ -167,13 +177,7 @@ def test_resume_continues_exactly(tmp_path, torch_globals):
         "0",
         *TINY,
     ]
-    straight = cli.run(["--runs_dir", str(tmp_path / "a"), "--name", "run", *common])
-    halfway = os.path.join(straight, "checkpoints", "update_000002.pt")
-    resumed = cli.run(["--resume", halfway, "--runs_dir", str(tmp_path / "b")])
-    a, b = (
-        _final_state(os.path.join(straight, "final.pt")),
-        _final_state(os.path.join(resumed, "final.pt")),
-    )
+    a, b, _, halfway = straight_and_resumed(tmp_path, common)
     assert a["update"] == b["update"] == 4 and a["global_step"] == b["global_step"]
     for key in a["model"]:
         assert torch.equal(a["model"][key], b["model"][key]), key
@@ -216,10 +220,7 @@ def test_classic_run_resumes_exactly_and_logs_classic_metrics(tmp_path, torch_gl
 
     common = ["--variant", "classic", "--total_steps", "512", "--checkpoint_every", "2"]
     common += ["--keep_checkpoints", "0", "--eval_every", "3", "--final_eval_games", "0", *TINY]
-    straight = cli.run(["--runs_dir", str(tmp_path / "a"), "--name", "run", *common])
-    halfway = os.path.join(straight, "checkpoints", "update_000002.pt")
-    resumed = cli.run(["--resume", halfway, "--runs_dir", str(tmp_path / "b")])
-    a, b = (_final_state(os.path.join(run, "final.pt")) for run in (straight, resumed))
+    a, b, straight, _ = straight_and_resumed(tmp_path, common)
     assert a["config"]["variant"] == b["config"]["variant"] == "classic"
     assert a["update"] == b["update"] == 4 and a["global_step"] == b["global_step"]
     assert a["roles"].shape == (16, 4)
