@@ -113,7 +113,7 @@ class TrainConfig:
     distill_decisions: int = 0
     """Ghost Hand: per update, this many of the learner's auction and trump decisions are valued by the bid
     regret's rollout oracle (distill_worlds worlds, card_play playing out every seat) and the network also imitates
-    its best action (euchre_trainer.distill; about 20 ms a decision on one core); 0 = none"""
+    its best action (euchre_trainer.distill; about 5 ms a decision on one core); 0 = none"""
     distill_worlds: int = 32
     """hidden deals the distillation's oracle samples per decision"""
 
