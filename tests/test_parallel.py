@@ -119,9 +119,13 @@ LEAGUE = ["heuristic", "random", "league_bots:Blend:random_share=0.5", "userbots
 
 
 def stored(path):
-    """{match_key: [game rows]} of a store, every match complete."""
+    """{match_key: [game rows]} of a store, every match complete ({} while its tables are not yet
+    committed: the file exists from the moment the store opens it)."""
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
+        if "games" not in tables:
+            return {}
         rows = db.execute(
             "SELECT m.match_key, m.games, g.game, g.seats, g.final_scores, g.points, g.actions"
             " FROM games g JOIN matches m ON m.id = g.match_id ORDER BY m.match_key, g.game"
