@@ -43,9 +43,8 @@ class RolloutBuffer:
 
     def __init__(self, capacity, obs_size, num_actions, num_envs, num_seats=3, hidden_size=0):
         self.obs = np.zeros((capacity, obs_size), np.float32)
-        self.hidden = np.zeros(
-            (capacity, hidden_size), np.float32
-        )  # the oracle critic's extra input
+        # the oracle critic's extra input (no columns without it)
+        self.hidden = np.zeros((capacity, hidden_size), np.float32)
         self.mask = np.zeros((capacity, num_actions), bool)
         self.action = np.zeros(capacity, np.int64)
         self.logprob = np.zeros(capacity, np.float32)

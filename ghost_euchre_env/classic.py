@@ -332,6 +332,11 @@ _ALONE_DIGIT = np.array(
 _RELATIVE_SEATS = np.arange(NUM_PLAYERS, dtype=np.intp)[:, None]
 
 
+def _relative_cells(seats, num_games):
+    """int[4, N]: [r, i] indexes the seat view of an [N, 4] field at relative seat r of observer seats[i]."""
+    return ((seats + _RELATIVE_SEATS) & 3) * num_games + game_index(num_games)
+
+
 def _calls_table():
     """float32[9 * 5 * 4, 40]: the "calls" field for code passes + 9 * called + 45 * first caller.
 
@@ -630,9 +635,7 @@ class ClassicEuchre(BatchedGame[ClassicRules, ClassicState, ClassicDealSummary])
         """
         n = len(state.player)
         seats = self._check_seats(seats, n)
-        rel_cells = ((seats + _RELATIVE_SEATS) & 3) * n + game_index(
-            n
-        )  # [r, i]: relative seat r of game i
+        rel_cells = _relative_cells(seats, n)
 
         def by_rel(field):  # [N, 4] per absolute seat -> [4, N] per relative seat
             return seat_view(field).take(rel_cells)
@@ -691,7 +694,7 @@ class ClassicEuchre(BatchedGame[ClassicRules, ClassicState, ClassicDealSummary])
     def hidden_cards(self, state, seats):
         """float32[N, 72] (``HIDDEN_LAYOUT``): the hands of the three seats after ``seats[i]``."""
         n = len(state.player)
-        rel_cells = ((self._check_seats(seats, n) + _RELATIVE_SEATS) & 3) * n + game_index(n)
+        rel_cells = _relative_cells(self._check_seats(seats, n), n)
         hidden = np.empty((n, HIDDEN_SIZE), np.float32)
         unpack_masks_into(hidden, seat_view(state.hands).take(rel_cells[1:]).T)
         return hidden

@@ -274,6 +274,12 @@ _REL_OF_SEAT = (
     np.arange(NUM_PLAYERS)[:, None] + np.arange(NUM_PLAYERS)
 ) % NUM_PLAYERS  # [r, observer] -> seat
 
+
+def _relative_cells(seats, num_games):
+    """int[3, N]: [r, i] indexes the seat view of an [N, 3] field at relative seat r of observer seats[i]."""
+    return _REL_OF_SEAT.take(seats, axis=1) * num_games + game_index(num_games)
+
+
 # The one-hot fields (swapper .. phase) are set as bits of one uint64 word per game
 # (bit i = column FLAGS_START + i) and unpacked together with the card blocks,
 # as two more 24-column blocks.
@@ -572,8 +578,7 @@ class GhostEuchre(BatchedGame[GhostRules, GhostState, GhostDealSummary]):
         """
         n = state.num_games
         seats = self._check_seats(seats, n)
-        # cells[r, i]: index into the seat view of an [N, 3] field of relative seat r in game i.
-        cells = _REL_OF_SEAT.take(seats, axis=1) * n + game_index(n)
+        cells = _relative_cells(seats, n)
         blocks = np.empty((n, _CARD_BLOCKS + 2), HAND_DTYPE)
         blocks[:, 0] = seat_view(state.hands).take(cells[0])
         blocks[:, 1] = state.ghost * (state.swapper == seats)
@@ -618,7 +623,7 @@ class GhostEuchre(BatchedGame[GhostRules, GhostState, GhostDealSummary]):
     def hidden_cards(self, state, seats):
         """float32[N, 72] (``HIDDEN_LAYOUT``): the hands of the seats after ``seats[i]``, then the ghost hand."""
         n = state.num_games
-        cells = _REL_OF_SEAT.take(self._check_seats(seats, n), axis=1) * n + game_index(n)
+        cells = _relative_cells(self._check_seats(seats, n), n)
         blocks = np.empty((n, 3), HAND_DTYPE)
         blocks[:, :2] = seat_view(state.hands).take(cells[1:]).T
         blocks[:, 2] = state.ghost
