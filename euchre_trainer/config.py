@@ -25,6 +25,7 @@ from ghost_euchre_env import ClassicEuchre, ClassicEuchreVec, GhostEuchre, Ghost
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # config.variant -> (engine, vector env)
 VARIANTS = {"ghost": (GhostEuchre, GhostEuchreVec), "classic": (ClassicEuchre, ClassicEuchreVec)}
+DISTILL_PHASES = ("auction", "play", "all")  # the decisions distillation samples (distill_phase)
 # configs by name: the package's own folder once installed, else the repository's configs/
 _PACKAGED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs")
 CONFIG_DIR = _PACKAGED if os.path.isdir(_PACKAGED) else os.path.join(ROOT, "configs")
@@ -111,9 +112,16 @@ class TrainConfig:
     decisions (same cross-entropy), while still playing them itself, so PPO trains on them as usual: card play
     starts from the heuristic's instead of from random"""
     distill_decisions: int = 0
-    """Ghost Hand: per update, this many of the learner's auction and trump decisions are valued by the bid
-    regret's rollout oracle (distill_worlds worlds, card_play playing out every seat) and the network also imitates
-    its best action (euchre_trainer.distill; about 5 ms a decision on one core); 0 = none"""
+    """per update, this many of the learner's decisions (of distill_phase, with a choice) get distill_teacher's
+    action and the network also imitates it (euchre_trainer.distill); 0 = none"""
+    distill_teacher: str = "oracle"
+    """who distillation imitates: 'oracle' (Ghost Hand's auction: the bid regret's rollout oracle, distill_worlds
+    worlds, card_play playing out every seat; its best action; about 5 ms a decision on one core) or a policy spec
+    (pimc:samples=16, ppo:PATH, package.module:ClassName, ...): its action, keyed by the run's generator"""
+    distill_phase: str = "auction"
+    """the decisions distillation samples: 'auction' (no card legal: the auction and trump; classic ordering up,
+    naming trump, going alone), 'play' (a card is legal: the card play, classic's dealer discard) or 'all'; the
+    oracle values 'auction' decisions only"""
     distill_worlds: int = 32
     """hidden deals the distillation's oracle samples per decision"""
 
@@ -257,10 +265,29 @@ class TrainConfig:
         )
         check("critic", self.critic in ("shared", "oracle"), "'shared' or 'oracle'")
         check("distill_worlds", self.distill_worlds >= 1, "at least 1")
-        if self.distill_decisions and (self.variant != "ghost" or self.learn == "play"):
+        check("distill_phase", self.distill_phase in DISTILL_PHASES, "'auction', 'play' or 'all'")
+        check(
+            "distill_teacher",
+            isinstance(self.distill_teacher, str) and self.distill_teacher.strip() != "",
+            "'oracle' or a policy spec",
+        )
+        oracle = self.distill_teacher == "oracle"
+        if self.distill_decisions and oracle and self.variant != "ghost":
             raise ValueError(
-                "distill_decisions needs variant='ghost' and learn='all' or 'auction' (it teaches "
-                "the learner's auction)"
+                "distill_teacher='oracle' needs variant='ghost' (it values Ghost Hand bids)"
+            )
+        if self.distill_decisions and oracle and self.distill_phase != "auction":
+            raise ValueError(
+                f"distill_teacher='oracle' values auction decisions only; distill_phase is "
+                f"{self.distill_phase!r} (use a policy spec as teacher for card play)"
+            )
+        if self.distill_decisions and self.learn == "play" and self.distill_phase == "auction":
+            raise ValueError(
+                "distill_phase='auction' with learn='play': the learner makes no auction decisions"
+            )
+        if self.distill_decisions and self.learn == "auction" and self.distill_phase == "play":
+            raise ValueError(
+                "distill_phase='play' with learn='auction': the learner plays no cards"
             )
         check(
             "hidden_sizes",

@@ -12,6 +12,7 @@ from agents.networks import SuitedNetwork
 from agents.ppo import ActorCritic, build_network, load_model
 from euchre_trainer.config import VARIANTS, TrainConfig, init_from_file
 from euchre_trainer.critic import OracleCritic
+from euchre_trainer.distill import build_teacher
 from euchre_trainer.opponents import assign_roles, build_opponents
 from euchre_trainer.ranks import Ranks, rank_seed
 from ghost_euchre_env import GhostBiddingVec
@@ -63,6 +64,8 @@ class Run:
     """deals played so far (redeals included)"""
     critic: OracleCritic | None = None
     """critic='oracle': the value network that also sees the hidden cards; None: the model's value head"""
+    teacher: typing.Any = None
+    """the distill_teacher Policy (euchre_trainer.distill); None: the oracle, or no distillation"""
 
     @property
     def game(self):
@@ -152,6 +155,7 @@ def setup(config, ranks):
     if (heuristic_weight > 0 and config.opponent_share > 0) or config.bidding_warmup_steps > 0:
         heuristic = make_policy("heuristic", engine, seed=seed)
     opponents = build_opponents(config, engine, heuristic, seed)
+    teacher = build_teacher(config, engine, seed + 2 + len(opponents))
     keys = stream_keys(config.seed, config.num_envs)[
         ranks.rank * num_envs : (ranks.rank + 1) * num_envs
     ]
@@ -162,6 +166,7 @@ def setup(config, ranks):
     return Run(
         config, ranks, venv, model, optimizer, pool, pool_added, heuristic, roles, obs, mask, player,
         np_rng, minibatch_rng, sample_gen, partner=partner, opponents=opponents, critic=critic,
+        teacher=teacher,
     )  # fmt: skip
 
 

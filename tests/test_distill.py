@@ -1,11 +1,11 @@
-"""Search distillation (distill_decisions): lessons from the bid regret's rollout oracle."""
+"""Distillation (distill_decisions): lessons from the bid regret's rollout oracle or a teacher policy."""
 
 import numpy as np
 import pytest
 
 from arena.regret import action_values, auction_rows
 from euchre_trainer.config import make_config
-from euchre_trainer.distill import search_lessons
+from euchre_trainer.distill import phase_rows, search_lessons
 from euchre_trainer.ranks import start_ranks
 from euchre_trainer.rollout import RolloutBuffer, collect_rollout
 from euchre_trainer.run import setup
@@ -17,7 +17,8 @@ def _rollout(tmp_path, **fields):
          "runs_dir": str(tmp_path), **fields}
     )  # fmt: skip
     run = setup(config, start_ranks(config))
-    buf = RolloutBuffer(16 * 24, run.game.obs_size, run.game.num_actions, 16)
+    game = run.game
+    buf = RolloutBuffer(16 * 24, game.obs_size, game.num_actions, 16, game.num_players)
     collect_rollout(run, buf)
     return run, buf
 
@@ -45,15 +46,59 @@ def test_no_distillation_draws_nothing(tmp_path, torch_globals):
     assert run.np_rng.bit_generator.state == state  # a run without it is the run it was
 
 
+@pytest.mark.parametrize("variant", ["ghost", "classic"])
+def test_a_teacher_policys_keyed_actions_at_sampled_card_play_decisions(
+    tmp_path, torch_globals, variant
+):
+    teacher = "pimc:samples=4"
+    run, buf = _rollout(
+        tmp_path, variant=variant, distill_decisions=5, distill_teacher=teacher,
+        distill_phase="play",
+    )  # fmt: skip
+    state = run.np_rng.bit_generator.state
+    [(obs, mask, taught)] = search_lessons(run, buf)
+    assert len(taught) == 5 and phase_rows(mask, "play").all() and mask[np.arange(5), taught].all()
+    # the lessons are the teacher's answers keyed by what the run's generator drew (no state of its own)
+    run.np_rng.bit_generator.state = state
+    rows = np.flatnonzero(phase_rows(buf.mask[: buf.count], "play"))
+    chosen = np.sort(run.np_rng.choice(rows, 5, replace=False))
+    keys = run.np_rng.integers(0, 2**64, 5, dtype=np.uint64, endpoint=False)
+    assert np.array_equal(obs, buf.obs[chosen])
+    assert run.teacher.samples == 4
+    assert np.array_equal(taught, run.teacher.act(obs, mask, keys=keys))
+
+
+def test_phases_split_the_decisions_with_a_choice(tmp_path, torch_globals):
+    _, buf = _rollout(tmp_path)
+    mask = buf.mask[: buf.count]
+    auction, play, every = (phase_rows(mask, phase) for phase in ("auction", "play", "all"))
+    assert auction.any() and play.any()
+    assert not (auction & play).any() and np.array_equal(auction | play, every)
+    assert np.array_equal(every, mask.sum(axis=1) > 1)
+    assert np.array_equal(auction, auction_rows(mask))
+
+
+def test_a_teacher_that_cannot_be_built_is_named(tmp_path):
+    config = make_config(
+        {"distill_decisions": 8, "distill_teacher": "pimc:samples=0", "runs_dir": str(tmp_path)}
+    )
+    with pytest.raises(ValueError, match=r"^distill_teacher: "):
+        setup(config, start_ranks(config))
+
+
 @pytest.mark.parametrize(
     ("fields", "message"),
     [
-        ({"distill_decisions": 8, "variant": "classic"}, "distill_decisions needs variant='ghost'"),
-        ({"distill_decisions": 8, "learn": "play"}, "distill_decisions needs variant='ghost'"),
+        ({"distill_decisions": 8, "variant": "classic"}, "distill_teacher='oracle' needs variant='ghost'"),
+        ({"distill_decisions": 8, "learn": "play", "distill_teacher": "pimc"}, "distill_phase='auction' with learn='play'"),
+        ({"distill_decisions": 8, "learn": "auction", "distill_teacher": "pimc", "distill_phase": "play"}, "distill_phase='play' with learn='auction'"),
+        ({"distill_decisions": 8, "distill_phase": "all"}, "distill_teacher='oracle' values auction decisions only"),
+        ({"distill_phase": "cards"}, "distill_phase must be 'auction', 'play' or 'all', got 'cards'"),
+        ({"distill_teacher": " "}, "distill_teacher must be 'oracle' or a policy spec"),
         ({"distill_decisions": -1}, "distill_decisions must be at least 0, got -1"),
         ({"distill_worlds": 0}, "distill_worlds must be at least 1, got 0"),
     ],
-)
+)  # fmt: skip
 def test_bad_distillation_settings_are_one_line_errors(fields, message):
     with pytest.raises(ValueError, match=message):
         make_config(fields)
