@@ -74,25 +74,26 @@ class CanonicalSuits(nn.Module):
         for k, perm in enumerate(COLOUR_KEEPING):
             top, second = list(perm).index(0), list(perm).index(1)
             perm_id[top, other_pair[top].index(second)] = k
-        # [card, suit]: a held card adds 64 to its suit's strength plus 2**rank (count first, then ranks)
-        strength_weight = np.zeros((NUM_CARDS, NUM_SUITS), np.float32)
-        strength_weight[CARDS, CARD_SUIT] = 64.0 + 2.0**CARD_RANK
+        # [observation value, suit]: a held card adds 64 to its suit's strength plus 2**rank (count first,
+        # then ranks), trump adds TRUMP_FIRST; one product of the whole observation (exact integers)
+        hand_start, hand_stop = variant.OBS_OFFSETS["hand"]
+        trump_start, trump_stop = variant.OBS_OFFSETS["trump"]
+        strength_weight = np.zeros((variant.OBS_SIZE, NUM_SUITS), np.float32)
+        strength_weight[hand_start + CARDS, CARD_SUIT] = 64.0 + 2.0**CARD_RANK
+        strength_weight[trump_start:trump_stop] = self.TRUMP_FIRST * np.eye(NUM_SUITS)
         self.register_buffer("obs_index", torch.from_numpy(obs_index), persistent=False)
         self.register_buffer("action_index", torch.from_numpy(action_index), persistent=False)
-        hand_start, hand_stop = variant.OBS_OFFSETS["hand"]  # the hand block's renaming, by card
-        card_index = obs_index[:, hand_start:hand_stop] - hand_start
+        card_index = obs_index[:, hand_start:hand_stop] - hand_start  # the hand block's, by card
         self.register_buffer("card_index", torch.from_numpy(card_index), persistent=False)
         self.register_buffer("perm_id", torch.from_numpy(perm_id), persistent=False)
         self.register_buffer("other_pair", torch.tensor(other_pair), persistent=False)
         self.register_buffer("strength_weight", torch.from_numpy(strength_weight), persistent=False)
-        self.hand = slice(*variant.OBS_OFFSETS["hand"])
-        self.trump = slice(*variant.OBS_OFFSETS["trump"])
 
     def renaming(self, obs):
         """int64[B]: which renaming (row of ``COLOUR_KEEPING``) each observation float32[B, OBS_SIZE] gets."""
-        strength = obs[:, self.hand] @ self.strength_weight  # float32[B, 4], exact integers
-        top = (strength + self.TRUMP_FIRST * obs[:, self.trump]).argmax(1)  # ties: the lower suit
-        pair_strength = strength.gather(1, self.other_pair[top])
+        strength = obs @ self.strength_weight  # float32[B, 4]
+        top = strength.argmax(1)  # ties: the lower suit
+        pair_strength = strength.gather(1, self.other_pair[top])  # trump is never in the other pair
         return self.perm_id[top, (pair_strength[:, 0] < pair_strength[:, 1]).long()]
 
     def forward(self, obs):
@@ -157,6 +158,11 @@ class SuitedNetwork(nn.Module):
     def value(self, obs):
         """float32[B]: the value alone."""
         return self.heads(self.see(obs)[0])[1]
+
+    def act_logits(self, obs):
+        """float32[B, num_actions]: forward's logits alone, what a policy acts on (a subclass may skip the
+        value head)."""
+        return self(obs)[0]
 
 
 def seen_rows(seen, rows):

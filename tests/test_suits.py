@@ -238,6 +238,23 @@ def test_pool_logits_are_each_rows_own_networks(variant, canonical):
             torch.testing.assert_close(batched[i], own)
 
 
+@VARIANTS
+@pytest.mark.parametrize("canonical", [False, True], ids=["plain", "canonical"])
+@pytest.mark.parametrize("activation", ["relu", "tanh"])
+def test_the_acting_logits_are_forwards_exactly(variant, canonical, activation):
+    """act_logits (what PPOPolicy acts on: torch's functions, no value head) gives forward's logits bit
+    for bit, on one row and on a batch."""
+    torch.manual_seed(4)
+    obs, mask = positions(5, variant, count=64)
+    network = ActorCritic(
+        obs.shape[1], mask.shape[1], (32, 16), activation, canonical_suits=canonical
+    )
+    with torch.no_grad():
+        for rows in (slice(0, 1), slice(None)):
+            batch = torch.from_numpy(obs[rows])
+            assert torch.equal(network.act_logits(batch), network(batch)[0])
+
+
 def test_canonical_suits_only_for_ghost_hand_observations():
     with pytest.raises(ValueError, match="canonical_suits works on Ghost Hand observations"):
         ActorCritic(400, 40, (16,), canonical_suits=True)
