@@ -36,7 +36,9 @@ from .networks import (
 from .streams import draws
 
 ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
-ACTIVATION_FUNCTIONS = {"relu": torch.relu, "tanh": torch.tanh}  # the same, as functions
+ACTIVATION_FUNCTIONS = {
+    name: getattr(torch, name) for name in ACTIVATIONS
+}  # the same, as functions
 POLICY_FORMAT = "ghost-euchre-ppo-v1"
 
 
@@ -47,6 +49,11 @@ def mlp(inputs, hidden_sizes, activation):
         layers += [layer(width, size, np.sqrt(2)), ACTIVATIONS[activation]()]
         width = size
     return nn.Sequential(*layers), width
+
+
+def linear_layers(trunk):
+    """[nn.Linear]: the layers of an :func:`mlp` trunk that hold weights, in order."""
+    return [module for module in trunk if isinstance(module, nn.Linear)]
 
 
 class ActorCritic(SuitedNetwork):
@@ -86,7 +93,7 @@ class ActorCritic(SuitedNetwork):
         self.suits = canonical_suits_for(obs_size, num_actions) if canonical_suits else None
         self.trunk, width = mlp(obs_size, hidden_sizes, activation)
         # its Linear layers, for act_logits (a plain list: not registered twice)
-        self.trunk_layers = [module for module in self.trunk if isinstance(module, nn.Linear)]
+        self.trunk_layers = linear_layers(self.trunk)
         self.actor = layer(width, num_actions, 0.01)
         self.critic = layer(width, 1, 1.0)
 

@@ -271,24 +271,25 @@ class TrainConfig:
             isinstance(self.distill_teacher, str) and self.distill_teacher.strip() != "",
             "'oracle' or a policy spec",
         )
-        oracle = self.distill_teacher == "oracle"
-        if self.distill_decisions and oracle and self.variant != "ghost":
-            raise ValueError(
-                "distill_teacher='oracle' needs variant='ghost' (it values Ghost Hand bids)"
-            )
-        if self.distill_decisions and oracle and self.distill_phase != "auction":
-            raise ValueError(
-                f"distill_teacher='oracle' values auction decisions only; distill_phase is "
-                f"{self.distill_phase!r} (use a policy spec as teacher for card play)"
-            )
-        if self.distill_decisions and self.learn == "play" and self.distill_phase == "auction":
-            raise ValueError(
-                "distill_phase='auction' with learn='play': the learner makes no auction decisions"
-            )
-        if self.distill_decisions and self.learn == "auction" and self.distill_phase == "play":
-            raise ValueError(
-                "distill_phase='play' with learn='auction': the learner plays no cards"
-            )
+        if self.distill_decisions:  # a teacher and phase that go with the variant and learn mode
+            oracle = self.distill_teacher == "oracle"
+            if oracle and self.variant != "ghost":
+                raise ValueError(
+                    "distill_teacher='oracle' needs variant='ghost' (it values Ghost Hand bids)"
+                )
+            if oracle and self.distill_phase != "auction":
+                raise ValueError(
+                    f"distill_teacher='oracle' values auction decisions only; distill_phase is "
+                    f"{self.distill_phase!r} (use a policy spec as teacher for card play)"
+                )
+            if self.learn == "play" and self.distill_phase == "auction":
+                raise ValueError(
+                    "distill_phase='auction' with learn='play': the learner makes no auction decisions"
+                )
+            if self.learn == "auction" and self.distill_phase == "play":
+                raise ValueError(
+                    "distill_phase='play' with learn='auction': the learner plays no cards"
+                )
         check(
             "hidden_sizes",
             len(self.hidden_sizes) >= 1 and min(self.hidden_sizes) >= 1,

@@ -11,7 +11,7 @@ import torch
 from torch import nn
 
 from agents.networks import layer
-from agents.ppo import mlp
+from agents.ppo import linear_layers, mlp
 
 
 class OracleCritic(nn.Module):
@@ -33,10 +33,7 @@ class OracleCritic(nn.Module):
         """Start as ``model``'s own value (an :class:`agents.ppo.ActorCritic` of the same hidden_sizes and
         activation): its trunk and value head, the hidden cards' weights zero. A fine-tune (init_from)
         then starts from a critic that knows the game rather than from noise."""
-        mine, theirs = (
-            [module for module in trunk if isinstance(module, nn.Linear)]
-            for trunk in (self.trunk, model.trunk)
-        )
+        mine, theirs = linear_layers(self.trunk), linear_layers(model.trunk)
         with torch.no_grad():
             mine[0].weight.zero_()
             mine[0].weight[:, : theirs[0].in_features] = theirs[0].weight

@@ -38,7 +38,7 @@ def build_teacher(config, engine, seed):
         raise ValueError(f"distill_teacher: {error}") from None
 
 
-def search_lessons(run, buf):
+def teacher_lessons(run, buf):
     """[(obs float32[M, D], mask bool[M, A], the teacher's action int64[M])], or [] without distillation."""
     config = run.config
     if not config.distill_decisions:

@@ -17,7 +17,7 @@ from euchre_trainer.checkpoint import (
     save_checkpoint,
     save_torch,
 )
-from euchre_trainer.distill import search_lessons
+from euchre_trainer.distill import teacher_lessons
 from euchre_trainer.evaluation import final_evaluation, periodic_evaluation
 from euchre_trainer.log import Log
 from euchre_trainer.opponents import take_snapshot
@@ -93,7 +93,7 @@ def train(config, resume, config_stem):
         torch.set_num_threads(config.rollout_threads)
         stats, lessons = collect_rollout(run, buf)
         advantages, returns = advantages_and_returns(run, buf)
-        taught = lessons + search_lessons(run, buf)
+        taught = lessons + teacher_lessons(run, buf)
         # --- update (minibatches over all ranks' decisions, gradients summed over the ranks)
         torch.set_num_threads(config.torch_threads)
         shares = batch_shares(run, buf, taught, stats)

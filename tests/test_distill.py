@@ -5,7 +5,7 @@ import pytest
 
 from arena.regret import action_values, auction_rows
 from euchre_trainer.config import make_config
-from euchre_trainer.distill import phase_rows, search_lessons
+from euchre_trainer.distill import phase_rows, teacher_lessons
 from euchre_trainer.ranks import start_ranks
 from euchre_trainer.rollout import RolloutBuffer, collect_rollout
 from euchre_trainer.run import setup
@@ -26,7 +26,7 @@ def _rollout(tmp_path, **fields):
 def test_lessons_are_the_oracles_best_actions_at_sampled_auction_decisions(tmp_path, torch_globals):
     run, buf = _rollout(tmp_path, distill_decisions=6, distill_worlds=8)
     state = run.np_rng.bit_generator.state
-    [(obs, mask, best)] = search_lessons(run, buf)
+    [(obs, mask, best)] = teacher_lessons(run, buf)
     assert len(best) == 6 and auction_rows(mask).all()
     assert mask[np.arange(6), best].all()
     # the same rows and keys again give the same lessons, and they are the oracle's argmax
@@ -42,7 +42,7 @@ def test_lessons_are_the_oracles_best_actions_at_sampled_auction_decisions(tmp_p
 def test_no_distillation_draws_nothing(tmp_path, torch_globals):
     run, buf = _rollout(tmp_path)
     state = run.np_rng.bit_generator.state
-    assert search_lessons(run, buf) == []
+    assert teacher_lessons(run, buf) == []
     assert run.np_rng.bit_generator.state == state  # a run without it is the run it was
 
 
@@ -56,7 +56,7 @@ def test_a_teacher_policys_keyed_actions_at_sampled_card_play_decisions(
         distill_phase="play",
     )  # fmt: skip
     state = run.np_rng.bit_generator.state
-    [(obs, mask, taught)] = search_lessons(run, buf)
+    [(obs, mask, taught)] = teacher_lessons(run, buf)
     assert len(taught) == 5 and phase_rows(mask, "play").all() and mask[np.arange(5), taught].all()
     # the lessons are the teacher's answers keyed by what the run's generator drew (no state of its own)
     run.np_rng.bit_generator.state = state
