@@ -56,6 +56,22 @@ def linear_layers(trunk):
     return [module for module in trunk if isinstance(module, nn.Linear)]
 
 
+def deepens(config, stored_config):
+    """Whether MLP ``config`` is ``stored_config`` (both ``ActorCritic.config``) with more hidden
+    layers of the stored last width, relu: a network :meth:`ActorCritic.start_deeper` can start."""
+    if not isinstance(stored_config, dict) or "hidden_sizes" not in stored_config:
+        return False
+    sizes, stored_sizes = config["hidden_sizes"], stored_config["hidden_sizes"]
+    extra = sizes[len(stored_sizes) :]
+    return (
+        {**stored_config, "hidden_sizes": sizes} == config
+        and config["activation"] == "relu"
+        and sizes[: len(stored_sizes)] == stored_sizes
+        and bool(extra)
+        and all(size == stored_sizes[-1] for size in extra)
+    )
+
+
 class ActorCritic(SuitedNetwork):
     """MLP trunk shared by a policy head (logits over actions) and a value head.
 
@@ -102,6 +118,25 @@ class ActorCritic(SuitedNetwork):
         float32[B, num_actions] in the trunk's action order, value float32[B])."""
         hidden = self.trunk(seen)
         return self.actor(hidden), self.critic(hidden).squeeze(-1)
+
+    def start_deeper(self, stored):
+        """Start as ``stored``, an ActorCritic that this one deepens (:func:`deepens`).
+
+        The stored layers and heads are copied; each extra layer starts as the identity with zero
+        bias, exact because a relu layer's input is never negative: every logit and value is the
+        stored network's. ValueError, naming both configs, for any other pair.
+        """
+        stored_config = getattr(stored, "config", None)
+        if not (isinstance(stored, ActorCritic) and deepens(self.config, stored_config)):
+            raise ValueError(
+                f"cannot start {self.config} deeper from {stored_config}: needs the same "
+                "network (relu) with more hidden layers of its last width"
+            )
+        with torch.no_grad():
+            for linear in self.trunk_layers[len(stored.trunk_layers) :]:
+                linear.weight.copy_(torch.eye(linear.out_features))
+                linear.bias.zero_()
+        self.load_state_dict({**self.state_dict(), **stored.state_dict()})  # the heads: same names
 
     def act_logits(self, obs):
         """forward's logits float32[B, num_actions] alone, computed with torch's functions rather than

@@ -178,7 +178,8 @@ class TrainConfig:
     """keyword arguments of the model class, e.g. {embed_size: 32, pooling: attention}"""
     init_from: str = ""
     """policy file or checkpoint whose network starts the run, or a shipped network's name (ghost-180m: see
-    agents.pretrained); same network; empty = a fresh network"""
+    agents.pretrained); same network, or the same relu MLP with more hidden layers of its last width (each
+    starting as the identity); empty = a fresh network"""
 
     # evaluation, logging, checkpoints
     eval_every: int = 50

@@ -9,7 +9,7 @@ import torch
 
 from agents import make_policy
 from agents.networks import SuitedNetwork
-from agents.ppo import ActorCritic, build_network, load_model
+from agents.ppo import ActorCritic, build_network, deepens, load_model
 from euchre_trainer.config import VARIANTS, TrainConfig, init_from_file
 from euchre_trainer.critic import OracleCritic
 from euchre_trainer.distill import build_teacher
@@ -189,15 +189,21 @@ def build_model(config, game):
 
 
 def start_from(model, path):
-    """Load the network of the policy file or checkpoint at ``path`` into ``model`` (init_from)."""
+    """Load the network of the policy file or checkpoint at ``path`` into ``model`` (init_from): the
+    same network, or an MLP that deepens it (:func:`agents.ppo.deepens`: more relu layers of its
+    last width, each starting as the identity, so the run starts from the stored function)."""
     stored = load_model(path)
+    if isinstance(model, ActorCritic) and deepens(model.config, stored.config):
+        model.start_deeper(stored)
+        return
     if stored.config != model.config:
         needed = bool(stored.config.get("canonical_suits"))
         hint = ""
         if needed != bool(model.config.get("canonical_suits")):
             hint = f" (set canonical_suits: {str(needed).lower()})"
         raise ValueError(
-            f"init_from: {path!r} holds a network {stored.config}; this run's is {model.config}{hint}"
+            f"init_from: {path!r} holds a network {stored.config}; this run's is {model.config}"
+            f"{hint or ' (or the same with more relu layers of its last width)'}"
         )
     model.load_state_dict(stored.state_dict())
 

@@ -10,7 +10,7 @@ from test_train import TINY
 from agents import make_policy
 from agents.composite import CompositePolicy
 from agents.heuristic import GhostHeuristic
-from agents.ppo import PPOPolicy
+from agents.ppo import PPOPolicy, deepens, load_model
 from euchre_trainer import cli
 from euchre_trainer.config import make_config
 from euchre_trainer.ranks import start_ranks
@@ -133,3 +133,25 @@ def test_init_from_starts_from_that_network_and_rejects_another_shape(
         cli.parse_args(["--init_from", str(tmp_path / "missing.pt")])
     err = capsys.readouterr().err
     assert "missing.pt' does not exist" in err and err.count("\n") == 1
+
+
+def test_init_from_into_a_deeper_network_starts_from_the_same_function(tmp_path, torch_globals):
+    first = cli.run(
+        ["--runs_dir", str(tmp_path), "--name", "a", "--total_steps", "128",
+         "--final_eval_games", "0", *TINY]
+    )  # fmt: skip
+    policy = os.path.join(first, "policy.pt")
+    config = make_config({"hidden_sizes": [32, 32, 32], "init_from": policy, "num_envs": 16})
+    run = setup(config, start_ranks(config))
+    stored = load_model(policy)
+    obs = torch.from_numpy(run.obs)
+    with torch.no_grad():
+        for got, want in zip(run.model(obs), stored(obs), strict=True):
+            assert torch.equal(got, want)  # every logit and value, bit for bit
+    assert deepens({**stored.config, "hidden_sizes": [32, 32, 32]}, stored.config)
+    for sizes, activation in (([32, 16], "relu"), ([32, 32], "tanh"), ([16, 32], "relu")):
+        wider = {**stored.config, "hidden_sizes": sizes, "activation": activation}
+        assert not deepens(wider, stored.config)  # another width, tanh, another first layer
+    other = make_config({"hidden_sizes": [32, 16], "init_from": policy, "num_envs": 16})
+    with pytest.raises(ValueError, match=r"more relu layers of its last width\)$"):
+        setup(other, start_ranks(other))
