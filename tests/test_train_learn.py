@@ -150,8 +150,8 @@ def test_init_from_into_a_deeper_network_starts_from_the_same_function(tmp_path,
             assert torch.equal(got, want)  # every logit and value, bit for bit
     assert deepens({**stored.config, "hidden_sizes": [32, 32, 32]}, stored.config)
     for sizes, activation in (([32, 16], "relu"), ([32, 32], "tanh"), ([16, 32], "relu")):
-        wider = {**stored.config, "hidden_sizes": sizes, "activation": activation}
-        assert not deepens(wider, stored.config)  # another width, tanh, another first layer
+        not_deeper = {**stored.config, "hidden_sizes": sizes, "activation": activation}
+        assert not deepens(not_deeper, stored.config)  # another width, tanh, another first layer
     other = make_config({"hidden_sizes": [32, 16], "init_from": policy, "num_envs": 16})
     with pytest.raises(ValueError, match=r"more relu layers of its last width\)$"):
         setup(other, start_ranks(other))
