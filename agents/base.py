@@ -1,6 +1,7 @@
 """The one interface every bot implements: batched, observation-in, action-out."""
 
 import importlib
+import os
 
 import numpy as np
 
@@ -16,6 +17,15 @@ def find_module(name):
         if error.name is None or not (name == error.name or name.startswith(error.name + ".")):
             raise
         return None
+
+
+def import_hint(module_name):
+    """The end of a "no module named ..." line: how to make ``module_name`` importable."""
+    here = os.path.join(os.getcwd(), f"{module_name.split('.')[0]}.py")
+    return (
+        f"it must be importable: installed, or its folder on PYTHONPATH, e.g. PYTHONPATH=. for "
+        f"{here}" + (", which exists" if os.path.isfile(here) else "")
+    )
 
 
 class Policy:

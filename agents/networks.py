@@ -26,7 +26,7 @@ from ghost_euchre_env import classic, ghost
 from ghost_euchre_env.cards import CARD_RANK, CARD_SUIT, CARDS, NUM_CARDS, NUM_SUITS, PARTNER_SUIT
 from ghost_euchre_env.suits import COLOUR_KEEPING, permutation_tables
 
-from .base import find_module
+from .base import find_module, import_hint
 
 _CLASS_SPEC = re.compile(
     r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*"
@@ -184,10 +184,7 @@ def network_class(spec):
     module_name, _, name = spec.partition(":")
     module = find_module(module_name)
     if module is None:
-        raise ValueError(
-            f"{spec!r}: no module named {module_name!r} (the network's module must be importable: "
-            "installed, or its folder on PYTHONPATH)"
-        )
+        raise ValueError(f"{spec!r}: no module named {module_name!r} ({import_hint(module_name)})")
     found = getattr(module, name, None)
     if found is None:
         raise ValueError(f"{spec!r}: module {module_name!r} has no {name!r}")

@@ -207,7 +207,7 @@ def learned_role(payload):
     return learn, {"auction": config.get("card_play"), "play": config.get("bidding")}.get(learn)
 
 
-def load_file(path, what="PPO checkpoint of train.py"):
+def load_file(path, what="policy file or training checkpoint"):
     """The object ``torch.save`` wrote at ``path``, read with ``weights_only=True`` (tensors and
     plain containers only: nothing else in a file is unpickled).
 
@@ -256,7 +256,8 @@ def read_payload(path):
     payload = load_file(path)
     if not isinstance(payload, dict) or "model" not in payload or "model_config" not in payload:
         raise ValueError(
-            f"{path!r} is not a PPO checkpoint of train.py (expected keys 'model' and 'model_config')"
+            f"{path!r} is not a policy file or training checkpoint (expected keys 'model' and "
+            "'model_config')"
         )
     return payload
 

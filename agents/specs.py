@@ -30,7 +30,7 @@ import os
 import re
 from collections.abc import Callable
 
-from .base import Policy, find_module
+from .base import Policy, find_module, import_hint
 from .composite import CompositePolicy, composite_spec, is_composite, split_composite
 from .network_file import fit_error, network_sizes
 from .pretrained import NETWORKS, network_path
@@ -162,8 +162,8 @@ def spec_text(tree):
 
 
 HUMAN_SEAT = (
-    "human plays only a whole seat of a game at a terminal (python evaluate.py human SPEC SPEC) "
-    "or on the web page (python evaluate.py serve)"
+    "human plays only a whole seat of a game: at a terminal (the evaluate command with "
+    "human SPEC SPEC) or on the web page (its serve subcommand)"
 )
 
 
@@ -218,7 +218,7 @@ def make_policy(spec, game, seed=None):
             if error.name != "agents.ppo":
                 raise
             raise ValueError(
-                f"policy spec {spec!r}: PPO checkpoints need agents/ppo.py (written with train.py), "
+                f"policy spec {spec!r}: PPO checkpoints need agents/ppo.py (written by the trainer), "
                 "which is not installed"
             ) from None
         check_options(spec, ppo.load_policy, kwargs, "ppo", given=("path",))
@@ -316,8 +316,8 @@ def _load_attribute(path, spec):
     module = find_module(module_name)
     if module is None:
         raise ValueError(
-            f"policy spec {spec!r}: no module named {module_name!r}; expected an importable "
-            "package.module:ClassName"
+            f"policy spec {spec!r}: no module named {module_name!r} (expected "
+            f"package.module:ClassName; {import_hint(module_name)})"
         )
     if not hasattr(module, attribute):
         raise ValueError(

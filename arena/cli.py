@@ -74,6 +74,7 @@ from agents.composite import is_composite, split_composite
 from agents.human import HumanQuit
 from agents.specs import parse_value, split_spec
 from arena.bidding import bidding_table, run_bidding_match
+from arena.commands import command_name, program_name
 from arena.files import check_writable, write_atomic
 from arena.league import leaderboard, league_plan, run_league
 from arena.match import EPISODES, VARIANTS, play_interactive, run_match
@@ -105,18 +106,7 @@ NOT_WITH_HUMAN = ("json", "csv", "plot", "record", "card_play", "bid_regret", "r
 
 
 # -------------------------------------------------------------------------- CLI
-def command_name(package="arena", script="evaluate.py"):
-    """How this command line was started, for its usage and error lines: the installed command
-    (``ghost-euchre-evaluate``), ``python -m PACKAGE``, or else ``SCRIPT``."""
-    started = os.path.normpath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
-    if os.path.basename(started).startswith("ghost-euchre-"):
-        return os.path.basename(started)
-    return (
-        f"python -m {package}" if started.endswith(os.path.join(package, "__main__.py")) else script
-    )
-
-
-PROG = command_name()
+PROG = program_name()  # evaluate.py, python -m arena or ghost-euchre-evaluate
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -126,11 +116,22 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{PROG}: error: {message} (see {self.prog} --help)\n")
 
 
+SUBCOMMANDS_HELP = """subcommands (each with its own --help):
+  {prog} replay FILE           replay and check recorded games (a --record file or a store)
+  {prog} leaderboard [--db F]  print a league store's leaderboard, playing nothing
+  {prog} serve                 the local web page: play, watch, the leaderboard
+  {prog} exploit SPEC          how exploitable SPEC is: train a best response to it
+
+A match: {prog} ppo:ghost heuristic heuristic --games 300
+A league: {prog} --league ppo:ghost pimc heuristic random --games 300 --db FILE"""
+
+
 def parse_args(argv=None):
     parser = OneLineParser(
         prog=PROG,
         description=str(__doc__).split("\n\n")[0],
-        epilog=f"Subcommand: {PROG} replay FILE [--match M] [--game K] (see replay -h)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=SUBCOMMANDS_HELP.format(prog=command_name()),
     )
     parser.add_argument("players", nargs="+", metavar="SPEC", help="one policy spec per seat")
     parser.add_argument("--variant", choices=VARIANTS, default="ghost")
@@ -171,7 +172,11 @@ def parse_args(argv=None):
         "--record", metavar="FILE", help="keep every game (key and actions) as JSON, for replay"
     )
     parser.add_argument(
-        "--league", action="store_true", help="every subset of the SPECs plays; see above"
+        "--league",
+        action="store_true",
+        help="a league: every 3-player subset of the SPECs (classic: every pairing of two "
+        "teams) plays a match into the store --db, then its leaderboard is printed; matches "
+        "already stored are not played again",
     )
     parser.add_argument(
         "--db", metavar="FILE", default=None, help=f"league store (default {DEFAULT_DB})"
@@ -211,6 +216,25 @@ def parse_args(argv=None):
         help="play on a Ray cluster: its address, or auto for the one started here "
         "(ray start --head)",
     )
+    return parser.parse_args(argv)
+
+
+def parse_leaderboard_args(argv):
+    parser = OneLineParser(
+        prog=f"{PROG} leaderboard",
+        description="Print the leaderboard of a league store's matches of one variant and rules, "
+        "playing nothing.",
+    )
+    parser.add_argument(
+        "players", nargs="*", metavar="SPEC", help="only these players' rows (default: everyone)"
+    )
+    parser.add_argument("--db", metavar="FILE", default=DEFAULT_DB, help=f"default {DEFAULT_DB}")
+    parser.add_argument("--variant", choices=VARIANTS, default="ghost")
+    parser.add_argument("--episode", choices=EPISODES, default="game")
+    parser.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--json", metavar="FILE", help="write the leaderboard as JSON")
+    parser.add_argument("--csv", metavar="FILE", help="write one CSV row per player")
+    parser.add_argument("--plot", metavar="FILE", help="write a PNG of ratings and head to head")
     return parser.parse_args(argv)
 
 
@@ -296,10 +320,11 @@ def main(argv=None):
         return serve_main(argv[1:])
     if argv[:1] == ["replay"]:
         return _run(replay_main, parse_replay_args(argv[1:]))
+    if argv[:1] == ["leaderboard"]:
+        return _run(leaderboard_main, parse_leaderboard_args(argv[1:]))
     if argv[:1] == ["exploit"]:  # it trains: a command of the trainer, which arena never imports
         return _error(
-            "exploit trains a network: run it as python evaluate.py exploit ... "
-            "(installed: ghost-euchre-evaluate exploit ...)"
+            f"exploit trains a network: arena.cli.main cannot run it; run {command_name()} exploit ..."
         )
     args = parse_args(argv)
     for flag, value, minimum in (
@@ -485,6 +510,29 @@ def league_main(args):
         write(board, path)
         _wrote(shown)
     return 1 if run.failed else 0
+
+
+def leaderboard_main(args):
+    """``leaderboard``: a store's table (and files), from what is stored; nothing is played."""
+    outputs = _check_outputs(
+        args,
+        [("json", write_json), ("csv", write_leaderboard_csv), ("plot", write_leaderboard_plot)],
+    )
+    if not os.path.isfile(args.db):
+        return _error(
+            f"no league store at {args.db!r} (play one with {command_name()} --league ... --db FILE)"
+        )
+    with open(args.db, "rb") as handle:
+        if handle.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
+            return _error(f"{args.db!r} is not a league store (not an SQLite file)")
+    with Store(args.db) as store:
+        rules = _parse_rules(args.rule)
+        board = leaderboard(store, args.variant, args.episode, rules, players=args.players or None)
+    print(leaderboard_table(board))
+    for path, write, shown in outputs:
+        write(board, path)
+        _wrote(shown)
+    return 0
 
 
 def replay_main(args):

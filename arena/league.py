@@ -188,7 +188,7 @@ def run_league(
     done, following = set(), 0  # tasks finished (stored or failed); the next task to write
     with (
         Workers(workers, ray) as pool,
-        ProgressBar(progress, total_games * len(tasks), "game") as report,
+        ProgressBar(progress and bool(tasks), total_games * len(tasks), "game") as report,
     ):
         try:
             for index, outcome in pool.run(_match_task, tasks, [total_games] * len(tasks), report):

@@ -11,6 +11,7 @@ import concurrent.futures
 import os
 import stat
 
+from .commands import command_name
 from .league import leaderboard
 from .store import Store
 from .web_http import ApiError
@@ -104,7 +105,7 @@ class LeagueReader:
             self._close()
             raise ApiError(
                 404,
-                f"no league store at {self.db!r}: play a league first (python evaluate.py "
+                f"no league store at {self.db!r}: play a league first ({command_name()} "
                 "--league SPEC SPEC SPEC ... --db FILE), then serve --db FILE",
             )
         file = (info.st_dev, info.st_ino)

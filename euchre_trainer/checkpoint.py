@@ -43,9 +43,9 @@ def state_from_tensors(state_class, saved):
 
 def read_checkpoint(path):
     """The dict saved by :func:`save_checkpoint` (weights only: no arbitrary objects are unpickled)."""
-    payload = load_file(path, "train.py checkpoint")
+    payload = load_file(path, "training checkpoint")
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
-        raise ValueError(f"{path!r} is not a train.py checkpoint (format {CHECKPOINT_FORMAT!r})")
+        raise ValueError(f"{path!r} is not a training checkpoint (format {CHECKPOINT_FORMAT!r})")
     missing = [key for key in CHECKPOINT_KEYS if key not in payload]
     if missing:
         raise ValueError(f"checkpoint {path!r} is missing the key(s) {missing}")

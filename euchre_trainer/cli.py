@@ -7,13 +7,13 @@ exit status 2); :func:`main` then hands the checked config to
 """
 
 import argparse
+import json
 import os
 import sys
 
 import yaml
 
-import euchre_trainer
-from arena.cli import command_name
+from arena.commands import program_name
 from euchre_trainer.config import (
     CONFIG_DIR,
     DEFAULT_CONFIG,
@@ -40,8 +40,9 @@ def parse_args(argv=None):
     others = sorted(f[:-5] for f in os.listdir(CONFIG_DIR) if f.endswith(".yaml"))
     others.remove("default")
     parser = OneLineParser(
-        prog=command_name("euchre_trainer", "train.py"),
-        description=(euchre_trainer.__doc__ or "").split("\n\n")[0],
+        prog=program_name("train"),
+        description="PPO self-play for Ghost Hand and classic Euchre: TensorBoard logs, checkpoints "
+        "and a policy file under runs_dir/name, an evaluation table at the end.",
         allow_abbrev=False,
         usage="%(prog)s [--config NAME|FILE | --resume CHECKPOINT] [--FIELD VALUE ...]",
         epilog="Values are YAML: 1000, 3e-4, true, [256, 256], {auction: open}.",
@@ -54,11 +55,15 @@ def parse_args(argv=None):
         "--resume", metavar="CHECKPOINT", help="continue the run saved in this checkpoint"
     )
     docs = field_docs()
+    defaults = make_config(read_yaml(find_config(DEFAULT_CONFIG)), DEFAULT_CONFIG)
     for group, fields in field_groups().items():
         arguments = parser.add_argument_group(group)
         for name in fields:
             arguments.add_argument(
-                f"--{name}", default=argparse.SUPPRESS, metavar="VALUE", help=docs[name]
+                f"--{name}",
+                default=argparse.SUPPRESS,
+                metavar="VALUE",
+                help=f"{docs[name]} (default: {json.dumps(getattr(defaults, name), default=str)})".replace("%", "%%"),
             )
     args = vars(parser.parse_args(argv))
     config_path, resume = args.pop("config"), args.pop("resume")

@@ -2,22 +2,24 @@
 
 import collections
 import dataclasses
+import math
 import os
 import sys
 import time
 
 import yaml
 
+from arena.commands import command_name
 from arena.files import write_atomic
 
 
 def write_config(config, path):
-    """The run's config as YAML (``python train.py --config PATH`` runs it again), atomically."""
+    """The run's config as YAML (``--config PATH`` runs it again), atomically."""
     values = {
         k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(config).items()
     }
     text = yaml.safe_dump(values, sort_keys=False, default_flow_style=None)
-    header = "# the config of this run (fields: python train.py --help)\n"
+    header = f"# the config of this run (fields: {command_name('train')} --help)\n"
     write_atomic(path, lambda handle: handle.write(header + text))
 
 
@@ -51,7 +53,8 @@ class Log:
         )
         ranks = run.ranks
         print(
-            f"run {run_dir}: {run.num_updates} updates of {run.batch_size} decisions"
+            f"run {run_dir}: {run.num_updates} update{'s' * (run.num_updates != 1)} of "
+            f"{run.batch_size} decisions"
             + (f" on {ranks.world_size} ranks" if ranks.world_size > 1 else "")
             + f" ({ranks.device})"
             + (f", resuming after update {run.update}" if resumed else ""),
@@ -103,7 +106,8 @@ class Log:
             **scalars,
         }
         for key, value in scalars.items():
-            self.writer.add_scalar(key, value, run.global_step)
+            if not math.isnan(value):  # a rate of nothing counted (no games ended) is no point
+                self.writer.add_scalar(key, value, run.global_step)
         progress = {
             "SPS": self.recent_sps(),
             "pts/deal": f"{scalars['euchre/points_per_deal']:.2f}",

@@ -9,7 +9,7 @@ import torch
 import torch.distributed as dist
 
 from agents.ppo import policy_payload
-from arena.cli import command_name
+from arena.commands import program_name
 from euchre_trainer.checkpoint import (
     periodic_checkpoint,
     read_checkpoint,
@@ -70,7 +70,7 @@ def train(config, resume, config_stem):
         if checkpoint is not None:
             restore(run, checkpoint)
     except ValueError as error:  # a spec or network that cannot be built, weights that do not fit
-        print(f"{command_name('euchre_trainer', 'train.py')}: error: {error}", file=sys.stderr)
+        print(f"{program_name('train')}: error: {error}", file=sys.stderr)
         raise SystemExit(2) from None
     log = Log(run_dir, run, resumed=checkpoint is not None)
     game = run.game

@@ -276,7 +276,7 @@ def test_a_file_that_is_not_a_checkpoint_gives_a_one_line_error(tmp_path, conten
     path.write_bytes(content)
     with pytest.raises(ValueError, match=message) as error:
         make_policy(f"ppo:{path}", GhostEuchre())
-    assert "not a PPO checkpoint of train.py" in str(error.value)
+    assert "not a policy file or training checkpoint" in str(error.value)
     assert "\n" not in str(error.value)
 
 

@@ -1,5 +1,6 @@
 """Imports point down the layers: ghost_euchre_env -> agents -> arena -> euchre_trainer -> scripts.
 
+A package's ``__main__`` module (``python -m arena``) is a script, of the top layer, and is left out.
 ``python tests/test_import_layers.py`` prints the import graph of the packages' modules
 (every module and the project modules it imports, at any depth of the file: lazy imports too).
 """
@@ -23,7 +24,7 @@ def module_names():
     for package in LAYERS:
         for folder, _, files in os.walk(os.path.join(ROOT, package)):
             for name in files:
-                if name.endswith(".py"):
+                if name.endswith(".py") and name != "__main__.py":  # scripts: the top layer
                     path = os.path.join(folder, name)
                     parts = os.path.relpath(path, ROOT)[:-3].split(os.sep)
                     found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path

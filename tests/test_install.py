@@ -28,7 +28,7 @@ from agents.pretrained import NETWORKS
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PACKAGES = {"ghost_euchre_env", "agents", "arena", "euchre_trainer"}
-SOURCES = ["pyproject.toml", "README.md", "configs", *sorted(PACKAGES - {"euchre_trainer"})]
+SOURCES = ["pyproject.toml", "README.md", "LICENSE", "configs", *sorted(PACKAGES - {"euchre_trainer"})]
 
 pytestmark = pytest.mark.install
 
@@ -104,6 +104,7 @@ def test_the_wheel_holds_the_packages_their_data_and_no_scripts(wheel):
     }  # no top-level train or evaluate module
     assert {f"agents/pretrained/{n.file}" for n in NETWORKS.values()} <= names
     assert "agents/pretrained/README.md" in names
+    assert f"ghost_euchre-{ghost_euchre_env.__version__}.dist-info/licenses/LICENSE" in names
     configs = {f"euchre_trainer/configs/{p.name}" for p in (ROOT / "configs").glob("*.yaml")}
     assert "euchre_trainer/configs/default.yaml" in configs and configs <= names
     static = {f"arena/static/{p.name}" for p in (ROOT / "arena" / "static").iterdir()}
@@ -156,6 +157,42 @@ def test_a_few_training_updates_on_the_default_config(venv):
     run = venv[1] / "runs" / "wheel"
     assert (run / "policy.pt").is_file() and (run / "final.pt").is_file()
     assert "2 updates of 2048 decisions" in result.stdout
+    header = (run / "config.yaml").read_text(encoding="utf-8")
+    assert header.startswith("# the config of this run (fields: ghost-euchre-train --help)")
+
+
+SCRIPT_NAMES = ("evaluate.py", "train.py")  # a clone's scripts, which an install does not have
+
+
+def test_no_output_of_the_installed_commands_names_a_clone_script(venv):
+    """Help, usage errors and one-line errors name the commands as the user typed them."""
+    evaluate = "ghost-euchre-evaluate"
+    runs = [
+        (evaluate, "--help"),
+        *((evaluate, sub, "--help") for sub in ("replay", "leaderboard", "serve", "exploit")),
+        (evaluate, "--games", "3"),  # no SPEC: argparse's usage error
+        (evaluate, "human", "heuristic", "heuristic", "--json", "x.json"),
+        (evaluate, "mybots:LowCard", "heuristic", "heuristic"),  # no such module
+        (evaluate, "--league", "human", "heuristic", "random"),
+        (evaluate, "leaderboard", "--db", "missing.sqlite"),
+        (evaluate, "exploit", "human"),
+        (evaluate, "exploit", "heuristic", "--init", "nothing.pt"),
+        ("ghost-euchre-train", "--help"),
+        ("ghost-euchre-train", "--resume", "nothing.pt"),
+        ("ghost-euchre-train", "--total_steps", "many"),
+        ("python", "-m", "arena", "exploit", "--help"),  # the trainer's subcommand, by module too
+    ]
+    for command in runs:
+        result = _run(venv, *command)
+        said = result.stdout + result.stderr
+        assert result.returncode in (0, 2), (command, said)
+        assert not [name for name in SCRIPT_NAMES if name in said], (command, said)
+        if command[0] == "python":
+            assert "usage: python -m arena exploit" in said, said
+    help_text = _run(venv, evaluate, "--help").stdout
+    for sub in ("replay", "leaderboard", "serve", "exploit"):
+        assert f"{evaluate} {sub}" in help_text  # --help lists every subcommand
+    assert "(default: 1)" in _run(venv, "ghost-euchre-train", "--help").stdout  # defaults shown
 
 
 def test_shipped_configs_and_networks_are_found_by_name(venv):
@@ -199,6 +236,12 @@ def test_the_page_is_served(venv):
         assert page is not None and page.status == 200
         assert b"<html" in page.read().lower()
         assert options is not None and "ppo:ghost" in options["specs"]
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/leaderboard")
+            raise AssertionError("a leaderboard without a store")
+        except urllib.error.HTTPError as error:  # no store yet: how to play a league, by command
+            message = json.load(error)["error"]
+        assert "ghost-euchre-evaluate --league" in message and "evaluate.py" not in message
     finally:
         server.terminate()
         server.wait()

@@ -407,7 +407,7 @@ def test_checkpoint_missing_keys_is_a_one_line_error(tmp_path, capsys):
     with pytest.raises(SystemExit):
         cli.parse_args(["--resume", str(path)])
     err = capsys.readouterr().err
-    assert "is not a train.py checkpoint" in err and err.count("\n") == 1
+    assert "is not a training checkpoint" in err and err.count("\n") == 1
 
 
 def test_auction_counts_count_auction_decisions_only():
