@@ -63,7 +63,9 @@ def parse_args(argv=None):
                 f"--{name}",
                 default=argparse.SUPPRESS,
                 metavar="VALUE",
-                help=f"{docs[name]} (default: {json.dumps(getattr(defaults, name), default=str)})".replace("%", "%%"),
+                help=f"{docs[name]} (default: {json.dumps(getattr(defaults, name))})".replace(
+                    "%", "%%"
+                ),
             )
     args = vars(parser.parse_args(argv))
     config_path, resume = args.pop("config"), args.pop("resume")

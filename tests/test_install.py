@@ -28,7 +28,13 @@ from agents.pretrained import NETWORKS
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PACKAGES = {"ghost_euchre_env", "agents", "arena", "euchre_trainer"}
-SOURCES = ["pyproject.toml", "README.md", "LICENSE", "configs", *sorted(PACKAGES - {"euchre_trainer"})]
+SOURCES = [
+    "pyproject.toml",
+    "README.md",
+    "LICENSE",
+    "configs",
+    *sorted(PACKAGES - {"euchre_trainer"}),
+]
 
 pytestmark = pytest.mark.install
 
