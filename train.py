@@ -13,7 +13,8 @@ Usage::
     python train.py --help                            # every config field, grouped by concern
 
 The same command is ``python -m euchre_trainer``. How the trainer works, module by
-module: :mod:`euchre_trainer` (its docstring) and the README's training section.
+module: :mod:`euchre_trainer` (its docstring) and the documentation's page "How the trainer works"
+(docs/training.md).
 """
 
 import sys

@@ -5,7 +5,7 @@ Grammar (one string, no spaces needed):
 - ``random``, ``heuristic``, ``human``, ``pimc``: built-in policies;
 - ``ppo:NAME``: a network shipped with the package (:mod:`agents.pretrained`:
   ``ppo:ghost``, ``ppo:ghost-bidder``, ``ppo:ghost-180m``, ``ppo:classic``);
-- ``ppo:PATH``: a checkpoint written by ``train.py`` (loaded by ``agents.ppo``); a
+- ``ppo:PATH``: a checkpoint or policy file of the trainer (loaded by ``agents.ppo``); a
   file named like a shipped network is written with its folder (``ppo:./ghost``);
 - ``package.module:ClassName``: any class with the :class:`agents.base.Policy`
   interface, built as ``ClassName(game, seed=seed, **kwargs)``;

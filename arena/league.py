@@ -14,8 +14,8 @@ the order of the specs on the command line does not matter.
 episode and rules set. It reads the summaries the store keeps per match (how
 many games ended in each finishing order; each position's games, wins, points,
 deals and per-sequence win sums), never the games themselves, so its cost grows
-with the players and matches, not with the games (about 3 ms for the README's
-league; ``benchmarks/leaderboard_scaling.py``):
+with the players and matches, not with the games (about 3 ms for the league of the
+documentation; ``benchmarks/leaderboard_scaling.py``):
 
 - **rating**: a Plackett-Luce fit over all those matches at once
   (:func:`arena.stats.plackett_luce_ratings`: the maximum of the posterior of

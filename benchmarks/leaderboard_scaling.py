@@ -42,7 +42,7 @@ from arena.match import MatchResult, make_game, seatings
 from arena.stats import BETA
 from arena.store import Store, match_key, player_identity
 
-RECORD_BYTES = 256  # a recorded game's actions (the README league: 253 bytes on average)
+RECORD_BYTES = 256  # a recorded game's actions (the documentation's league: 253 bytes on average)
 SIZES = {"fixed": [(16, 18), (16, 180), (16, 1782)], "growing": [(11, 60), (23, 60), (48, 60)]}
 
 

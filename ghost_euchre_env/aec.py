@@ -61,7 +61,7 @@ def render_as(render_mode, make_text):
 def reward_routing(num_players, note=""):
     """The docstring paragraph on who receives which reward when, for ``num_players`` seats.
 
-    ``note``: a variant's own lines (starting with a newline), before the pointer to the README.
+    ``note``: a variant's own lines (starting with a newline), before the pointer to the documentation.
     """
     later = ("one", "two", "three")[num_players - 2]
     return f"""Who receives which reward, when: a deal's points are all in ``rewards`` at
