@@ -32,7 +32,9 @@ myst_enable_extensions = ["colon_fence"]
 smartquotes = False  # prose keeps "--variant" and quotes as typed (no en dash, no curly quotes)
 
 autosummary_generate = True
-viewcode_follow_imported_members = False  # a re-exported name's source links to its own module's page
+viewcode_follow_imported_members = (
+    False  # a re-exported name's source links to its own module's page
+)
 autodoc_default_options = {"members": True, "member-order": "bysource"}
 autodoc_typehints = "description"
 
