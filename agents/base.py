@@ -38,7 +38,7 @@ class Policy:
     shown in reports. Subclasses take the variant's engine
     (``ghost_euchre_env.GhostEuchre`` or ``ClassicEuchre``) as ``game`` and a
     ``seed`` so that results are reproducible. Observations have perfect recall,
-    so a policy needs no memory of its own: evaluate.py calls ``act`` once per
+    so a policy needs no memory of its own: a match calls ``act`` once per
     step with just the games where the policy is to act, in no fixed order.
 
     A policy that draws random numbers may take a third argument, ``act(obs,

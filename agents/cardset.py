@@ -1,6 +1,6 @@
 """``agents.cardset:CardSetNet``: a network that sees the cards as a set (the plug-in interface's worked example).
 
-Train it with ``python train.py --model agents.cardset:CardSetNet`` (options:
+Train it with ``ghost-euchre-train --model agents.cardset:CardSetNet`` (options:
 ``--model_options "{embed_size: 32, pooling: attention}"``); it plays as
 ``ppo:PATH`` like the MLP (:mod:`agents.networks`).
 

@@ -1,6 +1,6 @@
 """Which game a network file plays, read without torch: a wrong variant is told at once.
 
-A policy file or ``train.py`` checkpoint (``torch.save``: a zip archive) keeps
+A policy file or training checkpoint (``torch.save``: a zip archive) keeps
 its plain contents, ``model_config`` included, in one small pickle
 (``*/data.pkl``, about 1 kB for a policy file); the tensors are separate
 entries. :func:`network_sizes` reads that pickle with an unpickler that resolves

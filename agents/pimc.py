@@ -26,7 +26,7 @@ own deal points only.
 Cost and strength: ``samples`` worlds per decision (default 64). Decisions with
 one legal action are played without search. ``max_games`` bounds the playout
 batch (decisions are searched in chunks of at most that many games). Measured
-figures (``benchmarks/pimc_speed.py``, ``evaluate.py``) are on the documentation's Search page (docs/search-bot.md).
+figures (``benchmarks/pimc_speed.py``, matches) are on the documentation's Results and Speed pages.
 """
 
 import dataclasses

@@ -1,4 +1,4 @@
-"""``ppo:PATH``: the actor-critic network trained by ``train.py``, as a Policy.
+"""``ppo:PATH``: the actor-critic network trained by ``ghost-euchre-train``, as a Policy.
 
 One network plays every seat (observations are egocentric). Illegal actions get
 the dtype's minimum logit, so their probability is exactly zero, and they are
@@ -199,7 +199,7 @@ def policy_payload(model, learn="all", partner=None):
 
 
 def learned_role(payload):
-    """(learn, partner spec) of a policy file or train.py checkpoint; ("all", None) for older files."""
+    """(learn, partner spec) of a policy file or training checkpoint; ("all", None) for older files."""
     if "learn" in payload:
         return payload["learn"], payload.get("partner")
     config = payload.get("config") or {}
@@ -329,7 +329,7 @@ class PPOPolicy(Policy):
 
 
 def load_policy(path, game, seed=None, sample=False):
-    """The network of the train.py checkpoint or policy file at ``path`` as a PPOPolicy, and its role.
+    """The network of the training checkpoint or policy file at ``path`` as a PPOPolicy, and its role.
 
     Returns (PPOPolicy, learn, partner spec): a network trained with ``learn:
     auction`` (or ``play``) makes only those decisions, and ``partner`` is the

@@ -13,5 +13,5 @@
   :mod:`arena.web_specs` decides which bots a request may have built,
   :mod:`arena.web_http` what a request must be before any route runs.
 
-:mod:`arena.cli` (``evaluate.py``, ``python -m arena``) is the command line over these modules.
+:mod:`arena.cli` (``ghost-euchre-evaluate``, ``python -m arena``, ``evaluate.py`` in a clone) is the command line over these modules.
 """

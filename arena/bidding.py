@@ -1,7 +1,7 @@
 """What a bidding match measures: contracts by level, points per contract, paired points differences.
 
 A *bidding match* is a duplicate match in which every seat's card play is made
-by one policy (``evaluate.py ... --card-play SPEC``: each player's own policy
+by one policy (``ghost-euchre-evaluate ... --card-play SPEC``: each player's own policy
 makes only its auction and trump decisions, :func:`bidding_players`), so the
 differences between the players are differences of bidding alone.
 

@@ -2,17 +2,17 @@
 
 Usage::
 
-    python evaluate.py SPEC SPEC SPEC [--variant ghost|classic] [--games N] [--seed S]
+    ghost-euchre-evaluate SPEC SPEC SPEC [--variant ghost|classic] [--games N] [--seed S]
                        [--episode game|deal] [--rule KEY=VALUE ...] [--num-envs N]
                        [--json FILE] [--csv FILE] [--plot FILE] [--record FILE] [--quiet]
                        [--card-play SPEC] [--bid-regret N [--regret-worlds W]]
                        [--workers N] [--ray ADDRESS|auto]
-    python evaluate.py human heuristic heuristic      # play at the terminal
-    python evaluate.py --league SPEC SPEC SPEC SPEC ... [--db FILE] [same flags]
-    python evaluate.py replay FILE [--match M] [--game K] [--ascii]
-    python evaluate.py serve [--db FILE] [--port 8000] [--host 127.0.0.1]   # the web page
+    ghost-euchre-evaluate human heuristic heuristic      # play at the terminal
+    ghost-euchre-evaluate --league SPEC SPEC SPEC SPEC ... [--db FILE] [same flags]
+    ghost-euchre-evaluate replay FILE [--match M] [--game K] [--ascii]
+    ghost-euchre-evaluate serve [--db FILE] [--port 8000] [--host 127.0.0.1]   # the web page
                        [--policy-dir DIR ...] [--allow-spec SPEC ...] [--public]
-    python evaluate.py exploit SPEC [--budget DECISIONS] ...   # a best response (euchre_trainer.exploit)
+    ghost-euchre-evaluate exploit SPEC [--budget DECISIONS] ...   # a best response (euchre_trainer.exploit)
 
 One SPEC per seat (3 for ghost, 4 for classic; see ``agents.specs``). Each SPEC is
 a *player*; the same spec given twice is two players (``random``, ``random#2``).
@@ -24,7 +24,7 @@ writable before any play; the missing folders of their paths are created, and
 each file written is printed by its absolute path with the folders that were new
 (``wrote /home/me/runs/m.json (new folder runs in /home/me)``): a typo shows.
 
-Exit status: 0 when done; 2 for bad input, told in one line (``evaluate.py:
+Exit status: 0 when done; 2 for bad input, told in one line (``ghost-euchre-evaluate:
 error: ...``, usage: ``--help``); a game at the terminal left by end of input
 (Ctrl-D) 1, by Ctrl-C 130 (after "Game abandoned."); a league stopped by Ctrl-C 130.
 

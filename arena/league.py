@@ -27,7 +27,7 @@ documentation; ``benchmarks/leaderboard_scaling.py``):
   of each match, :func:`arena.stats.win_ci_from_sums`), **points per deal**;
 - **head to head**: for players i and j, the share of the games in which they
   met as opponents that i finished ahead of j (ties count half);
-- **exploitability** (None until ``evaluate.py exploit SPEC`` stored one for
+- **exploitability** (None until ``ghost-euchre-evaluate exploit SPEC`` stored one for
   these rules): of the player's stored approximate best responses
   (:mod:`euchre_trainer.exploit`), the one that won most against it: its win
   rate with the 95% interval, that win rate over the fair share (1/3; classic

@@ -33,7 +33,7 @@ Tables (schema version ``SCHEMA_VERSION``, kept in ``schema_version``)::
     exploits(id, exploit_key, player_id, variant, episode, rules, budget, seed,
              games, init, response_hash, code_version, created, train_time_s, result)
                                             per approximate best response to a player
-                                            (``evaluate.py exploit``): the training
+                                            (``ghost-euchre-evaluate exploit``): the training
                                             budget (decisions), seed, duplicate games,
                                             warm start (JSON [spec, content_hash]),
                                             SHA-256 of the response's policy file and

@@ -1,6 +1,6 @@
 """The local web page: play against the bots, watch recorded games, see the leaderboard.
 
-``python evaluate.py serve [--db FILE] [--port 8000] [--host 127.0.0.1]
+``ghost-euchre-evaluate serve [--db FILE] [--port 8000] [--host 127.0.0.1]
 [--policy-dir DIR ...] [--allow-spec SPEC ...] [--public]`` runs :func:`serve`.
 The page (``arena/static/``: plain HTML, CSS and JavaScript, no build step) is
 a thin client of the JSON API below; the server holds no rules: every game is

@@ -1,4 +1,4 @@
-"""PPO self-play for Ghost Hand and classic Euchre (python train.py, python -m euchre_trainer).
+"""PPO self-play for Ghost Hand and classic Euchre (ghost-euchre-train, python -m euchre_trainer).
 
 One module per concern, each readable on its own (imports point down this list;
 the package uses ``agents`` and ``arena``, which never import it):
@@ -58,7 +58,7 @@ order-up rate, the maker's success rate, lone hands tried and made, and euchres
 suffered; evaluations pit the network's team against a team of two opponents.
 
 Data-parallel under torchrun (``torchrun --standalone --nproc_per_node=K
-train.py ...``, or several nodes with ``--nnodes=M --rdzv_backend=c10d
+-m euchre_trainer ...``, or several nodes with ``--nnodes=M --rdzv_backend=c10d
 --rdzv_endpoint=HOST:PORT``): the config describes the whole job and K only how
 it is run. Rank r plays games r*N/K .. (r+1)*N/K - 1 of the seed's deal streams
 (N = num_envs, a multiple of K), with its own seat roles and action sampling
@@ -75,11 +75,11 @@ writes TensorBoard, checkpoints, evaluations and the progress bar. A checkpoint
 holds every rank's games, roles and generators: ``--resume`` under the same
 number of ranks continues exactly, under another is an error. A rank that stops,
 or does not answer within ``collective_timeout`` seconds, makes the others stop
-with a one-line message. With one rank (plain ``python train.py``) none of this
+with a one-line message. With one rank (plain ``ghost-euchre-train``) none of this
 runs and the results are those of the single-process trainer.
 
 Output under ``runs/NAME/``: ``config.yaml`` (the run's config, readable and
 reusable with ``--config``), TensorBoard logs, ``checkpoints/update_*.pt``
 (resumable), ``final.pt`` (resumable) and ``policy.pt`` (the network alone). Both
-kinds load in evaluate.py as ``ppo:PATH``.
+kinds load in matches as ``ppo:PATH``.
 """

@@ -1,4 +1,4 @@
-"""``python train.py`` / ``python -m euchre_trainer``: the command line over the trainer.
+"""``ghost-euchre-train`` / ``python -m euchre_trainer``: the command line over the trainer.
 
 The command line and the YAML config are checked before torch and the
 trainer's modules are imported, so a mistake is reported at once (one line,

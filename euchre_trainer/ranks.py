@@ -1,6 +1,6 @@
 """Data-parallel ranks under torchrun: this process's place in the job, its device and the collectives.
 
-A plain ``python train.py`` is rank 0 of 1, where every collective is the identity.
+A plain ``ghost-euchre-train`` is rank 0 of 1, where every collective is the identity.
 """
 
 import dataclasses
@@ -34,7 +34,7 @@ def backend_for(device):
 
 @dataclasses.dataclass(frozen=True)
 class Ranks:
-    """This process's place in a torchrun job (a plain ``python train.py`` is rank 0 of 1) and its collectives.
+    """This process's place in a torchrun job (a plain ``ghost-euchre-train`` is rank 0 of 1) and its collectives.
 
     Each collective is the identity with one rank; with several, a failure or a
     wait longer than ``timeout`` seconds raises :class:`RankFailure`.

@@ -1,6 +1,6 @@
 """The networks shipped with the package, by name: ``ppo:NAME`` in a policy spec.
 
-Each file is the ``policy.pt`` of a ``train.py`` run (the network alone), installed
+Each file is the ``policy.pt`` of a ``ghost-euchre-train`` run (the network alone), installed
 with the package; how each was made and its full results are in this folder's
 README.md. ``NETWORKS`` is the one list of names: policy specs, the web page's
 suggestions and the documentation read it.
