@@ -20,7 +20,7 @@ from arena.match import play_interactive
 from arena.store import Store
 from ghost_euchre_env import GhostEuchre
 
-HUMAN_SEAT = "human plays only a whole seat of a game at a terminal"
+HUMAN_SEAT = "human plays only a whole seat of a game: at a terminal"
 
 
 def refused(capsys, argv, *expected):

@@ -314,6 +314,32 @@ def test_league_command_writes_the_leaderboard_and_replays_stored_games(tmp_path
     assert "is not a league store" in capsys.readouterr().err
 
 
+def test_the_leaderboard_command_prints_a_stored_table_and_plays_nothing(tmp_path, capsys):
+    db = tmp_path / "l.sqlite"
+    argv = ["--league", STRONG, MIDDLE, WEAK, "--games", "6", "--quiet", "--db", str(db)]
+    assert evaluate.main(argv) == 0
+    played = capsys.readouterr().out
+    table = played[played.index("ghost league") :]
+    before = db.read_bytes()
+    assert evaluate.main(["leaderboard", "--db", str(db), "--json", str(tmp_path / "b.json")]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith(table) and "played" not in printed  # the same table, no match
+    assert json.loads((tmp_path / "b.json").read_text())["games"] == 6
+    assert db.read_bytes() == before
+    assert evaluate.main(["leaderboard", "--db", str(db), STRONG]) == 0  # one player's row
+    only = capsys.readouterr().out
+    assert STRONG in only and MIDDLE not in only
+    for argv, message in (
+        (["--db", str(tmp_path / "none.sqlite")], "no league store at"),
+        (["--db", str(tmp_path / "b.json")], "is not a league store"),
+        (["--db", str(db), "--variant", "classic"], "no classic matches"),
+    ):
+        assert evaluate.main(["leaderboard", *argv]) == 2
+        error = capsys.readouterr().err
+        assert message in error and error.count("\n") == 1, error
+    assert not (tmp_path / "none.sqlite").exists()
+
+
 def _open_store_at_once(path, start, failures):
     """A process of the test below: wait for the others, open the store, report a failure."""
     start.wait()

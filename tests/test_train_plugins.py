@@ -133,6 +133,7 @@ def test_a_users_bot_as_the_only_opponent(tmp_path, user_modules, torch_globals)
 
     options = [*TINY, *QUIET, "--opponents", "{mybots:LowestCard: 1}", "--opponent_share", "1"]
     options += ["--total_steps", "1024", "--runs_dir", str(tmp_path), "--name", "br"]
+    options += ["--episode", "deal"]  # episodes that end, so that there is a win rate to log
     run = cli.run(options)
     assert sys.modules["mybots"].LowestCard.decisions > 0  # the module the trainer imported
     final = _final(run)
