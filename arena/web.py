@@ -79,6 +79,7 @@ from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from agents.specs import checked_files
 from ghost_euchre_env.records import (
     GameRecord,
     RecordError,
@@ -112,6 +113,7 @@ PERSON = "you"  # the person's name at the table
 NEW_GAME_FIELDS = ("variant", "seat", "bots", "seed", "episode", "rules")
 ACTION_FIELDS = ("action", "step")
 REPLAY_FIELDS = ("records", "game", "first")
+SEED_BITS = 63  # a seed the server picks: secrets.randbits (a guessed seed tells every hand)
 MAX_SEED = 2**63 - 1
 MAX_RULE_INT = 1000  # every int rules option (scores stay far from int32's end)
 MAX_DEALS = 200  # max_deals: a game's length (the engine's default)
@@ -268,6 +270,19 @@ def _int_field(body, name, default, low, high):
     return value
 
 
+def _seed_field(body):
+    """The seed of a new game's body: an int 0..MAX_SEED, or a string of its ASCII digits (the
+    page sends one: JavaScript's numbers hold 53 bits); ApiError 400 otherwise."""
+    seed = body["seed"]
+    if isinstance(seed, str) and seed.isascii() and seed.isdigit() and len(seed) <= 19:
+        seed = int(seed)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise ApiError(
+            400, f"seed must be an int 0..{MAX_SEED} (or its digits as a string), got {str(seed)[:40]!r}"
+        )
+    return seed
+
+
 def check_rules(rules):
     """``rules`` (a dict of the engine's options, or None) within the page's bounds; ValueError if not.
 
@@ -304,7 +319,7 @@ def new_game(body, gate, client=""):
     except ValueError as error:
         raise ApiError(400, str(error)) from None
     seed = body.get("seed")
-    seed = secrets.randbelow(1 << 31) if seed is None else _int_field(body, "seed", 0, 0, MAX_SEED)
+    seed = secrets.randbits(SEED_BITS) if seed is None else _seed_field(body)
     try:
         table = Table(variant, seed_key(seed), episode, rules)
     except ValueError as error:
@@ -318,9 +333,11 @@ def new_game(body, gate, client=""):
             f"bots must be a list of {num_players - 1} policy specs (one per other seat), "
             f"got {str(specs)[:80]}",
         )
-    built = [_checked_bot(gate, k, spec) for k, spec in enumerate(specs)]
+    files = {}  # the policy files the specs name, read once and checked by the gate
+    built = [_checked_bot(gate, k, spec, files) for k, spec in enumerate(specs)]
     try:
-        policies, _, _ = build_players(built, table.game, seed)
+        with checked_files(files):
+            policies, _, _ = build_players(built, table.game, seed)
     except ValueError as error:  # e.g. a policy file of the other variant
         raise ApiError(400, f"bots: {gate.hide_paths(str(error))}") from None
     names = player_names([spec.strip() for spec in specs])
@@ -331,11 +348,11 @@ def new_game(body, gate, client=""):
     return PlayGame(table, seat, seed, policies, names, seat_bot, client)
 
 
-def _checked_bot(gate, k, spec):
+def _checked_bot(gate, k, spec, files):
     try:
-        return gate.check(spec)
+        return gate.check(spec, files)
     except ValueError as error:
-        raise ApiError(400, f"bots[{k}]: {error}") from None
+        raise ApiError(400, f"bots[{k}]: {gate.hide_paths(str(error))}") from None
 
 
 def play_response(game_id, game):
@@ -361,7 +378,7 @@ def play_response(game_id, game):
         "last_deal": last_deal,
     }
     if table.over:  # the seed deals every hand: told only when nothing is hidden any more
-        response["seed"] = game.seed
+        response["seed"] = str(game.seed)  # a string: JavaScript's numbers hold 53 bits
     return response
 
 
