@@ -1,7 +1,8 @@
 """The local web page: play against the bots, watch recorded games, see the leaderboard.
 
 ``python evaluate.py serve [--db FILE] [--port 8000] [--host 127.0.0.1]
-[--policy-dir DIR ...] [--allow-spec SPEC ...] [--public]`` runs :func:`serve`.
+[--policy-dir DIR ...] [--allow-spec SPEC ...] [--public] [--behind-proxy ADDR]``
+runs :func:`serve`.
 The page (``arena/static/``: plain HTML, CSS and JavaScript, no build step) is
 a thin client of the JSON API below; the server holds no rules: every game is
 a :class:`arena.table.Table` over the engine, and bots are policies built from
@@ -59,7 +60,10 @@ threads. When a client disconnects, its request's bots stop after the decision
 in progress (the next request for the game lets them go on).
 """
 
+import collections
+import copy
 import dataclasses
+import hashlib
 import io
 import os
 import secrets
@@ -115,6 +119,7 @@ ACTION_FIELDS = ("action", "step")
 REPLAY_FIELDS = ("records", "game", "first")
 SEED_BITS = 63  # a seed the server picks: secrets.randbits (a guessed seed tells every hand)
 MAX_SEED = 2**63 - 1
+MAX_ID = 2**63 - 1  # a stored match's or game's number (SQLite's integers)
 MAX_RULE_INT = 1000  # every int rules option (scores stay far from int32's end)
 MAX_DEALS = 200  # max_deals: a game's length (the engine's default)
 MAX_RULES = 16
@@ -122,6 +127,7 @@ MAX_RULE_TEXT = 32
 MAX_RECORD_ACTIONS = 8000  # above any game of MAX_DEALS deals
 MAX_NAME_CHARS = 200  # a player's name in a record (a spec is at most 200 characters)
 REPLAY_PAGE = 200  # positions per replay response (about 4 kB each before gzip)
+MAX_REPLAYS = 8  # checked records whose replays are kept to page through (a few MB each at most)
 GAME_THREADS = 8  # worker threads playing bots at once (the others stay free for the rest)
 
 
@@ -167,7 +173,8 @@ class GameStore:
     """The play games by id: bounded in number, dropped when idle or finished (thread-safe).
 
     max_games: most games held; per_client: most games in play (not over) held
-    for one client address; idle_s: seconds without a request after which a
+    for one client address, fewer than max_games (the rest stay for the others: a
+    client at its cap leaves max_games - per_client); idle_s: seconds without a request after which a
     game is dropped; finished_s: the same for a finished game; clock: seconds
     (monotonic; injectable for tests).
     """
@@ -175,6 +182,11 @@ class GameStore:
     def __init__(
         self, max_games=200, per_client=64, idle_s=1800.0, finished_s=300.0, clock=time.monotonic
     ):
+        if not 0 < per_client < max_games:
+            raise ValueError(
+                f"per_client must be 1..{max_games - 1} (fewer than max_games={max_games}: no one "
+                f"client holds every game), got {per_client}"
+            )
         self.max_games, self.per_client = max_games, per_client
         self.idle_s, self.finished_s, self.clock = idle_s, finished_s, clock
         self._games = {}
@@ -424,37 +436,122 @@ def game_record(game):
     return records_to_dict([record])
 
 
-def replay_record(record, first=0):
-    """Positions ``first`` .. of a checked game record, all hands shown (see :meth:`Table.replay`)."""
+def checked_record(record):
+    """ApiError 413 or 422 unless ``record`` is one this page replays: at most
+    MAX_RECORD_ACTIONS moves, the page's rules bounds, short names, and
+    ``check_records`` replays it to its final scores."""
     if len(record.actions) > MAX_RECORD_ACTIONS:
         raise ApiError(
             413,
             f"the record has {len(record.actions)} moves; this page replays games of at most "
             f"{MAX_RECORD_ACTIONS}",
         )
-    if not 0 <= first <= len(record.actions):
-        raise ApiError(400, f"first must be a position 0..{len(record.actions)}, got {first}")
     try:
         check_rules(record.rules)
         if any(len(str(name)) > MAX_NAME_CHARS for name in record.names):
             raise ValueError(f"a player's name is longer than {MAX_NAME_CHARS} characters")
         check_records([record])
-        table = Table(record.variant, record.key, record.episode, record.rules, record.names)
+        return Table(record.variant, record.key, record.episode, record.rules, record.names)
     except ValueError as error:  # RecordError included
         raise ApiError(422, str(error)) from None
-    replay = table.replay(record.actions, first, REPLAY_PAGE)
-    return dict(replay, page=REPLAY_PAGE, final_scores=list(record.final_scores))
 
 
-def replay_upload(body):
-    """The replay of game ``body["game"]`` of the records file ``body["records"]`` from ``body["first"]``."""
+@dataclasses.dataclass
+class _Replayed:
+    """A checked record played once: its whole game's moves and deal summaries, and the
+    table before every REPLAY_PAGE-th move (``marks[k]``: before move k * REPLAY_PAGE)."""
+
+    moves: list
+    deals: list
+    marks: list
+
+
+def _mark(table):
+    """A copy of ``table`` to go on from: its own state and tricks; its moves and deals kept as
+    counts (the played game's lists hold them)."""
+    mark = copy.copy(table)
+    mark.state, mark.tricks = copy.deepcopy(table.state), list(table.tricks)
+    mark.moves, mark.deals = len(table.moves), len(table.deals)
+    return mark
+
+
+def _resume(mark, replayed):
+    """A table to play on from ``mark`` (:func:`_mark`), with the moves and deals before it."""
+    table = copy.copy(mark)
+    table.state, table.tricks = copy.deepcopy(mark.state), list(mark.tricks)
+    table.moves, table.deals = replayed.moves[: mark.moves], replayed.deals[: mark.deals]
+    return table
+
+
+class ReplayPages:
+    """Pages of the replays of game records, each record checked and played once (thread-safe).
+
+    The replays of the last MAX_REPLAYS records asked for are kept (by their
+    content): a page then plays at most REPLAY_PAGE moves from the mark before
+    it, never the record from its start again.
+    """
+
+    def __init__(self, most=MAX_REPLAYS):
+        self.most = most
+        self._replayed = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def page(self, record, first=0):
+        """Positions ``first`` .. of ``record``, all hands shown (see :meth:`Table.replay`)."""
+        if not 0 <= first <= len(record.actions):
+            raise ApiError(400, f"first must be a position 0..{len(record.actions)}, got {first}")
+        replayed = self._played(record)
+        mark = replayed.marks[first // REPLAY_PAGE]
+        start = first - first % REPLAY_PAGE
+        last = min(len(record.actions), first + REPLAY_PAGE - 1)  # the last position shown
+        page = _resume(mark, replayed).replay(
+            record.actions[start:last], first - start, REPLAY_PAGE
+        )
+        return dict(
+            page,
+            first=first,
+            positions=len(record.actions) + 1,
+            moves=replayed.moves,
+            deals=replayed.deals,
+            page=REPLAY_PAGE,
+            final_scores=list(record.final_scores),
+        )
+
+    def _played(self, record):
+        key = hashlib.sha256(repr(dataclasses.astuple(record)).encode()).digest()
+        with self._lock:
+            if key in self._replayed:
+                self._replayed.move_to_end(key)
+                return self._replayed[key]
+        table = checked_record(record)
+        marks = []
+        for position, action in enumerate(record.actions):
+            if position % REPLAY_PAGE == 0:
+                marks.append(_mark(table))
+            table.apply(int(action))
+        if len(record.actions) % REPLAY_PAGE == 0:
+            marks.append(_mark(table))
+        replayed = _Replayed(table.moves, table.deals, marks)
+        with self._lock:
+            self._replayed[key] = replayed
+            while len(self._replayed) > self.most:
+                self._replayed.popitem(last=False)
+        return replayed
+
+
+def replay_upload(body, replays):
+    """The replay of game ``body["game"]`` of the records file ``body["records"]`` from
+    ``body["first"]`` (replays: the app's :class:`ReplayPages`)."""
     _check_fields(body, REPLAY_FIELDS)
     try:
         records = records_from_dict(body.get("records"))
     except RecordError as error:
         raise ApiError(422, str(error)) from None
     number = _int_field(body, "game", 0, 0, len(records) - 1)
-    return replay_record(records[number], _int_field(body, "first", 0, 0, MAX_RECORD_ACTIONS))
+    record = records[number]
+    if len(record.actions) > MAX_RECORD_ACTIONS:
+        checked_record(record)  # 413 before anything else
+    return replays.page(record, _int_field(body, "first", 0, 0, MAX_RECORD_ACTIONS))
 
 
 # ---------------------------------------------------------------------- app
@@ -476,6 +573,7 @@ def create_app(
     gate = SpecGate() if gate is None else gate
     league_store = LeagueReader(db)
     bot_threads = anyio.CapacityLimiter(GAME_THREADS)
+    replays = ReplayPages()
 
     def with_game(game_id, work, stop):
         game = games.get(game_id)
@@ -554,7 +652,7 @@ def create_app(
 
     async def replay_file(request):
         body = await read_json(request)
-        return JSONResponse(await run_in_threadpool(replay_upload, body))
+        return JSONResponse(await run_in_threadpool(replay_upload, body, replays))
 
     async def store_info(request):
         if not league_store.exists():
@@ -563,7 +661,7 @@ def create_app(
         return JSONResponse({"db": db, "matches": matches})
 
     async def store_games(request):
-        match_id = request.path_params["match_id"]
+        match_id = _path_int(request, "match_id")
 
         def work(store):
             return [
@@ -579,10 +677,10 @@ def create_app(
         return JSONResponse(await league_store.read(work, key=("games", match_id)))
 
     async def store_replay(request):
-        match_id, number = request.path_params["match_id"], request.path_params["game"]
+        match_id, number = _path_int(request, "match_id"), _path_int(request, "game")
         first = _query_int(request, "first", MAX_RECORD_ACTIONS)
         (game,) = await league_store.read(lambda store: match_records(store, match_id, [number]))
-        return JSONResponse(await run_in_threadpool(replay_record, game, first))
+        return JSONResponse(await run_in_threadpool(replays.page, game, first))
 
     def league_data(number):
         def work(store):
@@ -644,8 +742,8 @@ def create_app(
         Route("/api/games/{game_id}/record", record),
         Route("/api/replays", replay_file, methods=["POST"]),
         Route("/api/store", store_info),
-        Route("/api/store/matches/{match_id:int}/games", store_games),
-        Route("/api/store/matches/{match_id:int}/games/{game:int}/replay", store_replay),
+        Route("/api/store/matches/{match_id}/games", store_games),
+        Route("/api/store/matches/{match_id}/games/{game}/replay", store_replay),
         Route("/api/leaderboard", league),
         Route("/api/leaderboard/plot.png", league_plot),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
@@ -672,9 +770,18 @@ def create_app(
 
 
 def _query_int(request, name, high):
-    text = request.query_params.get(name, "0")
-    if not text.isdigit() or len(text) > 12 or int(text) > high:
-        raise ApiError(400, f"{name} must be an int 0..{high}, got {text[:40]!r}")
+    """The query's ``name`` (default 0) as an int 0..high (ASCII digits); ApiError 400 otherwise."""
+    return _digits(request.query_params.get(name, "0"), name, high)
+
+
+def _path_int(request, name):
+    """The path's ``name`` (a stored id) as an int 0..MAX_ID (ASCII digits); ApiError 400 otherwise."""
+    return _digits(request.path_params[name], name, MAX_ID)
+
+
+def _digits(text, name, high):
+    if not (text.isascii() and text.isdigit()) or len(text) > len(str(high)) or int(text) > high:
+        raise ApiError(400, f"{name} must be an int 0..{high} (ASCII digits), got {text[:40]!r}")
     return int(text)
 
 
@@ -686,14 +793,17 @@ def serve(
     policy_dirs=None,
     allow_specs=(),
     public=False,
+    behind_proxy=None,
 ):
     """Run the page at http://host:port/ until Ctrl-C (uvicorn).
 
     policy_dirs: the directories of the policy files offered (None: the shipped
     ``agents/pretrained/``); allow_specs: specs the operator allows as written;
     public: serve a non-loopback address (then only the built-in bots and the
-    shipped policy files are offered). Raises ValueError (one line) for a bad
-    combination, OSError when the address cannot be listened on.
+    shipped policy files are offered); behind_proxy: the address of the reverse
+    proxy in front of the page, whose ``X-Forwarded-For`` is then believed (None:
+    the header is ignored; each client is its socket's address). Raises ValueError
+    (one line) for a bad combination, OSError when the address cannot be listened on.
     """
     import uvicorn
 
@@ -723,4 +833,4 @@ def serve(
             flush=True,
         )
     print(f"Ghost Hand Euchre page: http://{shown}:{port}/  (Ctrl-C stops)", flush=True)
-    uvicorn.Server(serve_config(app)).run(sockets=[sock])
+    uvicorn.Server(serve_config(app, proxy=behind_proxy)).run(sockets=[sock])
