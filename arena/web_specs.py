@@ -341,8 +341,10 @@ class SpecGate:
                 if tree is None:
                     raise ValueError(f"a spec is at most {MAX_SPEC_CHARS} characters")
                 partner = spec_text(self._node(tree, depth + 1, playout, files))
+            except RecordedRefusal:
+                raise  # the deepest file's own answer, told once
             except ValueError as error:
-                raise ValueError(
+                raise RecordedRefusal(
                     f"{shown}: the spec recorded in it for the other decisions, "
                     f"{_shown(contents['partner'])}, is refused: {error}"
                 ) from None
@@ -360,6 +362,10 @@ class SpecGate:
         if not _inside(path, directory) or not os.path.isfile(path):
             return None
         return path
+
+
+class RecordedRefusal(ValueError):
+    """A policy file refused for the partner spec recorded in it."""
 
 
 def _is_file_at(opened, path, directory):
