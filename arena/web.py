@@ -290,7 +290,8 @@ def _seed_field(body):
         seed = int(seed)
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         raise ApiError(
-            400, f"seed must be an int 0..{MAX_SEED} (or its digits as a string), got {str(seed)[:40]!r}"
+            400,
+            f"seed must be an int 0..{MAX_SEED} (or its digits as a string), got {str(seed)[:40]!r}",
         )
     return seed
 

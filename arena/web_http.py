@@ -66,7 +66,9 @@ SECURITY_HEADERS = (
 )
 # A Host header as a browser sends it: a name or IPv4 address, or an IPv6 one in brackets; a port.
 HOST_RE = re.compile(r"(?:\[(?P<ip6>[0-9a-f:.]+)\]|(?P<name>[a-z0-9.-]+))(?::[0-9]{1,5})?")
-FD_RESERVE = 32  # descriptors kept for the server itself (files, the store, threads' pipes, a policy file)
+FD_RESERVE = (
+    32  # descriptors kept for the server itself (files, the store, threads' pipes, a policy file)
+)
 
 
 class ApiError(Exception):
@@ -188,20 +190,30 @@ class SameOrigin:
                 False,
             )
         origin = headers.get("origin")
-        scheme = {"websocket": "http", "wss": "https"}.get(scope.get("scheme"), scope.get("scheme"))
+        scheme = {"ws": "http", "wss": "https"}.get(scope.get("scheme"), scope.get("scheme"))
         if origin is not None and origin.lower() != f"{scheme or 'http'}://{host}".lower():
-            return 403, f"cross-origin request refused: Origin {origin[:80]!r} is not this page", False
+            return (
+                403,
+                f"cross-origin request refused: Origin {origin[:80]!r} is not this page",
+                False,
+            )
         site = headers.get("sec-fetch-site", "")
         if scope["path"].startswith("/api/") and site in ("cross-site", "same-site"):
             return 403, f"cross-site request refused (Sec-Fetch-Site: {site})", False
         if scope["type"] == "websocket" or "websocket" in headers.get("upgrade", "").lower():
-            return 400, "this server speaks no WebSocket: the page's API is plain HTTP and JSON", True
+            return (
+                400,
+                "this server speaks no WebSocket: the page's API is plain HTTP and JSON",
+                True,
+            )
         framing = [k for k, _ in scope["headers"] if k in (b"content-length", b"transfer-encoding")]
         if len(framing) > 1:
             return (
                 400,
-                "a request carries one Content-Length or one Transfer-Encoding, not "
-                f"{b' and '.join(framing).decode()}; the connection is closed",
+                (
+                    "a request carries one Content-Length or one Transfer-Encoding, not "
+                    f"{b' and '.join(framing).decode()}; the connection is closed"
+                ),
                 True,
             )
         media = headers.get("content-type", "").split(";")[0].strip().lower()
@@ -241,7 +253,13 @@ async def _deny_websocket(scope, receive, send, response):
         await send({"type": "websocket.close", "code": 1008})
         return
     headers = [(k.encode(), v.encode()) for k, v in response.headers.items()]
-    await send({"type": "websocket.http.response.start", "status": response.status_code, "headers": headers})
+    await send(
+        {
+            "type": "websocket.http.response.start",
+            "status": response.status_code,
+            "headers": headers,
+        }
+    )
     await send({"type": "websocket.http.response.body", "body": response.body})
 
 

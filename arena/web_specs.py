@@ -234,7 +234,9 @@ class SpecGate:
             parts = tuple(self._node(p, depth + 1, playout, files, allowed) for p in tree.parts)
             return SpecTree("composite", parts=parts)
         if not allowed and tree.kind not in ("ppo", *BUILTIN_BOTS):
-            raise ValueError(f"{_shown(spec_text(tree))} is not offered on this page; {self._expected()}")
+            raise ValueError(
+                f"{_shown(spec_text(tree))} is not offered on this page; {self._expected()}"
+            )
         options = {}
         for key, value in tree.options.items():
             if key == "rollout" and tree.kind == "pimc":
