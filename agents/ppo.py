@@ -329,16 +329,21 @@ class PPOPolicy(Policy):
         return np.minimum(chosen, last_legal).astype(np.int64)
 
 
-def load_policy(path, game, seed=None, sample=False, payload=None):
+def load_policy(path, game, seed=None, sample=False):
     """The network of the train.py checkpoint or policy file at ``path`` as a PPOPolicy, and its role
-    (payload: the file's contents when the caller has read them; then ``path`` is not opened).
+    (:func:`policy_from` of what the file holds)."""
+    return policy_from(path, read_payload(path), game, seed, sample)
+
+
+def policy_from(path, payload, game, seed=None, sample=False):
+    """The network of ``payload``, the contents of the file at ``path`` (read by the caller: the
+    file is not opened), as a PPOPolicy, and its role.
 
     Returns (PPOPolicy, learn, partner spec): a network trained with ``learn:
     auction`` (or ``play``) makes only those decisions, and ``partner`` is the
     spec recorded with it that makes the others (:func:`agents.specs.make_policy`
     pairs them into a full player); learn 'all' has partner None.
     """
-    payload = read_payload(path) if payload is None else payload
     policy = PPOPolicy(game, load_model(path, payload), seed=seed, sample=sample)
     policy.name = f"ppo:{os.path.basename(path)}" + (":sample" if policy.sample else "")
     learn, partner = learned_role(payload)

@@ -242,8 +242,12 @@ def make_policy(spec, game, seed=None):
                 f"policy spec {spec!r}: PPO checkpoints need agents/ppo.py (written with train.py), "
                 "which is not installed"
             ) from None
-        check_options(spec, ppo.load_policy, kwargs, "ppo", given=("path", "payload"))
-        policy, learn, partner = ppo.load_policy(target, game, seed, payload=payload, **kwargs)
+        check_options(spec, ppo.load_policy, kwargs, "ppo", given=("path",))
+        policy, learn, partner = (
+            ppo.load_policy(target, game, seed, **kwargs)
+            if payload is None
+            else ppo.policy_from(target, payload, game, seed, **kwargs)
+        )
         if partner is not None:  # a network of the auction (or the card play) alone: a full player
             role = "card play" if learn == "auction" else "auction"
             try:

@@ -367,7 +367,10 @@ def guarded_protocol(request_timeout_s=10.0, max_connections=100, idle_timeout_s
             silent = [
                 c
                 for c in self.connections
-                if c is not self and not getattr(c, "heard", True) and not c.transport.is_closing()
+                if isinstance(c, GuardedH11Protocol)
+                and c is not self
+                and not c.heard
+                and not c.transport.is_closing()
             ]
             if not silent:
                 return False

@@ -293,7 +293,7 @@ class SpecGate:
     def _not_offered(self, target):
         """The one answer for a policy file missing, outside or not offered (``target`` as asked:
         a shipped network by its name, never by its install path)."""
-        target = SHIPPED_NAMES.get(target, target)
+        target = SHIPPED_NAMES.get(target or "", target or "")
         return ValueError(
             f"{_shown('ppo:' + target)} is not a policy file of this page; it offers "
             f"{_listed(f'ppo:{n}' for n in self.policy_names())}"

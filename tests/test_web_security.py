@@ -918,8 +918,8 @@ def test_a_websocket_upgrade_gets_the_origin_check_and_a_json_error(games):
         ("http://evil.example", 403, "cross-origin"),
         (BASE, 400, "WebSocket"),
     ):
+        headers = {"origin": origin, "host": "127.0.0.1:8000"}
         with pytest.raises(WebSocketDenialResponse) as denied:  # ASGI's denial response
-            headers = {"origin": origin, "host": "127.0.0.1:8000"}
             client.websocket_connect("/api/options", headers=headers).__enter__()
         assert_error(denied.value, status, word)
     assert len(games) == 0
@@ -1005,7 +1005,7 @@ def test_replay_pages_check_and_play_a_record_once(client, monkeypatch):
     real_check, real_apply = web.check_records, Table.apply
     monkeypatch.setattr(web, "check_records", lambda r: checks.append(1) or real_check(r))
     monkeypatch.setattr(Table, "apply", lambda self, a: applied.append(a) or real_apply(self, a))
-    frames, pages = [], 0
+    frames, pages, page = [], 0, {}
     while len(frames) < len(actions) + 1:
         page = client.post("/api/replays", json={"records": record, "first": len(frames)}).json()
         frames += page["frames"]
@@ -1049,6 +1049,7 @@ def test_idle_sockets_cannot_starve_a_server_of_descriptors(tmp_path):
         text=True,
     )
     try:
+        assert server.stdout is not None
         line = server.stdout.readline()
         port = int(line.rsplit(":", 1)[1].split("/")[0])
         with contextlib.ExitStack() as stack:
