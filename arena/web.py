@@ -16,8 +16,9 @@ when the server is full, and changes nothing):
 - ``GET /api/options``: variants, seats, default bots, the specs offered.
 - ``POST /api/games`` ``{"variant": "ghost", "seat": 0, "bots": ["heuristic",
   "heuristic"], "seed": 7, "episode": "game", "rules": {}}`` (every field
-  optional; ``bots`` fill the other seats in seat order; seed None = random)
-  -> a play response (below), status 201.
+  optional; ``bots`` fill the other seats in seat order; seed: an int or a
+  string of its digits, None: 63 random bits from ``secrets``) -> a play
+  response (below), status 201.
 - ``GET /api/games/{id}``: the play response of a game.
 - ``POST /api/games/{id}/actions`` ``{"action": 24, "step": 3}``: play a move
   for the person's seat (``step``, optional, is the step the move was chosen
@@ -40,18 +41,22 @@ when the server is full, and changes nothing):
 Play response: ``{"id", "seat", "view": Table.view({seat}), "moves": the moves
 of this deal and the previous one, "history": one line per ended deal,
 "last_deal": the summary of the latest ended deal with its tricks}``, and
-``"seed"`` once the game is over (before, it would tell every hidden card).
+``"seed"`` (a string of digits) once the game is over (before, it would tell
+every hidden card; a seed the player chose is the player's to keep secret).
 
 Replay: ``Table.replay``'s ``{"variant", "episode", "rules", "names", "frames":
 [REPLAY_PAGE positions from "first" on, all hands shown], "first",
 "positions", "page", "moves", "deals", "final_scores"}``, after
 ``ghost_euchre_env.records.check_records`` accepted the record (else 422; a
-record of more than MAX_RECORD_ACTIONS moves: 413).
+record of more than MAX_RECORD_ACTIONS moves: 413). A record is checked and
+played once (:class:`ReplayPages`): its next pages play at most REPLAY_PAGE moves.
 
 Bounds: rules ints 0..MAX_RULE_INT, ``max_deals`` at most MAX_DEALS, seeds
-0..2**63-1, bot options as :mod:`arena.web_specs` says. Sessions: one game per
+0..2**63-1, query and path integers of ASCII digits up to 2**63-1, bot options
+as :mod:`arena.web_specs` says. Sessions: one game per
 browser tab (the tab keeps the id). At most ``max_games`` games are held, at
-most ``per_client`` of them in play for one client address; a game is dropped
+most ``per_client`` (fewer than ``max_games``) of them in play for one client
+address (the socket's; ``X-Forwarded-For`` only with ``--behind-proxy``); a game is dropped
 ``idle_s`` seconds after its last request, a finished one after
 ``finished_s``; when the store is full a new game replaces the least recently
 used finished one, else it is refused (503). Requests for one game are served
@@ -438,7 +443,8 @@ def game_record(game):
 
 
 def checked_record(record):
-    """ApiError 413 or 422 unless ``record`` is one this page replays: at most
+    """A :class:`Table` at the start of ``record``, once checked; ApiError 413 or 422 unless
+    ``record`` is one this page replays: at most
     MAX_RECORD_ACTIONS moves, the page's rules bounds, short names, and
     ``check_records`` replays it to its final scores."""
     if len(record.actions) > MAX_RECORD_ACTIONS:

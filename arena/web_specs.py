@@ -60,9 +60,9 @@ from agents.specs import SpecTree, spec_text, spec_tree
 
 MAX_SPEC_CHARS = 200
 MAX_DEPTH = 4  # levels of specs: composite[composite[pimc:rollout=ppo:X | ...] | ...] is 4
-MAX_POLICY_BYTES = 64 << 20  # a policy file read (the shipped ones: under 1 MB)
+MAX_POLICY_BYTES = 32 << 20  # a policy file read (the shipped ones: under 1 MB)
 MAX_POLICY_TENSORS = 64  # tensors of a policy file's network (an MLP of 16 layers has 36)
-MAX_READ_FILES = 16  # policy files whose checked contents are kept (by device, inode, size, mtime)
+MAX_READ_FILES = 8  # policy files whose checked contents are kept (by device, inode, size, mtime)
 POLICY_SUFFIX = ".pt"
 SAFE_NAME = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
 PLAYOUT_BOTS = ("random", "heuristic")
