@@ -331,6 +331,8 @@ class SpecGate:
                 contents = self._read.get(key)
             if contents is None:
                 data = handle.read(MAX_POLICY_BYTES + 1)
+                if len(data) > MAX_POLICY_BYTES:  # grown since it was opened
+                    raise ValueError(f"{shown}: the policy file is over {MAX_POLICY_BYTES} bytes")
                 contents = _policy_contents(data, shown)
                 with self._read_lock:
                     if len(self._read) >= MAX_READ_FILES:
@@ -424,6 +426,8 @@ def _policy_contents(data, shown):
     held = {k: tuple(v.shape) for k, v in weights.items() if isinstance(v, torch.Tensor)}
     if held != shapes or len(held) != len(weights):
         raise ValueError(f"{shown}: its model_config does not match the weights the file holds")
+    if not isinstance(payload.get("config") or {}, dict):
+        raise ValueError(f"{shown}: its training config is not a dict")
     learn, partner = learned_role(payload)
     if learn != "all" and (learn not in LEARN_MODES or not isinstance(partner, str)):
         raise ValueError(f"{shown}: learn={_shown(learn)} without a partner spec")
