@@ -66,9 +66,8 @@ SECURITY_HEADERS = (
 )
 # A Host header as a browser sends it: a name or IPv4 address, or an IPv6 one in brackets; a port.
 HOST_RE = re.compile(r"(?:\[(?P<ip6>[0-9a-f:.]+)\]|(?P<name>[a-z0-9.-]+))(?::[0-9]{1,5})?")
-FD_RESERVE = (
-    32  # descriptors kept for the server itself (files, the store, threads' pipes, a policy file)
-)
+# Descriptors kept for the server itself (its files, the store, a policy file, threads' pipes).
+FD_RESERVE = 32
 
 
 class ApiError(Exception):
