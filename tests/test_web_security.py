@@ -1034,31 +1034,39 @@ def test_a_refused_policy_name_does_not_tell_install_paths(tmp_path, games):
 FD_SERVER = """
 import resource, sys
 resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
-from arena import cli
-sys.exit(cli.main(["serve", "--port", "0", "--db", sys.argv[1]]))
+import uvicorn
+from arena.web import create_app
+from arena.web_http import listen, serve_config
+sock = listen("127.0.0.1", 0)
+print(sock.getsockname()[1], flush=True)
+config = serve_config(create_app(db=None), request_timeout_s=600, idle_timeout_s=600)
+uvicorn.Server(config).run(sockets=[sock])
 """
 
 
-def test_idle_sockets_cannot_starve_a_server_of_descriptors(tmp_path):
-    """A server limited to 64 descriptors, 150 sockets that never send a byte, then a request."""
+def test_idle_sockets_cannot_starve_a_server_of_descriptors():
+    """A server limited to 64 descriptors (deadlines of 10 minutes: none of them helps), 150
+    sockets that never send a byte, then a request: served while idle sockets are still open."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     server = subprocess.Popen(
-        [sys.executable, "-c", FD_SERVER, str(tmp_path / "none.sqlite")],
-        cwd=root,
-        stdout=subprocess.PIPE,
-        text=True,
+        [sys.executable, "-c", FD_SERVER], cwd=root, stdout=subprocess.PIPE, text=True
     )
     try:
         assert server.stdout is not None
-        line = server.stdout.readline()
-        port = int(line.rsplit(":", 1)[1].split("/")[0])
+        port = int(server.stdout.readline())
         with contextlib.ExitStack() as stack:
-            for _ in range(150):
+            idle = [
                 stack.enter_context(socket.create_connection(("127.0.0.1", port), timeout=60))
+                for _ in range(150)
+            ]
             connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
             connection.request("GET", "/api/options")
             response = connection.getresponse()
             assert response.status == 200 and response.read().startswith(b'{"variants"')
+            assert idle[0].recv(1) == b""  # the oldest silent socket made room
+            idle[-1].setblocking(False)
+            with pytest.raises(BlockingIOError):  # the newest is still open: no deadline passed
+                idle[-1].recv(1)
     finally:
         server.terminate()
         server.wait(60)
