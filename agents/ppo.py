@@ -215,24 +215,26 @@ def load_file(path, what="policy file or training checkpoint"):
     cannot be read so: missing, a directory, not a file torch.save wrote, or one
     holding other objects. (torch's own text is many lines and advises
     ``weights_only=False``, which runs any code a file holds: never for a file from
-    elsewhere.) For every reader of policy files and checkpoints.
+    elsewhere.) For every reader of policy files and checkpoints. ``path`` may also be an open
+    binary file (named in messages by its ``name``), read from where it stands.
     """
+    name = os.fspath(getattr(path, "name", path))
     try:
         with warnings.catch_warnings():  # torch warns about pickle protocols of foreign files
             warnings.simplefilter("ignore", UserWarning)
             return torch.load(path, map_location="cpu", weights_only=True)
     except FileNotFoundError:
-        raise ValueError(f"{what} {os.fspath(path)!r} does not exist") from None
+        raise ValueError(f"{what} {name!r} does not exist") from None
     except IsADirectoryError:
-        raise ValueError(f"{what} {os.fspath(path)!r} is a directory, not a file") from None
+        raise ValueError(f"{what} {name!r} is a directory, not a file") from None
     except OSError as error:
-        raise ValueError(f"cannot read {what} {os.fspath(path)!r}: {error.strerror}") from None
+        raise ValueError(f"cannot read {what} {name!r}: {error.strerror}") from None
     except pickle.UnpicklingError as error:
-        raise ValueError(f"{os.fspath(path)!r} is not a {what}: {_unpickling(error)}") from None
+        raise ValueError(f"{name!r} is not a {what}: {_unpickling(error)}") from None
     except Exception as error:  # noqa: BLE001 (any failure to read: corrupt file, not a torch file)
         reason = str(error).strip().splitlines()[0] if str(error).strip() else ""
         raise ValueError(
-            f"{os.fspath(path)!r} is not a {what}: torch.load cannot read it "
+            f"{name!r} is not a {what}: torch.load cannot read it "
             f"({type(error).__name__}{': ' + reason if reason else ''})"
         ) from None
 
@@ -329,14 +331,20 @@ class PPOPolicy(Policy):
 
 
 def load_policy(path, game, seed=None, sample=False):
-    """The network of the training checkpoint or policy file at ``path`` as a PPOPolicy, and its role.
+    """The network of the training checkpoint or policy file at ``path`` as a PPOPolicy, and its role
+    (:func:`policy_from` of what the file holds)."""
+    return policy_from(path, read_payload(path), game, seed, sample)
+
+
+def policy_from(path, payload, game, seed=None, sample=False):
+    """The network of ``payload``, the contents of the file at ``path`` (read by the caller: the
+    file is not opened), as a PPOPolicy, and its role.
 
     Returns (PPOPolicy, learn, partner spec): a network trained with ``learn:
     auction`` (or ``play``) makes only those decisions, and ``partner`` is the
     spec recorded with it that makes the others (:func:`agents.specs.make_policy`
     pairs them into a full player); learn 'all' has partner None.
     """
-    payload = read_payload(path)
     policy = PPOPolicy(game, load_model(path, payload), seed=seed, sample=sample)
     policy.name = f"ppo:{os.path.basename(path)}" + (":sample" if policy.sample else "")
     learn, partner = learned_role(payload)

@@ -23,6 +23,7 @@ may itself be a spec with colons: ``pimc:rollout=ppo:ghost,samples=16``.
 """
 
 import contextlib
+import contextvars
 import dataclasses
 import importlib
 import inspect
@@ -161,6 +162,22 @@ def spec_text(tree):
     )
 
 
+# Policy files a caller has already read and checked ({path: payload}, see :func:`checked_files`).
+_CHECKED_FILES = contextvars.ContextVar("checked_policy_files", default=None)
+
+
+@contextlib.contextmanager
+def checked_files(payloads):
+    """Within it, ``ppo:PATH`` is built from ``payloads[PATH]`` (the dict read from a policy file
+    by a caller that checked it: a server, :mod:`arena.web_specs`) and PATH is never opened
+    again; a ``ppo:PATH`` not in ``payloads`` is refused (ValueError)."""
+    token = _CHECKED_FILES.set(payloads)
+    try:
+        yield
+    finally:
+        _CHECKED_FILES.reset(token)
+
+
 HUMAN_SEAT = (
     "human plays only a whole seat of a game: at a terminal (the evaluate command with "
     "human SPEC SPEC) or on the web page (its serve subcommand)"
@@ -200,13 +217,17 @@ def make_policy(spec, game, seed=None):
     if is_composite(spec):
         return _make_composite(spec, game, seed)
     kind, target, kwargs = split_spec(spec)
+    checked = _CHECKED_FILES.get()
+    if kind == "ppo" and checked is not None and target not in checked:
+        raise ValueError(f"policy spec {spec!r}: not a policy file read and checked for this build")
     if kind == "ppo":
-        if target is None or not os.path.isfile(target):
+        payload = None if checked is None else checked[target]
+        if payload is None and (target is None or not os.path.isfile(target)):
             raise ValueError(
                 f"policy spec {spec!r}: checkpoint file {target!r} does not exist and no shipped "
                 f"network has that name; the shipped networks are {', '.join(NETWORKS)}"
             )
-        sizes = network_sizes(
+        sizes = payload is None and network_sizes(
             target
         )  # before torch: a network of the other variant is told at once
         reason = sizes and fit_error(*sizes, game)
@@ -222,7 +243,11 @@ def make_policy(spec, game, seed=None):
                 "which is not installed"
             ) from None
         check_options(spec, ppo.load_policy, kwargs, "ppo", given=("path",))
-        policy, learn, partner = ppo.load_policy(target, game, seed, **kwargs)
+        policy, learn, partner = (
+            ppo.load_policy(target, game, seed, **kwargs)
+            if payload is None
+            else ppo.policy_from(target, payload, game, seed, **kwargs)
+        )
         if partner is not None:  # a network of the auction (or the card play) alone: a full player
             role = "card play" if learn == "auction" else "auction"
             try:

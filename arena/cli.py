@@ -297,6 +297,12 @@ def serve_main(argv):
         action="store_true",
         help="allow a --host other machines can reach (no login; built-in bots only)",
     )
+    parser.add_argument(
+        "--behind-proxy",
+        metavar="ADDR",
+        help="the address of a reverse proxy in front of the page: its X-Forwarded-For names "
+        "the client (default: the header is ignored)",
+    )
     args = parser.parse_args(argv)
     if not 0 <= args.port <= MAX_PORT:
         return _error(f"--port must be 0..{MAX_PORT} (0: any free port), got {args.port}")
@@ -305,7 +311,15 @@ def serve_main(argv):
     from arena.web import serve
 
     try:
-        serve(args.db, args.host, args.port, args.policy_dir, args.allow_spec, args.public)
+        serve(
+            args.db,
+            args.host,
+            args.port,
+            args.policy_dir,
+            args.allow_spec,
+            args.public,
+            args.behind_proxy,
+        )
     except ValueError as error:
         return _error(error)
     except OSError as error:

@@ -262,10 +262,12 @@ class Store:
     """A league store in one SQLite file (created with its tables if missing).
 
     ``Store(path)``; use as a context manager or call :meth:`close`. Raises
-    ValueError (one line) for a file that is not such a store.
+    ValueError (one line) for a file that is not such a store. read_only: the
+    file is only read (never created, switched to WAL, given tables or upgraded;
+    ValueError unless it is a store of this version already).
     """
 
-    def __init__(self, path=DEFAULT_DB):
+    def __init__(self, path=DEFAULT_DB, read_only=False):
         self.path = os.fspath(path)
         if os.path.isdir(self.path):
             raise ValueError(f"league store {self.path!r} is a directory; expected a file")
@@ -277,6 +279,14 @@ class Store:
             raise ValueError(f"cannot open league store {self.path!r}: {error}") from None
         try:
             self._check_ours()  # before anything is written: another application's file is left as it is
+            if read_only:
+                self.db.execute("PRAGMA query_only=ON")
+                if self._schema_versions() != [SCHEMA_VERSION]:
+                    raise ValueError(
+                        f"{self.path!r} holds no league store of version {SCHEMA_VERSION} "
+                        "(read only: nothing is created or upgraded)"
+                    )
+                return
             self._switch_to_wal()
             self.db.execute("PRAGMA synchronous=NORMAL")  # WAL: safe against a killed process
             self.db.execute("PRAGMA foreign_keys=ON")

@@ -1,7 +1,8 @@
 """The local web page: play against the bots, watch recorded games, see the leaderboard.
 
 ``ghost-euchre-evaluate serve [--db FILE] [--port 8000] [--host 127.0.0.1]
-[--policy-dir DIR ...] [--allow-spec SPEC ...] [--public]`` runs :func:`serve`.
+[--policy-dir DIR ...] [--allow-spec SPEC ...] [--public] [--behind-proxy ADDR]``
+runs :func:`serve`.
 The page (``arena/static/``: plain HTML, CSS and JavaScript, no build step) is
 a thin client of the JSON API below; the server holds no rules: every game is
 a :class:`arena.table.Table` over the engine, and bots are policies built from
@@ -15,8 +16,9 @@ when the server is full, and changes nothing):
 - ``GET /api/options``: variants, seats, default bots, the specs offered.
 - ``POST /api/games`` ``{"variant": "ghost", "seat": 0, "bots": ["heuristic",
   "heuristic"], "seed": 7, "episode": "game", "rules": {}}`` (every field
-  optional; ``bots`` fill the other seats in seat order; seed None = random)
-  -> a play response (below), status 201.
+  optional; ``bots`` fill the other seats in seat order; seed: an int or a
+  string of its digits, None: 63 random bits from ``secrets``) -> a play
+  response (below), status 201.
 - ``GET /api/games/{id}``: the play response of a game.
 - ``POST /api/games/{id}/actions`` ``{"action": 24, "step": 3}``: play a move
   for the person's seat (``step``, optional, is the step the move was chosen
@@ -39,18 +41,22 @@ when the server is full, and changes nothing):
 Play response: ``{"id", "seat", "view": Table.view({seat}), "moves": the moves
 of this deal and the previous one, "history": one line per ended deal,
 "last_deal": the summary of the latest ended deal with its tricks}``, and
-``"seed"`` once the game is over (before, it would tell every hidden card).
+``"seed"`` (a string of digits) once the game is over (before, it would tell
+every hidden card; a seed the player chose is the player's to keep secret).
 
 Replay: ``Table.replay``'s ``{"variant", "episode", "rules", "names", "frames":
 [REPLAY_PAGE positions from "first" on, all hands shown], "first",
 "positions", "page", "moves", "deals", "final_scores"}``, after
 ``ghost_euchre_env.records.check_records`` accepted the record (else 422; a
-record of more than MAX_RECORD_ACTIONS moves: 413).
+record of more than MAX_RECORD_ACTIONS moves: 413). A record is checked and
+played once (:class:`ReplayPages`): its next pages play at most REPLAY_PAGE moves.
 
 Bounds: rules ints 0..MAX_RULE_INT, ``max_deals`` at most MAX_DEALS, seeds
-0..2**63-1, bot options as :mod:`arena.web_specs` says. Sessions: one game per
+0..2**63-1, query and path integers of ASCII digits up to 2**63-1, bot options
+as :mod:`arena.web_specs` says. Sessions: one game per
 browser tab (the tab keeps the id). At most ``max_games`` games are held, at
-most ``per_client`` of them in play for one client address; a game is dropped
+most ``per_client`` (fewer than ``max_games``) of them in play for one client
+address (the socket's; ``X-Forwarded-For`` only with ``--behind-proxy``); a game is dropped
 ``idle_s`` seconds after its last request, a finished one after
 ``finished_s``; when the store is full a new game replaces the least recently
 used finished one, else it is refused (503). Requests for one game are served
@@ -59,7 +65,10 @@ threads. When a client disconnects, its request's bots stop after the decision
 in progress (the next request for the game lets them go on).
 """
 
+import collections
+import copy
 import dataclasses
+import hashlib
 import io
 import os
 import secrets
@@ -79,6 +88,7 @@ from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from agents.specs import checked_files
 from ghost_euchre_env.records import (
     GameRecord,
     RecordError,
@@ -112,7 +122,9 @@ PERSON = "you"  # the person's name at the table
 NEW_GAME_FIELDS = ("variant", "seat", "bots", "seed", "episode", "rules")
 ACTION_FIELDS = ("action", "step")
 REPLAY_FIELDS = ("records", "game", "first")
+SEED_BITS = 63  # a seed the server picks: secrets.randbits (a guessed seed tells every hand)
 MAX_SEED = 2**63 - 1
+MAX_ID = 2**63 - 1  # a stored match's or game's number (SQLite's integers)
 MAX_RULE_INT = 1000  # every int rules option (scores stay far from int32's end)
 MAX_DEALS = 200  # max_deals: a game's length (the engine's default)
 MAX_RULES = 16
@@ -120,6 +132,7 @@ MAX_RULE_TEXT = 32
 MAX_RECORD_ACTIONS = 8000  # above any game of MAX_DEALS deals
 MAX_NAME_CHARS = 200  # a player's name in a record (a spec is at most 200 characters)
 REPLAY_PAGE = 200  # positions per replay response (about 4 kB each before gzip)
+MAX_REPLAYS = 8  # checked records whose replays are kept to page through (a few MB each at most)
 GAME_THREADS = 8  # worker threads playing bots at once (the others stay free for the rest)
 
 
@@ -165,7 +178,8 @@ class GameStore:
     """The play games by id: bounded in number, dropped when idle or finished (thread-safe).
 
     max_games: most games held; per_client: most games in play (not over) held
-    for one client address; idle_s: seconds without a request after which a
+    for one client address, fewer than max_games (the rest stay for the others: a
+    client at its cap leaves max_games - per_client); idle_s: seconds without a request after which a
     game is dropped; finished_s: the same for a finished game; clock: seconds
     (monotonic; injectable for tests).
     """
@@ -173,6 +187,11 @@ class GameStore:
     def __init__(
         self, max_games=200, per_client=64, idle_s=1800.0, finished_s=300.0, clock=time.monotonic
     ):
+        if not 0 < per_client < max_games:
+            raise ValueError(
+                f"per_client must be 1..{max_games - 1} (fewer than max_games={max_games}: no one "
+                f"client holds every game), got {per_client}"
+            )
         self.max_games, self.per_client = max_games, per_client
         self.idle_s, self.finished_s, self.clock = idle_s, finished_s, clock
         self._games = {}
@@ -268,6 +287,20 @@ def _int_field(body, name, default, low, high):
     return value
 
 
+def _seed_field(body):
+    """The seed of a new game's body: an int 0..MAX_SEED, or a string of its ASCII digits (the
+    page sends one: JavaScript's numbers hold 53 bits); ApiError 400 otherwise."""
+    seed = body["seed"]
+    if isinstance(seed, str) and seed.isascii() and seed.isdigit() and len(seed) <= 19:
+        seed = int(seed)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise ApiError(
+            400,
+            f"seed must be an int 0..{MAX_SEED} (or its digits as a string), got {str(seed)[:40]!r}",
+        )
+    return seed
+
+
 def check_rules(rules):
     """``rules`` (a dict of the engine's options, or None) within the page's bounds; ValueError if not.
 
@@ -304,7 +337,7 @@ def new_game(body, gate, client=""):
     except ValueError as error:
         raise ApiError(400, str(error)) from None
     seed = body.get("seed")
-    seed = secrets.randbelow(1 << 31) if seed is None else _int_field(body, "seed", 0, 0, MAX_SEED)
+    seed = secrets.randbits(SEED_BITS) if seed is None else _seed_field(body)
     try:
         table = Table(variant, seed_key(seed), episode, rules)
     except ValueError as error:
@@ -318,9 +351,11 @@ def new_game(body, gate, client=""):
             f"bots must be a list of {num_players - 1} policy specs (one per other seat), "
             f"got {str(specs)[:80]}",
         )
-    built = [_checked_bot(gate, k, spec) for k, spec in enumerate(specs)]
+    files = {}  # the policy files the specs name, read once and checked by the gate
+    built = [_checked_bot(gate, k, spec, files) for k, spec in enumerate(specs)]
     try:
-        policies, _, _ = build_players(built, table.game, seed)
+        with checked_files(files):
+            policies, _, _ = build_players(built, table.game, seed)
     except ValueError as error:  # e.g. a policy file of the other variant
         raise ApiError(400, f"bots: {gate.hide_paths(str(error))}") from None
     names = player_names([spec.strip() for spec in specs])
@@ -331,11 +366,11 @@ def new_game(body, gate, client=""):
     return PlayGame(table, seat, seed, policies, names, seat_bot, client)
 
 
-def _checked_bot(gate, k, spec):
+def _checked_bot(gate, k, spec, files):
     try:
-        return gate.check(spec)
+        return gate.check(spec, files)
     except ValueError as error:
-        raise ApiError(400, f"bots[{k}]: {error}") from None
+        raise ApiError(400, f"bots[{k}]: {gate.hide_paths(str(error))}") from None
 
 
 def play_response(game_id, game):
@@ -361,7 +396,7 @@ def play_response(game_id, game):
         "last_deal": last_deal,
     }
     if table.over:  # the seed deals every hand: told only when nothing is hidden any more
-        response["seed"] = game.seed
+        response["seed"] = str(game.seed)  # a string: JavaScript's numbers hold 53 bits
     return response
 
 
@@ -407,37 +442,123 @@ def game_record(game):
     return records_to_dict([record])
 
 
-def replay_record(record, first=0):
-    """Positions ``first`` .. of a checked game record, all hands shown (see :meth:`Table.replay`)."""
+def checked_record(record):
+    """A :class:`Table` at the start of ``record``, once checked; ApiError 413 or 422 unless
+    ``record`` is one this page replays: at most
+    MAX_RECORD_ACTIONS moves, the page's rules bounds, short names, and
+    ``check_records`` replays it to its final scores."""
     if len(record.actions) > MAX_RECORD_ACTIONS:
         raise ApiError(
             413,
             f"the record has {len(record.actions)} moves; this page replays games of at most "
             f"{MAX_RECORD_ACTIONS}",
         )
-    if not 0 <= first <= len(record.actions):
-        raise ApiError(400, f"first must be a position 0..{len(record.actions)}, got {first}")
     try:
         check_rules(record.rules)
         if any(len(str(name)) > MAX_NAME_CHARS for name in record.names):
             raise ValueError(f"a player's name is longer than {MAX_NAME_CHARS} characters")
         check_records([record])
-        table = Table(record.variant, record.key, record.episode, record.rules, record.names)
+        return Table(record.variant, record.key, record.episode, record.rules, record.names)
     except ValueError as error:  # RecordError included
         raise ApiError(422, str(error)) from None
-    replay = table.replay(record.actions, first, REPLAY_PAGE)
-    return dict(replay, page=REPLAY_PAGE, final_scores=list(record.final_scores))
 
 
-def replay_upload(body):
-    """The replay of game ``body["game"]`` of the records file ``body["records"]`` from ``body["first"]``."""
+@dataclasses.dataclass
+class _Replayed:
+    """A checked record played once: its whole game's moves and deal summaries, and the
+    table before every REPLAY_PAGE-th move (``marks[k]``: before move k * REPLAY_PAGE)."""
+
+    moves: list
+    deals: list
+    marks: list
+
+
+def _mark(table):
+    """A copy of ``table`` to go on from: its own state and tricks; its moves and deals kept as
+    counts (the played game's lists hold them)."""
+    mark = copy.copy(table)
+    mark.state, mark.tricks = copy.deepcopy(table.state), list(table.tricks)
+    mark.moves, mark.deals = len(table.moves), len(table.deals)
+    return mark
+
+
+def _resume(mark, replayed):
+    """A table to play on from ``mark`` (:func:`_mark`), with the moves and deals before it."""
+    table = copy.copy(mark)
+    table.state, table.tricks = copy.deepcopy(mark.state), list(mark.tricks)
+    table.moves, table.deals = replayed.moves[: mark.moves], replayed.deals[: mark.deals]
+    return table
+
+
+class ReplayPages:
+    """Pages of the replays of game records, each record checked and played once (thread-safe).
+
+    The replays of the last MAX_REPLAYS records asked for are kept (by their
+    content): a page then plays at most REPLAY_PAGE moves from the mark before
+    it, never the record from its start again.
+    """
+
+    def __init__(self, most=MAX_REPLAYS):
+        self.most = most
+        self._replayed = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def page(self, record, first=0):
+        """Positions ``first`` .. of ``record``, all hands shown (see :meth:`Table.replay`)."""
+        if not 0 <= first <= len(record.actions):
+            raise ApiError(400, f"first must be a position 0..{len(record.actions)}, got {first}")
+        replayed = self._played(record)
+        mark = replayed.marks[first // REPLAY_PAGE]
+        start = first - first % REPLAY_PAGE
+        last = min(len(record.actions), first + REPLAY_PAGE - 1)  # the last position shown
+        page = _resume(mark, replayed).replay(
+            record.actions[start:last], first - start, REPLAY_PAGE
+        )
+        return dict(
+            page,
+            first=first,
+            positions=len(record.actions) + 1,
+            moves=replayed.moves,
+            deals=replayed.deals,
+            page=REPLAY_PAGE,
+            final_scores=list(record.final_scores),
+        )
+
+    def _played(self, record):
+        key = hashlib.sha256(repr(dataclasses.astuple(record)).encode()).digest()
+        with self._lock:
+            if key in self._replayed:
+                self._replayed.move_to_end(key)
+                return self._replayed[key]
+        table = checked_record(record)
+        marks = []
+        for position, action in enumerate(record.actions):
+            if position % REPLAY_PAGE == 0:
+                marks.append(_mark(table))
+            table.apply(int(action))
+        if len(record.actions) % REPLAY_PAGE == 0:
+            marks.append(_mark(table))
+        replayed = _Replayed(table.moves, table.deals, marks)
+        with self._lock:
+            self._replayed[key] = replayed
+            while len(self._replayed) > self.most:
+                self._replayed.popitem(last=False)
+        return replayed
+
+
+def replay_upload(body, replays):
+    """The replay of game ``body["game"]`` of the records file ``body["records"]`` from
+    ``body["first"]`` (replays: the app's :class:`ReplayPages`)."""
     _check_fields(body, REPLAY_FIELDS)
     try:
         records = records_from_dict(body.get("records"))
     except RecordError as error:
         raise ApiError(422, str(error)) from None
     number = _int_field(body, "game", 0, 0, len(records) - 1)
-    return replay_record(records[number], _int_field(body, "first", 0, 0, MAX_RECORD_ACTIONS))
+    record = records[number]
+    if len(record.actions) > MAX_RECORD_ACTIONS:
+        checked_record(record)  # 413 before anything else
+    return replays.page(record, _int_field(body, "first", 0, 0, MAX_RECORD_ACTIONS))
 
 
 # ---------------------------------------------------------------------- app
@@ -459,6 +580,7 @@ def create_app(
     gate = SpecGate() if gate is None else gate
     league_store = LeagueReader(db)
     bot_threads = anyio.CapacityLimiter(GAME_THREADS)
+    replays = ReplayPages()
 
     def with_game(game_id, work, stop):
         game = games.get(game_id)
@@ -537,7 +659,7 @@ def create_app(
 
     async def replay_file(request):
         body = await read_json(request)
-        return JSONResponse(await run_in_threadpool(replay_upload, body))
+        return JSONResponse(await run_in_threadpool(replay_upload, body, replays))
 
     async def store_info(request):
         if not league_store.exists():
@@ -546,7 +668,7 @@ def create_app(
         return JSONResponse({"db": db, "matches": matches})
 
     async def store_games(request):
-        match_id = request.path_params["match_id"]
+        match_id = _path_int(request, "match_id")
 
         def work(store):
             return [
@@ -562,10 +684,10 @@ def create_app(
         return JSONResponse(await league_store.read(work, key=("games", match_id)))
 
     async def store_replay(request):
-        match_id, number = request.path_params["match_id"], request.path_params["game"]
+        match_id, number = _path_int(request, "match_id"), _path_int(request, "game")
         first = _query_int(request, "first", MAX_RECORD_ACTIONS)
         (game,) = await league_store.read(lambda store: match_records(store, match_id, [number]))
-        return JSONResponse(await run_in_threadpool(replay_record, game, first))
+        return JSONResponse(await run_in_threadpool(replays.page, game, first))
 
     def league_data(number):
         def work(store):
@@ -627,8 +749,8 @@ def create_app(
         Route("/api/games/{game_id}/record", record),
         Route("/api/replays", replay_file, methods=["POST"]),
         Route("/api/store", store_info),
-        Route("/api/store/matches/{match_id:int}/games", store_games),
-        Route("/api/store/matches/{match_id:int}/games/{game:int}/replay", store_replay),
+        Route("/api/store/matches/{match_id}/games", store_games),
+        Route("/api/store/matches/{match_id}/games/{game}/replay", store_replay),
         Route("/api/leaderboard", league),
         Route("/api/leaderboard/plot.png", league_plot),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
@@ -655,9 +777,18 @@ def create_app(
 
 
 def _query_int(request, name, high):
-    text = request.query_params.get(name, "0")
-    if not text.isdigit() or len(text) > 12 or int(text) > high:
-        raise ApiError(400, f"{name} must be an int 0..{high}, got {text[:40]!r}")
+    """The query's ``name`` (default 0) as an int 0..high (ASCII digits); ApiError 400 otherwise."""
+    return _digits(request.query_params.get(name, "0"), name, high)
+
+
+def _path_int(request, name):
+    """The path's ``name`` (a stored id) as an int 0..MAX_ID (ASCII digits); ApiError 400 otherwise."""
+    return _digits(request.path_params[name], name, MAX_ID)
+
+
+def _digits(text, name, high):
+    if not (text.isascii() and text.isdigit()) or len(text) > len(str(high)) or int(text) > high:
+        raise ApiError(400, f"{name} must be an int 0..{high} (ASCII digits), got {text[:40]!r}")
     return int(text)
 
 
@@ -669,14 +800,17 @@ def serve(
     policy_dirs=None,
     allow_specs=(),
     public=False,
+    behind_proxy=None,
 ):
     """Run the page at http://host:port/ until Ctrl-C (uvicorn).
 
     policy_dirs: the directories of the policy files offered (None: the shipped
     ``agents/pretrained/``); allow_specs: specs the operator allows as written;
     public: serve a non-loopback address (then only the built-in bots and the
-    shipped policy files are offered). Raises ValueError (one line) for a bad
-    combination, OSError when the address cannot be listened on.
+    shipped policy files are offered); behind_proxy: the address of the reverse
+    proxy in front of the page, whose ``X-Forwarded-For`` is then believed (None:
+    the header is ignored; each client is its socket's address). Raises ValueError
+    (one line) for a bad combination, OSError when the address cannot be listened on.
     """
     import uvicorn
 
@@ -706,4 +840,4 @@ def serve(
             flush=True,
         )
     print(f"Ghost Hand Euchre page: http://{shown}:{port}/  (Ctrl-C stops)", flush=True)
-    uvicorn.Server(serve_config(app)).run(sockets=[sock])
+    uvicorn.Server(serve_config(app, proxy=behind_proxy)).run(sockets=[sock])

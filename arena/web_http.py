@@ -1,12 +1,17 @@
 """The web page's HTTP edge: what a request must be before any route of :mod:`arena.web` runs.
 
-- :class:`SameOrigin` (ASGI middleware): the ``Host`` header must name this
-  server (its bound address or a loopback name: a foreign name is DNS
-  rebinding), an ``Origin`` must be the page's own and ``Sec-Fetch-Site`` on
-  ``/api/`` must not say another site, and a request with a body (POST, PUT,
-  PATCH) must say ``Content-Type: application/json`` (a cross-site form or
-  ``text/plain`` post needs no CORS preflight; this one does). Every response
-  gets ``X-Content-Type-Options: nosniff`` and ``X-Frame-Options: DENY``.
+- :class:`SameOrigin` (ASGI middleware): the ``Host`` header must be a host
+  and an optional port, nothing else, and name this server (its bound address
+  or a loopback name: a foreign name is DNS rebinding), an ``Origin`` must be
+  the page's own and ``Sec-Fetch-Site`` on ``/api/`` must not say another site,
+  a request with a body (POST, PUT, PATCH) must say ``Content-Type:
+  application/json`` (a cross-site form or ``text/plain`` post needs no CORS
+  preflight; this one does), a request may not carry both ``Content-Length``
+  and ``Transfer-Encoding`` (refused, its connection closed: a request
+  smuggled behind a proxy), and a WebSocket upgrade is refused (the page
+  speaks none) after the same checks. Every response, refusals and the 400 of a
+  malformed request included, carries :data:`SECURITY_HEADERS` (``nosniff``,
+  frame denial, the page's Content-Security-Policy).
 - :func:`read_json`: a body of at most ``MAX_BODY_BYTES``, JSON nested at most
   ``MAX_JSON_DEPTH`` deep, integers of at most ``MAX_INT_DIGITS`` digits, no
   NaN or Infinity, no lone surrogate in any string.
@@ -15,17 +20,26 @@
 - :func:`until_gone`: a route's work in a worker thread, told to stop (a
   ``threading.Event``) once the client has disconnected.
 - :func:`serve_config`, :func:`listen`: the uvicorn settings of the page and
-  its listening socket; :func:`guarded_protocol`: uvicorn's h11 protocol with a deadline for each
-  whole request to arrive (uvicorn times out idle keep-alive connections only,
-  not a connection that never finishes its first request), a cap on open
-  connections (beyond it: a JSON 503), and JSON for the 400 of a malformed request.
+  its listening socket; :func:`guarded_protocol`: uvicorn's h11 protocol with a deadline for
+  a connection's first byte and for each whole request to arrive (uvicorn times
+  out idle keep-alive connections only, not a connection that never finishes
+  its first request), a cap on open connections kept below the process's file
+  descriptor limit (:func:`connection_cap`: descriptors stay in reserve for the
+  rest of the server), at which a new connection closes the longest idle one
+  that has not sent a byte (else it gets a JSON 503), and JSON for the 400 of a
+  malformed request. ``X-Forwarded-For`` is believed only from the proxy the
+  operator names (uvicorn's ``proxy_headers`` and ``forwarded_allow_ips``);
+  else the client is the socket's peer.
 """
 
 import functools
 import ipaddress
 import json
+import os
+import re
 import socket
 import threading
+import time
 
 import anyio
 import h11
@@ -40,6 +54,20 @@ MAX_INT_DIGITS = 30
 MAX_ERROR_CHARS = 300
 BODY_METHODS = ("POST", "PUT", "PATCH")
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+    "frame-ancestors 'none'"
+)
+SECURITY_HEADERS = (
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"content-security-policy", CSP.encode()),
+)
+# A Host header as a browser sends it: a name or IPv4 address, or an IPv6 one in brackets; a port.
+HOST_RE = re.compile(r"(?:\[(?P<ip6>[0-9a-f:.]+)\]|(?P<name>[a-z0-9.-]+))(?::[0-9]{1,5})?")
+# Descriptors kept for the server itself (its files, the store, a policy file, threads' pipes).
+FD_RESERVE = 32
 
 
 class ApiError(Exception):
@@ -58,9 +86,19 @@ def one_line(message):
     return text if len(text) <= MAX_ERROR_CHARS else text[: MAX_ERROR_CHARS - 3] + "..."
 
 
-def error_response(status, message):
-    """The JSON error response: ``{"error": one_line(message)}`` with HTTP ``status``."""
-    return JSONResponse({"error": one_line(message)}, status_code=status)
+def error_response(status, message, close=False):
+    """The JSON error response: ``{"error": one_line(message)}`` with HTTP ``status`` and the
+    security headers (close: the connection is closed after it)."""
+    headers = {name.decode(): value.decode() for name, value in SECURITY_HEADERS}
+    if close:
+        headers["connection"] = "close"
+    return JSONResponse({"error": one_line(message)}, status_code=status, headers=headers)
+
+
+def with_security_headers(headers):
+    """``headers`` (a list of (bytes, bytes)) with every one of SECURITY_HEADERS it lacks added."""
+    present = {name.lower() for name, _ in headers}
+    return [*headers, *((n, v) for n, v in SECURITY_HEADERS if n not in present)]
 
 
 # --------------------------------------------------------------------- bodies
@@ -120,15 +158,15 @@ async def read_json(request):
 
 # ------------------------------------------------------------------- origins
 def _host_name(host):
-    """'127.0.0.1:8000' -> '127.0.0.1', '[::1]:8000' -> '::1', lower case."""
-    host = host.strip().lower()
-    if host.startswith("["):
-        return host[1 : host.find("]")] if "]" in host else host
-    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+    """'127.0.0.1:8000' -> '127.0.0.1', '[::1]:8000' -> '::1', lower case; None for anything
+    but a host and an optional port ('127.0.0.1:80@evil.example', '[::1].evil.example')."""
+    found = HOST_RE.fullmatch(host.strip().lower())
+    return None if found is None else found.group("ip6") or found.group("name")
 
 
 class SameOrigin:
-    """ASGI middleware: refuse foreign hosts, cross-site requests and non-JSON bodies (module docstring).
+    """ASGI middleware: refuse foreign hosts, cross-site requests, non-JSON bodies, ambiguous
+    framing and WebSocket upgrades; add the security headers (module docstring).
 
     hosts: the host names (no port) the ``Host`` header may carry; any_ip: any IP
     literal is accepted too (a server bound to every interface).
@@ -140,49 +178,88 @@ class SameOrigin:
         self.any_ip = any_ip
 
     def refusal(self, scope):
-        """(status, message) refusing the request of ``scope``, or None to serve it."""
+        """(status, message, close the connection) refusing the request of ``scope``, or None."""
         headers = Headers(scope=scope)
         host = headers.get("host", "")
         name = _host_name(host)
-        if name not in self.hosts and not (self.any_ip and _is_ip(name)):
+        if name is None or (name not in self.hosts and not (self.any_ip and _is_ip(name))):
             return (
                 400,
                 f"Host {host[:80]!r} is not this server's address; open the page by its address",
+                False,
             )
         origin = headers.get("origin")
-        if (
-            origin is not None
-            and origin.lower() != f"{scope.get('scheme', 'http')}://{host}".lower()
-        ):
-            return 403, f"cross-origin request refused: Origin {origin[:80]!r} is not this page"
+        scheme = {"ws": "http", "wss": "https"}.get(scope.get("scheme"), scope.get("scheme"))
+        if origin is not None and origin.lower() != f"{scheme or 'http'}://{host}".lower():
+            return (
+                403,
+                f"cross-origin request refused: Origin {origin[:80]!r} is not this page",
+                False,
+            )
         site = headers.get("sec-fetch-site", "")
         if scope["path"].startswith("/api/") and site in ("cross-site", "same-site"):
-            return 403, f"cross-site request refused (Sec-Fetch-Site: {site})"
+            return 403, f"cross-site request refused (Sec-Fetch-Site: {site})", False
+        if scope["type"] == "websocket" or "websocket" in headers.get("upgrade", "").lower():
+            return (
+                400,
+                "this server speaks no WebSocket: the page's API is plain HTTP and JSON",
+                True,
+            )
+        framing = [k for k, _ in scope["headers"] if k in (b"content-length", b"transfer-encoding")]
+        if len(framing) > 1:
+            return (
+                400,
+                (
+                    "a request carries one Content-Length or one Transfer-Encoding, not "
+                    f"{b' and '.join(framing).decode()}; the connection is closed"
+                ),
+                True,
+            )
         media = headers.get("content-type", "").split(";")[0].strip().lower()
         if scope["method"] in BODY_METHODS and media != "application/json":
-            return 415, f"a {scope['method']} body must be Content-Type: application/json"
+            return 415, f"a {scope['method']} body must be Content-Type: application/json", False
         return None
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            if scope["type"] == "lifespan":
-                await self.app(scope, receive, send)
+        if scope["type"] == "lifespan":
+            await self.app(scope, receive, send)
             return
-        refused = self.refusal(scope)
+        if scope["type"] not in ("http", "websocket"):
+            return
+        refused = self.refusal({"method": "GET", **scope})
         if refused is not None:
-            await error_response(*refused)(scope, receive, send)
+            status, message, close = refused
+            response = error_response(status, message, close)
+            if scope["type"] == "websocket":
+                await _deny_websocket(scope, receive, send, response)
+            else:
+                await response(scope, receive, send)
             return
 
         async def send_guarded(message):
             if message["type"] == "http.response.start":
-                message["headers"] = [
-                    *message.get("headers", []),
-                    (b"x-content-type-options", b"nosniff"),
-                    (b"x-frame-options", b"DENY"),
-                ]
+                message["headers"] = with_security_headers(message.get("headers", []))
             await send(message)
 
         await self.app(scope, receive, send_guarded)
+
+
+async def _deny_websocket(scope, receive, send, response):
+    """Refuse a WebSocket handshake with ``response`` (ASGI's denial response where the server
+    offers it, else a close)."""
+    await receive()  # websocket.connect
+    if "websocket.http.response" not in scope.get("extensions", {}):
+        await send({"type": "websocket.close", "code": 1008})
+        return
+    headers = [(k.encode(), v.encode()) for k, v in response.headers.items()]
+    await send(
+        {
+            "type": "websocket.http.response.start",
+            "status": response.status_code,
+            "headers": headers,
+        }
+    )
+    await send({"type": "websocket.http.response.body", "body": response.body})
 
 
 def _is_ip(name):
@@ -223,42 +300,88 @@ async def until_gone(request, work, limiter=None):
 
 # ------------------------------------------------------------------ uvicorn
 async def _busy(scope, receive, send):
-    await error_response(503, "the server has too many connections open; try again shortly")(
-        scope, receive, send
-    )
+    await error_response(
+        503, "the server has too many connections open; try again shortly", close=True
+    )(scope, receive, send)
 
 
-def guarded_protocol(request_timeout_s=10.0, max_connections=100):
-    """A uvicorn ``http=`` protocol class: h11 with the request deadline and connection cap above.
+def connection_cap(max_connections):
+    """``max_connections``, lowered so that the open connections leave FD_RESERVE file descriptors
+    (and those open now) to the rest of the server under the process's soft RLIMIT_NOFILE."""
+    try:
+        import resource
 
-    request_timeout_s: seconds for a whole request (headers and body) to arrive,
-    counted from the connection or from the previous response; max_connections:
-    connections open at once, beyond which a request gets a JSON 503 and its
-    connection is closed.
+        limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    except (ImportError, OSError, ValueError):  # no such limit on this system
+        return max_connections
+    if limit == resource.RLIM_INFINITY:
+        return max_connections
+    try:
+        in_use = len(os.listdir("/proc/self/fd"))
+    except OSError:
+        in_use = 0
+    return max(1, min(max_connections, limit - in_use - FD_RESERVE))
+
+
+def guarded_protocol(request_timeout_s=10.0, max_connections=100, idle_timeout_s=5.0):
+    """A uvicorn ``http=`` protocol class: h11 with the deadlines and connection cap above.
+
+    idle_timeout_s: seconds for a new connection's first byte; request_timeout_s:
+    seconds for a whole request (headers and body) to arrive, counted from the
+    connection or from the previous response; max_connections: connections open
+    at once (lowered by :func:`connection_cap`); a connection beyond it closes the
+    one idle longest without a byte sent, or, when none is, gets a JSON 503 and is closed.
     """
+    cap = connection_cap(max_connections)
 
     class GuardedH11Protocol(H11Protocol):
         deadline = None
+        started = 0.0  # when the connection was made (monotonic seconds)
+        heard = False  # whether the client has sent a byte
 
         def connection_made(self, transport):
             super().connection_made(transport)
-            if len(self.connections) > max_connections:
+            self.started = time.monotonic()
+            if len(self.connections) > cap and not self._close_an_idle_one():
                 self.app = _busy
-            self._arm()
+            self._arm(idle_timeout_s)
+
+        def data_received(self, data):
+            if not self.heard:
+                self.heard = True
+                self._arm(request_timeout_s - (time.monotonic() - self.started))
+            super().data_received(data)
 
         def on_response_complete(self):
             super().on_response_complete()
-            self._arm()
+            self._arm(request_timeout_s)
 
         def connection_lost(self, exc):
             if self.deadline is not None:
                 self.deadline.cancel()
             super().connection_lost(exc)
 
-        def _arm(self):
+        def _close_an_idle_one(self):
+            """Close the connection open longest that has sent nothing (True), else False."""
+            silent = [
+                c
+                for c in self.connections
+                if isinstance(c, GuardedH11Protocol)
+                and c is not self
+                and not c.heard
+                and not c.transport.is_closing()
+            ]
+            if not silent:
+                return False
+            oldest = min(silent, key=lambda c: c.started)
+            oldest.transport.close()
+            self.connections.discard(oldest)
+            return True
+
+        def _arm(self, seconds):
             if self.deadline is not None:
                 self.deadline.cancel()
-            self.deadline = self.loop.call_later(request_timeout_s, self._expire)
+            self.deadline = self.loop.call_later(max(seconds, 0.0), self._expire)
 
         def _expire(self):
             receiving = self.conn.their_state in (h11.IDLE, h11.SEND_BODY)
@@ -267,11 +390,13 @@ def guarded_protocol(request_timeout_s=10.0, max_connections=100):
 
         def send_400_response(self, msg):
             body = json.dumps({"error": one_line(f"invalid HTTP request: {msg}")}).encode()
-            headers = [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"connection", b"close"),
-            ]
+            headers = with_security_headers(
+                [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"connection", b"close"),
+                ]
+            )
             for event in (
                 h11.Response(status_code=400, headers=headers, reason=b"Bad Request"),
                 h11.Data(data=body),
@@ -309,14 +434,23 @@ def listen(host, port):
     return sock
 
 
-def serve_config(app, request_timeout_s=10.0, max_connections=100):
-    """The uvicorn Config of the page: h11 with a request deadline and a connection cap
-    (:func:`arena.web_http.guarded_protocol`), 5 s keep-alive, 8 kB of headers at most."""
+def serve_config(app, request_timeout_s=10.0, max_connections=100, idle_timeout_s=5.0, proxy=None):
+    """The uvicorn Config of the page: h11 with deadlines and a connection cap
+    (:func:`arena.web_http.guarded_protocol`), 5 s keep-alive, 8 kB of headers at most, no
+    WebSocket protocol (an upgrade reaches :class:`SameOrigin` as a plain request, refused).
+
+    proxy: the address of the reverse proxy in front of the server, whose
+    ``X-Forwarded-For`` names the client (uvicorn's ``forwarded_allow_ips``); None:
+    the header is ignored and the client is the socket's peer.
+    """
     return uvicorn.Config(
         app,
-        http=guarded_protocol(request_timeout_s, max_connections),
+        http=guarded_protocol(request_timeout_s, max_connections, idle_timeout_s),
+        ws="none",
         timeout_keep_alive=5,
         h11_max_incomplete_event_size=8192,
         limit_concurrency=4 * max_connections,  # uvicorn's own cap, behind ours
+        proxy_headers=proxy is not None,
+        forwarded_allow_ips=proxy,
         log_level="warning",
     )

@@ -61,7 +61,8 @@ class LeagueReader:
     transaction. A value read under a key is kept until the store changes:
     SQLite's ``PRAGMA data_version`` of the connection (it changes when another
     connection commits) or the file itself (its device and inode). The file is
-    read, never created: no file, ApiError 404.
+    read, never created or written (``Store(read_only=True)``): no file or an empty
+    one, ApiError 404; a file that is no store of this version, 503.
     """
 
     def __init__(self, db):
@@ -72,7 +73,8 @@ class LeagueReader:
         self._cache = {}
 
     def exists(self):
-        return self.db is not None and os.path.isfile(self.db)
+        """Whether there is a store to read: a file, not an empty one."""
+        return self.db is not None and os.path.isfile(self.db) and os.path.getsize(self.db) > 0
 
     async def read(self, work, key=None):
         """``work(store)`` in one read transaction; kept under ``key`` (None: not kept)."""
@@ -108,11 +110,18 @@ class LeagueReader:
                 f"no league store at {self.db!r}: play a league first ({command_name()} "
                 "--league SPEC SPEC SPEC ... --db FILE), then serve --db FILE",
             )
+        if info.st_size == 0:  # an empty file: no store yet (and nothing is written to it)
+            self._close()
+            raise ApiError(
+                404,
+                f"the league store {self.db!r} is an empty file: play a league first "
+                f"({command_name()} --league SPEC SPEC SPEC ... --db FILE)",
+            )
         file = (info.st_dev, info.st_ino)
         if self._store is None or self._version is None or self._version[:2] != file:
             self._close()
             try:
-                self._store = Store(db)
+                self._store = Store(db, read_only=True)
             except ValueError as error:
                 raise ApiError(503, f"the league store cannot be read: {error}") from None
         return self._store, (*file, self._store.data_version())

@@ -38,7 +38,7 @@ def clock():
 
 @pytest.fixture
 def store(clock):
-    return GameStore(max_games=3, idle_s=100.0, finished_s=10.0, clock=clock)
+    return GameStore(max_games=3, per_client=2, idle_s=100.0, finished_s=10.0, clock=clock)
 
 
 @pytest.fixture
@@ -230,14 +230,15 @@ def test_oversized_body_is_refused(client, store):
 
 # ------------------------------------------------------------- sessions
 def test_store_is_bounded_and_replaces_finished_games_first(client, store, clock):
+    other = web_client(client.app, client=("10.0.0.2", 1))  # one client holds 2 games at most
     finished = play_out(client, new_game(client, seed=1, episode="deal"), np.random.default_rng(0))
     clock.now = 1.0
     open_ids = [new_game(client, seed=s)["id"] for s in (2, 3)]
     assert len(store) == 3
     clock.now = 2.0
-    newest = new_game(client, seed=4)["id"]  # the finished game gives way
+    newest = new_game(other, seed=4)["id"]  # the finished game gives way
     assert_error(client.get(f"/api/games/{finished['id']}"), 404)
-    assert_error(client.post("/api/games", json={"seed": 5}), 503, "3 games")
+    assert_error(other.post("/api/games", json={"seed": 5}), 503, "3 games")
     assert len(store) == 3
     for game_id in [*open_ids, newest]:
         assert client.get(f"/api/games/{game_id}").status_code == 200

@@ -13,13 +13,19 @@ import json
 import os
 import shutil
 import socket
+import sqlite3
+import subprocess
 import sys
 
 import numpy as np
 import pytest
+import torch
 import uvicorn
+from starlette.testclient import WebSocketDenialResponse
 from web_helpers import BASE, Gated, assert_error, served, web_client
 
+from agents import ppo
+from agents.ppo import ActorCritic, policy_payload
 from agents.pretrained import NETWORKS
 from arena import cli as evaluate
 from arena import web, web_http, web_league
@@ -358,9 +364,9 @@ def test_rules_seeds_and_records_are_bounded(client, games):
     assert len(games) == 0
 
 
-def long_record(seed=0):
-    """A records file of one whole classic game to 10 points (random play), and its actions."""
-    table = Table("classic", seed, "game", {"target_score": 10}, ["a", "b", "c", "d"])
+def long_record(seed=0, target=10):
+    """A records file of one whole classic game to ``target`` points (random play), and its actions."""
+    table = Table("classic", seed, "game", {"target_score": target}, ["a", "b", "c", "d"])
     rng = np.random.default_rng(seed)
     while not table.over:
         table.apply(int(rng.choice(table.legal())))
@@ -451,23 +457,48 @@ def raw_response(sock):
 def test_idle_and_slow_connections_are_closed_and_connections_capped():
     app = create_app(db=None)
     address = ("127.0.0.1",)
-    with served(app, request_timeout_s=2.0, max_connections=3) as (port, _):
+    limits = {"request_timeout_s": 2.0, "idle_timeout_s": 1.0, "max_connections": 3}
+    with served(app, **limits) as (port, _):
         with contextlib.ExitStack() as stack:
-            idle = stack.enter_context(socket.create_connection((*address, port), timeout=60))
-            slow = stack.enter_context(socket.create_connection((*address, port), timeout=60))
+            connect = lambda: stack.enter_context(  # noqa: E731
+                socket.create_connection((*address, port), timeout=60)
+            )
+            idle = connect()
+            slow = connect()
             slow.sendall(b"GET /api/options HTTP/1.1\r\nHost: 127.0")  # and never the rest
-            third = stack.enter_context(socket.create_connection((*address, port), timeout=60))
+            assert idle.recv(1) == b"" and slow.recv(1) == b""  # the deadlines closed both
+            third = connect()
+            third.sendall(b"GET /api/options HTTP/1.1\r\n")
+            busy = [connect() for _ in range(2)]
+            for sock in busy:  # served, kept alive: none of them is silent
+                sock.sendall(b"GET /api/options HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                assert raw_response(sock).startswith("HTTP/1.1 200")
             with socket.create_connection((*address, port), timeout=60) as over:
                 over.sendall(b"GET /api/options HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
                 answer = raw_response(over)
+                assert over.recv(1) == b""  # the 503 closes its connection
             assert answer.startswith("HTTP/1.1 503") and '{"error":' in answer
+            assert "content-security-policy" in answer.lower()
             third.sendall(b"NOT HTTP\r\n\r\n")
             answer = raw_response(third)
             assert answer.startswith("HTTP/1.1 400") and '{"error": "invalid HTTP request' in answer
-            assert idle.recv(1) == b"" and slow.recv(1) == b""  # closed by the server
+            assert "x-content-type-options: nosniff" in answer.lower()
         with socket.create_connection((*address, port), timeout=60) as big:
             big.sendall(b"GET /api/options HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"y" * 9000)
             assert raw_response(big).startswith("HTTP/1.1 400")  # over 8 kB of headers, unfinished
+
+
+def test_at_the_cap_a_new_connection_closes_the_longest_silent_one():
+    app = create_app(db=None)
+    with served(app, max_connections=2) as (port, _), contextlib.ExitStack() as stack:
+        silent = [
+            stack.enter_context(socket.create_connection(("127.0.0.1", port), timeout=60))
+            for _ in range(2)
+        ]
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        connection.request("GET", "/api/options")
+        assert connection.getresponse().status == 200  # served, not refused
+        assert silent[0].recv(1) == b""  # the oldest silent one made room
 
 
 # --------------------------------------------------------- hidden cards
@@ -488,7 +519,7 @@ def test_no_seed_or_dealing_key_leaves_the_server_before_the_game_ends(client, g
         assert_error(client.get(f"/api/games/{game['id']}/record"), 409, "not over")
         action = int(rng.choice(game["view"]["legal"]))
         game = client.post(f"/api/games/{game['id']}/actions", json={"action": action}).json()
-    assert game["seed"] == held.seed
+    assert game["seed"] == str(held.seed)  # a string: past JavaScript's 53-bit numbers
     assert client.get(f"/api/games/{game['id']}/record").status_code == 200
 
 
@@ -626,3 +657,425 @@ def test_declarer_is_named_after_the_auction_only():
         bids = [a for a in legal if a in (ghost.BID_3, ghost.BID_4)]
         table.apply(int(rng.choice(bids or legal)))
     assert {(True, False, True), (False, True, False)} <= phases
+
+
+# ----------------------------------------------- what a policy file carries
+def write_policy(path, learn="all", partner=None, **config):
+    """A small Ghost Hand policy file at ``path`` (an MLP of 8 units; ``config``: model_config
+    entries to set or, given as None, to leave out) recording ``learn`` and ``partner``."""
+    model = ActorCritic(GhostEuchre().obs_size, GhostEuchre().num_actions, hidden_sizes=(8,))
+    payload = policy_payload(model, learn, partner)
+    for key, value in config.items():
+        payload["model_config"][key] = value
+    payload["model_config"] = {k: v for k, v in payload["model_config"].items() if v is not None}
+    torch.save(payload, path)
+
+
+@pytest.fixture
+def policy_folder(tmp_path):
+    """A policy folder with one good file (``mine.pt``, a bidder whose partner is heuristic)."""
+    folder = tmp_path / "policies"
+    folder.mkdir()
+    write_policy(folder / "mine.pt", "auction", "heuristic")
+    return folder
+
+
+@contextlib.contextmanager
+def nothing_done(games, *folders):
+    """Asserts that the block imports no module, holds no new game and changes no file of
+    ``folders`` or of the working folder."""
+    modules, here = set(sys.modules), sorted(os.listdir())
+    states = [folder_state(folder) for folder in folders]
+    yield
+    assert set(sys.modules) == modules
+    assert len(games) == 0 and sorted(os.listdir()) == here
+    assert [folder_state(folder) for folder in folders] == states
+
+
+RECORDED_PROBES = [
+    (f"{PROBE_MODULE}:X", "not offered"),
+    (f"composite[heuristic | {PROBE_MODULE}:X]", "not offered"),
+    (f"pimc:rollout={PROBE_MODULE}:X", "playout"),
+    ("pimc:samples=100000", "samples"),
+    ("pimc:max_games=1000000000", "max_games"),
+    ("pimc:rollout=pimc", "playout"),
+    ("human", "human"),
+    ("ppo:/etc/passwd", "not a policy file"),
+    ("ppo:../outside.pt", "not a policy file"),
+    (nested(4), "nest"),
+    ("ppo:loop.pt", "nest"),  # a file whose partner is itself
+    ("x" * 300, "200 characters"),
+]
+
+
+@pytest.mark.parametrize(("partner", "word"), RECORDED_PROBES)
+def test_a_partner_recorded_in_a_policy_file_goes_through_the_gate(
+    policy_folder, probe_module, games, touched, partner, word
+):
+    name, mark = probe_module
+    outside = policy_folder.parent / "outside.pt"
+    write_policy(outside, "all")
+    write_policy(policy_folder / "bad.pt", "auction", partner)
+    write_policy(policy_folder / "loop.pt", "play", "ppo:loop.pt")
+    client = web_client(create_app(db=None, games=games, gate=SpecGate([str(policy_folder)])))
+    client.get("/api/options")
+    with nothing_done(games, policy_folder.parent):
+        touched.clear()
+        response = client.post("/api/games", json={"bots": ["ppo:bad.pt", "heuristic"]})
+        seen = list(touched)
+        named = "ppo:loop.pt" if partner == "ppo:loop.pt" else "ppo:bad.pt"
+        message = assert_error(response, 400, "bots[0]", named, "recorded", word)
+    assert not mark.exists() and name not in sys.modules  # nothing imported, nothing called
+    assert str(policy_folder) not in message
+    assert not [p for p in seen if isinstance(p, str) and p in ("/etc/passwd", str(outside))]
+
+
+@pytest.mark.parametrize(
+    ("config", "word"),
+    [
+        ({"model": f"{PROBE_MODULE}:X", "model_options": {}}, "class to import"),
+        ({"hidden_sizes": [100_000, 100_000]}, "does not match the weights"),
+        ({"hidden_sizes": [8] * 1000}, "layers"),
+        ({"activation": "exec"}, "does not build"),
+        ({"hidden_sizes": None, "obs_size": "x"}, "does not build"),
+    ],
+)
+def test_a_policy_file_naming_code_or_a_bigger_network_is_refused_unbuilt(
+    policy_folder, probe_module, games, monkeypatch, config, word
+):
+    name, mark = probe_module
+    write_policy(policy_folder / "bad.pt", **config)
+    monkeypatch.setattr(ppo, "load_model", lambda *a, **k: pytest.fail("a network was built"))
+    client = web_client(create_app(db=None, games=games, gate=SpecGate([str(policy_folder)])))
+    with nothing_done(games, policy_folder.parent):
+        response = client.post("/api/games", json={"bots": ["heuristic", "ppo:bad.pt"]})
+        assert_error(response, 400, "bots[1]", word)
+    assert not mark.exists() and name not in sys.modules
+
+
+def test_a_checked_policy_file_is_opened_once_and_built_from_what_was_read(policy_folder, games):
+    gate = SpecGate([str(policy_folder)])
+    client = web_client(create_app(db=None, games=games, gate=gate))
+    path = os.path.realpath(policy_folder / "mine.pt")
+    opened = []
+    sys.addaudithook(lambda event, args: event == "open" and args[0] == path and opened.append(1))
+    game = new_game(client, seed=1, episode="deal", bots=["ppo:mine.pt", "heuristic"])
+    assert game["view"]["seats"][1]["name"] == "ppo:mine.pt"
+    assert len(opened) == 1  # opened once (the audit hook's "open" events), by the gate
+    (held,) = games._games.values()
+    bot = held.policies[0]  # the file's network bids, its recorded partner plays the cards
+    assert (type(bot.auction).__name__, bot.play.name) == ("PPOPolicy", "heuristic")
+    new_game(client, seed=2, episode="deal", bots=["ppo:mine.pt", "heuristic"])
+    assert len(opened) == 2  # each request opens and checks it again
+
+
+def test_a_policy_file_swapped_for_a_symlink_after_the_check_is_not_read(
+    policy_folder, games, monkeypatch
+):
+    """The race of a file replaced by a symlink between the check and the open, made certain."""
+    secret = policy_folder.parent / "secret.pt"
+    write_policy(secret, "all", hidden_sizes=[5])  # sizes the answer must not tell
+    gate = SpecGate([str(policy_folder)])
+    checked = gate.policy_path
+
+    def swapped(target):
+        path = checked(target)  # the check passes on the real file, then the name is swapped
+        os.remove(path)
+        os.symlink(secret, path)
+        return path
+
+    monkeypatch.setattr(gate, "policy_path", swapped)
+    loads = []
+    monkeypatch.setattr(torch, "load", lambda *a, **k: loads.append(a) or pytest.fail("read"))
+    client = web_client(create_app(db=None, games=games, gate=gate))
+    before = secret.read_bytes()
+    response = client.post("/api/games", json={"bots": ["ppo:mine.pt", "heuristic"]})
+    message = assert_error(response, 400, "ppo:mine.pt", "not a policy file of this page")
+    assert not loads and "5" not in message.split("offers")[0] and "secret" not in message
+    assert len(games) == 0 and secret.read_bytes() == before
+
+
+# ---------------------------------------------------- the allow-list's reach
+def test_an_allowed_spec_lifts_no_rule_of_the_gate(probe_module, games, monkeypatch):
+    gate = SpecGate(allowed=["pimc:samples=1", "pimc:samples=1024", f"{PROBE_MODULE}:X"])
+    monkeypatch.setattr(web, "build_players", lambda *a: pytest.fail("a bot was built"))
+    client = web_client(create_app(db=None, games=games, gate=gate))
+    for spec, word in (
+        ("pimc:samples=16,max_games=256,rollout=pimc:samples=1", "playout"),
+        ("pimc:rollout=composite[heuristic | pimc:samples=1024]", "playout"),
+        (f"pimc:rollout={PROBE_MODULE}:X", "playout"),
+        (nested(4, "pimc:samples=1"), "nest"),
+        ("composite[pimc:samples=1024 | composite[human | random]]", "human"),
+        ("ppo:/etc/passwd", "not a policy file"),
+    ):
+        with nothing_done(games):
+            assert_error(client.post("/api/games", json={"bots": [spec, "random"]}), 400, word)
+    assert not probe_module[1].exists()
+    assert gate.check("composite[pimc:samples=1024 | random]")  # as a bot, still allowed
+    for spec in ("pimc:rollout=pimc", "composite[human | random]", nested(4)):
+        with pytest.raises(ValueError, match="--allow-spec"):
+            SpecGate(allowed=[spec])
+    assert evaluate.main(["serve", "--port", "0", "--allow-spec", "pimc:rollout=pimc"]) == 2
+
+
+# --------------------------------------------------------------- seeds
+def test_seeds_the_server_picks_have_63_bits_and_a_chosen_one_is_the_players_secret(client, games):
+    seeds = []
+    for _ in range(8):
+        game = new_game(client, episode="deal")
+        seeds.append(games._games[game["id"]].seed)
+        client.delete(f"/api/games/{game['id']}")
+    assert all(0 <= s < 2**63 for s in seeds) and max(seeds) >= 2**56  # 2**-56 to fail by chance
+    assert web.SEED_BITS >= 63
+    big = new_game(client, episode="deal", seed=str(2**63 - 1))  # the page sends its digits
+    assert games._games[big["id"]].seed == 2**63 - 1
+    for seed in ("²", "-1", str(2**63), "1e3", "١٢"):
+        assert_error(client.post("/api/games", json={"seed": seed}), 400, "seed")
+    page = client.get("/play").text
+    assert "63" in page and "secret" in page
+    with open(os.path.join(os.path.dirname(__file__), "..", "docs", "web.md")) as docs:
+        text = docs.read()
+    assert "63 bits" in text and "secret" in text
+
+
+# ------------------------------------------------------- hardening gaps
+def test_every_response_carries_the_security_headers(client):
+    for response in (
+        client.get("/play"),
+        client.get("/api/options"),
+        client.get("/static/style.css"),
+        client.get("/api/options", headers={"host": "evil.example"}),
+        client.post("/api/games", json={}, headers={"origin": "http://evil.example"}),
+        client.post("/api/games", content="{}", headers={"content-type": "text/plain"}),
+        client.get("/nowhere"),
+        client.put("/api/games", json={}),
+        client.post("/api/games", content=b"{"),
+    ):
+        assert response.headers["x-content-type-options"] == "nosniff", response.url
+        assert response.headers["x-frame-options"] == "DENY"
+        assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
+
+
+def test_an_internal_error_carries_the_security_headers_too(monkeypatch):
+    app = create_app(db=None)
+    monkeypatch.setattr(app.state.gate, "offered", lambda: 1 / 0)
+    response = web_client(app, raise_server_exceptions=False).get("/api/options")
+    assert_error(response, 500, "ZeroDivisionError")
+    assert response.headers["content-security-policy"] == web_http.CSP
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/api/leaderboard?group=²",
+        "/api/leaderboard?group=١",
+        "/api/leaderboard/plot.png?group=𝟙",
+        "/api/store/matches/1/games/0/replay?first=²",
+        "/api/store/matches/9223372036854775808/games",
+        "/api/store/matches/99999999999999999999999/games",
+        "/api/store/matches/1/games/9223372036854775808/replay",
+        "/api/store/matches/9223372036854775808/games/0/replay",
+    ],
+)
+def test_query_and_path_integers_are_ascii_and_below_2_63(league_db, tmp_path, url):
+    db = str(tmp_path / "league.sqlite")
+    shutil.copy(league_db, db)
+    before = folder_state(tmp_path)
+    assert_error(web_client(create_app(db=db)).get(url), 400)
+    assert folder_state(tmp_path)["league.sqlite"] == before["league.sqlite"]
+
+
+def raw_exchange(port, request):
+    """(the response to the raw bytes ``request``, whether the server then closed the connection)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
+        sock.sendall(request)
+        answer = raw_response(sock)
+        return answer, sock.recv(1) == b""
+
+
+def json_body(answer):
+    """The JSON body of a raw response; asserts the one-line error shape and the headers."""
+    head, _, body = answer.partition("\r\n\r\n")
+    assert "content-security-policy:" in head.lower() and "nosniff" in head.lower()
+    value = json.loads(body)
+    assert list(value) == ["error"] and "\n" not in value["error"]
+    return value["error"]
+
+
+def test_a_websocket_upgrade_gets_the_origin_check_and_a_json_error(games):
+    upgrade = (
+        b"GET /api/options HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\n"
+        b"Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+    )
+    with served(create_app(db=None, games=games)) as (port, _):
+        answer, closed = raw_exchange(port, upgrade + b"Origin: http://evil.example\r\n\r\n")
+        assert answer.startswith("HTTP/1.1 403") and "cross-origin" in json_body(answer)
+        answer, closed = raw_exchange(port, upgrade + b"\r\n")
+        assert answer.startswith("HTTP/1.1 400") and "WebSocket" in json_body(answer) and closed
+    client = web_client(create_app(db=None, games=games))
+    for origin, status, word in (
+        ("http://evil.example", 403, "cross-origin"),
+        (BASE, 400, "WebSocket"),
+    ):
+        headers = {"origin": origin, "host": "127.0.0.1:8000"}
+        with pytest.raises(WebSocketDenialResponse) as denied:  # ASGI's denial response
+            client.websocket_connect("/api/options", headers=headers).__enter__()
+        assert_error(denied.value, status, word)
+    assert len(games) == 0
+
+
+@pytest.mark.parametrize(
+    "framing",
+    [
+        b"Content-Length: 2\r\nTransfer-Encoding: chunked\r\n",
+        b"Transfer-Encoding: chunked\r\nContent-Length: 2\r\n",
+        b"Content-Length: 2\r\nContent-Length: 40\r\n",
+        b"Content-Length: 2, 40\r\n",
+    ],
+)
+def test_a_request_with_two_lengths_is_refused_and_its_connection_closed(games, framing):
+    smuggled = b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+    body = b"2\r\n{}\r\n0\r\n\r\n" + smuggled + b"Content-Length: 2\r\n\r\n{}"
+    request = smuggled + framing + b"\r\n" + body
+    with served(create_app(db=None, games=games)) as (port, _):
+        answer, closed = raw_exchange(port, request)
+    assert answer.startswith("HTTP/1.1 400") and closed
+    json_body(answer)
+    assert answer.count("HTTP/1.1") == 1 and len(games) == 0  # the request behind is never read
+
+
+@pytest.mark.parametrize(
+    "host",
+    [
+        "127.0.0.1:8000@evil.example",
+        "127.0.0.1:evil.example",
+        "[::1].evil.example:8000",
+        "127.0.0.1:8000:80",
+        "localhost.:8000 evil",
+        "[::1]:8000@evil",
+        "127.0.0.1:",
+        "",
+    ],
+)
+def test_hosts_no_browser_sends_are_refused(client, games, host):
+    with nothing_done(games):
+        assert_error(client.post("/api/games", json={}, headers={"host": host}), 400, "Host")
+
+
+def test_x_forwarded_for_is_believed_only_behind_a_named_proxy():
+    def rotate(port):
+        statuses = []
+        for k in range(3):
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            headers = {"content-type": "application/json", "x-forwarded-for": f"10.0.0.{k}"}
+            connection.request("POST", "/api/games", body=b'{"episode": "deal"}', headers=headers)
+            statuses.append(connection.getresponse().status)
+        return statuses
+
+    games = GameStore(max_games=8, per_client=2)
+    with served(create_app(db=None, games=games)) as (port, _):
+        assert rotate(port) == [201, 201, 503]  # one client, whatever the header says
+    assert {g.client for g in games._games.values()} == {"127.0.0.1"}
+    games = GameStore(max_games=8, per_client=2)
+    with served(create_app(db=None, games=games), proxy="127.0.0.1") as (port, _):
+        assert rotate(port) == [201, 201, 201]  # the operator's proxy names the clients
+    with pytest.raises(ValueError, match="per_client"):
+        GameStore(max_games=8, per_client=8)
+
+
+def test_reading_the_leaderboard_of_an_empty_or_foreign_db_writes_nothing(tmp_path):
+    empty = tmp_path / "empty.sqlite"
+    empty.touch()
+    bare = tmp_path / "bare.sqlite"
+    with contextlib.closing(sqlite3.connect(bare)) as connection:
+        connection.execute("PRAGMA user_version = 7")  # a database of no table
+    before = folder_state(tmp_path)
+    for path, status in ((empty, 404), (bare, 503)):
+        client = web_client(create_app(db=str(path)))
+        assert_error(client.get("/api/leaderboard"), status)
+        assert_error(client.get("/api/leaderboard/plot.png"), status)
+        assert client.get("/api/store").status_code in (200, status)
+    assert folder_state(tmp_path) == before and sorted(os.listdir(tmp_path)) == sorted(before)
+
+
+def test_replay_pages_check_and_play_a_record_once(client, monkeypatch):
+    record, actions = long_record(5, 40)
+    checks, applied = [], []
+    real_check, real_apply = web.check_records, Table.apply
+    monkeypatch.setattr(web, "check_records", lambda r: checks.append(1) or real_check(r))
+    monkeypatch.setattr(Table, "apply", lambda self, a: applied.append(a) or real_apply(self, a))
+    frames, pages, page = [], 0, {}
+    while len(frames) < len(actions) + 1:
+        page = client.post("/api/replays", json={"records": record, "first": len(frames)}).json()
+        frames += page["frames"]
+        pages += 1
+    assert pages > 2 and len(checks) == 1
+    assert len(applied) < len(actions) + pages * REPLAY_PAGE  # not len(actions) per page
+    key = int(record["games"][0]["key"], 16)
+    whole = Table("classic", key, "game", {"target_score": 40}, ["a", "b", "c", "d"])
+    assert frames == whole.replay(actions)["frames"]
+    assert page["moves"] == whole.moves and page["deals"] == whole.deals
+
+
+def test_a_refused_policy_name_does_not_tell_install_paths(tmp_path, games):
+    folder = tmp_path / "policies"
+    folder.mkdir()
+    shutil.copy(os.path.join(PRETRAINED_DIR, "classic_ppo.pt"), folder / "classic.pt")
+    client = web_client(create_app(db=None, games=games, gate=SpecGate([str(folder)])))
+    install = os.path.dirname(os.path.dirname(PRETRAINED_DIR))
+    for spec, status in (("ppo:ghost", 400), ("ppo:ghost-bidder", 400), ("ppo:classic.pt", 400)):
+        message = assert_error(client.post("/api/games", json={"bots": [spec, "random"]}), status)
+        assert install not in message and str(tmp_path) not in message, message
+        assert spec in message or "classic" in message
+    assert len(games) == 0
+
+
+FD_SERVER = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+import uvicorn
+from arena.web import create_app
+from arena.web_http import listen, serve_config
+sock = listen("127.0.0.1", 0)
+print(sock.getsockname()[1], flush=True)
+config = serve_config(create_app(db=None), request_timeout_s=600, idle_timeout_s=600)
+uvicorn.Server(config).run(sockets=[sock])
+"""
+
+
+def test_idle_sockets_cannot_starve_a_server_of_descriptors():
+    """A server limited to 64 descriptors (deadlines of 10 minutes: none of them helps), 150
+    sockets that never send a byte, then a request: served while idle sockets are still open."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    server = subprocess.Popen(
+        [sys.executable, "-c", FD_SERVER], cwd=root, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert server.stdout is not None
+        port = int(server.stdout.readline())
+        with contextlib.ExitStack() as stack:
+            idle = [
+                stack.enter_context(socket.create_connection(("127.0.0.1", port), timeout=60))
+                for _ in range(150)
+            ]
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            connection.request("GET", "/api/options")
+            response = connection.getresponse()
+            assert response.status == 200 and response.read().startswith(b'{"variants"')
+            assert idle[0].recv(1) == b""  # the oldest silent socket made room
+            idle[-1].setblocking(False)
+            with pytest.raises(BlockingIOError):  # the newest is still open: no deadline passed
+                idle[-1].recv(1)
+    finally:
+        server.terminate()
+        server.wait(60)
+
+
+def test_the_documented_caps_leave_room_for_other_clients():
+    store = GameStore()
+    assert 0 < store.per_client < store.max_games
+    with open(os.path.join(os.path.dirname(__file__), "..", "docs", "web.md")) as docs:
+        text = docs.read()
+    assert f"{store.per_client} games in play per client" in text
+    assert f"{store.max_games} in all" in text and "X-Forwarded-For" in text

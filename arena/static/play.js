@@ -25,7 +25,7 @@ async function start(event) {
     seat: Number($("seat").value),
     bots: [...document.querySelectorAll(".bot")].map((input) => input.value.trim()),
     episode: $("episode").value,
-    seed: seed === "" ? null : Number(seed),
+    seed: seed === "" ? null : seed, // its digits: a 63-bit seed is past JavaScript's 53-bit numbers
   };
   try {
     show(await api("POST", "/api/games", body));
