@@ -4,6 +4,8 @@ import importlib
 
 import numpy as np
 
+from ghost_euchre_env import variants
+
 from .streams import policy_key
 
 
@@ -44,6 +46,11 @@ class Policy:
         self.game = game
         self.rng = np.random.default_rng(seed)
         self.stream_key = policy_key(seed)
+
+    @property
+    def variant(self):
+        """The :class:`ghost_euchre_env.variants.Variant` of ``game``: ``self.variant.view(obs)`` reads obs by name."""
+        return variants.of(self.game)
 
     def act(self, obs, mask):
         raise NotImplementedError

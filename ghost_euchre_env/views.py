@@ -114,7 +114,7 @@ class ObservationView:
     ``view.NAME`` is the decoded field (see :attr:`fields` and each
     :class:`Field`'s ``decoded`` type); ``view.columns(NAME)`` its raw
     float32[N, width] columns; ``view.mask(NAME)`` a ``cards`` field as uint32
-    card masks [N, *shape]. Built by ``variant.view(obs)``; the observation is
+    card masks [N, *shape]; ``view.card_flags(NAME)`` a ``card`` field as bool[N, 24]. Built by ``variant.view(obs)``; the observation is
     not copied, and a field is decoded once, when it is first read.
     """
 
@@ -143,6 +143,14 @@ class ObservationView:
         """float32[N, width]: the field's columns (a view of the observation)."""
         field = self.fields[name]
         return self.obs[:, field.start : field.stop]
+
+    def card_flags(self, name):
+        """bool[N, 24]: a ``card`` field as a set of cards (all False for none)."""
+        if self.fields[name].kind != "card":
+            raise ValueError(
+                f"card_flags reads a card field; {name!r} is a {self.fields[name].kind} field"
+            )
+        return self.columns(name) > 0.5
 
     def mask(self, name):
         """uint32[N, *shape]: a ``cards`` field's blocks as card masks (bit c = card c)."""
