@@ -47,6 +47,7 @@ class Actions:
 
     num_actions = 0
     PASS = 0
+    SUITS: tuple[int, ...] = ()  # the four actions that name a suit C, D, H, S
 
     def __init__(self, name_action: Callable[[int], str]):
         self._name = name_action
@@ -73,11 +74,11 @@ class GhostActions(Actions):
     SWAP = ghost.SWAP
     MOON = ghost.MOON
     BIDS = (ghost.BID_3, ghost.BID_4, ghost.BID_5, ghost.MOON)  # by level 3, 4, 5, moon
-    TRUMPS = tuple(range(ghost.TRUMP_CLUBS, ghost.TRUMP_CLUBS + NUM_SUITS))
+    SUITS = tuple(ghost.SUIT_ACTIONS)  # name trump C, D, H, S
 
     def bid(self, level):
         """Action id of a bid of ``level`` tricks (3, 4, 5; 6 or 'moon': the moon)."""
-        levels = {level: action for level, action in zip(ghost.BID_LEVELS, self.BIDS, strict=True)}
+        levels = dict(zip(ghost.BID_LEVELS, self.BIDS, strict=True))
         key = ghost.MOON_LEVEL if level == "moon" else level
         if key not in levels:
             raise ValueError(f"not a bid: {level!r}; expected 3, 4, 5, 6 or 'moon'")
@@ -95,7 +96,7 @@ class ClassicActions(Actions):
     PASS = classic.PASS
     GO_ALONE = classic.GO_ALONE
     WITH_PARTNER = classic.WITH_PARTNER
-    SUITS = tuple(range(classic.SUIT_CLUBS, classic.SUIT_CLUBS + NUM_SUITS))
+    SUITS = tuple(classic.SUIT_ACTIONS)  # order up / name C, D, H, S
 
     def suit(self, suit):
         """Action id that orders up (round 1) or names (round 2) ``suit`` trump."""
@@ -348,10 +349,9 @@ def make(name):
 
 
 def of(game):
-    """The :class:`Variant` of an engine (a GhostEuchre or ClassicEuchre, or a subclass); ValueError otherwise."""
+    """The :class:`Variant` of an engine (a GhostEuchre or ClassicEuchre, or a subclass); TypeError otherwise."""
     for variant in _REGISTRY.values():
         if isinstance(game, variant.engine):
             return variant
-    raise ValueError(
-        f"no variant plays a {type(game).__name__}; expected one of {list(NAMES)}'s engines"
-    )
+    engines = " or ".join(v.engine.__name__ for v in _REGISTRY.values())
+    raise TypeError(f"no variant plays a {type(game).__name__}; expected a {engines}")

@@ -99,7 +99,10 @@ def test_descriptors_hold_the_engines_numbers():
     ("call", "message"),
     [
         (lambda: variants.make("bridge"), "variant must be one of"),
-        (lambda: variants.of(object()), "no variant plays a object"),
+        (
+            lambda: variants.of(object()),
+            "no variant plays a object; expected a GhostEuchre or ClassicEuchre",
+        ),
         (lambda: variants.make("ghost").actions.bid(2), "not a bid: 2"),
         (lambda: variants.make("ghost").actions.trump("X"), "not a suit: 'X'"),
         (lambda: variants.make("ghost").actions.card("ZZ"), "not a card"),
@@ -111,5 +114,5 @@ def test_descriptors_hold_the_engines_numbers():
     ],
 )
 def test_bad_input_gets_a_clear_error(call, message):
-    with pytest.raises((ValueError, AttributeError), match=message):
+    with pytest.raises((ValueError, TypeError, AttributeError), match=message):
         call()
