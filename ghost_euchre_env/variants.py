@@ -211,6 +211,7 @@ class Variant:
     fields: tuple[Field, ...]
     phases: tuple[str, ...]
     render: Callable[..., str]
+    play_phase: int  # the engine's phase code of the card play
     auction_view: bool  # an auction-only view (GhostBiddingVec) exists for it
 
     @property
@@ -314,6 +315,7 @@ GHOST = Variant(
     fields=_ghost_fields(),
     phases=ghost.PHASE_NAMES,
     render=render_ghost,
+    play_phase=ghost.PLAY,
     auction_view=True,
 )
 CLASSIC = Variant(
@@ -328,6 +330,7 @@ CLASSIC = Variant(
     fields=_classic_fields(),
     phases=CLASSIC_PHASES,
     render=render_classic,
+    play_phase=classic.PLAY,
     auction_view=False,
 )
 _REGISTRY = {v.name: v for v in (GHOST, CLASSIC)}
@@ -344,7 +347,7 @@ def make(name):
     if isinstance(name, Variant):
         return name
     if name not in _REGISTRY:
-        raise ValueError(f"variant must be one of {list(NAMES)}, got {name!r}")
+        raise ValueError(f"variant must be one of {sorted(NAMES)}, got {name!r}")
     return _REGISTRY[name]
 
 
