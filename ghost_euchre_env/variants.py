@@ -22,7 +22,7 @@ from collections.abc import Callable
 import numpy as np
 
 from . import classic, ghost
-from .cards import NUM_SUITS, SUIT_LETTERS, SUIT_SYMBOLS, parse_card
+from .cards import NUM_CARDS, NUM_SUITS, SUIT_LETTERS, SUIT_SYMBOLS, parse_card
 from .core import layout_table
 from .render import render_classic, render_ghost
 from .vector import ClassicEuchreVec, GhostEuchreVec
@@ -295,6 +295,19 @@ class Variant:
         """float32[N, obs_size]: the observations of a view, or of {field name: decoded value}."""
         return encode(self.fields, values)
 
+    def card_columns(self):
+        """(int64[B, 24]: the observation column of card c in card block b, int64[R]: the other columns).
+
+        The card blocks are the ``cards`` and ``card`` fields' blocks of 24, in layout order.
+        """
+        starts = [
+            np.arange(f.start, f.stop, NUM_CARDS)
+            for f in self.fields
+            if f.kind in ("cards", "card")
+        ]
+        cards = np.concatenate(starts)[:, None] + np.arange(NUM_CARDS)
+        return cards, np.setdiff1d(np.arange(self.obs_size), cards.reshape(-1))
+
     def layout_table(self):
         """The observation layout as a reStructuredText table (field, offset, size, meaning)."""
         return layout_table([(f.name, f.stop - f.start, f.meaning) for f in self.fields])
@@ -349,6 +362,14 @@ def make(name):
     if name not in _REGISTRY:
         raise ValueError(f"variant must be one of {sorted(NAMES)}, got {name!r}")
     return _REGISTRY[name]
+
+
+def by_sizes(obs_size, num_actions):
+    """The :class:`Variant` whose observations and actions have these sizes (what a network knows), or None."""
+    for variant in _REGISTRY.values():
+        if (variant.obs_size, variant.num_actions) == (obs_size, num_actions):
+            return variant
+    return None
 
 
 def of(game):
