@@ -48,6 +48,7 @@ class Actions:
     num_actions = 0
     PASS = 0
     SUITS: tuple[int, ...] = ()  # the four actions that name a suit C, D, H, S
+    CARDS = slice(0, NUM_CARDS)  # the actions that play (or discard) card 0..23: mask[:, CARDS]
 
     def __init__(self, name_action: Callable[[int], str]):
         self._name = name_action
