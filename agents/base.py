@@ -1,5 +1,6 @@
 """The one interface every bot implements: batched, observation-in, action-out."""
 
+import functools
 import importlib
 
 import numpy as np
@@ -47,7 +48,7 @@ class Policy:
         self.rng = np.random.default_rng(seed)
         self.stream_key = policy_key(seed)
 
-    @property
+    @functools.cached_property
     def variant(self):
         """The :class:`ghost_euchre_env.variants.Variant` of ``game``: ``self.variant.view(obs)`` reads obs by name."""
         return variants.of(self.game)

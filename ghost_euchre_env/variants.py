@@ -15,9 +15,11 @@ Every number in it comes from the engine modules; no rule is written here.
 """
 
 import dataclasses
+import functools
 import importlib
 import itertools
 from collections.abc import Callable
+from typing import ClassVar
 
 import numpy as np
 
@@ -26,7 +28,7 @@ from .cards import NUM_CARDS, NUM_SUITS, SUIT_LETTERS, SUIT_SYMBOLS, parse_card
 from .core import layout_table
 from .render import render_classic, render_ghost
 from .vector import ClassicEuchreVec, GhostEuchreVec
-from .views import Field, ObservationView, encode
+from .views import Field, encode, view_class
 
 
 def parse_suit(suit):
@@ -75,15 +77,15 @@ class GhostActions(Actions):
     SWAP = ghost.SWAP
     MOON = ghost.MOON
     BIDS = (ghost.BID_3, ghost.BID_4, ghost.BID_5, ghost.MOON)  # by level 3, 4, 5, moon
+    _BY_LEVEL: ClassVar[dict[int, int]] = dict(zip(ghost.BID_LEVELS, BIDS, strict=True))
     SUITS = tuple(ghost.SUIT_ACTIONS)  # name trump C, D, H, S
 
     def bid(self, level):
         """Action id of a bid of ``level`` tricks (3, 4, 5; 6 or 'moon': the moon)."""
-        levels = dict(zip(ghost.BID_LEVELS, self.BIDS, strict=True))
-        key = ghost.MOON_LEVEL if level == "moon" else level
-        if key not in levels:
+        action = self._BY_LEVEL.get(ghost.MOON_LEVEL if level == "moon" else level)
+        if action is None or isinstance(level, bool):
             raise ValueError(f"not a bid: {level!r}; expected 3, 4, 5, 6 or 'moon'")
-        return levels[key]
+        return action
 
     def trump(self, suit):
         """Action id that names ``suit`` trump ('H', '♥', 'hearts' or 0..3)."""
@@ -289,8 +291,8 @@ class Variant:
         return _load(self.aec_entry_point)(**kwargs)
 
     def view(self, obs):
-        """The observations float32[N, obs_size] read by name (:class:`views.ObservationView`)."""
-        return ObservationView(self.fields, obs)
+        """The observations float32[N, obs_size] read by name (a :class:`views.ObservationView`)."""
+        return self.view_type(obs)
 
     def encode(self, values):
         """float32[N, obs_size]: the observations of a view, or of {field name: decoded value}."""
@@ -313,8 +315,16 @@ class Variant:
         """The observation layout as a reStructuredText table (field, offset, size, meaning)."""
         return layout_table([(f.name, f.stop - f.start, f.meaning) for f in self.fields])
 
+    @functools.cached_property
+    def view_type(self):
+        """The variant's :class:`views.ObservationView` subclass (one descriptor per field)."""
+        return view_class(self.name, self.fields)
+
     def __repr__(self):
         return f"Variant({self.name!r})"
+
+    def __reduce__(self):  # pickled by name: the registry's own object comes back
+        return make, (self.name,)
 
 
 GHOST = Variant(

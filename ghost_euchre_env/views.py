@@ -17,7 +17,10 @@ Field kinds (:class:`Field` ``kind``):
 - ``count``: a count divided by ``scale`` -> int8[N, *shape] count;
 - ``fraction``: a fraction, kept as float32[N, *shape] (its unit in the meaning).
 
-The variant descriptors (:mod:`.variants`) give each layout field its kind.
+The variant descriptors (:mod:`.variants`) give each layout field its kind, and
+build one view class per variant (:func:`view_class`): each field is a
+descriptor of that class, so reading ``view.hand`` costs the slice and the
+comparison a bot would write by hand, once per view.
 """
 
 import dataclasses
@@ -64,6 +67,26 @@ class Field:
             raise ValueError(
                 f"field {self.name!r}: {width} columns, but its kind and shape need {expected}"
             )
+        object.__setattr__(self, "decode", self._decoder())
+
+    def _decoder(self):
+        """decode(columns float32[N, width]) -> the decoded array, with no more work than the kind needs."""
+        if self.kind in ("card", "seat", "choice"):
+            # one-hot (or all 0) columns: their dot product with 1..k is the set column + 1 (0: none)
+            width = self.stop - self.start
+            ordinals = np.arange(1, width + 1, dtype=np.float32)
+            values = self.values if self.kind == "choice" else range(width)
+            lookup = np.array([self.none if self.kind == "choice" else -1, *values], np.int8)
+            return lambda columns: lookup.take((columns @ ordinals).astype(np.intp))
+        shape = (*self.shape, NUM_CARDS) if self.kind == "cards" else self.shape
+        if self.kind == "count":
+            scale = np.float32(self.scale)
+            return lambda columns: np.rint(columns * scale).astype(np.int8)
+        if self.kind == "fraction":
+            return (lambda columns: columns[:, 0]) if shape == () else (lambda columns: columns)
+        if len(shape) == 1:  # cards, flags: already [N, width]
+            return lambda columns: columns > 0.5
+        return lambda columns: columns.reshape(len(columns), *shape) > 0.5
 
     @property
     def decoded(self):
@@ -72,26 +95,8 @@ class Field:
         dtype = {"cards": "bool", "flags": "bool", "fraction": "float32"}.get(self.kind, "int8")
         return f"{dtype}[{', '.join(['N', *map(str, shape)])}]"
 
-    def decode(self, columns):
-        """float32[N, width] (this field's columns) -> the decoded array."""
-        n = len(columns)
-        if self.kind in ("cards", "flags"):
-            shape = (*self.shape, NUM_CARDS) if self.kind == "cards" else self.shape
-            return columns.reshape(n, *shape) > 0.5
-        if self.kind == "fraction":
-            return columns.reshape(n, *self.shape)
-        if self.kind == "count":
-            return np.rint(columns * np.float32(self.scale)).astype(np.int8).reshape(n, *self.shape)
-        hot = columns > 0.5
-        index = hot.argmax(axis=1)
-        if self.kind == "choice":
-            return np.where(
-                hot.any(axis=1), np.asarray(self.values, np.int8)[index], self.none
-            ).astype(np.int8)
-        return np.where(hot.any(axis=1), index, -1).astype(np.int8)  # card, seat
-
     def encode(self, value, out):
-        """Write the decoded ``value`` (as :meth:`decode` returns it) into out float32[N, width]."""
+        """Write the decoded ``value`` (as ``decode`` returns it) into out float32[N, width]."""
         n = len(out)
         value = np.asarray(value)
         if self.kind in ("cards", "flags", "fraction"):
@@ -108,36 +113,51 @@ class Field:
             out[rows, index[rows]] = 1
 
 
+class _FieldReader:
+    """The descriptor of one field on a view class: decodes on first reading, then the instance keeps it."""
+
+    def __init__(self, field):
+        self.field = field
+        self.name, self.columns, self.decode = field.name, slice(field.start, field.stop), field.decode
+        self.__doc__ = f"{field.decoded}: {field.meaning}"
+
+    def __get__(self, view, owner=None):
+        if view is None:
+            return self
+        value = view.__dict__[self.name] = self.decode(view.obs[:, self.columns])
+        return value  # a non-data descriptor: later reads find it in the instance
+
+
 class ObservationView:
     """Observations float32[N, D] of one variant, read by field name.
 
     ``view.NAME`` is the decoded field (see :attr:`fields` and each
     :class:`Field`'s ``decoded`` type); ``view.columns(NAME)`` its raw
     float32[N, width] columns; ``view.mask(NAME)`` a ``cards`` field as uint32
-    card masks [N, *shape]; ``view.card_flags(NAME)`` a ``card`` field as bool[N, 24]. Built by ``variant.view(obs)``; the observation is
-    not copied, and a field is decoded once, when it is first read.
+    card masks [N, *shape]; ``view.card_flags(NAME)`` a ``card`` field as
+    bool[N, 24]. Built by ``variant.view(obs)`` (a subclass per variant, see
+    :func:`view_class`); the observation is not copied, and a field is decoded
+    once, when it is first read.
     """
 
-    def __init__(self, fields, obs):
+    fields: dict[str, Field] = {}  # noqa: RUF012 (set per variant by view_class)
+    width = 0
+
+    def __init__(self, obs):
         obs = np.asarray(obs)
-        width = fields[-1].stop
-        if obs.ndim != 2 or obs.shape[1] != width:
-            raise ValueError(f"observations must be float32[N, {width}], got shape {obs.shape}")
+        if obs.ndim != 2 or obs.shape[1] != self.width:
+            raise ValueError(
+                f"observations must be float32[N, {self.width}], got shape {obs.shape}"
+            )
         self.obs = obs
-        self.fields = {f.name: f for f in fields}
 
     def __len__(self):
         return len(self.obs)
 
-    def __getattr__(self, name) -> np.ndarray:
-        fields = self.__dict__.get("fields", {})
-        if name not in fields:
-            raise AttributeError(
-                f"observations have no field {name!r}; fields: {', '.join(fields)}"
-            )
-        value = fields[name].decode(self.columns(name))
-        self.__dict__[name] = value  # read once: later reads are attribute lookups
-        return value
+    def __getattr__(self, name) -> np.ndarray:  # only for names that are not fields
+        raise AttributeError(
+            f"observations have no field {name!r}; fields: {', '.join(self.fields)}"
+        )
 
     def columns(self, name):
         """float32[N, width]: the field's columns (a view of the observation)."""
@@ -157,6 +177,16 @@ class ObservationView:
         cards = getattr(self, name)
         flat = cards.reshape(-1, NUM_CARDS)
         return pack_bits(flat).astype(HAND_DTYPE).reshape(cards.shape[:-1])
+
+
+def view_class(name, fields):
+    """The :class:`ObservationView` subclass of a layout: one descriptor per field (fields in column order)."""
+    attributes = {f.name: _FieldReader(f) for f in fields}
+    attributes.update(
+        fields={f.name: f for f in fields}, width=fields[-1].stop, __module__=__name__
+    )
+    attributes["__doc__"] = f"{name} observations read by name (:class:`ObservationView`)."
+    return type(f"{name.title()}View", (ObservationView,), attributes)
 
 
 def encode(fields, values, num_rows=None):
