@@ -118,7 +118,8 @@ class _FieldReader:
 
     def __init__(self, field):
         self.field = field
-        self.name, self.columns, self.decode = field.name, slice(field.start, field.stop), field.decode
+        self.name, self.decode = field.name, field.decode
+        self.columns = slice(field.start, field.stop)
         self.__doc__ = f"{field.decoded}: {field.meaning}"
 
     def __get__(self, view, owner=None):
