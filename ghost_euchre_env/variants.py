@@ -50,6 +50,7 @@ class Actions:
     num_actions = 0
     PASS = 0
     SUITS: tuple[int, ...] = ()  # the four actions that name a suit C, D, H, S
+    suit_method = ""  # the method that spells a suit's action
     CARDS = slice(0, NUM_CARDS)  # the actions that play (or discard) card 0..23: mask[:, CARDS]
 
     def __init__(self, name_action: Callable[[int], str]):
@@ -67,6 +68,17 @@ class Actions:
     def name(self, action):
         """Readable name of an action id: 'J♥', 'pass', 'bid 4', 'suit ♥', ..."""
         return self._name(action)
+
+    def spellings(self):
+        """{action id: how a bot writes it by name} for the actions that are not cards, by id."""
+        spelled = {}
+        for name in dir(type(self)):
+            value = getattr(type(self), name)
+            if name.isupper() and type(value) is int:
+                spelled.setdefault(value, f"actions.{name}")
+        for suit, action in zip(SUIT_LETTERS, self.SUITS, strict=True):
+            spelled[action] = f'actions.{self.suit_method}("{suit}")'
+        return dict(sorted(spelled.items()))
 
 
 class GhostActions(Actions):
@@ -87,6 +99,18 @@ class GhostActions(Actions):
             raise ValueError(f"not a bid: {level!r}; expected 3, 4, 5, 6 or 'moon'")
         return action
 
+    suit_method = "trump"
+
+    def spellings(self):
+        return dict(
+            sorted(
+                {
+                    **super().spellings(),
+                    **{self.bid(b): f"actions.bid({b})" for b in (3, 4, 5)},
+                }.items()
+            )
+        )
+
     def trump(self, suit):
         """Action id that names ``suit`` trump ('H', '♥', 'hearts' or 0..3)."""
         return ghost.TRUMP_CLUBS + parse_suit(suit)
@@ -100,6 +124,8 @@ class ClassicActions(Actions):
     GO_ALONE = classic.GO_ALONE
     WITH_PARTNER = classic.WITH_PARTNER
     SUITS = tuple(classic.SUIT_ACTIONS)  # order up / name C, D, H, S
+
+    suit_method = "suit"
 
     def suit(self, suit):
         """Action id that orders up (round 1) or names (round 2) ``suit`` trump."""

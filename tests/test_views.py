@@ -1,5 +1,8 @@
 """ghost_euchre_env.variants and .views: the descriptors, and named views whose inverse is exact."""
 
+import pathlib
+import runpy
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -116,3 +119,10 @@ def test_descriptors_hold_the_engines_numbers():
 def test_bad_input_gets_a_clear_error(call, message):
     with pytest.raises((ValueError, TypeError, AttributeError), match=message):
         call()
+
+
+def test_the_observation_page_is_the_generators_output():
+    root = pathlib.Path(__file__).resolve().parent.parent
+    generator = runpy.run_path(str(root / "docs" / "observations_page.py"))
+    committed = (root / "docs" / "observations.md").read_text(encoding="utf-8")
+    assert committed == generator["page"](), "run python docs/observations_page.py"
