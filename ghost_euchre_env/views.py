@@ -9,13 +9,13 @@ the observation they came from, bit for bit.
 
 Field kinds (:class:`Field` ``kind``):
 
-- ``cards``: 0/1 blocks of 24 (one entry per card id) -> bool[N, *shape, 24];
+- ``cards``: 0/1 blocks of 24 (one entry per card id) -> ``bool[N, *shape, 24]``;
 - ``card``: one card or none -> int8[N] card id, -1 for none;
 - ``seat``: one relative seat or none -> int8[N], -1 for none (0 = the observer);
 - ``choice``: one of ``values`` or none -> int8[N] value (``none`` when all 0);
-- ``flags``: 0/1 -> bool[N, *shape];
-- ``count``: a count divided by ``scale`` -> int8[N, *shape] count;
-- ``fraction``: a fraction, kept as float32[N, *shape] (its unit in the meaning).
+- ``flags``: 0/1 -> ``bool[N, *shape]``;
+- ``count``: a count divided by ``scale`` -> ``int8[N, *shape]`` count;
+- ``fraction``: a fraction, kept as ``float32[N, *shape]`` (its unit in the meaning).
 
 The variant descriptors (:mod:`.variants`) give each layout field its kind, and
 build one view class per variant (:func:`view_class`): each field is a
@@ -135,7 +135,7 @@ class ObservationView:
     ``view.NAME`` is the decoded field (see :attr:`fields` and each
     :class:`Field`'s ``decoded`` type); ``view.columns(NAME)`` its raw
     float32[N, width] columns; ``view.mask(NAME)`` a ``cards`` field as uint32
-    card masks [N, *shape]; ``view.card_flags(NAME)`` a ``card`` field as
+    card masks ``[N, *shape]``; ``view.card_flags(NAME)`` a ``card`` field as
     bool[N, 24]. Built by ``variant.view(obs)`` (a subclass per variant, see
     :func:`view_class`); the observation is not copied, and a field is decoded
     once, when it is first read.
@@ -174,7 +174,7 @@ class ObservationView:
         return self.columns(name) > 0.5
 
     def mask(self, name):
-        """uint32[N, *shape]: a ``cards`` field's blocks as card masks (bit c = card c)."""
+        """``uint32[N, *shape]``: a ``cards`` field's blocks as card masks (bit c = card c)."""
         cards = getattr(self, name)
         flat = cards.reshape(-1, NUM_CARDS)
         return pack_bits(flat).astype(HAND_DTYPE).reshape(cards.shape[:-1])
