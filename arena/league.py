@@ -159,7 +159,7 @@ def run_league(
     for number, players in enumerate(plan, 1):
         ids = [identities[p] for p in players]
         key = match_key(variant, episode, full_rules, seed, total_games, ids)
-        label = " vs ".join(players) if variant == "ghost" else _teams_text(players)
+        label = _teams_text(players, variant)
         if store.has_match(key):
             run.skipped.append({"players": players, "match_key": key})
             say(f"[{number}/{len(plan)}] {label}: stored already")
@@ -220,8 +220,10 @@ def _match_task(task, progress):
     )
 
 
-def _teams_text(players):
-    return f"{players[0]} & {players[2]} vs {players[1]} & {players[3]}"
+def _teams_text(players, variant):
+    """'a vs b vs c' (Ghost Hand), 'a & c vs b & d' (classic): the teams of a match's players by seat."""
+    members = variants.make(variant).team_members
+    return " vs ".join(" & ".join(players[seat] for seat in team) for team in members)
 
 
 @dataclasses.dataclass

@@ -241,6 +241,7 @@ class Variant:
     phases: tuple[str, ...]
     render: Callable[..., str]
     play_phase: int  # the engine's phase code of the card play
+    state_phases: tuple[str, ...]  # the engine state's phase names, by phase code
     auction_view: bool  # an auction-only view (GhostBiddingVec) exists for it
 
     @property
@@ -366,6 +367,7 @@ GHOST = Variant(
     phases=ghost.PHASE_NAMES,
     render=render_ghost,
     play_phase=ghost.PLAY,
+    state_phases=ghost.PHASE_NAMES,
     auction_view=True,
 )
 CLASSIC = Variant(
@@ -381,6 +383,7 @@ CLASSIC = Variant(
     phases=CLASSIC_PHASES,
     render=render_classic,
     play_phase=classic.PLAY,
+    state_phases=classic.PHASE_NAMES,
     auction_view=False,
 )
 _REGISTRY = {v.name: v for v in (GHOST, CLASSIC)}
