@@ -2,6 +2,7 @@
 
 import functools
 import importlib
+from typing import Any
 
 import numpy as np
 
@@ -49,7 +50,7 @@ class Policy:
         self.stream_key = policy_key(seed)
 
     @functools.cached_property
-    def variant(self):
+    def variant(self) -> "variants.Variant[Any]":
         """The :class:`ghost_euchre_env.variants.Variant` of ``game``: ``self.variant.view(obs)`` reads obs by name."""
         return variants.of(self.game)
 

@@ -20,7 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [ROOT, os.path.join(ROOT, "examples")]
 
 import numpy as np  # noqa: E402
-from rule_bots import GhostBowers  # noqa: E402
+from rule_bots import GhostBowers  # noqa: E402  # pyright: ignore[reportMissingImports]
 
 from agents import Policy, make_policy  # noqa: E402
 from ghost_euchre_env import variants  # noqa: E402

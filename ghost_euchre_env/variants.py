@@ -19,7 +19,7 @@ import functools
 import importlib
 import itertools
 from collections.abc import Callable
-from typing import ClassVar
+from typing import Any, ClassVar, Generic, Literal, TypeVar, overload
 
 import numpy as np
 
@@ -214,8 +214,11 @@ def _load(entry_point):
     return getattr(importlib.import_module(module), name)
 
 
+ActionsT = TypeVar("ActionsT", bound=Actions)
+
+
 @dataclasses.dataclass(frozen=True, eq=False)
-class Variant:
+class Variant(Generic[ActionsT]):
     """A game variant: what every layer above the engine needs to know about it.
 
     name: its registry name ('ghost', 'classic'); engine: the rules engine class
@@ -236,7 +239,7 @@ class Variant:
     aec_entry_point: str
     gym_id: str | None
     teams: np.ndarray
-    actions: Actions
+    actions: ActionsT
     fields: tuple[Field, ...]
     phases: tuple[str, ...]
     render: Callable[..., str]
@@ -354,7 +357,7 @@ class Variant:
         return make, (self.name,)
 
 
-GHOST = Variant(
+GHOST: Variant[GhostActions] = Variant(
     name="ghost",
     title="Ghost Hand Euchre",
     engine=ghost.GhostEuchre,
@@ -370,7 +373,7 @@ GHOST = Variant(
     state_phases=ghost.PHASE_NAMES,
     auction_view=True,
 )
-CLASSIC = Variant(
+CLASSIC: Variant[ClassicActions] = Variant(
     name="classic",
     title="classic Euchre",
     engine=classic.ClassicEuchre,
@@ -395,6 +398,12 @@ def available():
     return NAMES
 
 
+@overload
+def make(name: Literal["ghost"]) -> Variant[GhostActions]: ...
+@overload
+def make(name: Literal["classic"]) -> Variant[ClassicActions]: ...
+@overload
+def make(name: "str | Variant[Any]") -> Variant[Any]: ...
 def make(name):
     """The :class:`Variant` named ``name`` (a Variant is returned as is); ValueError for an unknown name."""
     if isinstance(name, Variant):
@@ -412,7 +421,7 @@ def by_sizes(obs_size, num_actions):
     return None
 
 
-def of(game):
+def of(game) -> Variant[Any]:
     """The :class:`Variant` of an engine (a GhostEuchre or ClassicEuchre, or a subclass); TypeError otherwise."""
     for variant in _REGISTRY.values():
         if isinstance(game, variant.engine):

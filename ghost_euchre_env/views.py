@@ -182,7 +182,7 @@ class ObservationView:
 
 def view_class(name, fields):
     """The :class:`ObservationView` subclass of a layout: one descriptor per field (fields in column order)."""
-    attributes = {f.name: _FieldReader(f) for f in fields}
+    attributes: dict[str, object] = {f.name: _FieldReader(f) for f in fields}
     attributes.update(
         fields={f.name: f for f in fields}, width=fields[-1].stop, __module__=__name__
     )
