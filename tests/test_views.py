@@ -128,3 +128,20 @@ def test_the_observation_page_is_the_generators_output():
     generator = runpy.run_path(str(root / "docs" / "observations_page.py"))
     committed = (root / "docs" / "observations.md").read_text(encoding="utf-8")
     assert committed == generator["page"](), "run python docs/observations_page.py"
+
+
+@pytest.mark.parametrize("name", variants.available())
+def test_the_entry_points_build_the_variants_envs(name):
+    import pickle
+
+    import gymnasium
+
+    variant = variants.make(name)
+    aec = variant.aec()
+    aec.reset(seed=0)
+    assert len(aec.possible_agents) == variant.num_players
+    assert aec.observation_space(aec.agents[0])["observation"].shape == (variant.obs_size,)
+    assert variant.vector_env(2, seed=0).reset()[0].shape == (2, variant.obs_size)
+    if variant.gym_id is not None:
+        assert gymnasium.make(variant.gym_id).observation_space.shape == (variant.obs_size,)
+    assert pickle.loads(pickle.dumps(variant)) is variant  # policies carry it to worker processes
