@@ -357,6 +357,7 @@ def plan_match(
     """(:class:`MatchPlan`, the players' policies) of a match (arguments as :func:`run_match`)."""
     check_int("seed", seed, 0)
     game = make_game(variant, episode, rules)
+    variant = variants.of(game).name  # a Variant or its name: results name it
     _check_player_count(players, game, variant)
     check_no_human(players)
     policies, names, specs = build_players(players, game, seed)
@@ -465,7 +466,8 @@ def run_match(
 ):
     """Play a duplicate-deal match and return a :class:`MatchResult`.
 
-    players: one spec string or Policy per seat (3 for ghost, 4 for classic);
+    players: one spec string or Policy per seat (3 for ghost, 4 for classic); variant: a
+    name of :mod:`ghost_euchre_env.variants` or its descriptor;
     games: total games, rounded up to whole deal sequences (6 seatings for ghost, 4 for classic);
     seed: int >= 0 (deals and the players' seeds); episode: "game" or "deal";
     rules: dict of the engine's rules options; num_envs: most games stepped at

@@ -6,6 +6,7 @@ import pathlib
 import pytest
 
 from arena.match import run_match
+from ghost_euchre_env import variants
 
 EXAMPLE = pathlib.Path(__file__).resolve().parent.parent / "examples" / "rule_bots.py"
 
@@ -48,5 +49,5 @@ def test_a_bot_by_names_plays_a_match(monkeypatch, variant, players):
     bot, rand = result.players[0], result.players[1]
     assert bot["games"] == 24 and bot["contracts"] > 0  # it bids with both bowers
     assert bot["mean_points_per_deal"] > rand["mean_points_per_deal"]
-    again = run_match(players, variant=variant, games=24, seed=5)
+    again = run_match(players, variant=variants.make(variant), games=24, seed=5)  # or a descriptor
     assert again.to_dict()["players"][0]["wins"] == bot["wins"]  # seeded: the same games
