@@ -1,9 +1,13 @@
 """The one interface every bot implements: batched, observation-in, action-out."""
 
+import functools
 import importlib
 import os
+from typing import Any
 
 import numpy as np
+
+from ghost_euchre_env import variants
 
 from .streams import policy_key
 
@@ -54,6 +58,11 @@ class Policy:
         self.game = game
         self.rng = np.random.default_rng(seed)
         self.stream_key = policy_key(seed)
+
+    @functools.cached_property
+    def variant(self) -> "variants.Variant[Any]":
+        """The :class:`ghost_euchre_env.variants.Variant` of ``game``: ``self.variant.view(obs)`` reads obs by name."""
+        return variants.of(self.game)
 
     def act(self, obs, mask):
         raise NotImplementedError

@@ -7,7 +7,7 @@ Train it with ``ghost-euchre-train --model agents.cardset:CardSetNet`` (options:
 Each of the 24 cards is one token: the card's column of every card-indexed
 block of the observation (Ghost Hand: own hand, dead hand, played by each seat,
 played in each trick, in the current trick by each seat: 14 bits; classic: 16,
-``OBS_CARD_FIELDS``) goes through a layer shared by all cards, plus a learned
+the variant's card fields, ``Variant.card_columns``) goes through a layer shared by all cards, plus a learned
 embedding of the card's identity. ``pooling: mean`` averages the tokens (a
 DeepSets encoder); ``attention`` first lets every card attend to every other
 (one multi-head self-attention layer with a residual and a shared feed-forward
@@ -22,24 +22,12 @@ import numpy as np
 import torch
 from torch import nn
 
-from ghost_euchre_env import classic, ghost
+from ghost_euchre_env import variants
 from ghost_euchre_env.cards import NUM_CARDS
 
 from .networks import layer
 
-VARIANTS = {(v.OBS_SIZE, v.NUM_ACTIONS): v for v in (ghost, classic)}
 POOLINGS = ("mean", "attention")
-
-
-def card_columns(variant):
-    """(int64[blocks, 24]: observation column of block b for card c, int64[R]: the other columns)."""
-    blocks = [
-        start + np.arange(0, stop - start, NUM_CARDS)
-        for start, stop in (variant.OBS_OFFSETS[name] for name in variant.OBS_CARD_FIELDS)
-    ]
-    cards = np.concatenate(blocks)[:, None] + np.arange(NUM_CARDS)
-    rest = np.setdiff1d(np.arange(variant.OBS_SIZE), cards.reshape(-1))
-    return cards, rest
 
 
 class CardSetNet(nn.Module):
@@ -56,7 +44,8 @@ class CardSetNet(nn.Module):
         self, obs_size, num_actions, embed_size=32, hidden_size=256, pooling="mean", heads=4
     ):
         super().__init__()
-        if (obs_size, num_actions) not in VARIANTS:
+        variant = variants.by_sizes(obs_size, num_actions)
+        if variant is None:
             raise ValueError(
                 f"CardSetNet reads Ghost Hand or classic observations, got obs_size={obs_size}, "
                 f"num_actions={num_actions}"
@@ -70,7 +59,7 @@ class CardSetNet(nn.Module):
             not isinstance(heads, int) or heads < 1 or embed_size % heads
         ):
             raise ValueError(f"heads must be a positive int dividing embed_size, got {heads!r}")
-        cards, rest = card_columns(VARIANTS[obs_size, num_actions])
+        cards, rest = variant.card_columns()
         # token features [B, 24, blocks] are gathered as obs[:, card_index].view(B, 24, blocks)
         self.register_buffer("card_index", torch.from_numpy(cards.T.reshape(-1)), persistent=False)
         self.register_buffer("rest_index", torch.from_numpy(rest), persistent=False)

@@ -52,7 +52,7 @@ Classic Euchre (:class:`ClassicHeuristic`) is described in its own docstring.
 
 import numpy as np
 
-from ghost_euchre_env import classic, ghost
+from ghost_euchre_env import classic, ghost, variants
 from ghost_euchre_env.cards import (
     CARD_BIT,
     CARD_RANK,
@@ -64,6 +64,7 @@ from ghost_euchre_env.cards import (
     NUM_SUITS,
     PARTNER_SUIT,
     STRENGTH,
+    pack_bits,
 )
 
 from .base import Policy
@@ -156,16 +157,21 @@ THROW_COST = np.where(IS_TRUMP, 20 + LEAD_STRENGTH.astype(np.int16), CARD_RANK[N
 _NEVER = np.int16(9999)
 
 
-def _fields(obs, *names):
-    """The named observation fields, each float32[N, size] (views)."""
-    return [obs[:, slice(*ghost.OBS_OFFSETS[name])] for name in names]
+def _boss(trump, unseen):
+    """bool[N, 24]: no unseen card of its effective suit beats the card (trump int[N], unseen bool[N, 24])."""
+    return (BEATERS[trump] & pack_bits(unseen).astype(HAND_DTYPE)[:, None]) == 0
 
 
-def _to_mask(cards):
-    """bool[N, 24] -> uint32[N] card masks."""
-    packed = np.zeros((len(cards), 4), np.uint8)
-    packed[:, :3] = np.packbits(cards, axis=1, bitorder="little")
-    return packed.view("<u4")[:, 0].astype(HAND_DTYPE)
+def _by_phase(phase, rules, obs, mask, view):
+    """int64[N]: each game's action by the rule of its phase (rules: {phase: rule(view, mask)})."""
+    actions = np.zeros(len(obs), np.int64)
+    for code, rule in rules.items():
+        rows = np.flatnonzero(phase == code)
+        if len(rows) == len(obs):
+            actions[:] = rule(view(obs), mask)
+        elif len(rows):
+            actions[rows] = rule(view(np.take(obs, rows, axis=0)), mask[rows])
+    return actions
 
 
 def hand_evaluation(hand):
@@ -194,8 +200,8 @@ def moon_ready(hand, dead):
 
 
 def cards_played(played_by):
-    """bool[N, 24]: cards played this deal, from the ``played_by`` field float[N, seats * 24]."""
-    return played_by.reshape(len(played_by), -1, NUM_CARDS).any(axis=1)
+    """bool[N, 24]: cards played this deal, from the ``played_by`` field bool[N, seats, 24]."""
+    return played_by.any(axis=1)
 
 
 class GhostHeuristic(Policy):
@@ -207,37 +213,20 @@ class GhostHeuristic(Policy):
     swap_below = 3.8  # swap even a biddable hand when its expected tricks are below this
 
     def act(self, obs, mask):
-        actions = np.zeros(len(obs), np.int64)
-        start, _ = ghost.OBS_OFFSETS["phase"]
-        phase = np.select(
-            [obs[:, start + ghost.TRUMP] > 0.5, obs[:, start + ghost.PLAY] > 0.5],
-            [ghost.TRUMP, ghost.PLAY],
-            ghost.AUCTION,
-        )
-        for code, rule in (
-            (ghost.AUCTION, self._auction),
-            (ghost.TRUMP, self._trump),
-            (ghost.PLAY, self._play),
-        ):
-            rows = np.flatnonzero(phase == code)
-            if len(rows) == 0:
-                continue
-            if len(rows) == len(obs):
-                actions[:] = rule(obs, mask)
-            else:
-                actions[rows] = rule(np.take(obs, rows, axis=0), mask[rows])
-        return actions
+        view = self.variant.view
+        phase = view(obs).phase  # a finished game (no phase) is answered as an auction
+        phase = np.where(phase == ghost.OVER, ghost.AUCTION, phase)
+        rules = {ghost.AUCTION: self._auction, ghost.TRUMP: self._trump, ghost.PLAY: self._play}
+        return _by_phase(phase, rules, obs, mask, view)
 
-    def _auction(self, obs, mask):
-        hand, dead, contract = _fields(obs, "hand", "dead_hand", "contract")
-        hand, dead = hand > 0.5, dead > 0.5
+    def _auction(self, view, mask):
+        hand, dead = view.hand, view.dead_hand
         tricks = hand_evaluation(hand)
         best = tricks.argmax(axis=1)
         index = np.arange(len(hand))
         expected = tricks[index, best]
         moon_hand = moon_ready(hand, dead)[index, best] | (expected >= self.moon_above)
-        high = np.where(contract.any(axis=1), 3 + contract.argmax(axis=1), 0)
-        need = np.maximum(high + 1, 3)
+        need = np.maximum(view.contract + 1, 3)  # contract: the high bid's level, 0 for none
         threshold = np.select([need == 3, need == 4, need == 5], list(self.bid_thresholds), np.inf)
         bid = expected >= threshold
         swap = mask[:, ghost.SWAP] & (~bid | (expected < self.swap_below))
@@ -248,33 +237,22 @@ class GhostHeuristic(Policy):
         )
 
     @staticmethod
-    def _trump(obs, mask):
-        (hand,) = _fields(obs, "hand")
-        return ghost.TRUMP_CLUBS + hand_evaluation(hand > 0.5).argmax(axis=1)
+    def _trump(view, mask):
+        return ghost.TRUMP_CLUBS + hand_evaluation(view.hand).argmax(axis=1)
 
-    def _play(self, obs, mask):
-        hand, dead, played_by, current, trump, leader, declarer = _fields(
-            obs, "hand", "dead_hand", "played_by", "current_trick", "trump", "leader", "declarer"
-        )
+    def _play(self, view, mask):
+        hand, current, trump = view.hand, view.current_trick, view.trump  # trump is named in play
         n = len(hand)
         legal = mask[:, :NUM_CARDS]
-        hand = hand > 0.5
-        trump = trump.argmax(axis=1)
-        played = cards_played(played_by)
-        unseen = ~(hand | played | (dead > 0.5))
-        boss = (BEATERS[trump] & _to_mask(unseen)[:, None]) == 0  # [N, 24]
+        played = cards_played(view.played_by)
+        unseen = ~(hand | played | view.dead_hand)
+        boss = _boss(trump, unseen)  # [N, 24]
         is_trump = IS_TRUMP[trump]
         trumps_unseen = (unseen & is_trump).any(axis=1)
 
-        in_trick = (
-            current[:, :NUM_CARDS]
-            + current[:, NUM_CARDS : 2 * NUM_CARDS]
-            + current[:, 2 * NUM_CARDS :]
-        ) > 0.5
+        in_trick = current.any(axis=1)
         position = in_trick.sum(axis=1)  # 0 leading, 1 second, 2 last
-        led_card = current.reshape(n, 3, NUM_CARDS)[np.arange(n), leader.argmax(axis=1)].argmax(
-            axis=1
-        )
+        led_card = current[np.arange(n), view.leader].argmax(axis=1)
         led = EFFECTIVE_SUIT[trump, led_card]
         if getattr(
             self.game.rules, "allow_renege", False
@@ -287,7 +265,7 @@ class GhostHeuristic(Policy):
         lead_strength = LEAD_STRENGTH[trump]
         throw = THROW_COST[trump] + 10 * (boss & ~is_trump)  # 0..57
 
-        declaring = declarer[:, 0] > 0.5
+        declaring = view.declarer == 0
         leading = position == 0
         boss_trump = legal & is_trump & boss
         boss_off = legal & ~is_trump & boss
@@ -347,28 +325,17 @@ class ClassicHeuristic(Policy):
     alone_above = 4.0
 
     def act(self, obs, mask):
-        actions = np.zeros(len(obs), np.int64)
-        start, stop = classic.OBS_OFFSETS["phase"]
-        phase = obs[:, start:stop].argmax(axis=1)  # round 1, round 2, discard, alone, play
-        rules = (self._bid, self._bid, self._discard, self._alone, self._play)
-        for code, rule in enumerate(rules):
-            rows = np.flatnonzero(phase == code)
-            if len(rows):
-                actions[rows] = rule(np.take(obs, rows, axis=0), mask[rows])
-        return actions
+        phase = self.variant.view(obs).phase  # round 1, round 2, discard, alone, play, over
+        phase = np.where(phase == len(variants.CLASSIC_PHASES) - 1, 0, phase)  # over: as round 1
+        rules = dict(enumerate((self._bid, self._bid, self._discard, self._alone, self._play)))
+        return _by_phase(phase, rules, obs, mask, self.variant.view)
 
-    @staticmethod
-    def _get(obs, *names):
-        return [obs[:, slice(*classic.OBS_OFFSETS[name])] for name in names]
-
-    def _bid(self, obs, mask):
-        hand, upcard, dealer = self._get(obs, "hand", "upcard", "dealer")
-        hand = hand > 0.5
+    def _bid(self, view, mask):
+        hand, up = view.hand, view.upcard
         n = len(hand)
         rows = np.arange(n)
-        up = upcard.argmax(axis=1)
         up_suit = CARD_SUIT[up]
-        dealer = dealer.argmax(axis=1)  # relative: 0 me, 2 partner
+        dealer = view.dealer  # relative: 0 me, 2 partner
         tricks = hand_evaluation(hand)
         # Round 1: value of ordering up the upcard's suit.
         with_up = hand.copy()
@@ -391,49 +358,34 @@ class ClassicHeuristic(Policy):
             [order, name], [classic.SUIT_CLUBS + up_suit, classic.SUIT_CLUBS + named], classic.PASS
         )
 
-    def _discard(self, obs, mask):
-        hand, trump = self._get(obs, "hand", "trump")
-        trump = trump.argmax(axis=1)
+    def _discard(self, view, mask):
+        trump = view.trump
         legal = mask[:, :NUM_CARDS]
-        suit_length = (hand > 0.5).astype(np.float32) @ SUIT_COLUMNS  # [N, 16]
+        suit_length = view.hand.astype(np.float32) @ SUIT_COLUMNS  # [N, 16]
         length = np.take_along_axis(suit_length, trump[:, None] * NUM_SUITS + EFF[trump], axis=1)
         cost = THROW_COST[trump] + 8 * (length > 1) * ~IS_TRUMP[trump]
         return np.where(legal, cost, _NEVER).argmin(axis=1)
 
-    def _alone(self, obs, mask):
-        hand, trump, maker = self._get(obs, "hand", "trump", "maker")
-        tricks = hand_evaluation(hand > 0.5)[np.arange(len(hand)), trump.argmax(axis=1)]
-        alone = mask[:, classic.GO_ALONE] & (maker[:, 0] > 0.5) & (tricks >= self.alone_above)
+    def _alone(self, view, mask):
+        tricks = hand_evaluation(view.hand)[np.arange(len(view)), view.trump]
+        alone = mask[:, classic.GO_ALONE] & (view.maker == 0) & (tricks >= self.alone_above)
         return np.where(alone, classic.GO_ALONE, classic.WITH_PARTNER)
 
-    def _play(self, obs, mask):
-        hand, discard, played_by, current, trump, leader, maker, sitting_out = self._get(
-            obs,
-            "hand",
-            "discard",
-            "played_by",
-            "current_trick",
-            "trump",
-            "leader",
-            "maker",
-            "sitting_out",
-        )
+    def _play(self, view, mask):
+        hand, trick, trump = view.hand, view.current_trick, view.trump
         n = len(hand)
         rows = np.arange(n)
         legal = mask[:, :NUM_CARDS]
-        hand = hand > 0.5
-        trump = trump.argmax(axis=1)
-        played = cards_played(played_by)
-        unseen = ~(hand | played | (discard > 0.5))
-        boss = (BEATERS[trump] & _to_mask(unseen)[:, None]) == 0
+        played = cards_played(view.played_by)
+        unseen = ~(hand | played | view.card_flags("discard"))
+        boss = _boss(trump, unseen)
         is_trump = IS_TRUMP[trump]
         trumps_unseen = (unseen & is_trump).any(axis=1)
 
-        trick = current.reshape(n, 4, NUM_CARDS) > 0.5
         in_trick = trick.any(axis=1)
         position = in_trick.sum(axis=1)
-        players = 4 - (sitting_out > 0.5).sum(axis=1)
-        led_card = trick[rows, leader.argmax(axis=1)].argmax(axis=1)
+        players = 4 - view.sitting_out.sum(axis=1)
+        led_card = trick[rows, view.leader].argmax(axis=1)
         strength = STRENGTH[trump, EFFECTIVE_SUIT[trump, led_card], :NUM_CARDS]
         seat_strength = np.where(trick, strength[:, None, :], -1).max(
             axis=2
@@ -446,7 +398,7 @@ class ClassicHeuristic(Policy):
         lead_strength = LEAD_STRENGTH[trump]
         throw = THROW_COST[trump] + 10 * (boss & ~is_trump)
 
-        making = (maker[:, 0] + maker[:, 2]) > 0.5
+        making = (view.maker == 0) | (view.maker == 2)  # own team made trump
         leading = position == 0
         boss_trump = legal & is_trump & boss
         boss_off = legal & ~is_trump & boss

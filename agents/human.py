@@ -16,7 +16,7 @@ only), with a running count of tricks and, at the end, the winner.
 
 import numpy as np
 
-from ghost_euchre_env import classic, ghost
+from ghost_euchre_env import classic, ghost, render, variants
 from ghost_euchre_env.cards import NUM_CARDS, SUIT_SYMBOLS, card_name, effective_suit, parse_card
 from ghost_euchre_env.core import trick_taker
 
@@ -39,10 +39,6 @@ def _says(label, verb):
     return f"{label} {verb}" if label == "you" else f"{label} {verb}s"
 
 
-def _is_classic(game):
-    return game.num_players == 4
-
-
 def _suit(suit):
     return f"{SUIT_SYMBOLS[suit]} ({SUIT_WORDS[suit]})"
 
@@ -56,25 +52,10 @@ def seat_labels(names, humans):
 
 def action_name(game, action):
     """A move as words: 'J♥', 'pass', 'bid 4', 'moon', 'swap', 'trump ♥ (hearts)', 'suit ♥ (hearts)', 'alone'."""
-    if action < NUM_CARDS:
-        return card_name(action)
-    if action == ghost.PASS:
-        return "pass"
-    if _is_classic(game):
-        if action == classic.GO_ALONE:
-            return "alone"
-        if action == classic.WITH_PARTNER:
-            return "partner"
-        return f"suit {_suit(action - classic.SUIT_CLUBS)}"
-    if ghost.TRUMP_CLUBS <= action < ghost.TRUMP_CLUBS + 4:
-        return f"trump {_suit(action - ghost.TRUMP_CLUBS)}"
-    return {
-        ghost.BID_3: "bid 3",
-        ghost.BID_4: "bid 4",
-        ghost.BID_5: "bid 5",
-        ghost.MOON: "moon",
-        ghost.SWAP: "swap",
-    }[action]
+    actions = variants.of(game).actions
+    name = actions.name(action)
+    suits = actions.SUITS
+    return f"{name} ({SUIT_WORDS[suits.index(action)]})" if action in suits else name
 
 
 def _names(game, actions):
@@ -129,9 +110,14 @@ class HumanPolicy(Policy):
         self.read = read or (lambda prompt: input(prompt))  # noqa: PLW0108 (late-bound: sees a patched input)
         self.write = write or print
         self.seat = 0
-        self.labels = (
-            ["you", "left", "partner", "right"] if _is_classic(game) else ["you", "left", "right"]
-        )
+        partner, last = self.variant.partner, game.num_players - 1
+        self.labels = [
+            "you",
+            *(
+                "partner" if r == partner else "left" if r == 1 else "right"
+                for r in range(1, last + 1)
+            ),
+        ]
 
     def take_seat(self, seat, labels, write=None):
         """Sit at ``seat`` (absolute) at a table whose seats are named ``labels`` (one per seat).
@@ -172,7 +158,7 @@ class HumanPolicy(Policy):
 
     def help(self, legal):
         """How to enter a move, the rules in a few lines, and the moves allowed now."""
-        if _is_classic(self.game):
+        if self.variant.has_partners:
             moves = "'pass', a suit ('hearts', 'h' or '♥') to order up or name trump, 'alone', 'partner'"
             rules = (
                 "Partners sit across the table; 3 of 5 tricks score 1 for the makers, all 5 score 2 "
@@ -205,22 +191,21 @@ class HumanPolicy(Policy):
 
     def why_not(self, obs, text, legal):
         """One line saying why ``text`` is not a move now, and what is."""
-        field = self._fields(obs)
+        view = self.variant.view(obs[None])
         try:
             card = parse_card(text)
         except ValueError:
             card = None
         allowed = f"Allowed now: {self._menu(legal)}"
         if card is not None:
-            hand = np.flatnonzero(field("hand") > 0.5)
+            hand = np.flatnonzero(view.hand[0])
             if not any(a < NUM_CARDS for a in legal):
                 return f"Not now: no card is played at this point. {allowed}"
             if card not in hand:
                 return f"You do not hold {card_name(card)}. {allowed}"
-            upcard = field("upcard") if _is_classic(self.game) else np.zeros(NUM_CARDS)
-            if upcard[card] > 0.5:
+            if "upcard" in view.fields and view.upcard[0] == card:
                 return f"The dealer may not discard the upcard it picked up. {allowed}"
-            led = self._led_suit(field)
+            led = self._led_suit(view)
             if led is not None:
                 cards = " ".join(card_name(a) for a in legal if a < NUM_CARDS)
                 return f"You must follow the suit led, {_suit(led)}: play {cards}."
@@ -231,13 +216,13 @@ class HumanPolicy(Policy):
                 f"Not a legal move: {text.strip()!r}. Enter a number 1..{len(legal)} or a move's "
                 "name (type help)."
             )
-        if _is_classic(self.game):
-            naming = any(classic.SUIT_CLUBS <= a < classic.SUIT_CLUBS + 4 for a in legal)
+        if self.variant.has_partners:
+            naming = any(a in self.variant.actions.SUITS for a in legal)
             if named == classic.PASS and naming:
                 return f"Stick the dealer: the dealer must name trump. {allowed}"
         elif ghost.PASS in legal:  # the auction
             if named in (ghost.BID_3, ghost.BID_4, ghost.BID_5, ghost.MOON):
-                high = ("3", "4", "5", "moon")[int(field("contract").argmax())]
+                high = render.bid_name(int(view.contract[0]))
                 return f"A bid must be higher than the highest so far ({high}). {allowed}"
             if named == ghost.SWAP:
                 return (
@@ -245,50 +230,43 @@ class HumanPolicy(Policy):
                 )
         return f"{action_name(self.game, named)} is not allowed now. {allowed}"
 
-    def _fields(self, obs):
-        offsets = classic.OBS_OFFSETS if _is_classic(self.game) else ghost.OBS_OFFSETS
-
-        def field(name):
-            start, stop = offsets[name]
-            return obs[start:stop]
-
-        return field
-
-    def _led_suit(self, field):
+    @staticmethod
+    def _led_suit(view):
         """The suit to follow in the current trick (None when leading or when no trump is named)."""
-        trick = field("current_trick").reshape(self.game.num_players, NUM_CARDS)
-        leader, trump = field("leader"), field("trump")
-        if not (leader.any() and trump.any()):
+        leader, trump = int(view.leader[0]), int(view.trump[0])
+        if leader < 0 or trump < 0:
             return None
-        first = trick[int(leader.argmax())]
+        first = view.current_trick[0, leader]
         if not first.any():
             return None
-        return int(effective_suit(np.array([first.argmax()]), np.array([trump.argmax()]))[0])
+        return int(effective_suit(np.array([first.argmax()]), np.array([trump]))[0])
 
     def describe(self, obs):
         """What this seat sees, as a few lines of text (from the observation only).
 
         Seats are listed clockwise from seat 0, as the narrator lists them.
         """
-        field = self._fields(obs)
+        view = self.variant.view(obs[None])
+        fields = view.fields
         num_players = self.game.num_players
         clockwise = [(seat - self.seat) % num_players for seat in range(num_players)]  # relative
-        lines = [f"Your hand: {_cards(field('hand'))}"]
-        if not _is_classic(self.game) and field("dead_hand").any():
-            lines.append(f"Your dead hand (swapped away): {_cards(field('dead_hand'))}")
-        if _is_classic(self.game):
-            lines.append(f"Upcard: {_cards(field('upcard'))}")
-        lines.append(f"Dealer: {self._label(int(field('dealer').argmax()))}")
-        if field("trump").any():
-            lines.append(f"Trump: {_suit(int(field('trump').argmax()))}")
-        if not _is_classic(self.game) and field("contract").any():
-            level = ("3", "4", "5", "moon")[int(field("contract").argmax())]
-            lines.append(f"Contract: {level} by {self._label(int(field('declarer').argmax()))}")
-        if _is_classic(self.game) and field("maker").any():
-            lines.append(f"Maker: {self._label(int(field('maker').argmax()))}")
-        trick = field("current_trick").reshape(num_players, NUM_CARDS)
+        lines = [f"Your hand: {_cards(view.hand[0])}"]
+        if "dead_hand" in fields and view.dead_hand[0].any():
+            lines.append(f"Your dead hand (swapped away): {_cards(view.dead_hand[0])}")
+        if "upcard" in fields:
+            lines.append(f"Upcard: {_cards(view.card_flags('upcard')[0])}")
+        lines.append(f"Dealer: {self._label(max(int(view.dealer[0]), 0))}")
+        trump = int(view.trump[0])
+        if trump >= 0:
+            lines.append(f"Trump: {_suit(trump)}")
+        if "contract" in fields and view.contract[0]:
+            level = render.bid_name(int(view.contract[0]))
+            lines.append(f"Contract: {level} by {self._label(max(int(view.declarer[0]), 0))}")
+        if "maker" in fields and view.maker[0] >= 0:
+            lines.append(f"Maker: {self._label(int(view.maker[0]))}")
+        trick = view.current_trick[0]
         if trick.any():
-            leader = int(field("leader").argmax())
+            leader = max(int(view.leader[0]), 0)
             in_order = [(leader + k) % num_players for k in range(num_players)]
             played = [
                 f"{self._label(r)} {card_name(int(trick[r].argmax()))}"
@@ -296,15 +274,14 @@ class HumanPolicy(Policy):
                 if trick[r].any()
             ]
             lines.append(f"Trick so far: {', '.join(played)}")
-        if field("trump").any():
-            per_trick = classic.NUM_TRICKS if _is_classic(self.game) else ghost.NUM_TRICKS
-            tricks = np.rint(field("tricks_won") * per_trick).astype(int)
+        if trump >= 0:
+            tricks = view.tricks_won[0]
             lines.append(
                 "Tricks this deal: " + ", ".join(f"{self._label(r)} {tricks[r]}" for r in clockwise)
             )
-        scores = np.rint(field("scores") * self.game.rules.target_score).astype(int)
-        if _is_classic(
-            self.game
+        scores = np.rint(view.scores[0] * self.game.rules.target_score).astype(int)
+        if (
+            self.variant.has_partners
         ):  # scores: own team, other team; listed team 0 (seats 0 & 2) first
             own = self.seat % 2
             teams = [
@@ -330,7 +307,8 @@ class Narrator:
         self.deal = None
         self.tricks = None
         self.write(f"Players, clockwise: {', '.join(self.labels)}")
-        if _is_classic(game):
+        self.variant = variants.of(game)
+        if self.variant.has_partners:
             self.write(f"Teams: {self._team(0)} against {self._team(1)}")
 
     def _team(self, team):
@@ -346,7 +324,8 @@ class Narrator:
         deal = (int(state.episode[0]), int(state.deal_number[0]))
         if deal != self.deal:
             self.deal = deal
-            extra = f"; upcard {card_name(int(state.upcard[0]))}" if _is_classic(self.game) else ""
+            upcard = getattr(state, "upcard", None)  # classic's card turned face up
+            extra = "" if upcard is None else f"; upcard {card_name(int(upcard[0]))}"
             self.write(
                 f"--- deal {deal[1]}: {_says(self.labels[int(state.dealer[0])], 'deal')}{extra} ---"
             )
@@ -367,14 +346,14 @@ class Narrator:
         if ended and deals.thrown_in[0]:
             self.write("  everybody passed: the deal is thrown in")
         elif ended:
-            by = self._by_team if _is_classic(self.game) else self._by_seat
+            by = self._by_team if self.variant.has_partners else self._by_seat
             self.write(f"  deal over: points {by(deals.points[0])}; scores {by(deals.scores[0])}")
         if result.terminated[0] or result.truncated[0]:
             self.write(self._ending(deals.scores[0] if ended else state.scores[0], result))
 
     def _ending(self, scores, result):
         """The last line: who won (by the final scores), or that the game was cut off."""
-        classic_game = _is_classic(self.game)
+        classic_game = self.variant.has_partners
         by = self._by_team if classic_game else self._by_seat
         if result.truncated[0]:
             return f"=== game cut at {self.game.rules.max_deals} deals, no winner: scores {by(scores)} ==="

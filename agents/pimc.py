@@ -34,8 +34,7 @@ import typing
 
 import numpy as np
 
-from ghost_euchre_env.classic import ClassicEuchre
-from ghost_euchre_env.ghost import GhostEuchre
+from ghost_euchre_env import variants
 
 from .base import Policy
 from .streams import RowRandom, act_keyed, child_keys, takes_keys
@@ -66,8 +65,7 @@ class PIMCPolicy(Policy):
         max_games=32768,
     ):
         super().__init__(game, seed)
-        if not isinstance(game, (GhostEuchre, ClassicEuchre)):
-            raise TypeError(f"pimc plays GhostEuchre or ClassicEuchre; got a {type(game).__name__}")
+        variant = variants.of(game)  # TypeError for anything but a variant's engine
         for key, value in (("samples", samples), ("max_games", max_games)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"pimc: {key} must be an int >= 1, got {value!r}")
@@ -85,8 +83,7 @@ class PIMCPolicy(Policy):
         self.playout_game = type(game)(
             episode="deal", reward="points", **dataclasses.asdict(game.rules)
         )
-        # Seats (relative to the searcher) whose points count against it.
-        self.opponents = [1, 3] if isinstance(game, ClassicEuchre) else [1, 2]
+        self.opponents = variant.opponents  # relative seats whose points count against the searcher
         if isinstance(rollout, str):
             rollout = make_policy(rollout, self.playout_game, seed=int(self.rng.integers(2**63)))
         self.rollout = typing.cast(Policy, rollout)

@@ -41,7 +41,7 @@ from typing import overload
 
 import numpy as np
 
-from ghost_euchre_env import classic, ghost
+from ghost_euchre_env import classic, ghost, variants
 from ghost_euchre_env.cards import (
     ALL_CARDS,
     CARD_BIT,
@@ -61,24 +61,9 @@ _CARD_BIT_OR_NONE = np.append(CARD_BIT, HAND_DTYPE(0))  # index -1 (no card) -> 
 
 
 # ------------------------------------------------------------------ reading
-def bool_to_mask(cards):
-    """bool[..., 24] -> uint32[...] card masks (inverse of ``cards.mask_to_bool``)."""
-    packed = np.packbits(np.asarray(cards, dtype=bool), axis=-1, bitorder="little")
-    words = np.zeros((*packed.shape[:-1], 4), np.uint8)
-    words[..., :3] = packed
-    return words.view("<u4")[..., 0].astype(HAND_DTYPE)
-
-
-def _field(obs, offsets, name, *shape):
-    """bool[N, *shape]: the 0/1 observation field ``name`` (offsets: the variant's OBS_OFFSETS)."""
-    start, stop = offsets[name]
-    return obs[:, start:stop].reshape(len(obs), *shape) > 0.5
-
-
-def _value(obs, offsets, name, scale, dtype):
-    """The fractional observation field ``name`` times ``scale``, rounded, as ``dtype``."""
-    start, stop = offsets[name]
-    return np.rint(obs[:, start:stop] * scale).astype(dtype)
+def _times(fraction, scale, dtype):
+    """A fractional observation field (a value divided by ``scale``) times ``scale``, rounded, as ``dtype``."""
+    return np.rint(fraction * scale).astype(dtype)
 
 
 def _index_or_none(one_hot):
@@ -243,30 +228,22 @@ def read_knowledge(obs, game):
     obs = np.asarray(obs, dtype=np.float32)
     if obs.ndim != 2 or obs.shape[1] != game.obs_size:
         raise ValueError(f"observations must be float32[N, {game.obs_size}], got shape {obs.shape}")
+    view = variants.of(game).view(obs)
     if isinstance(game, classic.ClassicEuchre):
-        return _read_classic(obs, game)
-    return _read_ghost(obs, game)
+        return _read_classic(view, game)
+    return _read_ghost(view, game)
 
 
-def _read_ghost(obs, game):
-    """SeatKnowledge of Ghost Hand observations float32[N, 390]."""
-    n = len(obs)
+def _read_ghost(view, game):
+    """SeatKnowledge of Ghost Hand observations (their view)."""
+    n = len(view)
     rules = game.rules
-    offsets = ghost.OBS_OFFSETS
-    hand = bool_to_mask(_field(obs, offsets, "hand", NUM_CARDS))
-    dead_hand = bool_to_mask(_field(obs, offsets, "dead_hand", NUM_CARDS))
-    played = bool_to_mask(_field(obs, offsets, "played_by", ghost.NUM_PLAYERS, NUM_CARDS))
-    trick_cards = bool_to_mask(_field(obs, offsets, "played_in_trick", ghost.NUM_TRICKS, NUM_CARDS))
-    trick = _index_or_none(_field(obs, offsets, "current_trick", ghost.NUM_PLAYERS, NUM_CARDS))
-    contract = _index_or_none(_field(obs, offsets, "contract", 4))
-    phase = _index_or_none(_field(obs, offsets, "phase", 3))
-    phase[phase < 0] = ghost.OVER
-    trump = _index_or_none(_field(obs, offsets, "trump", NUM_SUITS))
-    declarer = _index_or_none(_field(obs, offsets, "declarer", ghost.NUM_PLAYERS))
+    hand, dead_hand = view.mask("hand"), view.mask("dead_hand")
+    played, trick_cards = view.mask("played_by"), view.mask("played_in_trick")
+    trick = _index_or_none(view.current_trick)
+    phase, trump, declarer = view.phase, view.trump, view.declarer
     playing = phase == ghost.PLAY
-    leader = np.where(
-        playing, _index_or_none(_field(obs, offsets, "leader", ghost.NUM_PLAYERS)), -1
-    ).astype(np.int8)
+    leader = np.where(playing, view.leader, -1).astype(np.int8)
     voids, trick_number = _replay_tricks(
         played,
         trick_cards,
@@ -275,7 +252,7 @@ def _read_ghost(obs, game):
         np.full(n, ghost.NUM_PLAYERS),
         infer_voids=not rules.allow_renege,
     )
-    swapper = _index_or_none(_field(obs, offsets, "swapper", ghost.NUM_PLAYERS))
+    swapper = view.swapper
     unseen = ALL_CARDS & ~(hand | dead_hand | np.bitwise_or.reduce(played, axis=1))
     sizes = np.zeros((n, 4), np.int64)
     sizes[:, 1:3] = ghost.HAND_SIZE - np.bitwise_count(played[:, 1:3])
@@ -291,57 +268,49 @@ def _read_ghost(obs, game):
         led_suit=_led_suit(trick, leader, trump),
         swapper=swapper,
         declarer=declarer,
-        dealer=_index_or_none(_field(obs, offsets, "dealer", ghost.NUM_PLAYERS)),
-        bids=_index_or_none(_field(obs, offsets, "bids", 4, ghost.NUM_PLAYERS)),
-        passed_at=_index_or_none(_field(obs, offsets, "passes", ghost.NUM_PLAYERS, 4)),
-        high_bid=np.where(contract >= 0, contract + 3, 0).astype(np.int8),
+        dealer=view.dealer,
+        bids=_index_or_none(view.bids),
+        passed_at=_index_or_none(view.passes),
+        high_bid=view.contract,
         trump=trump,
         phase=phase,
-        tricks_won=_value(obs, offsets, "tricks_won", ghost.NUM_TRICKS, np.int8),
-        scores=_value(obs, offsets, "scores", rules.target_score, np.int32),
-        deal_number=_value(obs, offsets, "deal_progress", rules.max_deals, np.int32)[:, 0],
+        tricks_won=view.tricks_won,
+        scores=_times(view.scores, rules.target_score, np.int32),
+        deal_number=_times(view.deal_progress, rules.max_deals, np.int32),
         voids=voids,
         unseen=unseen,
         sizes=sizes,
     )
 
 
-# Observation phase (round 1, round 2, discard, alone, play; none = over) -> engine phase.
+# Observation phase (round 1, round 2, discard, alone, play, over) -> engine phase.
 _CLASSIC_PHASE = np.array(
     [classic.BIDDING, classic.BIDDING, classic.DISCARD, classic.ALONE, classic.PLAY, classic.OVER],
     np.int8,
 )
 
 
-def _read_classic(obs, game):
-    """ClassicKnowledge of classic observations float32[N, 464]."""
-    n = len(obs)
+def _read_classic(view, game):
+    """ClassicKnowledge of classic observations (their view)."""
+    n = len(view)
     rules = game.rules
-    offsets = classic.OBS_OFFSETS
     seats = classic.NUM_PLAYERS
     rows = np.arange(n)
-    hand = bool_to_mask(_field(obs, offsets, "hand", NUM_CARDS))
-    upcard = _index_or_none(_field(obs, offsets, "upcard", NUM_CARDS))
-    own_discard = _index_or_none(_field(obs, offsets, "discard", NUM_CARDS))
-    played = bool_to_mask(_field(obs, offsets, "played_by", seats, NUM_CARDS))
-    trick_cards = bool_to_mask(
-        _field(obs, offsets, "played_in_trick", classic.NUM_TRICKS, NUM_CARDS)
-    )
-    trick = _index_or_none(_field(obs, offsets, "current_trick", seats, NUM_CARDS))
-    dealer = _index_or_none(_field(obs, offsets, "dealer", seats))
-    maker = _index_or_none(_field(obs, offsets, "maker", seats))
-    trump = _index_or_none(_field(obs, offsets, "trump", NUM_SUITS))
-    phase = _CLASSIC_PHASE[_index_or_none(_field(obs, offsets, "phase", 5))]
-    passes = _field(obs, offsets, "calls", 2, seats, 5)[..., 0].sum(axis=(1, 2)).astype(np.int8)
-    choice = _field(obs, offsets, "alone", seats, 2)  # [N, seat, (alone, with partner)]
+    hand, upcard, own_discard = view.mask("hand"), view.upcard, view.discard
+    played, trick_cards = view.mask("played_by"), view.mask("played_in_trick")
+    trick = _index_or_none(view.current_trick)
+    dealer, maker, trump = view.dealer, view.maker, view.trump
+    phase = _CLASSIC_PHASE[view.phase]
+    passes = view.calls[..., 0].sum(axis=(1, 2)).astype(np.int8)
+    choice = view.alone  # [N, seat, (alone, with partner)]
     alone = np.select([choice[..., 0], choice[..., 1]], [1, 0], -1).astype(np.int8)
-    plays = ~_field(obs, offsets, "sitting_out", seats)  # bool[N, 4]
+    plays = ~view.sitting_out  # bool[N, 4]
     active = (plays << np.arange(seats)).sum(axis=1).astype(np.int8)
     defender = (np.arange(seats) - maker[:, None]) % 2 == 1
     lone_defender = _index_or_none((alone == 1) & defender & (maker[:, None] >= 0))
 
     playing = phase == classic.PLAY
-    leader = np.where(playing, _index_or_none(_field(obs, offsets, "leader", seats)), -1)
+    leader = np.where(playing, view.leader, -1)
     leader = leader.astype(np.int8)
     first_leader = (
         dealer.astype(np.int64) + 1
@@ -389,9 +358,9 @@ def _read_classic(obs, game):
         active=active,
         trump=trump,
         phase=phase,
-        tricks_won=_value(obs, offsets, "tricks_won", classic.NUM_TRICKS, np.int8),
-        scores=_value(obs, offsets, "scores", rules.target_score, np.int32),
-        deal_number=_value(obs, offsets, "deal_progress", rules.max_deals, np.int32)[:, 0],
+        tricks_won=view.tricks_won,
+        scores=_times(view.scores, rules.target_score, np.int32),
+        deal_number=_times(view.deal_progress, rules.max_deals, np.int32),
         voids=voids,
         fixed=fixed,
         unseen=unseen,

@@ -89,6 +89,7 @@ from arena.report import (
     write_plot,
 )
 from arena.store import DEFAULT_DB, Store
+from ghost_euchre_env import variants
 from ghost_euchre_env.core import check_int
 from ghost_euchre_env.records import (
     RecordError,
@@ -466,7 +467,7 @@ def match_main(args):
     bidding = args.card_play is not None or args.bid_regret != 0
     regrets = None
     if bidding:
-        if args.variant != "ghost":
+        if not variants.make(args.variant).auction_view:
             raise ValueError("--card-play and --bid-regret are for --variant ghost")
         if args.record:
             raise ValueError("--record is for plain matches, not with --card-play or --bid-regret")

@@ -59,7 +59,7 @@ from arena.match import check_no_human, make_game, match_teams, run_match, seati
 from arena.parallel import ProgressBar, WorkerDied, Workers, above_bar
 from arena.stats import FIT_RATING_MODEL, plackett_luce_ratings, win_ci_from_sums
 from arena.store import code_version, match_key, player_identity
-from ghost_euchre_env.classic import SEAT_TEAM
+from ghost_euchre_env import variants
 
 LEADERBOARD_SCHEMA = "ghost-euchre-leaderboard-v1"
 
@@ -74,11 +74,11 @@ def league_matches(specs, variant="ghost"):
     if len(set(specs)) != len(specs):
         twice = sorted({s for s in specs if specs.count(s) > 1})
         raise ValueError(f"league players must differ; given more than once: {twice}")
-    size = 3 if variant == "ghost" else 4
+    size = variants.make(variant).num_players
     if len(specs) < size:
         raise ValueError(f"a {variant} league needs at least {size} players, got {len(specs)}")
-    if variant == "ghost":
-        return [list(trio) for trio in itertools.combinations(specs, 3)]
+    if not variants.make(variant).has_partners:
+        return [list(trio) for trio in itertools.combinations(specs, size)]
     matches = []
     for four in itertools.combinations(specs, 4):
         for partner in four[1:]:
@@ -159,7 +159,7 @@ def run_league(
     for number, players in enumerate(plan, 1):
         ids = [identities[p] for p in players]
         key = match_key(variant, episode, full_rules, seed, total_games, ids)
-        label = " vs ".join(players) if variant == "ghost" else _teams_text(players)
+        label = _teams_text(players, variant)
         if store.has_match(key):
             run.skipped.append({"players": players, "match_key": key})
             say(f"[{number}/{len(plan)}] {label}: stored already")
@@ -220,8 +220,10 @@ def _match_task(task, progress):
     )
 
 
-def _teams_text(players):
-    return f"{players[0]} & {players[2]} vs {players[1]} & {players[3]}"
+def _teams_text(players, variant):
+    """'a vs b vs c' (Ghost Hand), 'a & c vs b & d' (classic): the teams of a match's players by seat."""
+    members = variants.make(variant).team_members
+    return " vs ".join(" & ".join(players[seat] for seat in team) for team in members)
 
 
 @dataclasses.dataclass
@@ -355,7 +357,7 @@ def _head_to_head(variant, columns, num_players, position_player, places, counts
     games[i][j] they met as opponents), over player columns ``columns``, from outcome rows:
     position_player, places int[R, S] and counts int[R]."""
     # partners are positions 0 and 2, 1 and 3 (arena.match.seatings): the seats' pattern
-    team = SEAT_TEAM if variant == "classic" else np.arange(places.shape[1])
+    team = variants.make(variant).teams
     ahead = np.zeros(num_players * num_players)  # in halves of a game: ties count half
     met = np.zeros(num_players * num_players, np.int64)
     for a, b in itertools.permutations(range(places.shape[1]), 2):

@@ -63,9 +63,9 @@ from agents.specs import HUMAN_SEAT, check_policy, make_policy, uses_human
 from agents.streams import act_keyed, child_keys
 from arena.parallel import ProgressBar, Workers
 from arena.stats import RATING_MODEL, clustered_win_ci, openskill_ratings
-from ghost_euchre_env import dealing
+from ghost_euchre_env import dealing, variants
 from ghost_euchre_env.classic import SEAT_TEAM
-from ghost_euchre_env.core import EPISODES, check_actions, check_choice, check_int
+from ghost_euchre_env.core import EPISODES, check_actions, check_int
 from ghost_euchre_env.records import VARIANTS, GameRecord, make_game
 
 __all__ = [
@@ -95,12 +95,8 @@ def seatings(variant, games):
     multiple of the number of seatings; game g plays deal sequence g // K with
     seating g % K (seat_player[g, s] = index of the player at seat s).
     """
-    check_choice("variant", variant, VARIANTS)
+    orders = variants.make(variant).seatings()
     check_int("games", games, 1)
-    if variant == "ghost":
-        orders = np.array(list(itertools.permutations(range(3))), dtype=np.int64)
-    else:
-        orders = (np.arange(4)[:, None] + np.arange(4)[None, :]) % 4
     num_sequences = -(-games // len(orders))
     total = num_sequences * len(orders)
     return np.arange(total) // len(orders), orders[np.arange(total) % len(orders)]
@@ -112,10 +108,8 @@ def match_teams(variant, seat_player, final_scores):
     ghost: three teams of one (the seats); classic: seats 0+2 against 1+3.
     seat_player: int[G, S] player index by seat; final_scores: int[G, S] by seat.
     """
-    if variant == "classic":
-        members = np.stack([seat_player[:, [0, 2]], seat_player[:, [1, 3]]], axis=1)
-        return members, final_scores[:, [0, 1]]
-    return seat_player[:, :, None], final_scores
+    variant = variants.make(variant)
+    return seat_player[:, variant.team_members], final_scores[:, : variant.num_teams]
 
 
 def _deal_stats(variant, deals, seat_player):
@@ -157,7 +151,7 @@ def contract_points(result):
 
 def _seat_scores(variant, scores):
     """Final scores by seat, int[G, S] (classic: the seat's team score)."""
-    return scores if variant == "ghost" else scores[:, SEAT_TEAM]
+    return scores[:, variants.make(variant).teams]
 
 
 # ------------------------------------------------------------------------ match
@@ -232,7 +226,7 @@ class MatchResult:
         """One :class:`ghost_euchre_env.records.GameRecord` per game (needs ``record=True``)."""
         if self.actions is None:
             raise ValueError("this match was played without record=True: it has no game records")
-        engine_scores = self.final_scores if self.variant == "ghost" else self.final_scores[:, :2]
+        engine_scores = self.final_scores[:, : variants.make(self.variant).num_teams]
         names = [p["name"] for p in self.players]
         return [
             GameRecord(
@@ -363,6 +357,7 @@ def plan_match(
     """(:class:`MatchPlan`, the players' policies) of a match (arguments as :func:`run_match`)."""
     check_int("seed", seed, 0)
     game = make_game(variant, episode, rules)
+    variant = variants.of(game).name  # a Variant or its name: results name it
     _check_player_count(players, game, variant)
     check_no_human(players)
     policies, names, specs = build_players(players, game, seed)
@@ -471,7 +466,8 @@ def run_match(
 ):
     """Play a duplicate-deal match and return a :class:`MatchResult`.
 
-    players: one spec string or Policy per seat (3 for ghost, 4 for classic);
+    players: one spec string or Policy per seat (3 for ghost, 4 for classic); variant: a
+    name of :mod:`ghost_euchre_env.variants` or its descriptor;
     games: total games, rounded up to whole deal sequences (6 seatings for ghost, 4 for classic);
     seed: int >= 0 (deals and the players' seeds); episode: "game" or "deal";
     rules: dict of the engine's rules options; num_envs: most games stepped at
@@ -580,11 +576,9 @@ def _player_stats(variant, names, specs, deals, sequence, seat_player, final_sco
     contracts, contracts_made = count(contract, declarer), count(contract & made, declarer)
     moons, moons_made = count(contract & moon, declarer), count(contract & moon & made, declarer)
     swaps = count(swapper >= 0, swapper)
-    if variant == "classic":
-        winner_team = np.where(winner_seat >= 0, SEAT_TEAM[np.maximum(winner_seat, 0)], -1)
-        won = SEAT_TEAM[seat_of] == winner_team[:, None]  # [G, P]
-    else:
-        won = seat_of == winner_seat[:, None]
+    team = variants.make(variant).teams  # Ghost Hand: every seat its own team
+    winner_team = np.where(winner_seat >= 0, team[np.maximum(winner_seat, 0)], -1)
+    won = team[seat_of] == winner_team[:, None]  # [G, P]
     stats = []
     for p in range(num_players):
         wins = won[:, p]

@@ -11,6 +11,7 @@ import csv
 import numpy as np
 
 from arena.files import write_atomic
+from ghost_euchre_env import variants
 
 CSV_COLUMNS = (
     "name",
@@ -147,7 +148,7 @@ def write_plot(result, path):
     axes.barh(rows, rates, xerr=errors, capsize=5, color="tab:blue")
     axes.set_yticks(rows, names)
     axes.invert_yaxis()
-    fair = 0.5 if result.variant == "classic" else 1 / len(names)
+    fair = variants.make(result.variant).fair_share
     axes.axvline(fair, color="gray", linestyle="--", label=f"fair share {fair:.0%}")
     axes.set_xlim(0, 1)
     axes.set_xlabel("win rate (95% CI)")

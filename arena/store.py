@@ -66,7 +66,7 @@ import numpy as np
 
 from agents.specs import split_spec
 from arena.stats import places
-from ghost_euchre_env.classic import SEAT_TEAM
+from ghost_euchre_env import variants
 from ghost_euchre_env.records import GameRecord
 
 SCHEMA_VERSION = 2
@@ -218,7 +218,7 @@ def match_aggregates(variant, seats, final_scores, points, deals, winner_seat, s
     scores = np.asarray(final_scores)[rows, seat_of]
     orders, counts = np.unique(places(scores), axis=0, return_counts=True)
     outcomes = {"".join(map(str, o)): int(n) for o, n in zip(orders.tolist(), counts, strict=True)}
-    team = SEAT_TEAM if variant == "classic" else np.arange(seats.shape[1])
+    team = variants.make(variant).teams
     winner = np.asarray(winner_seat)
     won = (winner[:, None] >= 0) & (team[np.maximum(winner, 0)][:, None] == team[seat_of])
     scored = np.asarray(points)[rows, seat_of].sum(axis=0)
@@ -770,7 +770,7 @@ class Store:
                     key=int(key, 16),
                     actions=bytes(actions),
                     names=tuple(names[p] for p in json.loads(seats)),
-                    final_scores=tuple(scores if variant == "ghost" else scores[:2]),
+                    final_scores=tuple(scores[: variants.make(variant).num_teams]),
                 )
             )
         if wanted is not None and len(records) != len(wanted):

@@ -14,7 +14,7 @@ import typing
 
 import numpy as np
 
-from ghost_euchre_env import classic, dealing, ghost
+from ghost_euchre_env import classic, dealing, ghost, variants
 from ghost_euchre_env.cards import CARD_RANK, CARD_SUIT, RANK_LETTERS, SUIT_SYMBOLS
 from ghost_euchre_env.classic import ClassicDealSummary, ClassicState
 from ghost_euchre_env.core import trick_taker
@@ -75,7 +75,7 @@ class Table:
     def __init__(self, variant="ghost", key=None, episode="game", rules=None, names=None):
         self.game = make_game(variant, episode, rules)
         self.variant = variant
-        self.rules_module = ghost if variant == "ghost" else classic  # its names and phases
+        self.descriptor = variants.make(variant)  # its action names and phases
         self.key = seed_key(0) if key is None else int(key)
         self.state = self.game.init(np.array([self.key], np.uint64))
         seats = range(self.game.num_players)
@@ -99,7 +99,7 @@ class Table:
 
     def action_name(self, action):
         """The engine's name of an action id: 'J♥', 'pass', 'bid 4', 'trump ♥', 'suit ♥', 'alone'."""
-        return self.rules_module.action_name(action)
+        return self.descriptor.actions.name(action)
 
     def observation(self, seat):
         """(obs float32[1, D], mask bool[1, A]) of ``seat``: what a policy is given."""
@@ -131,11 +131,11 @@ class Table:
                 "seat": seat,
                 "action": int(action),
                 "name": self.action_name(action),
-                "phase": self.rules_module.PHASE_NAMES[phase],
+                "phase": self.descriptor.state_phases[phase],
             }
         )
         ended = len(deals.game) > 0
-        if phase == self.rules_module.PLAY:
+        if phase == self.descriptor.play_phase:
             trick[seat] = action
             winner = trick_taker(tricks_won, s, result)
             if winner is not None:
@@ -240,7 +240,7 @@ class Table:
             "rules": dataclasses.asdict(self.game.rules),
             "step": len(self.moves),
             "deal": int(s.deal_number[0]),
-            "phase": self.rules_module.PHASE_NAMES[int(s.phase[0])],
+            "phase": self.descriptor.state_phases[int(s.phase[0])],
             "dealer": _seat_or_none(s.dealer[0]),
             "to_act": to_act,
             "over": self.over,

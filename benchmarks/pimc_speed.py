@@ -24,22 +24,12 @@ import numpy as np
 
 from agents.pimc import PIMCPolicy
 from agents.specs import make_policy
-from ghost_euchre_env import classic, ghost
-from ghost_euchre_env.vector import ClassicEuchreVec, GhostEuchreVec
-
-VARIANTS = {  # vector env, observation offsets, names of the observation's phase field
-    "ghost": (GhostEuchreVec, ghost.OBS_OFFSETS, ghost.PHASE_NAMES[:3]),
-    "classic": (
-        ClassicEuchreVec,
-        classic.OBS_OFFSETS,
-        ("round 1", "round 2", "discard", "alone", "play"),
-    ),
-}
+from ghost_euchre_env import variants
 
 
 def collect_positions(variant, count, seed):
     """(obs float32[count, D], mask bool[count, A]) from heuristic self-play deals."""
-    venv = VARIANTS[variant][0](16, seed=seed, episode="deal")
+    venv = variants.make(variant).vector_env(16, seed=seed, episode="deal")
     heuristic = make_policy("heuristic", venv.game, seed=seed)
     obs, mask, _ = venv.reset()
     seen_obs, seen_mask = [], []
@@ -52,7 +42,7 @@ def collect_positions(variant, count, seed):
 
 def main():
     parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
-    parser.add_argument("--variant", choices=sorted(VARIANTS), default="ghost")
+    parser.add_argument("--variant", choices=sorted(variants.available()), default="ghost")
     parser.add_argument("--samples", type=int, default=64, help="worlds per decision")
     parser.add_argument("--positions", type=int, default=200, help="decisions timed")
     parser.add_argument(
@@ -63,11 +53,10 @@ def main():
     parser.add_argument("--compare", help="a policy spec timed on the same positions")
     args = parser.parse_args()
 
-    make_env, offsets, phase_names = VARIANTS[args.variant]
+    variant = variants.make(args.variant)
     obs, mask = collect_positions(args.variant, args.positions, args.seed)
-    start, stop = offsets["phase"]
-    phase = obs[:, start:stop].argmax(axis=1)
-    game = make_env(1, episode="deal").game
+    phase = variant.view(obs).phase
+    game = variant.make_game("deal")
     policy = PIMCPolicy(game, seed=args.seed, samples=args.samples, rollout=args.rollout)
     single, cpu, batched = time_policy(policy, obs, mask, args.batch)
     print(f"{policy.name} {args.variant}, {len(obs)} decisions from heuristic self-play")
@@ -75,7 +64,7 @@ def main():
         f"one decision per call: mean {single.mean():.1f} ms, median {np.median(single):.1f} ms, "
         f"95th percentile {np.percentile(single, 95):.1f} ms; CPU time {cpu:.1f} ms per decision"
     )
-    for code, name in enumerate(phase_names):
+    for code, name in enumerate(variant.phases):
         rows = phase == code
         if rows.any():
             print(f"  {name:8s} {rows.sum():4d} decisions, mean {single[rows].mean():.1f} ms")

@@ -20,11 +20,10 @@ import yaml
 from agents.composite import LEARN_MODES
 from agents.pretrained import network_path
 from agents.specs import split_spec
-from ghost_euchre_env import ClassicEuchre, ClassicEuchreVec, GhostEuchre, GhostEuchreVec
+from ghost_euchre_env import variants
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# config.variant -> (engine, vector env)
-VARIANTS = {"ghost": (GhostEuchre, GhostEuchreVec), "classic": (ClassicEuchre, ClassicEuchreVec)}
+VARIANTS = variants.available()  # config.variant: a name of ghost_euchre_env.variants
 DISTILL_PHASES = ("auction", "play", "all")  # the decisions distillation samples (distill_phase)
 # configs by name: the package's own folder once installed, else the repository's configs/
 _PACKAGED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs")
@@ -208,7 +207,7 @@ class TrainConfig:
         check("variant", self.variant in VARIANTS, "'ghost' or 'classic'")
         check("episode", self.episode in ("game", "deal"), "'game' or 'deal'")
         check("learn", self.learn in LEARN_MODES, "'all', 'auction' or 'play'")
-        if self.variant == "classic" and self.learn != "all":
+        if not variants.make(self.variant).auction_view and self.learn != "all":
             raise ValueError(f"learn={self.learn!r} needs variant='ghost' (classic learns 'all')")
         check("reward", self.reward in ("margin", "points", "win"), "'margin', 'points' or 'win'")
         if self.reward == "win" and self.episode != "game":
@@ -244,7 +243,7 @@ class TrainConfig:
         check(
             "opponent_seats", self.opponent_seats in ("any", "other_team"), "'any' or 'other_team'"
         )
-        if self.opponent_seats == "other_team" and self.variant != "classic":
+        if self.opponent_seats == "other_team" and not variants.make(self.variant).has_partners:
             raise ValueError("opponent_seats='other_team' needs variant='classic' (teams)")
         check("heuristic_share", 0 <= self.heuristic_share <= 1, "in [0, 1]")
         check("gamma", 0 <= self.gamma <= 1, "in [0, 1]")
@@ -274,7 +273,7 @@ class TrainConfig:
         )
         if self.distill_decisions:  # a teacher and phase that go with the variant and learn mode
             oracle = self.distill_teacher == "oracle"
-            if oracle and self.variant != "ghost":
+            if oracle and not variants.make(self.variant).auction_view:
                 raise ValueError(
                     "distill_teacher='oracle' needs variant='ghost' (it values Ghost Hand bids)"
                 )
@@ -300,7 +299,7 @@ class TrainConfig:
             "name", os.sep not in self.name and self.name not in (".", ".."), "a plain folder name"
         )
         try:  # the engine checks its own rules options
-            VARIANTS[self.variant][0](**self.rules)
+            variants.make(self.variant).engine(**self.rules)
         except ValueError as error:
             raise ValueError(f"rules: {error}") from None
         for name in ("card_play", "bidding"):

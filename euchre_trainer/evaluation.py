@@ -9,6 +9,7 @@ from agents.composite import CompositePolicy
 from agents.ppo import PPOPolicy
 from arena.bidding import run_bidding_match
 from arena.match import run_match
+from ghost_euchre_env import variants
 
 
 def evaluation_players(model, game, opponent, config):
@@ -26,9 +27,8 @@ def evaluation_players(model, game, opponent, config):
     if config.learn == "play":
         bidding = make_policy(config.bidding, game, seed=config.eval_seed)
         return [CompositePolicy(game, bidding, policy, name="ppo"), opponent, opponent]
-    if config.variant == "classic":
-        return [policy, opponent, policy, opponent]
-    return [policy, opponent, opponent]
+    teams = variants.make(config.variant).teams  # the network and its partner against opponent
+    return [policy if team == teams[0] else opponent for team in teams]
 
 
 def evaluate_policy(model, game, opponent, games, config, regret_decisions=0):

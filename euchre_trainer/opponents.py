@@ -10,12 +10,13 @@ import torch
 from agents import make_policy
 from agents.ppo import mask_logits, masked_log_probs, pool_logits, sample_actions
 from euchre_trainer.config import POOL
-from ghost_euchre_env.classic import SEAT_TEAM
+from ghost_euchre_env import variants
 
 LEARNER = 0
 """seat role of the network being trained; 1..pool_size: pool slot + 1; pool_size + 1 + k: the mix's k-th
 fixed opponent (every entry but 'pool', in order); after those (in ``role_now`` only, never drawn): the
-learner's seat while ``run.partner`` decides for it (learn='play'), then while the warm-up's heuristic does"""
+learner's seat while ``run.partner`` decides for it (learn='play', :func:`partner_role`), then while the
+warm-up's heuristic does (:func:`warmup_role`)"""
 
 
 def fixed_specs(config):
@@ -26,6 +27,11 @@ def fixed_specs(config):
 def partner_role(config):
     """The role that stands for the learn='play' partner (the ``bidding`` policy) at the learner's seat."""
     return config.pool_size + 1 + len(fixed_specs(config))
+
+
+def warmup_role(config):
+    """The role that stands for the warm-up's heuristic at the learner's seat (the one after partner_role)."""
+    return partner_role(config) + 1
 
 
 def kind_names(config):
@@ -75,7 +81,8 @@ def assign_roles(roles, games, config, pool_filled, rng):
     keep = rng.integers(seats, size=count)
     opponent[np.arange(count), keep] &= ~opponent.all(axis=1)
     if config.opponent_seats == "other_team":  # classic: the kept seat's team learns
-        opponent = SEAT_TEAM[None, :] != SEAT_TEAM[keep][:, None]
+        team = variants.make(config.variant).teams
+        opponent = team[None, :] != team[keep][:, None]
     weights = np.array([weight for _, weight in config.opponent_mix()], np.float64)
     bounds = np.cumsum(weights) / weights.sum()  # entry k when bounds[k - 1] <= draw < bounds[k]
     entry = np.searchsorted(bounds[:-1], rng.random((count, seats)), side="right")

@@ -12,6 +12,7 @@ from euchre_trainer.opponents import (
     kind_names,
     kind_of_role,
     partner_role,
+    warmup_role,
 )
 from euchre_trainer.stats import DEAL_STATS, margins
 from ghost_euchre_env import classic
@@ -141,7 +142,7 @@ def collect_rollout(run, buf):
             role_now = np.where(own_auction, partner_role(config), role_now)
         elif warming_up and config.learn == "all":  # the heuristic bids and names trump for it
             taught = np.flatnonzero(own_auction)
-            role_now = np.where(own_auction, partner_role(config) + 1, role_now)
+            role_now = np.where(own_auction, warmup_role(config), role_now)
         learners = np.flatnonzero(role_now == LEARNER)
         rows = buf.add(learners, player[learners])
         buf.obs[rows] = obs[learners]

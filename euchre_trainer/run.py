@@ -10,12 +10,12 @@ import torch
 from agents import make_policy
 from agents.networks import SuitedNetwork
 from agents.ppo import ActorCritic, build_network, deepens, load_model
-from euchre_trainer.config import VARIANTS, TrainConfig, init_from_file
+from euchre_trainer.config import TrainConfig, init_from_file
 from euchre_trainer.critic import OracleCritic
 from euchre_trainer.distill import build_teacher
 from euchre_trainer.opponents import assign_roles, build_opponents
 from euchre_trainer.ranks import Ranks, rank_seed
-from ghost_euchre_env import GhostBiddingVec
+from ghost_euchre_env import GhostBiddingVec, variants
 from ghost_euchre_env.dealing import stream_keys
 from ghost_euchre_env.vector import VectorEnv
 
@@ -117,8 +117,8 @@ def setup(config, ranks):
 
     engine_reward = "win" if config.reward == "win" else "points"
     num_envs = config.num_envs // ranks.world_size
-    engine_class, vector_class = VARIANTS[config.variant]
-    engine = engine_class(episode=config.episode, reward=engine_reward, **config.rules)
+    variant = variants.make(config.variant)
+    engine = variant.make_game(config.episode, engine_reward, config.rules)
     partner = None
     if config.learn == "auction":
         partner = make_policy(config.card_play, engine, seed=seed + 1)
@@ -126,7 +126,7 @@ def setup(config, ranks):
             num_envs, partner, None, config.episode, engine_reward, **config.rules
         )
     else:
-        venv = vector_class(num_envs, None, config.episode, engine_reward, **config.rules)
+        venv = variant.vector_env(num_envs, None, config.episode, engine_reward, **config.rules)
         if config.learn == "play":
             partner = make_policy(config.bidding, engine, seed=seed + 1)
     game = venv.game

@@ -48,6 +48,31 @@ def advantage_statistics(run, advantages, order, first, count):
     return np.stack([mean, np.sqrt(variance)], axis=1)
 
 
+def clipped_ppo_loss(config, ratio, advantages, new_value, old_value, returns, entropy, total):
+    """CleanRL's PPO loss of one minibatch: (loss, policy loss, value loss, entropy).
+
+    ratio, advantages (normalised as config says), new_value, old_value, returns,
+    entropy: float[M], this rank's rows of a minibatch of ``total`` rows; each term is
+    this rank's share of its mean over the minibatch (:func:`share_mean`).
+    """
+    pg_loss = share_mean(
+        torch.max(
+            -advantages * ratio,
+            -advantages * ratio.clamp(1 - config.clip_coef, 1 + config.clip_coef),
+        ),
+        total,
+    )
+    if config.clip_vloss:
+        clipped = old_value + (new_value - old_value).clamp(-config.clip_coef, config.clip_coef)
+        squares = torch.max((new_value - returns) ** 2, (clipped - returns) ** 2)
+    else:
+        squares = (new_value - returns) ** 2
+    v_loss = 0.5 * share_mean(squares, total)
+    entropy_loss = share_mean(entropy, total)
+    loss = pg_loss - config.ent_coef * entropy_loss + config.vf_coef * v_loss
+    return loss, pg_loss, v_loss, entropy_loss
+
+
 def ppo_update(run, buf, advantages, returns, lessons, shares):
     """``update_epochs`` passes of clipped PPO over the learner's decisions of all ranks.
 
@@ -121,25 +146,16 @@ def ppo_update(run, buf, advantages, returns, lessons, shares):
                 else:
                     mean, std = adv_stats[number]
                     mb_adv = (mb_adv - float(mean)) / float(std + 1e-8)
-            pg_loss = share_mean(
-                torch.max(
-                    -mb_adv * ratio,
-                    -mb_adv * ratio.clamp(1 - config.clip_coef, 1 + config.clip_coef),
-                ),
+            loss, pg_loss, v_loss, entropy_loss = clipped_ppo_loss(
+                config,
+                ratio,
+                mb_adv,
+                new_value,
+                b_values[mb],
+                b_returns[mb],
+                entropy,
                 len(positions),
             )
-            if config.clip_vloss:
-                clipped = b_values[mb] + (new_value - b_values[mb]).clamp(
-                    -config.clip_coef, config.clip_coef
-                )
-                squares = torch.max(
-                    (new_value - b_returns[mb]) ** 2, (clipped - b_returns[mb]) ** 2
-                )
-            else:
-                squares = (new_value - b_returns[mb]) ** 2
-            v_loss = 0.5 * share_mean(squares, len(positions))
-            entropy_loss = share_mean(entropy, len(positions))
-            loss = pg_loss - config.ent_coef * entropy_loss + config.vf_coef * v_loss
             if lesson_order is not None:
                 lesson_positions = lesson_order[number * lesson_size : (number + 1) * lesson_size]
                 if len(lesson_positions):

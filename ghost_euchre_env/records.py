@@ -31,25 +31,22 @@ from typing import Any
 
 import numpy as np
 
-from . import classic, ghost
+from . import variants
 from .cards import SUIT_LETTERS, SUIT_SYMBOLS, card_name
-from .core import EPISODES, check_choice, trick_taker
-from .render import render_classic, render_ghost
+from .core import EPISODES, trick_taker
 
-VARIANTS = ("ghost", "classic")
-ENGINES = {"ghost": ghost.GhostEuchre, "classic": classic.ClassicEuchre}
+VARIANTS = variants.available()
 SCHEMA = "ghost-euchre-records-v1"
 
 
 def make_game(variant="ghost", episode="game", rules=None):
-    """The engine of ``variant`` ("ghost" or "classic") with ``episode`` and rules options (dict or None)."""
-    check_choice("variant", variant, VARIANTS)
-    return ENGINES[variant](episode=episode, **dict(rules or {}))
+    """The engine of ``variant`` ("ghost", "classic" or a Variant) with ``episode`` and rules options (dict or None)."""
+    return variants.make(variant).make_game(episode, rules=rules)
 
 
 def action_name(variant, action):
     """The variant's readable name of an action id ('J♥', 'bid 4', 'suit ♥', ...)."""
-    return (ghost if variant == "ghost" else classic).action_name(action)
+    return variants.make(variant).actions.name(action)
 
 
 class RecordError(ValueError):
@@ -225,8 +222,7 @@ def format_replay(record, unicode=True):
     (the renderer's, showing the leader's hand) and the trick's cards and winner."""
     game = record.game()
     names = list(record.names) or [f"seat {s}" for s in range(game.num_players)]
-    render = render_ghost if record.variant == "ghost" else render_classic
-    play_phase = ghost.PLAY if record.variant == "ghost" else classic.PLAY
+    variant = variants.make(record.variant)
     seats = ", ".join(f"{s} {n}" for s, n in enumerate(names))
     lines = [f"{record.variant} game, stream key {record.key:016x}; seats clockwise: {seats}"]
     deal, calls, trick, truncated = None, [], [], False
@@ -234,23 +230,20 @@ def format_replay(record, unicode=True):
         s = step.before
         if int(s.deal_number[0]) != deal:
             deal = int(s.deal_number[0])
-            extra = (
-                f", upcard {card_name(int(s.upcard[0]), unicode)}"
-                if record.variant == "classic"
-                else ""
-            )
+            upcard = getattr(s, "upcard", None)  # classic's card turned face up
+            extra = "" if upcard is None else f", upcard {card_name(int(upcard[0]), unicode)}"
             lines += ["", f"=== deal {deal}: dealer {names[int(s.dealer[0])]}{extra} ==="]
         name = action_name(record.variant, step.action)
         if not unicode:
             name = name.translate(str.maketrans(dict(zip(SUIT_SYMBOLS, SUIT_LETTERS, strict=True))))
-        if int(s.phase[0]) != play_phase:
+        if int(s.phase[0]) != variant.play_phase:
             calls.append(f"{names[step.seat]} {name}")
         else:
             if calls:
                 lines.append("calls: " + ", ".join(calls))
                 calls = []
             if not trick:
-                lines += ["", render(game, s, 0, names, unicode)]
+                lines += ["", variant.render(game, s, 0, names, unicode)]
             trick.append(f"{names[step.seat]} {card_name(step.action, unicode)}")
         deals = step.result.deals
         truncated = bool(step.result.truncated[0])
@@ -277,10 +270,8 @@ def format_replay(record, unicode=True):
 
 def _scores_text(record, names, values, signed=False):
     """'a 3, b 0, c -5' by seat (ghost) or 'a & c 3, b & d 7' by team (classic)."""
-    if record.variant == "ghost":
-        labels = names
-    else:
-        labels = [f"{names[0]} & {names[2]}", f"{names[1]} & {names[3]}"]
+    members = variants.make(record.variant).team_members
+    labels = [" & ".join(names[s] for s in team) for team in members]
     return ", ".join(
         f"{label} {int(v):+d}" if signed else f"{label} {int(v)}"
         for label, v in zip(labels, values, strict=False)
@@ -333,8 +324,7 @@ def records_from_dict(data):
         raise RecordError(f"rules must be a dict of rules options, got {_short(rules)}")
     if not isinstance(games, list) or not games:
         raise RecordError(f"games must be a non-empty list of games, got {_short(games)}")
-    seats = ENGINES[variant].num_players
-    scores = seats if variant == "ghost" else 2
+    seats, scores = variants.make(variant).num_players, variants.make(variant).num_teams
     return [
         _record_from_dict(number, game, variant, episode, rules, seats, scores)
         for number, game in enumerate(games)

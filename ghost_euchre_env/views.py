@@ -1,0 +1,211 @@
+"""Named, batched views of observations, and their exact inverse.
+
+A variant's observation is one flat float32[N, D] array (its ``OBS_LAYOUT``).
+:class:`ObservationView` reads it by name: ``view.hand`` is bool[N, 24],
+``view.trump`` int8[N] (-1: not named yet), ``view.current_trick`` bool[N, S, 24]
+by relative seat. Each field is decoded on first reading, from a slice of the
+array (no copy of the rest), and kept; :func:`encode` writes fields back into
+the observation they came from, bit for bit.
+
+Field kinds (:class:`Field` ``kind``):
+
+- ``cards``: 0/1 blocks of 24 (one entry per card id) -> ``bool[N, *shape, 24]``;
+- ``card``: one card or none -> int8[N] card id, -1 for none;
+- ``seat``: one relative seat or none -> int8[N], -1 for none (0 = the observer);
+- ``choice``: one of ``values`` or none -> int8[N] value (``none`` when all 0);
+- ``flags``: 0/1 -> ``bool[N, *shape]``;
+- ``count``: a count divided by ``scale`` -> ``int8[N, *shape]`` count;
+- ``fraction``: a fraction, kept as ``float32[N, *shape]`` (its unit in the meaning).
+
+The variant descriptors (:mod:`.variants`) give each layout field its kind, and
+build one view class per variant (:func:`view_class`): each field is a
+descriptor of that class, so reading ``view.hand`` costs the slice and the
+comparison a bot would write by hand, once per view.
+"""
+
+import dataclasses
+
+import numpy as np
+
+from .cards import HAND_DTYPE, NUM_CARDS, pack_bits
+
+KINDS = ("cards", "card", "seat", "choice", "flags", "count", "fraction")
+
+
+@dataclasses.dataclass(frozen=True)
+class Field:
+    """One named field of an observation layout and how it is decoded.
+
+    name, start, stop: its columns obs[:, start:stop]; meaning: the layout's
+    text; kind: one of ``KINDS``; shape: the decoded shape after N (cards: the
+    blocks before the 24 cards); values / none: a ``choice``'s decoded values,
+    in column order, and its value when no column is set; scale: a
+    ``count``'s divisor.
+    """
+
+    name: str
+    start: int
+    stop: int
+    meaning: str
+    kind: str
+    shape: tuple[int, ...] = ()
+    values: tuple[int, ...] = ()
+    none: int = -1
+    scale: int = 1
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"field {self.name!r}: kind must be one of {KINDS}, got {self.kind!r}")
+        width = self.stop - self.start
+        expected = {
+            "cards": int(np.prod(self.shape, dtype=np.int64)) * NUM_CARDS,
+            "card": NUM_CARDS,
+            "choice": len(self.values),
+            "seat": width,  # one column per seat
+        }.get(self.kind, int(np.prod(self.shape, dtype=np.int64)))
+        if width != expected:
+            raise ValueError(
+                f"field {self.name!r}: {width} columns, but its kind and shape need {expected}"
+            )
+        object.__setattr__(self, "decode", self._decoder())
+
+    def _decoder(self):
+        """decode(columns float32[N, width]) -> the decoded array, with no more work than the kind needs."""
+        if self.kind in ("card", "seat", "choice"):
+            # one-hot (or all 0) columns: their dot product with 1..k is the set column + 1 (0: none)
+            width = self.stop - self.start
+            ordinals = np.arange(1, width + 1, dtype=np.float32)
+            values = self.values if self.kind == "choice" else range(width)
+            lookup = np.array([self.none if self.kind == "choice" else -1, *values], np.int8)
+            return lambda columns: lookup.take((columns @ ordinals).astype(np.intp))
+        shape = (*self.shape, NUM_CARDS) if self.kind == "cards" else self.shape
+        if self.kind == "count":
+            scale = np.float32(self.scale)
+            return lambda columns: np.rint(columns * scale).astype(np.int8)
+        if self.kind == "fraction":
+            return (lambda columns: columns[:, 0]) if shape == () else (lambda columns: columns)
+        if len(shape) == 1:  # cards, flags: already [N, width]
+            return lambda columns: columns > 0.5
+        return lambda columns: columns.reshape(len(columns), *shape) > 0.5
+
+    @property
+    def decoded(self):
+        """The decoded value's type and shape, e.g. 'bool[N, 3, 24]' or 'int8[N]'."""
+        shape = (*self.shape, NUM_CARDS) if self.kind == "cards" else self.shape
+        dtype = {"cards": "bool", "flags": "bool", "fraction": "float32"}.get(self.kind, "int8")
+        return f"{dtype}[{', '.join(['N', *map(str, shape)])}]"
+
+    def encode(self, value, out):
+        """Write the decoded ``value`` (as ``decode`` returns it) into out float32[N, width]."""
+        n = len(out)
+        value = np.asarray(value)
+        if self.kind in ("cards", "flags", "fraction"):
+            out[:] = value.reshape(n, -1)
+        elif self.kind == "count":
+            out[:] = value.reshape(n, -1).astype(np.float32) / np.float32(self.scale)
+        else:
+            index = value.astype(np.int64)
+            if self.kind == "choice":
+                lookup = {v: i for i, v in enumerate(self.values)}
+                index = np.array([lookup.get(int(v), -1) for v in value], np.int64)
+            out[:] = 0
+            rows = np.flatnonzero(index >= 0)
+            out[rows, index[rows]] = 1
+
+
+class _FieldReader:
+    """The descriptor of one field on a view class: decodes on first reading, then the instance keeps it."""
+
+    def __init__(self, field):
+        self.field = field
+        self.name, self.decode = field.name, field.decode
+        self.columns = slice(field.start, field.stop)
+        self.__doc__ = f"{field.decoded}: {field.meaning}"
+
+    def __get__(self, view, owner=None):
+        if view is None:
+            return self
+        value = view.__dict__[self.name] = self.decode(view.obs[:, self.columns])
+        return value  # a non-data descriptor: later reads find it in the instance
+
+
+class ObservationView:
+    """Observations float32[N, D] of one variant, read by field name.
+
+    ``view.NAME`` is the decoded field (see :attr:`fields` and each
+    :class:`Field`'s ``decoded`` type); ``view.columns(NAME)`` its raw
+    float32[N, width] columns; ``view.mask(NAME)`` a ``cards`` field as uint32
+    card masks ``[N, *shape]``; ``view.card_flags(NAME)`` a ``card`` field as
+    bool[N, 24]. Built by ``variant.view(obs)`` (a subclass per variant, see
+    :func:`view_class`); the observation is not copied, and a field is decoded
+    once, when it is first read.
+    """
+
+    fields: dict[str, Field] = {}  # noqa: RUF012 (set per variant by view_class)
+    width = 0
+
+    def __init__(self, obs):
+        obs = np.asarray(obs)
+        if obs.ndim != 2 or obs.shape[1] != self.width:
+            raise ValueError(
+                f"observations must be float32[N, {self.width}], got shape {obs.shape}"
+            )
+        self.obs = obs
+
+    def __len__(self):
+        return len(self.obs)
+
+    def __getattr__(self, name) -> np.ndarray:  # only for names that are not fields
+        raise AttributeError(
+            f"observations have no field {name!r}; fields: {', '.join(self.fields)}"
+        )
+
+    def columns(self, name):
+        """float32[N, width]: the field's columns (a view of the observation)."""
+        field = self.fields[name]
+        return self.obs[:, field.start : field.stop]
+
+    def card_flags(self, name):
+        """bool[N, 24]: a ``card`` field as a set of cards (all False for none)."""
+        if self.fields[name].kind != "card":
+            raise ValueError(
+                f"card_flags reads a card field; {name!r} is a {self.fields[name].kind} field"
+            )
+        return self.columns(name) > 0.5
+
+    def mask(self, name):
+        """``uint32[N, *shape]``: a ``cards`` field's blocks as card masks (bit c = card c)."""
+        cards = getattr(self, name)
+        flat = cards.reshape(-1, NUM_CARDS)
+        return pack_bits(flat).astype(HAND_DTYPE).reshape(cards.shape[:-1])
+
+
+def view_class(name, fields):
+    """The :class:`ObservationView` subclass of a layout: one descriptor per field (fields in column order)."""
+    attributes: dict[str, object] = {f.name: _FieldReader(f) for f in fields}
+    attributes.update(
+        fields={f.name: f for f in fields}, width=fields[-1].stop, __module__=__name__
+    )
+    attributes["__doc__"] = f"{name} observations read by name (:class:`ObservationView`)."
+    return type(f"{name.title()}View", (ObservationView,), attributes)
+
+
+def encode(fields, values, num_rows=None):
+    """float32[N, D]: the observation whose view has these field values (the inverse of a view).
+
+    fields: a variant's layout (:class:`Field` list); values: an
+    :class:`ObservationView` or a mapping {name: decoded value} with every field.
+    """
+    if num_rows is None:
+        num_rows = (
+            len(values) if isinstance(values, ObservationView) else len(values[fields[0].name])
+        )
+    obs = np.zeros((num_rows, fields[-1].stop), np.float32)
+    for field in fields:
+        value = (
+            getattr(values, field.name)
+            if isinstance(values, ObservationView)
+            else values[field.name]
+        )
+        field.encode(value, obs[:, field.start : field.stop])
+    return obs
