@@ -58,14 +58,15 @@ from typing import Any
 
 import numpy as np
 
+from agents.checked import checked_act
 from agents.human import HumanPolicy, Narrator, seat_labels
 from agents.specs import HUMAN_SEAT, check_policy, make_policy, uses_human
-from agents.streams import act_keyed, child_keys
+from agents.streams import child_keys
 from arena.parallel import ProgressBar, Workers
 from arena.stats import RATING_MODEL, clustered_win_ci, openskill_ratings
 from ghost_euchre_env import dealing
 from ghost_euchre_env.classic import SEAT_TEAM
-from ghost_euchre_env.core import EPISODES, check_actions, check_choice, check_int
+from ghost_euchre_env.core import EPISODES, check_choice, check_int
 from ghost_euchre_env.records import VARIANTS, GameRecord, make_game
 
 __all__ = [
@@ -298,14 +299,16 @@ def player_names(specs):
     ]
 
 
-def act(policies, names, seat_player, obs, mask, player, keys=None):
+def act(policies, names, seat_player, obs, mask, player, keys=None, games=None):
     """Actions int64[n] of n games: each policy called once, on the games where it is to act.
 
     seat_player: int[n, S] player index by seat; obs, mask: the acting seats'
     observations and legal masks; player: int[n] seat to act; keys: uint64[n]
     keys of the decisions (given to policies that take them,
-    :mod:`agents.streams`), or None. The one place where seats are dispatched
-    to policies.
+    :mod:`agents.streams`), or None; games: int[n] the match's game ids (for
+    messages), or None. What a policy returns is checked, what it raises named
+    (:func:`agents.checked.checked_act`). The one place where seats are
+    dispatched to policies.
     """
     acting = seat_player[np.arange(len(player)), player]
     actions = np.zeros(len(player), np.int64)
@@ -313,11 +316,14 @@ def act(policies, names, seat_player, obs, mask, player, keys=None):
         rows = np.flatnonzero(acting == index)
         if len(rows) == 0:
             continue
-        chosen = act_keyed(policy, obs[rows], mask[rows], None if keys is None else keys[rows])
-        try:
-            actions[rows] = check_actions(chosen, mask[rows])
-        except ValueError as error:
-            raise ValueError(f"player {names[index]!r} returned a bad action: {error}") from None
+        actions[rows] = checked_act(
+            policy,
+            f"player {names[index]!r}",
+            obs[rows],
+            mask[rows],
+            None if keys is None else keys[rows],
+            None if games is None else games[rows],
+        )
     return actions
 
 
@@ -420,7 +426,7 @@ def play_games(plan, policies, lo, hi, record=False, progress=None):
             mask = game.legal_mask(state)
             obs = game.observe(state, player)
             keys = child_keys(plan.game_keys[alive], step)
-            actions = act(policies, plan.names, seat_player[alive], obs, mask, player, keys)
+            actions = act(policies, plan.names, seat_player[alive], obs, mask, player, keys, alive)
             result = game.step(state, actions)
             decisions += len(alive)
             step += 1
