@@ -236,3 +236,93 @@ def test_files_and_folders_are_checked_before_anything_is_made(tmp_path, capsys)
     assert status == 2 and err.count("\n") == 1, err
     assert f"config file {str(latin)!r} is not UTF-8 text: invalid continuation byte" in err
     assert sorted(os.listdir(tmp_path)) == ["afile", "latin.yaml"]
+
+
+# ------------------------------------------------------------------------------------ exploit
+def exploited(argv, capsys):
+    """(exit status, stderr) of ``evaluate.py exploit ARGV``."""
+    from euchre_trainer import exploit
+
+    status = exploit.main([*argv, "--quiet"])
+    return status, capsys.readouterr().err
+
+
+def test_exploit_refusals_come_before_any_file(tmp_path, monkeypatch, capsys):
+    from agents import ppo
+    from euchre_trainer.exploit import SHIPPED
+
+    monkeypatch.chdir(tmp_path)  # the default --db is runs/league.sqlite: never made by a refusal
+    noise = tmp_path / "noise.pt"
+    noise.write_bytes(os.urandom(2000))
+    payload = ppo.policy_payload(ppo.ActorCritic(390, 34, (8,)))
+    payload["model_config"] = {"obs_size": 390, "num_actions": 34, "model": "nosuchnets:Net"}
+    torch.save(payload, tmp_path / "user.pt")
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    before = sorted(os.listdir(tmp_path))
+    for argv, message in (
+        (["--init", SHIPPED["classic"]], "a classic Euchre network (obs_size=464, num_actions=31) cannot play"),
+        (["--init", str(noise)], f"--init {str(noise)!r}: "),
+        (["--init", "user.pt"], "--init 'user.pt': PPO checkpoint 'user.pt': 'nosuchnets:Net': no module named"),
+        (["--runs-dir", "afile"], "--runs-dir 'afile': cannot write a run folder 'afile/RUN'"),
+        (["--budget", str(10**30)], "--budget must be at most 100,000,000,000 decisions (about 15 days"),
+    ):  # fmt: skip
+        status, err = exploited(["heuristic", *argv], capsys)
+        assert status == 2 and err.count("\n") == 1, err
+        assert err.startswith("evaluate.py exploit: error: ") and message in err, err
+        assert sorted(os.listdir(tmp_path)) == before
+
+
+def test_exploit_refuses_a_read_only_store_before_training(tmp_path, monkeypatch, capsys):
+    from arena.store import Store
+
+    db = tmp_path / "league.sqlite"
+    Store(db).close()
+    before = db.read_bytes()
+    access = os.access  # as a read-only file is for its user (root's writes are not stopped)
+    monkeypatch.setattr(os, "access", lambda p, m: access(p, m) and not (p == str(db) and m & os.W_OK))
+    monkeypatch.setattr("euchre_trainer.loop.train", lambda *a: pytest.fail("it trained"))
+    status, err = exploited(["heuristic", "--db", str(db), "--runs-dir", str(tmp_path)], capsys)
+    assert status == 2 and err.count("\n") == 1
+    assert f"cannot write --db {str(db)!r}: the file is read-only" in err
+    assert sorted(os.listdir(tmp_path)) == ["league.sqlite"] and db.read_bytes() == before
+
+
+def test_a_spec_that_turns_illegal_is_named_by_exploit(breaking, tmp_path, capsys, torch_globals):
+    breaking.Bot.failure, breaking.Bot.after, breaking.Bot.calls = "illegal", 10, 0
+    db = tmp_path / "league.sqlite"
+    argv = ["breaking:Bot", "--budget", "32768", "--db", str(db), "--runs-dir", str(tmp_path / "r")]
+    status, err = exploited(argv, capsys)
+    assert status == 2 and err.count("\n") == 1, err
+    assert err.startswith("evaluate.py exploit: error: update 1: opponent 'breaking:Bot' returned a")
+    assert not db.exists()
+
+
+def test_ctrl_c_in_exploit_is_one_line_and_the_same_command_resumes(
+    tmp_path, monkeypatch, capsys, torch_globals
+):
+    from euchre_trainer import loop
+
+    db = tmp_path / "league.sqlite"
+    argv = ["random", "--budget", str(2 * 32768), "--games", "6", "--init", "scratch"]
+    argv += ["--db", str(db), "--runs-dir", str(tmp_path / "runs")]
+    checkpoint = loop.periodic_checkpoint
+
+    def interrupted_after_a_checkpoint(run, run_dir):
+        checkpoint(run, run_dir)
+        if run.update == 1:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(loop, "periodic_checkpoint", interrupted_after_a_checkpoint)
+    status, err = exploited(argv, capsys)
+    assert status == 130 and err.strip().count("\n") == 0, err
+    assert err.strip() == (
+        f"evaluate.py exploit: interrupted: nothing stored in {db}; the same command resumes the "
+        "training from its last checkpoint"
+    )
+    assert not db.exists()
+    monkeypatch.setattr(loop, "periodic_checkpoint", checkpoint)
+    from euchre_trainer import exploit
+
+    assert exploit.main([*argv, "--quiet"]) == 0
+    assert "resuming after update 1" in capsys.readouterr().out and db.exists()
