@@ -119,7 +119,7 @@ def test_a_network_that_breaks_mid_run_stops_with_one_line_and_resumes(
     checkpoint = latest(str(run))
     assert status == 2 and err.count("\n") == 1, err
     assert err.startswith("train.py: error: update ")
-    assert f"model 'breaking:Net': forward(obs float32[B, 390]) must return" in err
+    assert "model 'breaking:Net': forward(obs float32[B, 390]) must return" in err
     assert came_back in err and "(in training mode)" in err
     assert err.rstrip().endswith(f"resume with --resume {checkpoint}")
     assert not (run / "final.pt").exists()
@@ -148,7 +148,9 @@ def test_model_options_the_constructor_refuses_are_one_line(width, breaking, tmp
     argv = ["--model", "breaking:Net", "--model_options", f"{{width: {width}}}"]
     status, err = stopped([*argv, "--runs_dir", str(tmp_path / "runs"), *QUIET, *TINY], capsys)
     assert status == 2 and err.count("\n") == 1, err
-    assert "model: 'breaking:Net': cannot build it as Net(obs_size, num_actions, width=...): " in err
+    assert (
+        "model: 'breaking:Net': cannot build it as Net(obs_size, num_actions, width=...): " in err
+    )
     assert not (tmp_path / "runs").exists()
 
 
@@ -173,16 +175,18 @@ def test_an_opponent_that_turns_bad_is_named(
     assert f"opponent 'breaking:Bot' {message}" in err
 
 
-def test_a_distillation_teacher_that_turns_bad_is_named(
-    breaking, tmp_path, torch_globals, capsys
-):
+def test_a_distillation_teacher_that_turns_bad_is_named(breaking, tmp_path, torch_globals, capsys):
     breaking.Bot.failure, breaking.Bot.after, breaking.Bot.calls = "illegal", 1, 0
     argv = ["--distill_decisions", "8", "--distill_teacher", "breaking:Bot"]
     argv += ["--distill_phase", "all", "--total_steps", "512", "--checkpoint_every", "1"]
-    status, err = stopped([*argv, "--runs_dir", str(tmp_path), "--name", "r", *QUIET, *TINY], capsys)
+    status, err = stopped(
+        [*argv, "--runs_dir", str(tmp_path), "--name", "r", *QUIET, *TINY], capsys
+    )
     checkpoint = latest(str(tmp_path / "r"))
     assert status == 2 and err.count("\n") == 1, err
-    assert err.startswith("train.py: error: update 2: distill_teacher 'breaking:Bot' returned a bad ")
+    assert err.startswith(
+        "train.py: error: update 2: distill_teacher 'breaking:Bot' returned a bad "
+    )
     assert err.rstrip().endswith(f"resume with --resume {checkpoint}")
 
 
@@ -280,7 +284,9 @@ def test_exploit_refuses_a_read_only_store_before_training(tmp_path, monkeypatch
     Store(db).close()
     before = db.read_bytes()
     access = os.access  # as a read-only file is for its user (root's writes are not stopped)
-    monkeypatch.setattr(os, "access", lambda p, m: access(p, m) and not (p == str(db) and m & os.W_OK))
+    monkeypatch.setattr(
+        os, "access", lambda p, m: access(p, m) and not (p == str(db) and m & os.W_OK)
+    )
     monkeypatch.setattr("euchre_trainer.loop.train", lambda *a: pytest.fail("it trained"))
     status, err = exploited(["heuristic", "--db", str(db), "--runs-dir", str(tmp_path)], capsys)
     assert status == 2 and err.count("\n") == 1
@@ -294,7 +300,9 @@ def test_a_spec_that_turns_illegal_is_named_by_exploit(breaking, tmp_path, capsy
     argv = ["breaking:Bot", "--budget", "32768", "--db", str(db), "--runs-dir", str(tmp_path / "r")]
     status, err = exploited(argv, capsys)
     assert status == 2 and err.count("\n") == 1, err
-    assert err.startswith("evaluate.py exploit: error: update 1: opponent 'breaking:Bot' returned a")
+    assert err.startswith(
+        "evaluate.py exploit: error: update 1: opponent 'breaking:Bot' returned a"
+    )
     assert not db.exists()
 
 
