@@ -70,14 +70,15 @@ import json
 import os
 import sys
 
+from agents.checked import PolicyRaised
 from agents.composite import is_composite, split_composite
 from agents.human import HumanQuit
 from agents.specs import parse_value, split_spec
 from arena.bidding import bidding_table, run_bidding_match
-from arena.files import check_writable, write_atomic
+from arena.files import check_writable, check_writable_in_place, write_atomic
 from arena.league import leaderboard, league_plan, run_league
 from arena.match import EPISODES, VARIANTS, play_interactive, run_match
-from arena.parallel import usable_cores
+from arena.parallel import connect_ray, usable_cores
 from arena.report import (
     leaderboard_table,
     match_table,
@@ -325,6 +326,12 @@ def _run(command, args):
         return command(args)
     except (ValueError, OSError) as error:  # bad input or an unreadable file: one line
         return _error(error)
+    except (
+        PolicyRaised
+    ) as error:  # a bot's own code raised: which and where first, then its traceback
+        _error(error)
+        print(error.trace, end="", file=sys.stderr)
+        return 1
 
 
 def _error(message):
@@ -463,10 +470,12 @@ def league_main(args):
     if args.card_play is not None or args.bid_regret:
         return _error("--card-play and --bid-regret are for a single match, not --league")
     db = args.db or DEFAULT_DB
-    check_writable(db, "--db")
+    check_writable_in_place(db, "--db")  # a read-only store: refused before it is opened
     league_plan(args.players, args.variant, args.episode, rules)  # bad players: no store made
     if args.workers is not None:
         check_int("--workers", args.workers, 1)
+    if args.ray is not None:
+        connect_ray(args.ray)  # no cluster there: no store made
     with Store(db) as store:
         store.check_writable()  # a read-only store is refused before any match is played
         try:

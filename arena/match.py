@@ -53,6 +53,7 @@ team took three tricks or more; ``mean_points_per_deal`` and
 import dataclasses
 import itertools
 import json
+import pickle
 import time
 from typing import Any
 
@@ -62,7 +63,7 @@ from agents.checked import checked_act
 from agents.human import HumanPolicy, Narrator, seat_labels
 from agents.specs import HUMAN_SEAT, check_policy, make_policy, uses_human
 from agents.streams import child_keys
-from arena.parallel import ProgressBar, Workers
+from arena.parallel import ProgressBar, TaskNotLoaded, Workers
 from arena.stats import RATING_MODEL, clustered_win_ci, openskill_ratings
 from ghost_euchre_env import dealing
 from ghost_euchre_env.classic import SEAT_TEAM
@@ -497,13 +498,50 @@ def run_match(
         if pool.slots == 1:  # in this process, with the policies built above
             tasks = [(plan, policies, 0, total, record)]
         else:
+            check_copyable(plan.players, plan.names)
             tasks = [(plan, None, lo, hi, record) for lo, hi in plan.ranges(pool.slots)]
 
         def describe(index):
             return f"games {tasks[index][2]}..{tasks[index][3] - 1} of the match"
 
-        parts = pool.map(_play_task, tasks, [t[3] - t[2] for t in tasks], report, describe)
+        try:
+            parts = pool.map(_play_task, tasks, [t[3] - t[2] for t in tasks], report, describe)
+        except TaskNotLoaded as error:
+            raise ValueError(f"{error}; {_not_loaded_hint(plan, str(error))}") from None
     return match_result(plan, parts, time.perf_counter() - start)
+
+
+WORKER_HINT = (
+    "define its class at the top level of a module the workers can import (installed, or its "
+    "folder on PYTHONPATH) and keep no locks, open files or threads in it; or play with workers=1"
+)
+
+
+def check_copyable(players, names):
+    """ValueError (one line naming the player, and how to fix it) unless every Policy object of
+    ``players`` can be copied to a worker process (pickled)."""
+    for player, name in zip(players, names, strict=True):
+        if isinstance(player, str):
+            continue
+        try:
+            pickle.dumps(player)
+        except Exception as error:  # noqa: BLE001 (pickle raises many kinds: each one line)
+            first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+            raise ValueError(
+                f"player {name!r} cannot be copied to the worker processes "
+                f"({type(error).__name__}: {first}): {WORKER_HINT}"
+            ) from None
+
+
+def _not_loaded_hint(plan, message):
+    """Which player a worker could not load (named in the worker's error), and how to fix it."""
+    for player, name in zip(plan.players, plan.names, strict=True):
+        module = (
+            type(player).__module__ if not isinstance(player, str) else player.partition(":")[0]
+        )
+        if f"'{module}'" in message or f"<module '{module}'" in message:
+            return f"player {name!r} does not load in a worker process: {WORKER_HINT}"
+    return WORKER_HINT
 
 
 def match_result(plan, parts, wall):

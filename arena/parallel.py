@@ -29,10 +29,12 @@ running tasks are stopped (processes terminated, Ray tasks cancelled).
 
 import collections
 import importlib
+import logging
 import multiprocessing
 import multiprocessing.connection
 import os
 import signal
+import socket
 import sys
 import threading
 from collections.abc import Callable
@@ -43,6 +45,12 @@ from tqdm import tqdm
 
 class WorkerDied(RuntimeError):
     """The process running a task died before it returned."""
+
+
+class TaskNotLoaded(ValueError):
+    """A worker process could not unpickle its task: a module or class that imports in the caller
+    and not in the worker (a class made at run time, in ``__main__``, or of a module the worker
+    does not find)."""
 
 
 def usable_cores():
@@ -69,13 +77,7 @@ class Workers:
         self._processes = []
         self._refs = []
         if ray is not None:
-            module = _ray_module()
-            if not module.is_initialized():
-                try:
-                    module.init(address=ray, log_to_driver=False)
-                except (ConnectionError, RuntimeError, ValueError) as error:
-                    first = str(error).strip().splitlines()[0] if str(error).strip() else ""
-                    raise ValueError(f"--ray {ray!r}: no Ray cluster there ({first})") from None
+            connect_ray(ray)
 
     @property
     def slots(self):
@@ -103,11 +105,16 @@ class Workers:
 
     def map(self, function, tasks, sizes, progress=None, describe: Callable[[int], str] = str):
         """[result of each task], in task order; a task's exception is raised, a dead worker
-        as ValueError naming ``describe(index)``."""
+        as ValueError naming ``describe(index)``, as is a task a worker could not load and, when
+        there are several tasks, a task's ValueError."""
         results: list[Any] = [None] * len(tasks)
         for index, outcome in self.run(function, tasks, sizes, progress):
             if isinstance(outcome, WorkerDied):
                 raise ValueError(f"{describe(index)} failed: {outcome}")
+            if isinstance(outcome, TaskNotLoaded):
+                raise TaskNotLoaded(f"{describe(index)}: {outcome}")
+            if isinstance(outcome, ValueError) and len(tasks) > 1:
+                raise ValueError(f"{describe(index)}: {outcome}") from None
             if isinstance(outcome, Exception):
                 raise outcome
             results[index] = outcome
@@ -218,6 +225,12 @@ def _worker_main(connection):
             function, task = connection.recv()
         except EOFError:
             return
+        except Exception as error:  # noqa: BLE001 (the task did not unpickle here: told to the caller)
+            loaded = TaskNotLoaded(
+                f"a worker process cannot load it ({type(error).__name__}: {error})"
+            )
+            connection.send(("done", loaded))
+            continue
         try:
             result = function(task, progress)
         except Exception as error:  # noqa: BLE001 (sent to the parent, which reports it)
@@ -234,6 +247,35 @@ def _ray_task(function, task, path, directory):
     if os.path.isdir(directory):
         os.chdir(directory)
     return function(task, lambda n: None)
+
+
+RAY_PROBE_S = 3.0
+"""seconds to wait for a Ray address to answer before saying that no cluster is there"""
+
+
+def connect_ray(address):
+    """Connect this process to the Ray cluster at ``address`` (``auto``: the one ``ray start --head``
+    started here), once; ValueError (one line with the reason) when none is there. An address
+    HOST:PORT is probed first (RAY_PROBE_S seconds), so an unreachable one fails at once, before
+    Ray retries it with pages of warnings."""
+    ray = _ray_module()
+    if ray.is_initialized():
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if host and port.isdigit():
+        try:
+            socket.create_connection((host.strip("[]"), int(port)), timeout=RAY_PROBE_S).close()
+        except OSError as error:
+            reason = error.strerror or str(error) or type(error).__name__
+            raise ValueError(
+                f"--ray {address!r}: no Ray cluster there ({host}:{port} does not answer: {reason})"
+            ) from None
+    try:
+        ray.init(address=address, log_to_driver=False, logging_level=logging.ERROR)
+    except (ConnectionError, RuntimeError, ValueError) as error:
+        text = str(error).strip()
+        reason = text.splitlines()[0] if text else type(error).__name__
+        raise ValueError(f"--ray {address!r}: no Ray cluster there ({reason})") from None
 
 
 def _ray_module():

@@ -225,6 +225,10 @@ def format_replay(record, unicode=True):
     (the renderer's, showing the leader's hand) and the trick's cards and winner."""
     game = record.game()
     names = list(record.names) or [f"seat {s}" for s in range(game.num_players)]
+    if len(names) != game.num_players or not all(isinstance(n, str) for n in names):
+        raise ValueError(
+            f"names must be {game.num_players} strings (one per seat) or none, got {record.names!r}"
+        )
     render = render_ghost if record.variant == "ghost" else render_classic
     play_phase = ghost.PLAY if record.variant == "ghost" else classic.PLAY
     seats = ", ".join(f"{s} {n}" for s, n in enumerate(names))
