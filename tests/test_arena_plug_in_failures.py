@@ -93,7 +93,7 @@ def test_a_policy_a_worker_cannot_load_names_the_match_and_the_player(monkeypatc
     made = type("Made", (Lowest,), {"__module__": module.__name__, "name": "made"})
     module.Made = made
     monkeypatch.setitem(sys.modules, module.__name__, module)
-    with pytest.raises(ValueError) as error:
+    with pytest.raises(ValueError, match="cannot load it") as error:
         run_match([made(GhostEuchre()), "random", "heuristic"], games=12, rules=RULES, workers=2)
     message = str(error.value)
     assert (
@@ -116,7 +116,7 @@ def test_a_policy_that_cannot_be_copied_names_the_player_and_the_fix():
         (Local(GhostEuchre()), "Can't pickle local object"),
         (locked, "_thread.lock"),
     ):
-        with pytest.raises(ValueError) as error:
+        with pytest.raises(ValueError, match="cannot be copied") as error:
             run_match([player, "random", "heuristic"], games=12, rules=RULES, workers=2)
         message = str(error.value)
         assert message.startswith(
@@ -158,7 +158,7 @@ def test_a_version_1_store_with_a_bad_game_row_is_named_and_left_as_it_was(edit,
     with sql(path) as db:
         db.execute(f"UPDATE games SET {edit} WHERE match_id = 5 AND game = 3")
     before = path.read_bytes()
-    with pytest.raises(ValueError) as error:
+    with pytest.raises(ValueError, match="upgrading it to 2 failed") as error:
         Store(path)
     assert str(error.value) == (
         f"store {str(path)!r} has schema version 1; upgrading it to 2 failed: {message}"
