@@ -11,6 +11,7 @@ import traceback
 
 from ghost_euchre_env.core import check_actions
 
+from .human import HumanQuit
 from .streams import act_keyed
 
 
@@ -63,6 +64,8 @@ def checked_act(policy, what, obs, mask, keys=None, games=None):
     (e.g. "player 'x'") and the game (games: int[N] the rows' game ids; None: row numbers)."""
     try:
         chosen = act_keyed(policy, obs, mask, keys)
+    except HumanQuit:  # the person at the terminal stopped: not a failure
+        raise
     except Exception as error:  # a bot's own code: named, its traceback kept
         doing = f"in {len(mask)} decisions" if games is None else f"in {shown_games(games)}"
         raise raised(what, error, doing) from error
