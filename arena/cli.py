@@ -26,7 +26,9 @@ each file written is printed by its absolute path with the folders that were new
 
 Exit status: 0 when done; 2 for bad input, told in one line (``evaluate.py:
 error: ...``, usage: ``--help``); a game at the terminal left by end of input
-(Ctrl-D) 1, by Ctrl-C 130 (after "Game abandoned."); a league stopped by Ctrl-C 130.
+(Ctrl-D) 1, by Ctrl-C 130 (after "Game abandoned."); a league stopped by Ctrl-C 130;
+a bot whose own code raised 1, after one line naming it, the game (and the league's
+match) and then its traceback.
 
 ``--league``: every 3-player subset of the SPECs (classic: every pairing of two
 teams) plays a duplicate match of ``--games`` games into the SQLite store
