@@ -61,6 +61,7 @@ import os
 import sqlite3
 import subprocess
 import time
+import urllib.parse
 
 import numpy as np
 
@@ -258,6 +259,18 @@ def code_version():
     return f"{__version__}+{described}"
 
 
+def _connect_to(path):
+    """The SQLite URI to open ``path`` with: a file this process cannot write and that no other
+    connection has in WAL mode now (no ``-wal`` beside it) is opened immutable, so that reading it
+    leaves no ``-wal``/``-shm`` files beside it (SQLite makes them, and a read-only connection
+    cannot remove them)."""
+    uri = "file:" + urllib.parse.quote(os.path.abspath(path))
+    in_use = os.path.exists(path + "-wal")
+    if os.path.exists(path) and not os.access(path, os.W_OK) and not in_use:
+        return uri + "?mode=ro&immutable=1"
+    return uri
+
+
 class Store:
     """A league store in one SQLite file (created with its tables if missing).
 
@@ -272,7 +285,9 @@ class Store:
         directory = os.path.dirname(os.path.abspath(self.path))
         os.makedirs(directory, exist_ok=True)
         try:
-            self.db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+            self.db = sqlite3.connect(
+                _connect_to(self.path), timeout=BUSY_TIMEOUT_S, isolation_level=None, uri=True
+            )
         except sqlite3.Error as error:
             raise ValueError(f"cannot open league store {self.path!r}: {error}") from None
         try:

@@ -7,6 +7,7 @@ wrong (which player, match and game), the exit status, and no file created or ch
 import dataclasses
 import os
 import shutil
+import sqlite3
 import sys
 import textwrap
 import threading
@@ -191,3 +192,27 @@ def test_the_older_batterys_leftovers_are_one_line():
     for names in (("one",), (1, 2, 3)):
         with pytest.raises(ValueError, match=r"^names must be 3 strings \(one per seat\) or none"):
             format_replay(dataclasses.replace(record, names=names))
+
+
+def test_replaying_a_read_only_store_leaves_nothing_beside_it(
+    tmp_path, league_db, monkeypatch, capsys
+):
+    db = tmp_path / "league.sqlite"
+    shutil.copy(league_db, db)
+    before = db.read_bytes()
+    access = os.access  # as a read-only file is for its user (root's writes are not stopped)
+    monkeypatch.setattr(
+        os, "access", lambda p, m: access(p, m) and not (p == str(db) and m & os.W_OK)
+    )
+    connect = sqlite3.connect  # and SQLite cannot write it either
+
+    def read_only(database, *args, **kwargs):
+        return connect(
+            database if "mode=ro" in database else f"{database}?mode=ro", *args, **kwargs
+        )
+
+    monkeypatch.setattr(sqlite3, "connect", read_only)
+    assert evaluate.main(["replay", str(db)]) == 0
+    assert capsys.readouterr().out.startswith("match 1: ghost, 6 games")
+    assert evaluate.main(["replay", str(db), "--match", "1"]) == 0
+    assert os.listdir(tmp_path) == ["league.sqlite"] and db.read_bytes() == before
