@@ -9,16 +9,19 @@ from agents.checked import PlugInError, PolicyRaised
 
 
 class TrainingStopped(Exception):
-    """A run stopped by a plug-in: ``str()`` is the one line; ``trace``: the user's traceback as text
-    ('' when nothing raised: a bad value came back); ``status``: the exit status (2 bad output,
-    1 raised)."""
+    """A run stopped by a plug-in: ``str()`` is the one line (``what`` happened, then how to resume
+    from ``checkpoint``, the run's last: None when there is none yet); ``trace``: the user's
+    traceback as text ('' when nothing raised: a bad value came back); ``status``: the exit status
+    (2 bad output, 1 raised)."""
 
-    def __init__(self, message, trace="", status=2):
-        super().__init__(message, trace, status)
-        self.message, self.trace, self.status = message, trace, status
+    def __init__(self, what, checkpoint=None, trace="", status=2):
+        super().__init__(what, checkpoint, trace, status)
+        self.what, self.checkpoint, self.trace, self.status = what, checkpoint, trace, status
 
     def __str__(self):
-        return self.message
+        if self.checkpoint is None:
+            return f"{self.what}; no checkpoint yet (checkpoint_every)"
+        return f"{self.what}; resume with --resume {self.checkpoint}"
 
 
 def last_checkpoint(run_dir):
@@ -41,11 +44,7 @@ def stopped_by_plug_ins(run, run_dir, log):
     except (PlugInError, PolicyRaised) as error:
         log.close()
         where = f"update {run.update + 1}" if run.update < run.num_updates else "final evaluation"
-        resume = last_checkpoint(run_dir)
-        hint = (
-            f"resume with --resume {resume}" if resume else "no checkpoint yet (checkpoint_every)"
-        )
-        message = f"{where}: {error}; {hint}"
+        what, resume = f"{where}: {error}", last_checkpoint(run_dir)
         if isinstance(error, PolicyRaised):
-            raise TrainingStopped(message, error.trace, 1) from None
-        raise TrainingStopped(message) from None
+            raise TrainingStopped(what, resume, error.trace, 1) from None
+        raise TrainingStopped(what, resume) from None

@@ -294,15 +294,21 @@ def test_exploit_refuses_a_read_only_store_before_training(tmp_path, monkeypatch
     assert sorted(os.listdir(tmp_path)) == ["league.sqlite"] and db.read_bytes() == before
 
 
-def test_a_spec_that_turns_illegal_is_named_by_exploit(breaking, tmp_path, capsys, torch_globals):
-    breaking.Bot.failure, breaking.Bot.after, breaking.Bot.calls = "illegal", 10, 0
+@pytest.mark.parametrize("failure", ["illegal", "raise"])
+def test_a_spec_that_turns_bad_is_named_by_exploit(
+    failure, breaking, tmp_path, capsys, torch_globals
+):
+    breaking.Bot.failure, breaking.Bot.after, breaking.Bot.calls = failure, 10, 0
     db = tmp_path / "league.sqlite"
     argv = ["breaking:Bot", "--budget", "32768", "--db", str(db), "--runs-dir", str(tmp_path / "r")]
     status, err = exploited(argv, capsys)
-    assert status == 2 and err.count("\n") == 1, err
-    assert err.startswith(
-        "evaluate.py exploit: error: update 1: opponent 'breaking:Bot' returned a"
-    )
+    first = err.splitlines()[0]
+    assert first.startswith("evaluate.py exploit: error: update 1: opponent 'breaking:Bot' ")
+    if failure == "illegal":
+        assert status == 2 and err.count("\n") == 1 and "returned a bad action" in first, err
+    else:
+        assert status == 1 and "raised ZeroDivisionError: the bot broke in " in first
+        assert err.splitlines()[-1] == "ZeroDivisionError: the bot broke"
     assert not db.exists()
 
 
