@@ -404,7 +404,8 @@ class Store:
                 seats, scores, points = (json.loads(text) for text in lists)
             except (TypeError, json.JSONDecodeError):
                 raise ValueError(f"{where}: seats, final_scores or points is not JSON") from None
-            num_seats = len(seats) if num_seats is None and isinstance(seats, list) else num_seats
+            if num_seats is None:  # the match's: its first game's
+                num_seats = len(seats) if isinstance(seats, list) else 0
             for name, value in (("seats", seats), ("final_scores", scores), ("points", points)):
                 if not (
                     isinstance(value, list)

@@ -112,7 +112,8 @@ def test_a_policy_that_cannot_be_copied_names_the_player_and_the_fix():
         name = "local"
 
     locked = Lowest(GhostEuchre())
-    locked.name, locked.lock = "locked", threading.Lock()
+    locked.name = "locked"
+    setattr(locked, "lock", threading.Lock())  # noqa: B010 (an attribute its class does not declare)
     for player, why in (
         (Local(GhostEuchre()), "Can't pickle local object"),
         (locked, "_thread.lock"),

@@ -4,6 +4,7 @@ case: one line naming what is wrong (and, mid-run, the update and where the run 
 exit status (2 bad input, 1 a plug-in that raised, after its traceback), nothing left behind before
 the run starts, and a run that resumes from its last checkpoint."""
 
+import importlib
 import os
 import sys
 import textwrap
@@ -82,9 +83,7 @@ def breaking(tmp_path, monkeypatch):
     for name, text in MODULES.items():
         (folder / name).write_text(textwrap.dedent(text))
     monkeypatch.syspath_prepend(str(folder))
-    import breaking
-
-    yield breaking
+    yield importlib.import_module("breaking")
     sys.modules.pop("breaking", None)
 
 
