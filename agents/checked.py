@@ -77,7 +77,7 @@ def checked_act(policy, what, obs, mask, keys=None, games=None):
 
 class CheckedPolicy:
     """``policy`` behind :func:`checked_act` (named ``what``): every batch of actions it returns is
-    checked; its ``name``, ``reset`` and ``rng`` are the policy's."""
+    checked; everything else (``name``, ``reset``, ``rng``, its options) is the policy's."""
 
     def __init__(self, policy, what):
         self.policy, self.what = policy, what
@@ -89,6 +89,7 @@ class CheckedPolicy:
     def reset(self, games):
         self.policy.reset(games)
 
-    @property
-    def rng(self):
-        return getattr(self.policy, "rng", None)
+    def __getattr__(self, name):  # only for what this class does not have
+        if name == "policy":  # (not set yet: while unpickling)
+            raise AttributeError(name)
+        return getattr(self.policy, name)
