@@ -328,9 +328,7 @@ def _run(command, args):
         return command(args)
     except (ValueError, OSError) as error:  # bad input or an unreadable file: one line
         return _error(error)
-    except (
-        PolicyRaised
-    ) as error:  # a bot's own code raised: which and where first, then its traceback
+    except PolicyRaised as error:  # a bot's own code raised: named first, then its traceback
         _error(error)
         print(error.trace, end="", file=sys.stderr)
         return 1

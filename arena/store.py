@@ -377,11 +377,7 @@ class Store:
                         match_id, *match_aggregates(variant, *(data[k] for k in _AGGREGATED))
                     )
                 self.db.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
-        except (
-            sqlite3.DatabaseError,
-            ValueError,
-            IndexError,
-        ) as error:  # read-only, a bad game row
+        except (sqlite3.DatabaseError, ValueError, IndexError) as error:  # read-only, a bad row
             raise ValueError(
                 f"store {self.path!r} has schema version {version}; "
                 f"upgrading it to {SCHEMA_VERSION} failed: {error}"
