@@ -255,13 +255,14 @@ RAY_PROBE_S = 3.0
 
 def connect_ray(address):
     """Connect this process to the Ray cluster at ``address`` (``auto``: the one ``ray start --head``
-    started here), once; ValueError (one line with the reason) when none is there. An address
-    HOST:PORT is probed first (RAY_PROBE_S seconds), so an unreachable one fails at once, before
-    Ray retries it with pages of warnings."""
+    started here, or RAY_ADDRESS), once; ValueError (one line with the reason) when none is there.
+    An address HOST:PORT is probed first (RAY_PROBE_S seconds), so an unreachable one fails at
+    once, before Ray retries it with pages of warnings."""
     ray = _ray_module()
     if ray.is_initialized():
         return
-    host, _, port = address.removeprefix("ray://").rpartition(":")
+    target = os.environ.get("RAY_ADDRESS", "") if address == "auto" else address  # auto: its own
+    host, _, port = target.removeprefix("ray://").rpartition(":")
     if host and port.isdigit():
         try:
             socket.create_connection((host.strip("[]"), int(port)), timeout=RAY_PROBE_S).close()
