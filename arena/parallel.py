@@ -28,6 +28,7 @@ running tasks are stopped (processes terminated, Ray tasks cancelled).
 """
 
 import collections
+import contextlib
 import importlib
 import logging
 import multiprocessing
@@ -36,6 +37,7 @@ import os
 import signal
 import socket
 import sys
+import tempfile
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -264,19 +266,59 @@ def connect_ray(address):
     target = os.environ.get("RAY_ADDRESS", "") if address == "auto" else address  # auto: its own
     host, _, port = target.removeprefix("ray://").rpartition(":")
     if host and port.isdigit():
+        reason = _grpc_probe(host.strip("[]"), int(port))
+        if reason:
+            raise ValueError(f"--ray {address!r}: no Ray cluster there ({host}:{port} {reason})")
+    with tempfile.TemporaryFile() as said, _stderr_to(said):  # Ray's retries: pages of warnings
         try:
-            socket.create_connection((host.strip("[]"), int(port)), timeout=RAY_PROBE_S).close()
-        except OSError as error:
-            reason = error.strerror or str(error) or type(error).__name__
-            raise ValueError(
-                f"--ray {address!r}: no Ray cluster there ({host}:{port} does not answer: {reason})"
-            ) from None
-    try:
-        ray.init(address=address, log_to_driver=False, logging_level=logging.ERROR)
-    except (ConnectionError, RuntimeError, ValueError) as error:
+            ray.init(address=address, log_to_driver=False, logging_level=logging.ERROR)
+            error = None
+        except (ConnectionError, RuntimeError, ValueError) as raised:
+            error = raised
+        said.seek(0)
+        lines = said.read().decode(errors="replace").splitlines()
+    if error is not None:
         text = str(error).strip()
         reason = text.splitlines()[0] if text else type(error).__name__
-        raise ValueError(f"--ray {address!r}: no Ray cluster there ({reason})") from None
+        last = lines[-1].rpartition("] ")[2].strip() if lines else ""  # Ray's last warning, if any
+        raise ValueError(
+            f"--ray {address!r}: no Ray cluster there ({reason}{f'; {last}' if last else ''})"
+        )
+
+
+@contextlib.contextmanager
+def _stderr_to(handle):
+    """Send what this process (C++ included) writes to stderr to the file ``handle`` in the block."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    os.dup2(handle.fileno(), 2)
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+HTTP2_HELLO = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+"""the HTTP/2 connection preface and an empty SETTINGS frame: a gRPC server (Ray's GCS) answers
+with a SETTINGS frame of its own"""
+
+
+def _grpc_probe(host, port):
+    """'' when a gRPC server (Ray's GCS is one) answers at host:port within RAY_PROBE_S seconds,
+    else why not ('does not answer: Connection refused', 'answers, but not as ...')."""
+    try:
+        with socket.create_connection((host, port), timeout=RAY_PROBE_S) as connection:
+            connection.sendall(HTTP2_HELLO)
+            frame = connection.recv(9)
+    except TimeoutError:
+        return f"does not answer gRPC within {RAY_PROBE_S:g} s"
+    except OSError as error:
+        return f"does not answer: {error.strerror or str(error) or type(error).__name__}"
+    if len(frame) < 9 or frame[3] != 4:  # byte 3: the frame type, 4 SETTINGS
+        return "answers, but not as a gRPC server (Ray's GCS is one)"
+    return ""
 
 
 def _ray_module():
