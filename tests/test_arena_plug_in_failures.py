@@ -7,6 +7,7 @@ wrong (which player, match and game), the exit status, and no file created or ch
 import dataclasses
 import os
 import shutil
+import socket
 import sqlite3
 import sys
 import textwrap
@@ -136,6 +137,23 @@ def test_ray_without_a_cluster_is_one_line_and_leaves_no_store(tmp_path, capsys,
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith(
         "evaluate.py: error: --ray '127.0.0.1:1': no Ray cluster there (127.0.0.1:1 does not answer: "
+    )
+    with socket.create_server(("127.0.0.1", 0)) as server:  # a port that answers, not as Ray
+        port = server.getsockname()[1]
+
+        def answer_http():
+            connection, _ = server.accept()
+            with connection:
+                connection.recv(64)
+                connection.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n")
+
+        threading.Thread(target=answer_http, daemon=True).start()
+        argv = ["random", "random", "heuristic", "--quiet", "--ray", f"127.0.0.1:{port}"]
+        assert evaluate.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"evaluate.py: error: --ray '127.0.0.1:{port}': no Ray cluster there (127.0.0.1:{port} "
+        "answers, but not as a gRPC server (Ray's GCS is one))\n"
     )
     db = tmp_path / "league.sqlite"
     argv = ["--league", "random", "heuristic", "pimc", "--db", str(db), "--ray", "auto"]
