@@ -27,6 +27,7 @@ from ghost_euchre_env.cards import CARD_RANK, CARD_SUIT, CARDS, NUM_CARDS, NUM_S
 from ghost_euchre_env.suits import COLOUR_KEEPING, permutation_tables
 
 from .base import find_module, import_hint
+from .checked import PlugInError, PolicyRaised, raised
 
 _CLASS_SPEC = re.compile(
     r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*"
@@ -196,8 +197,8 @@ def network_class(spec):
 class PluggedNetwork(SuitedNetwork):
     """A network class of the plug-in interface (module docstring) behind the suit renaming.
 
-    The class's outputs are checked once, on a batch of two zero observations:
-    (logits float32[2, num_actions], value float32[2]), else ValueError.
+    The class's outputs are checked on every call (:meth:`heads`), first on a
+    batch of two zero observations when it is built (ValueError then).
     """
 
     def __init__(self, obs_size, num_actions, model, model_options=None, canonical_suits=False):
@@ -215,41 +216,65 @@ class PluggedNetwork(SuitedNetwork):
         cls = network_class(model)
         try:
             self.net = cls(int(obs_size), int(num_actions), **options)
-        except TypeError as error:
+        except Exception as error:  # noqa: BLE001 (any failure of the user's constructor: one line)
+            first = str(error).strip().splitlines()[0] if str(error).strip() else ""
             raise ValueError(
                 f"{model!r}: cannot build it as {cls.__name__}(obs_size, num_actions"
-                f"{''.join(f', {k}=...' for k in options)}): {error}"
+                f"{''.join(f', {k}=...' for k in options)}): {type(error).__name__}: {first}"
             ) from None
-        self._check_outputs()
-
-    def _check_outputs(self):
         mode = self.net.training
         self.net.eval()
-        with torch.no_grad():
-            out = self.net(torch.zeros(2, self.config["obs_size"]))
-        self.net.train(mode)
-        expected = f"(logits float32[B, {self.config['num_actions']}], value float32[B])"
-        shapes = (2, self.config["num_actions"]), (2,)
-        ok = isinstance(out, (tuple, list)) and len(out) == 2
-        ok = ok and all(isinstance(t, torch.Tensor) and t.dtype == torch.float32 for t in out)
-        if not ok or tuple(out[0].shape) != shapes[0] or tuple(out[1].shape) != shapes[1]:
-            got = (
-                f"shapes {[tuple(t.shape) for t in out]}"
-                if ok
-                else f"{type(out).__name__}"
-                + (
-                    f" of {[type(t).__name__ for t in out]}"
-                    if isinstance(out, (tuple, list))
-                    else ""
-                )
-            )
-            raise ValueError(
-                f"{self.config['model']!r}: forward(obs float32[B, {self.config['obs_size']}]) must "
-                f"return {expected}; for B=2 it returned {got}"
-            )
+        try:
+            with torch.no_grad():
+                self.heads(torch.zeros(2, self.config["obs_size"]))
+        except (PlugInError, PolicyRaised) as error:
+            line = str(error).removeprefix("model ").removesuffix(" (its traceback follows)")
+            raise ValueError(line) from None
+        finally:
+            self.net.train(mode)
 
     def heads(self, seen):
-        return self.net(seen)
+        """The class's (logits, value) of ``seen``, checked on every call (cheaply: types, shapes,
+        finite values): :class:`agents.checked.PlugInError` or :class:`~agents.checked.PolicyRaised`
+        naming the model otherwise."""
+        model, batch = f"model {self.config['model']!r}", len(seen)
+        try:
+            out = self.net(seen)
+        except Exception as error:  # the user's forward: named, its traceback kept
+            raise raised(
+                model, error, f"in forward(obs float32[{batch}, {seen.shape[1]}])"
+            ) from error
+        problem = output_problem(out, batch, self.config["num_actions"])
+        if problem:
+            mode = "training" if self.net.training else "eval"
+            raise PlugInError(
+                f"{model}: forward(obs float32[B, {self.config['obs_size']}]) must return (logits "
+                f"float32[B, {self.config['num_actions']}], value float32[B]), finite; for B={batch} "
+                f"it returned {problem} (in {mode} mode)"
+            )
+        return out
+
+
+def output_problem(out, batch, num_actions):
+    """What is wrong with a network's ``out`` for a batch of ``batch`` (a short phrase), or '' if it is
+    (logits float32[batch, num_actions], value float32[batch]) of finite values."""
+    if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        kinds = f" of {[type(t).__name__ for t in out]}" if isinstance(out, (tuple, list)) else ""
+        return f"{type(out).__name__}{kinds}"
+    if not all(isinstance(t, torch.Tensor) for t in out):
+        return f"{type(out).__name__} of {[type(t).__name__ for t in out]}"
+    shapes = [tuple(t.shape) for t in out]
+    if shapes != [(batch, num_actions), (batch,)] or any(t.dtype != torch.float32 for t in out):
+        return f"shapes {shapes} of {[str(t.dtype).removeprefix('torch.') for t in out]}"
+    for name, tensor in zip(("logits", "value"), out, strict=True):
+        finite = torch.isfinite(tensor)
+        if not bool(finite.all()):
+            bad = tensor[~finite]
+            kinds = sorted(
+                {"NaN" if v != v else ("inf" if v > 0 else "-inf") for v in bad.tolist()}
+            )
+            return f"{name} holding {' and '.join(kinds)} ({len(bad)} of {tensor.numel()} values)"
+    return ""
 
 
 def fit_weights(module, weights, what):

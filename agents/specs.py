@@ -31,6 +31,8 @@ import os
 import re
 from collections.abc import Callable
 
+from ghost_euchre_env.core import check_int
+
 from .base import Policy, find_module, import_hint
 from .composite import CompositePolicy, composite_spec, is_composite, split_composite
 from .network_file import fit_error, network_sizes
@@ -207,11 +209,13 @@ def _names_human(value):
 def make_policy(spec, game, seed=None):
     """Build the policy named by ``spec`` (see the module docstring) for ``game``.
 
-    game: the variant's engine (``GhostEuchre`` or ``ClassicEuchre``); seed: int or
+    game: the variant's engine (``GhostEuchre`` or ``ClassicEuchre``); seed: int >= 0 or
     None. Raises ValueError (one line, saying what was expected) for an unknown
     name, a missing module, class or file, an object without the Policy interface,
-    or ``human`` inside another policy (:func:`uses_human`).
+    ``human`` inside another policy (:func:`uses_human`), or a bad seed.
     """
+    if seed is not None:
+        check_int("seed", seed, 0)
     if _names_human(spec) and split_spec(spec)[0] != "human":  # (bad specs: errors below)
         raise ValueError(f"policy spec {spec!r}: {HUMAN_SEAT}, not inside another policy")
     if is_composite(spec):

@@ -80,6 +80,7 @@ def run_bidding_match(
     """
     check_int("seed", seed, 0)
     game = make_game("ghost", episode, rules)
+    check_int("regret_decisions", regret_decisions, 0)
     if regret_decisions:
         check_int("regret_worlds", regret_worlds, 1)  # before the match, not after it
     check_no_human(players)

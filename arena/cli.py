@@ -26,7 +26,9 @@ each file written is printed by its absolute path with the folders that were new
 
 Exit status: 0 when done; 2 for bad input, told in one line (``ghost-euchre-evaluate:
 error: ...``, usage: ``--help``); a game at the terminal left by end of input
-(Ctrl-D) 1, by Ctrl-C 130 (after "Game abandoned."); a league stopped by Ctrl-C 130.
+(Ctrl-D) 1, by Ctrl-C 130 (after "Game abandoned."); a league stopped by Ctrl-C 130;
+a bot whose own code raised 1, after one line naming it, the game (and the league's
+match) and then its traceback.
 
 ``--league``: every 3-player subset of the SPECs (classic: every pairing of two
 teams) plays a duplicate match of ``--games`` games into the SQLite store
@@ -70,15 +72,16 @@ import json
 import os
 import sys
 
+from agents.checked import PolicyRaised
 from agents.composite import is_composite, split_composite
 from agents.human import HumanQuit
 from agents.specs import parse_value, split_spec
 from arena.bidding import bidding_table, run_bidding_match
 from arena.commands import command_name, program_name
-from arena.files import check_writable, write_atomic
+from arena.files import check_writable, check_writable_in_place, write_atomic
 from arena.league import leaderboard, league_plan, run_league
 from arena.match import EPISODES, VARIANTS, play_interactive, run_match
-from arena.parallel import usable_cores
+from arena.parallel import connect_ray, usable_cores
 from arena.report import (
     leaderboard_table,
     match_table,
@@ -365,6 +368,10 @@ def _run(command, args):
         return command(args)
     except (ValueError, OSError) as error:  # bad input or an unreadable file: one line
         return _error(error)
+    except PolicyRaised as error:  # a bot's own code raised: named first, then its traceback
+        _error(error)
+        print(error.trace, end="", file=sys.stderr)
+        return 1
 
 
 def _error(message):
@@ -503,10 +510,12 @@ def league_main(args):
     if args.card_play is not None or args.bid_regret:
         return _error("--card-play and --bid-regret are for a single match, not --league")
     db = args.db or DEFAULT_DB
-    check_writable(db, "--db")
+    check_writable_in_place(db, "--db")  # a read-only store: refused before it is opened
     league_plan(args.players, args.variant, args.episode, rules)  # bad players: no store made
     if args.workers is not None:
         check_int("--workers", args.workers, 1)
+    if args.ray is not None:
+        connect_ray(args.ray)  # no cluster there: no store made
     with Store(db) as store:
         store.check_writable()  # a read-only store is refused before any match is played
         try:

@@ -55,6 +55,16 @@ def check_writable(path, what="file"):
     return ancestor
 
 
+def check_writable_in_place(path, what="file"):
+    """:func:`check_writable`, and ValueError (one line) when ``path`` exists and cannot be written in
+    place (a league store: SQLite changes the file, it does not replace it). Nothing is opened, so a
+    read-only store is refused before anything (``-wal``, ``-shm``) is made beside it."""
+    folder = check_writable(path, what)
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        raise ValueError(f"cannot write {what} {os.fspath(path)!r}: the file is read-only")
+    return folder
+
+
 def write_atomic(path, write, binary=False):
     """Replace ``path`` all at once with what ``write(handle)`` writes.
 

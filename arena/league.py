@@ -54,6 +54,7 @@ import time
 
 import numpy as np
 
+from agents.checked import PolicyRaised
 from agents.specs import make_policy
 from arena.match import check_no_human, make_game, match_teams, run_match, seatings
 from arena.parallel import ProgressBar, WorkerDied, Workers, above_bar
@@ -197,6 +198,10 @@ def run_league(
                     number, players, _, label = todo[index]
                     run.failed.append({"players": players, "error": str(outcome)})
                     say(f"[{number}/{len(plan)}] {label}: not played, {outcome}; rerun to retry")
+                elif isinstance(outcome, PolicyRaised):  # named with its match
+                    raise outcome.located(f"match {todo[index][3]}")
+                elif isinstance(outcome, ValueError):
+                    raise ValueError(f"match {todo[index][3]}: {outcome}") from None
                 elif isinstance(outcome, Exception):
                     raise outcome
                 else:

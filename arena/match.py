@@ -53,19 +53,21 @@ team took three tricks or more; ``mean_points_per_deal`` and
 import dataclasses
 import itertools
 import json
+import pickle
 import time
 from typing import Any
 
 import numpy as np
 
+from agents.checked import checked_act
 from agents.human import HumanPolicy, Narrator, seat_labels
 from agents.specs import HUMAN_SEAT, check_policy, make_policy, uses_human
-from agents.streams import act_keyed, child_keys
-from arena.parallel import ProgressBar, Workers
+from agents.streams import child_keys
+from arena.parallel import ProgressBar, TaskNotLoaded, Workers
 from arena.stats import RATING_MODEL, clustered_win_ci, openskill_ratings
 from ghost_euchre_env import dealing, variants
 from ghost_euchre_env.classic import SEAT_TEAM
-from ghost_euchre_env.core import EPISODES, check_actions, check_int
+from ghost_euchre_env.core import EPISODES, check_int
 from ghost_euchre_env.records import VARIANTS, GameRecord, make_game
 
 __all__ = [
@@ -292,14 +294,16 @@ def player_names(specs):
     ]
 
 
-def act(policies, names, seat_player, obs, mask, player, keys=None):
+def act(policies, names, seat_player, obs, mask, player, keys=None, games=None):
     """Actions int64[n] of n games: each policy called once, on the games where it is to act.
 
     seat_player: int[n, S] player index by seat; obs, mask: the acting seats'
     observations and legal masks; player: int[n] seat to act; keys: uint64[n]
     keys of the decisions (given to policies that take them,
-    :mod:`agents.streams`), or None. The one place where seats are dispatched
-    to policies.
+    :mod:`agents.streams`), or None; games: int[n] the match's game ids (for
+    messages), or None. What a policy returns is checked, what it raises named
+    (:func:`agents.checked.checked_act`). The one place where seats are
+    dispatched to policies.
     """
     acting = seat_player[np.arange(len(player)), player]
     actions = np.zeros(len(player), np.int64)
@@ -307,11 +311,14 @@ def act(policies, names, seat_player, obs, mask, player, keys=None):
         rows = np.flatnonzero(acting == index)
         if len(rows) == 0:
             continue
-        chosen = act_keyed(policy, obs[rows], mask[rows], None if keys is None else keys[rows])
-        try:
-            actions[rows] = check_actions(chosen, mask[rows])
-        except ValueError as error:
-            raise ValueError(f"player {names[index]!r} returned a bad action: {error}") from None
+        actions[rows] = checked_act(
+            policy,
+            f"player {names[index]!r}",
+            obs[rows],
+            mask[rows],
+            None if keys is None else keys[rows],
+            None if games is None else games[rows],
+        )
     return actions
 
 
@@ -415,7 +422,7 @@ def play_games(plan, policies, lo, hi, record=False, progress=None):
             mask = game.legal_mask(state)
             obs = game.observe(state, player)
             keys = child_keys(plan.game_keys[alive], step)
-            actions = act(policies, plan.names, seat_player[alive], obs, mask, player, keys)
+            actions = act(policies, plan.names, seat_player[alive], obs, mask, player, keys, alive)
             result = game.step(state, actions)
             decisions += len(alive)
             step += 1
@@ -487,13 +494,50 @@ def run_match(
         if pool.slots == 1:  # in this process, with the policies built above
             tasks = [(plan, policies, 0, total, record)]
         else:
+            check_copyable(plan.players, plan.names)
             tasks = [(plan, None, lo, hi, record) for lo, hi in plan.ranges(pool.slots)]
 
         def describe(index):
             return f"games {tasks[index][2]}..{tasks[index][3] - 1} of the match"
 
-        parts = pool.map(_play_task, tasks, [t[3] - t[2] for t in tasks], report, describe)
+        try:
+            parts = pool.map(_play_task, tasks, [t[3] - t[2] for t in tasks], report, describe)
+        except TaskNotLoaded as error:
+            raise ValueError(f"{error}; {_not_loaded_hint(plan, str(error))}") from None
     return match_result(plan, parts, time.perf_counter() - start)
+
+
+WORKER_HINT = (
+    "define its class at the top level of a module the workers can import (installed, or its "
+    "folder on PYTHONPATH) and keep no locks, open files or threads in it; or play with workers=1"
+)
+
+
+def check_copyable(players, names):
+    """ValueError (one line naming the player, and how to fix it) unless every Policy object of
+    ``players`` can be copied to a worker process (pickled)."""
+    for player, name in zip(players, names, strict=True):
+        if isinstance(player, str):
+            continue
+        try:
+            pickle.dumps(player)
+        except Exception as error:  # noqa: BLE001 (pickle raises many kinds: each one line)
+            first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+            raise ValueError(
+                f"player {name!r} cannot be copied to the worker processes "
+                f"({type(error).__name__}: {first}): {WORKER_HINT}"
+            ) from None
+
+
+def _not_loaded_hint(plan, message):
+    """Which player a worker could not load (named in the worker's error), and how to fix it."""
+    for player, name in zip(plan.players, plan.names, strict=True):
+        module = (
+            type(player).__module__ if not isinstance(player, str) else player.partition(":")[0]
+        )
+        if f"'{module}'" in message or f"<module '{module}'" in message:
+            return f"player {name!r} does not load in a worker process: {WORKER_HINT}"
+    return WORKER_HINT
 
 
 def match_result(plan, parts, wall):

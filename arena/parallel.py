@@ -28,12 +28,16 @@ running tasks are stopped (processes terminated, Ray tasks cancelled).
 """
 
 import collections
+import contextlib
 import importlib
+import logging
 import multiprocessing
 import multiprocessing.connection
 import os
 import signal
+import socket
 import sys
+import tempfile
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -43,6 +47,12 @@ from tqdm import tqdm
 
 class WorkerDied(RuntimeError):
     """The process running a task died before it returned."""
+
+
+class TaskNotLoaded(ValueError):
+    """A worker process could not unpickle its task: a module or class that imports in the caller
+    and not in the worker (a class made at run time, in ``__main__``, or of a module the worker
+    does not find)."""
 
 
 def usable_cores():
@@ -69,13 +79,7 @@ class Workers:
         self._processes = []
         self._refs = []
         if ray is not None:
-            module = _ray_module()
-            if not module.is_initialized():
-                try:
-                    module.init(address=ray, log_to_driver=False)
-                except (ConnectionError, RuntimeError, ValueError) as error:
-                    first = str(error).strip().splitlines()[0] if str(error).strip() else ""
-                    raise ValueError(f"--ray {ray!r}: no Ray cluster there ({first})") from None
+            connect_ray(ray)
 
     @property
     def slots(self):
@@ -103,11 +107,16 @@ class Workers:
 
     def map(self, function, tasks, sizes, progress=None, describe: Callable[[int], str] = str):
         """[result of each task], in task order; a task's exception is raised, a dead worker
-        as ValueError naming ``describe(index)``."""
+        as ValueError naming ``describe(index)``, as is a task a worker could not load and, when
+        there are several tasks, a task's ValueError."""
         results: list[Any] = [None] * len(tasks)
         for index, outcome in self.run(function, tasks, sizes, progress):
             if isinstance(outcome, WorkerDied):
                 raise ValueError(f"{describe(index)} failed: {outcome}")
+            if isinstance(outcome, TaskNotLoaded):
+                raise TaskNotLoaded(f"{describe(index)}: {outcome}")
+            if isinstance(outcome, ValueError) and len(tasks) > 1:
+                raise ValueError(f"{describe(index)}: {outcome}") from None
             if isinstance(outcome, Exception):
                 raise outcome
             results[index] = outcome
@@ -218,6 +227,12 @@ def _worker_main(connection):
             function, task = connection.recv()
         except EOFError:
             return
+        except Exception as error:  # noqa: BLE001 (the task did not unpickle here: told to the caller)
+            loaded = TaskNotLoaded(
+                f"a worker process cannot load it ({type(error).__name__}: {error})"
+            )
+            connection.send(("done", loaded))
+            continue
         try:
             result = function(task, progress)
         except Exception as error:  # noqa: BLE001 (sent to the parent, which reports it)
@@ -234,6 +249,76 @@ def _ray_task(function, task, path, directory):
     if os.path.isdir(directory):
         os.chdir(directory)
     return function(task, lambda n: None)
+
+
+RAY_PROBE_S = 3.0
+"""seconds to wait for a Ray address to answer before saying that no cluster is there"""
+
+
+def connect_ray(address):
+    """Connect this process to the Ray cluster at ``address`` (``auto``: the one ``ray start --head``
+    started here, or RAY_ADDRESS), once; ValueError (one line with the reason) when none is there.
+    An address HOST:PORT is probed first (RAY_PROBE_S seconds), so an unreachable one fails at
+    once, before Ray retries it with pages of warnings."""
+    ray = _ray_module()
+    if ray.is_initialized():
+        return
+    target = os.environ.get("RAY_ADDRESS", "") if address == "auto" else address  # auto: its own
+    host, _, port = target.removeprefix("ray://").rpartition(":")
+    if host and port.isdigit():
+        reason = _grpc_probe(host.strip("[]"), int(port))
+        if reason:
+            raise ValueError(f"--ray {address!r}: no Ray cluster there ({host}:{port} {reason})")
+    with tempfile.TemporaryFile() as said, _stderr_to(said):  # Ray's retries: pages of warnings
+        try:
+            ray.init(address=address, log_to_driver=False, logging_level=logging.ERROR)
+            error = None
+        except (ConnectionError, RuntimeError, ValueError) as raised:
+            error = raised
+        said.seek(0)
+        lines = said.read().decode(errors="replace").splitlines()
+    if error is not None:
+        text = str(error).strip()
+        reason = text.splitlines()[0] if text else type(error).__name__
+        last = lines[-1].rpartition("] ")[2].strip() if lines else ""  # Ray's last warning, if any
+        raise ValueError(
+            f"--ray {address!r}: no Ray cluster there ({reason}{f'; {last}' if last else ''})"
+        )
+
+
+@contextlib.contextmanager
+def _stderr_to(handle):
+    """Send what this process (C++ included) writes to stderr to the file ``handle`` in the block."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    os.dup2(handle.fileno(), 2)
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+HTTP2_HELLO = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+"""the HTTP/2 connection preface and an empty SETTINGS frame: a gRPC server (Ray's GCS) answers
+with a SETTINGS frame of its own"""
+
+
+def _grpc_probe(host, port):
+    """'' when a gRPC server (Ray's GCS is one) answers at host:port within RAY_PROBE_S seconds,
+    else why not ('does not answer: Connection refused', 'answers, but not as ...')."""
+    try:
+        with socket.create_connection((host, port), timeout=RAY_PROBE_S) as connection:
+            connection.sendall(HTTP2_HELLO)
+            frame = connection.recv(9)
+    except TimeoutError:
+        return f"does not answer gRPC within {RAY_PROBE_S:g} s"
+    except OSError as error:
+        return f"does not answer: {error.strerror or str(error) or type(error).__name__}"
+    if len(frame) < 9 or frame[3] != 4:  # byte 3: the frame type, 4 SETTINGS
+        return "answers, but not as a gRPC server (Ray's GCS is one)"
+    return ""
 
 
 def _ray_module():

@@ -61,6 +61,7 @@ import os
 import sqlite3
 import subprocess
 import time
+import urllib.parse
 
 import numpy as np
 
@@ -258,6 +259,18 @@ def code_version():
     return f"{__version__}+{described}"
 
 
+def _connect_to(path):
+    """The SQLite URI to open ``path`` with: a file this process cannot write and that no other
+    connection has in WAL mode now (no ``-wal`` beside it) is opened immutable, so that reading it
+    leaves no ``-wal``/``-shm`` files beside it (SQLite makes them, and a read-only connection
+    cannot remove them)."""
+    uri = "file:" + urllib.parse.quote(os.path.abspath(path))
+    in_use = os.path.exists(path + "-wal")
+    if os.path.exists(path) and not os.access(path, os.W_OK) and not in_use:
+        return uri + "?mode=ro&immutable=1"
+    return uri
+
+
 class Store:
     """A league store in one SQLite file (created with its tables if missing).
 
@@ -274,7 +287,9 @@ class Store:
         directory = os.path.dirname(os.path.abspath(self.path))
         os.makedirs(directory, exist_ok=True)
         try:
-            self.db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+            self.db = sqlite3.connect(
+                _connect_to(self.path), timeout=BUSY_TIMEOUT_S, isolation_level=None, uri=True
+            )
         except sqlite3.Error as error:
             raise ValueError(f"cannot open league store {self.path!r}: {error}") from None
         try:
@@ -364,6 +379,7 @@ class Store:
                 self._create_tables()
                 variants = dict(self.db.execute("SELECT id, variant FROM matches"))
                 for match_id, variant in variants.items():
+                    self._check_game_rows(match_id)
                     data = self.games([match_id])
                     if data is None:
                         raise ValueError(f"match {match_id} has no games")
@@ -371,12 +387,48 @@ class Store:
                         match_id, *match_aggregates(variant, *(data[k] for k in _AGGREGATED))
                     )
                 self.db.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
-        except (sqlite3.DatabaseError, ValueError) as error:  # e.g. read-only, or a bad game row
+        except (sqlite3.DatabaseError, ValueError, IndexError) as error:  # read-only, a bad row
             raise ValueError(
                 f"store {self.path!r} has schema version {version}; "
                 f"upgrading it to {SCHEMA_VERSION} failed: {error}"
             ) from None
         return [SCHEMA_VERSION]
+
+    def _check_game_rows(self, match_id):
+        """ValueError naming the match and the game unless every game row of the match holds a seat
+        list, final scores and points of one entry per seat (integers) and a winner seat in range
+        (-1: none): what an upgrade computes summaries from."""
+        rows = self.db.execute(
+            "SELECT game, seats, final_scores, points, winner_seat FROM games WHERE match_id = ?"
+            " ORDER BY game",
+            (match_id,),
+        ).fetchall()
+        num_seats = None
+        for game, *lists, winner in rows:
+            where = f"match {match_id}, game {game}"
+            try:
+                seats, scores, points = (json.loads(text) for text in lists)
+            except (TypeError, json.JSONDecodeError):
+                raise ValueError(f"{where}: seats, final_scores or points is not JSON") from None
+            if num_seats is None:  # the match's: its first game's
+                num_seats = len(seats) if isinstance(seats, list) else 0
+            for name, value in (("seats", seats), ("final_scores", scores), ("points", points)):
+                if not (
+                    isinstance(value, list)
+                    and len(value) == num_seats
+                    and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+                ):
+                    raise ValueError(
+                        f"{where}: {name} must be {num_seats} integers (one per seat), got {value!r}"
+                    )
+            if sorted(seats) != list(range(num_seats)):
+                raise ValueError(
+                    f"{where}: seats must order positions 0..{num_seats - 1}, got {seats}"
+                )
+            if not (isinstance(winner, int) and -1 <= winner < num_seats):
+                raise ValueError(
+                    f"{where}: winner_seat must be -1 (none) or a seat 0..{num_seats - 1}, got {winner!r}"
+                )
 
     def _add_aggregates(self, match_id, outcomes, totals):
         """Insert a match's :func:`match_aggregates` (inside a transaction)."""

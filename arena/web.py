@@ -88,6 +88,7 @@ from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from agents.checked import PolicyRaised
 from agents.specs import checked_files
 from ghost_euchre_env.records import (
     GameRecord,
@@ -169,7 +170,10 @@ class PlayGame:
             obs, mask = table.observation(seat)
             try:
                 action = act(self.policies, self.names, self.seat_bot, obs, mask, np.array([seat]))
-            except ValueError as error:
+            except (
+                ValueError,
+                PolicyRaised,
+            ) as error:  # a bot's bad action or its own error, named
                 raise ApiError(500, str(error)) from None
             table.apply(int(action[0]))
 

@@ -18,6 +18,7 @@ from euchre_trainer.config import (
     CONFIG_DIR,
     DEFAULT_CONFIG,
     RESUME_FIXED,
+    check_runs_dir,
     field_docs,
     field_groups,
     find_config,
@@ -107,6 +108,10 @@ def parse_args(argv=None):
             f"checkpoint {resume!r} holds the games of {saved_ranks} rank(s); resume it with "
             f"{saved_ranks} (torchrun --nproc_per_node={saved_ranks}), not {world_size}"
         )
+    try:
+        check_runs_dir(config.runs_dir)
+    except ValueError as error:
+        parser.error(str(error))
     if config.num_envs % world_size:
         parser.error(
             f"num_envs must be a multiple of the number of ranks ({world_size}), got {config.num_envs}"
@@ -136,13 +141,19 @@ def run(argv=None):
 
 def main(argv=None):
     """The command's entry point: exit status 0 when the run ends, 2 for a bad command line; when another
-    rank of a torchrun job stops, one line and status 1."""
+    rank of a torchrun job stops, one line and status 1; a plug-in that fails mid-run: one line naming
+    it and the update, then status 2 (a bad value came back) or its traceback and status 1 (it raised)."""
     config, resume, stem = parse_args(argv)
+    from euchre_trainer.failures import TrainingStopped
     from euchre_trainer.loop import train
     from euchre_trainer.ranks import RankFailure
 
     try:
         train(config, resume, stem)
+    except TrainingStopped as stop:  # a plug-in failed mid-run: one line first (then its traceback)
+        print(f"{program_name('train')}: error: {stop}", file=sys.stderr)
+        print(stop.trace, end="", file=sys.stderr, flush=True)
+        raise SystemExit(stop.status) from None
     except RankFailure as failure:  # another rank stopped: one line, not a traceback
         print(failure, file=sys.stderr, flush=True)
         # Leave without interpreter teardown: destroying a process group whose collective

@@ -19,7 +19,8 @@ import yaml
 
 from agents.composite import LEARN_MODES
 from agents.pretrained import network_path
-from agents.specs import split_spec
+from agents.specs import HUMAN_SEAT, split_spec, uses_human
+from arena.files import check_writable
 from ghost_euchre_env import variants
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -29,6 +30,8 @@ DISTILL_PHASES = ("auction", "play", "all")  # the decisions distillation sample
 _PACKAGED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs")
 CONFIG_DIR = _PACKAGED if os.path.isdir(_PACKAGED) else os.path.join(ROOT, "configs")
 DEFAULT_CONFIG = os.path.join(CONFIG_DIR, "default.yaml")
+MAX_THREADS = 1024
+"""torch_threads and rollout_threads: at most this (torch crashed with SIGSEGV at 100,000 threads)"""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -239,6 +242,12 @@ class TrainConfig:
             "torch_threads",
         ):
             check(name, getattr(self, name) >= 0, "at least 0")
+        for name in ("torch_threads", "rollout_threads"):
+            check(
+                name,
+                getattr(self, name) <= MAX_THREADS,
+                f"at most {MAX_THREADS} (threads per rank)",
+            )
         check("opponent_share", 0 <= self.opponent_share <= 1, "in [0, 1]")
         check(
             "opponent_seats", self.opponent_seats in ("any", "other_team"), "'any' or 'other_team'"
@@ -271,6 +280,8 @@ class TrainConfig:
             isinstance(self.distill_teacher, str) and self.distill_teacher.strip() != "",
             "'oracle' or a policy spec",
         )
+        if self.distill_teacher != "oracle":
+            _check_spec("distill_teacher", self.distill_teacher)
         if self.distill_decisions:  # a teacher and phase that go with the variant and learn mode
             oracle = self.distill_teacher == "oracle"
             if oracle and not variants.make(self.variant).auction_view:
@@ -347,11 +358,14 @@ POOL = "pool"  # the opponents' entry for the snapshots of the network
 
 
 def _check_spec(name, spec):
-    """ValueError naming the field unless ``spec`` is written as a policy spec (built when the run starts)."""
+    """ValueError naming the field unless ``spec`` is written as a policy spec (built when the run starts)
+    of bots only (``human`` is refused: nobody sits at a terminal during training)."""
     try:
         split_spec(spec)
     except ValueError as error:
         raise ValueError(f"{name}: {error}") from None
+    if uses_human(spec):  # it would wait for keyboard input mid-run
+        raise ValueError(f"{name}: {spec!r} cannot play in training: {HUMAN_SEAT}")
 
 
 # ----------------------------------------------------------------------------- config loading
@@ -478,6 +492,15 @@ def init_from_file(init_from):
     return network_path(init_from) or init_from
 
 
+def check_runs_dir(path, what="runs_dir"):
+    """ValueError (one line naming ``what``) unless a run folder can be made in ``path`` now: a folder
+    (missing ones are made) where this process may create files; nothing is left behind."""
+    try:
+        check_writable(os.path.join(path, "RUN"), "a run folder")
+    except ValueError as error:
+        raise ValueError(f"{what} {path!r}: {error} (expected a folder for the runs)") from None
+
+
 def read_yaml(path):
     """{field: value} from a YAML config file (an empty file is {})."""
     try:
@@ -485,6 +508,12 @@ def read_yaml(path):
             values = yaml.safe_load(handle)
     except FileNotFoundError:
         raise ValueError(f"config file {path!r} does not exist") from None
+    except IsADirectoryError:
+        raise ValueError(f"config file {path!r} is a directory") from None
+    except UnicodeDecodeError as error:
+        raise ValueError(
+            f"config file {path!r} is not UTF-8 text: {error.reason} at byte {error.start}"
+        ) from None
     except yaml.YAMLError as error:
         raise ValueError(f"config file {path!r} is not valid YAML: {yaml_problem(error)}") from None
     values = {} if values is None else values

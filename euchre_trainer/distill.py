@@ -15,6 +15,7 @@ Rows and keys come from the run's generator, so a seeded run repeats.
 import numpy as np
 
 from agents import make_policy
+from agents.checked import CheckedPolicy
 from agents.streams import act_keyed
 from arena.regret import action_values, auction_rows
 
@@ -29,13 +30,15 @@ def phase_rows(mask, phase):
 
 
 def build_teacher(config, engine, seed):
-    """The Policy of a distill_teacher spec (None: the oracle, or no distillation); ValueError naming it."""
+    """The Policy of a distill_teacher spec, its actions checked (None: the oracle, or no
+    distillation); ValueError naming it."""
     if not config.distill_decisions or config.distill_teacher == "oracle":
         return None
     try:
-        return make_policy(config.distill_teacher, engine, seed=seed)
+        teacher = make_policy(config.distill_teacher, engine, seed=seed)
     except ValueError as error:
         raise ValueError(f"distill_teacher: {error}") from None
+    return CheckedPolicy(teacher, f"distill_teacher {config.distill_teacher!r}")
 
 
 def teacher_lessons(run, buf):

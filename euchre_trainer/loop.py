@@ -19,6 +19,7 @@ from euchre_trainer.checkpoint import (
 )
 from euchre_trainer.distill import teacher_lessons
 from euchre_trainer.evaluation import final_evaluation, periodic_evaluation
+from euchre_trainer.failures import stopped_by_plug_ins
 from euchre_trainer.log import Log
 from euchre_trainer.opponents import take_snapshot
 from euchre_trainer.ranks import default_threads, same_config_on_every_rank, start_ranks
@@ -83,31 +84,32 @@ def train(config, resume, config_stem):
         run.critic.hidden_size if run.critic is not None else 0,
     )
 
-    while run.update < run.num_updates:
-        tick, step_before = time.perf_counter(), run.global_step
-        if config.anneal_lr:
-            run.optimizer.param_groups[0]["lr"] = config.learning_rate * (
-                1.0 - run.update / run.num_updates
-            )
-        # --- rollout (each rank plays its own games)
-        torch.set_num_threads(config.rollout_threads)
-        stats, lessons = collect_rollout(run, buf)
-        advantages, returns = advantages_and_returns(run, buf)
-        taught = lessons + teacher_lessons(run, buf)
-        # --- update (minibatches over all ranks' decisions, gradients summed over the ranks)
-        torch.set_num_threads(config.torch_threads)
-        shares = batch_shares(run, buf, taught, stats)
-        losses = ppo_update(run, buf, advantages, returns, taught, shares)
-        run.update += 1
-        log.timed(run.global_step - step_before, time.perf_counter() - tick)
-        take_snapshot(run)
-        # --- log and checkpoint
-        scalars = update_scalars(run, buf, returns, stats, lessons, losses)
-        evaluation = periodic_evaluation(run, log)
-        log.update(run, {**scalars, **evaluation}, evaluated=bool(evaluation))
-        periodic_checkpoint(run, run_dir)
-    log.close()
-    finish(run, log, run_dir)
+    with stopped_by_plug_ins(run, run_dir, log):  # a network, bot or teacher that fails: one line
+        while run.update < run.num_updates:
+            tick, step_before = time.perf_counter(), run.global_step
+            if config.anneal_lr:
+                run.optimizer.param_groups[0]["lr"] = config.learning_rate * (
+                    1.0 - run.update / run.num_updates
+                )
+            # --- rollout (each rank plays its own games)
+            torch.set_num_threads(config.rollout_threads)
+            stats, lessons = collect_rollout(run, buf)
+            advantages, returns = advantages_and_returns(run, buf)
+            taught = lessons + teacher_lessons(run, buf)
+            # --- update (minibatches over all ranks' decisions, gradients summed over the ranks)
+            torch.set_num_threads(config.torch_threads)
+            shares = batch_shares(run, buf, taught, stats)
+            losses = ppo_update(run, buf, advantages, returns, taught, shares)
+            run.update += 1
+            log.timed(run.global_step - step_before, time.perf_counter() - tick)
+            take_snapshot(run)
+            # --- log and checkpoint
+            scalars = update_scalars(run, buf, returns, stats, lessons, losses)
+            evaluation = periodic_evaluation(run, log)
+            log.update(run, {**scalars, **evaluation}, evaluated=bool(evaluation))
+            periodic_checkpoint(run, run_dir)
+        log.close()
+        finish(run, log, run_dir)
     if ranks.world_size > 1:
         dist.destroy_process_group()
     return run_dir

@@ -8,6 +8,7 @@ import numpy as np
 import torch
 
 from agents import make_policy
+from agents.checked import CheckedPolicy
 from agents.ppo import mask_logits, masked_log_probs, pool_logits, sample_actions
 from euchre_trainer.config import POOL
 from ghost_euchre_env import variants
@@ -50,7 +51,8 @@ def kind_of_role(config):
 def build_opponents(config, engine, heuristic, seed):
     """[Policy or None] of the fixed specs (:func:`fixed_specs`) for ``engine``; the warm-up's heuristic
     (``heuristic``, None when unused) plays 'heuristic', a spec of weight 0 (the default mix's heuristic
-    when heuristic_share is 0) is None. A spec that cannot be built: ValueError naming opponents."""
+    when heuristic_share is 0) is None; the others are checked (:class:`agents.checked.CheckedPolicy`).
+    A spec that cannot be built: ValueError naming opponents."""
     weights = dict(config.opponent_mix())
     policies = []
     for k, spec in enumerate(fixed_specs(config)):
@@ -60,9 +62,10 @@ def build_opponents(config, engine, heuristic, seed):
             policies.append(heuristic)
         else:
             try:
-                policies.append(make_policy(spec, engine, seed=seed + 2 + k))
+                policy = make_policy(spec, engine, seed=seed + 2 + k)
             except ValueError as error:
                 raise ValueError(f"opponents: {error}") from None
+            policies.append(CheckedPolicy(policy, f"opponent {spec!r}"))
     return policies
 
 

@@ -8,6 +8,7 @@ import numpy as np
 import torch
 
 from agents import make_policy
+from agents.checked import CheckedPolicy
 from agents.networks import SuitedNetwork
 from agents.ppo import ActorCritic, build_network, deepens, load_model
 from euchre_trainer.config import TrainConfig, init_from_file
@@ -121,14 +122,18 @@ def setup(config, ranks):
     engine = variant.make_game(config.episode, engine_reward, config.rules)
     partner = None
     if config.learn == "auction":
-        partner = make_policy(config.card_play, engine, seed=seed + 1)
+        partner = CheckedPolicy(
+            make_policy(config.card_play, engine, seed=seed + 1), f"card_play {config.card_play!r}"
+        )
         venv = GhostBiddingVec(
             num_envs, partner, None, config.episode, engine_reward, **config.rules
         )
     else:
         venv = variant.vector_env(num_envs, None, config.episode, engine_reward, **config.rules)
         if config.learn == "play":
-            partner = make_policy(config.bidding, engine, seed=seed + 1)
+            partner = CheckedPolicy(
+                make_policy(config.bidding, engine, seed=seed + 1), f"bidding {config.bidding!r}"
+            )
     game = venv.game
     model = build_model(config, game)
     if config.init_from:

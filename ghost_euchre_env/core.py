@@ -609,10 +609,11 @@ def relative_seat_codes(num_players):
     return np.array(codes, dtype=np.intp)
 
 
-def check_actions(actions, mask):
+def check_actions(actions, mask, games=None):
     """Validate a batch of actions against the legal mask; return them as int64[N].
 
-    actions: int[N]; mask: bool[N, A]. Raises ValueError naming the first bad
+    actions: int[N]; mask: bool[N, A]; games: int[N] the rows' game ids for the
+    message (None: the row numbers). Raises ValueError naming the first bad
     game, its action and its legal actions. Nothing is modified.
     """
     num_games, num_actions = mask.shape
@@ -628,7 +629,7 @@ def check_actions(actions, mask):
     if not legal.all():
         game = int(np.flatnonzero(~legal)[0])
         raise ValueError(
-            f"game {game}: action {int(array[game])} is not legal; "
+            f"game {game if games is None else int(games[game])}: action {int(array[game])} is not legal; "
             f"legal actions are {np.flatnonzero(mask[game]).tolist()}"
         )
     return array

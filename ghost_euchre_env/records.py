@@ -222,6 +222,10 @@ def format_replay(record, unicode=True):
     (the renderer's, showing the leader's hand) and the trick's cards and winner."""
     game = record.game()
     names = list(record.names) or [f"seat {s}" for s in range(game.num_players)]
+    if len(names) != game.num_players or not all(isinstance(n, str) for n in names):
+        raise ValueError(
+            f"names must be {game.num_players} strings (one per seat) or none, got {record.names!r}"
+        )
     variant = variants.make(record.variant)
     seats = ", ".join(f"{s} {n}" for s, n in enumerate(names))
     lines = [f"{record.variant} game, stream key {record.key:016x}; seats clockwise: {seats}"]

@@ -5,7 +5,6 @@ status 2, nothing printed before it, and no file created or changed.
 """
 
 import json
-import os
 import re
 import sqlite3
 
@@ -139,8 +138,8 @@ def _read_only_connections(monkeypatch):
     file is, also when the tests run as root, whom file permissions do not stop)."""
     connect = sqlite3.connect
 
-    def read_only(path, *args, **kwargs):
-        return connect(f"file:{os.fspath(path)}?mode=ro", *args, uri=True, **kwargs)
+    def read_only(database, *args, **kwargs):  # the store opens a URI, file:/path
+        return connect(f"{database}?mode=ro", *args, **kwargs)
 
     monkeypatch.setattr(sqlite3, "connect", read_only)
 

@@ -5,7 +5,9 @@ the wrong shape and dtype, malformed reset options and seeds, and resets in
 the middle of games; the auction view's envs (``ghost_bidding_v0`` and
 ``GhostEuchreBidding-v0``) also with a card-play policy and opponents that fail
 now and then (an illegal action, an action of the wrong shape, an exception of
-their own). The contract checked: the only exceptions are the documented
+their own); the trainer with such a policy as an opponent or a distillation
+teacher, breaking after a drawn number of decisions (it stops naming it). The
+contract checked: the only exceptions are the documented
 ``ValueError`` (bad input) and a failing policy's own, and after a rejected
 call the env is bit for bit what it was (every state array, the masks, the AEC
 dicts, the card play shown, the random opponents' generator), however many
@@ -15,13 +17,15 @@ whole file runs in seconds.
 
 import copy
 import dataclasses
+import os
 import warnings
 
 import numpy as np
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
+from agents.base import Policy
 from agents.heuristic import GhostHeuristic
 from ghost_euchre_env import (
     ClassicEuchreVec,
@@ -542,3 +546,78 @@ TestBiddingAEC = BiddingAECMachine.TestCase
 TestBiddingAEC.settings = FUZZ_SETTINGS
 TestBiddingGym = BiddingGymMachine.TestCase
 TestBiddingGym.settings = FUZZ_SETTINGS
+
+
+# ---------------------------------------------------------- the trainer's plug-ins
+class TurnsBad(Policy):
+    """The lowest legal action for ``after`` calls (counted over the class), then ``failure`` (one of
+    FAILURES): a training opponent or distillation teacher that breaks mid-run."""
+
+    name = "turns-bad"
+    failure, after, calls = "raise", 0, 0
+
+    def act(self, obs, mask):
+        TurnsBad.calls += 1
+        if TurnsBad.calls <= TurnsBad.after:
+            return np.argmax(mask, axis=1).astype(np.int64)
+        if TurnsBad.failure == "raise":
+            raise PolicyFailed("the policy broke")
+        if TurnsBad.failure == "shape":
+            return np.zeros(len(mask) + 1, np.int64)
+        return (~mask).argmax(axis=1)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    failure=st.sampled_from(FAILURES),
+    after=st.integers(0, 30),
+    role=st.sampled_from(("opponent", "distill_teacher")),
+    variant=st.sampled_from(("ghost", "classic")),
+)
+def test_a_plug_in_that_breaks_mid_run_stops_training_naming_it(
+    tmp_path_factory, failure, after, role, variant
+):
+    """As an opponent or a teacher, a policy that turns bad stops the run with one line naming it
+    and the update (its traceback kept when it raised); the checkpoint named resumes."""
+    import torch
+
+    from euchre_trainer.checkpoint import read_checkpoint
+    from euchre_trainer.config import make_config
+    from euchre_trainer.failures import TrainingStopped
+    from euchre_trainer.loop import train
+
+    spec = f"{__name__}:TurnsBad"
+    values = {
+        "variant": variant, "num_envs": 8, "num_steps": 4, "total_steps": 128, "minibatch_size": 16,
+        "update_epochs": 1, "hidden_sizes": [8], "pool_size": 1, "eval_every": 0,
+        "final_eval_games": 0, "checkpoint_every": 1, "progress": False, "torch_threads": 1,
+        "bidding_warmup_steps": 0, "runs_dir": str(tmp_path_factory.mktemp("runs")), "name": "r",
+    }  # fmt: skip
+    if role == "opponent":
+        values.update(opponents={spec: 1.0}, opponent_share=1.0)
+    else:
+        values.update(distill_decisions=4, distill_teacher=spec, distill_phase="all")
+    TurnsBad.failure, TurnsBad.after, TurnsBad.calls = failure, after, 0
+    threads, deterministic = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
+    stop, run_dir = None, ""
+    try:
+        run_dir = train(make_config(values), None, "fuzz")
+    except TrainingStopped as stopped:
+        stop = stopped
+    finally:
+        torch.set_num_threads(threads)
+        torch.use_deterministic_algorithms(deterministic)
+    if stop is None:
+        assert TurnsBad.calls <= after and os.path.isfile(os.path.join(run_dir, "final.pt"))
+        return
+    message = str(stop)
+    assert TurnsBad.calls > after and "\n" not in message
+    assert message.startswith("update ") and f"{role} {spec!r} " in message
+    if failure == "raise":
+        assert stop.status == 1 and "raised PolicyFailed: the policy broke" in message
+        assert stop.trace.rstrip().endswith("PolicyFailed: the policy broke")
+    else:
+        assert stop.status == 2 and "returned a bad action: " in message and not stop.trace
+    if "--resume " in message:  # the last checkpoint, whole: from before the failing update
+        saved = read_checkpoint(message.rsplit("--resume ", 1)[1])
+        assert saved["update"] < int(message.split(":")[0].split()[1])

@@ -190,7 +190,7 @@ def test_the_card_set_network_trains_and_plays_both_variants(tmp_path, torch_glo
     [
         (["--model", "mynets:not_a_class"], "model: 'mynets:not_a_class' is not a class deriving"),
         (["--model", "mynets:WrongShape"], ("model: 'mynets:WrongShape': forward(obs float32[B, 390]) must return (logits"
-          " float32[B, 34], value float32[B]); for B=2 it returned shapes")),
+          " float32[B, 34], value float32[B]), finite; for B=2 it returned shapes")),
         (["--model", "nosuch.nets:Net"], "model: 'nosuch.nets:Net': no module named 'nosuch.nets'"),
         (["--model", "mynets:TinyNet", "--model_options", "{depth: 2}"],
          "model: 'mynets:TinyNet': cannot build it as TinyNet(obs_size, num_actions, depth=...)"),
