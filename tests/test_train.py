@@ -482,7 +482,7 @@ def test_ppo_policy_plays_legal_actions_greedy_and_sampled():
 def test_load_policy_rejects_other_files(tmp_path):
     bogus = tmp_path / "x.pt"
     torch.save({"weights": torch.zeros(3)}, bogus)
-    with pytest.raises(ValueError, match="not a PPO checkpoint"):
+    with pytest.raises(ValueError, match="not a policy file or training checkpoint"):
         load_policy(str(bogus), GhostEuchre())
     with pytest.raises(ValueError, match="does not exist"):
         load_policy(str(tmp_path / "none.pt"), GhostEuchre())
