@@ -100,6 +100,14 @@ class EuchreVectorEnv(VectorEnv):
         self.names = tuple(aec.possible_agents)
         self.learner = _seat(learner, self.names, "learner")
         self.opponents = _parse_opponents(opponents, self.learner, self.names)
+        policies = list({id(policy): policy for policy in self.opponents.values()}.values())
+        self._groups = [  # (policy, its seats), each policy once
+            (policy, [seat for seat, p in self.opponents.items() if p is policy])
+            for policy in policies
+        ]
+        self._group_of_seat = np.full(len(self.names), -1, np.int64)
+        for index, (_, seats) in enumerate(self._groups):
+            self._group_of_seat[seats] = index
         self.skip_undecided = skip_undecided
         self.render_mode = aec.render_mode
         self.render_game = render_game
@@ -147,7 +155,8 @@ class EuchreVectorEnv(VectorEnv):
             state = self.game.init(keys, options)
         self.state = state
         self._ended = np.zeros(n, bool)
-        self._to_learner(np.arange(n))
+        scratch = np.zeros(n, np.float32), np.zeros(n, bool), np.zeros(n, bool)
+        self._play_others(np.ones(n, bool), *scratch, None)
         return self._observe(), self._infos()
 
     def step(self, actions):
@@ -162,89 +171,125 @@ class EuchreVectorEnv(VectorEnv):
         actions = np.asarray(actions)
         if actions.shape != (n,):
             raise ValueError(f"actions must have shape ({n},), got {actions.shape}")
+        any_action = self._mask | self._ended[:, None]  # a restarting game's action is ignored
+        chosen = check_actions(actions, any_action)
         rewards = np.zeros(n, np.float32)
         terminated = np.zeros(n, bool)
         truncated = np.zeros(n, bool)
-        restart = np.flatnonzero(self._ended)
-        moving = np.flatnonzero(~self._ended)
+        fresh = self._ended.copy()  # NEXT_STEP: the games whose episode ended at the last step
+        if fresh.any():
+            self.game.next_episodes(self.state, np.flatnonzero(fresh))
+        moving = np.flatnonzero(~fresh)
         if len(moving):
-            any_action = self._mask | self._ended[:, None]  # a restarting game's action is ignored
-            chosen = check_actions(actions, any_action)[moving]
-            self._apply(moving, chosen, rewards, terminated, truncated)
-            self._play_others(moving, rewards, terminated, truncated)
+            self._apply(moving, chosen[moving], rewards, terminated, truncated, fresh)
+        same_step = self.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+        finals = {"obs": np.full(n, None, dtype=object), "phase": np.zeros(n, np.int64)}
+        self._play_others(fresh, rewards, terminated, truncated, finals if same_step else None)
         done = terminated | truncated
-        infos = {}
-        if self.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP:
-            if done.any():
-                infos = self._final_infos(done)
-                restart = np.flatnonzero(done)
-        else:
+        obs = self._observe()
+        infos = self._infos()
+        if same_step and done.any():
+            final_info = {
+                "phase": finals["phase"],
+                "_phase": done,
+                "action_mask": np.zeros_like(self._mask),
+                "_action_mask": done,
+            }
+            infos |= {"final_obs": finals["obs"], "_final_obs": done}
+            infos |= {"final_info": final_info, "_final_info": done}
+        elif not same_step:
             self._ended = done
-        if len(restart):
-            self.game.next_episodes(self.state, restart)
-            self._to_learner(restart)
-        return self._observe(), rewards, terminated, truncated, {**infos, **self._infos()}
+        return obs, rewards, terminated, truncated, infos
 
-    def _apply(self, games, actions, rewards, terminated, truncated, sub=None):
-        """Step ``games`` (int[M]; ``sub``: their state, taken when not given) with ``actions`` (int[M])."""
+    def _apply(self, games, actions, rewards, terminated, truncated, fresh, sub=None):
+        """Step ``games`` (int[M]; ``sub``: their state, taken when not given) with ``actions``
+        (int[M]); the rewards and ends of games in a reset (bool[N] ``fresh``) are not reported."""
         state = self.state
         if sub is None:
             sub = self._games(games)
         result = self.game.step(sub, actions)
         if sub is not state:
             state.put(games, sub)
-        rewards[games] += result.rewards[:, self.learner]
-        terminated[games] |= result.terminated
-        truncated[games] |= result.truncated
+        told = ~fresh[games]
+        rows = slice(None) if told.all() else np.flatnonzero(told)
+        games = games[rows]
+        rewards[games] += result.rewards[rows, self.learner]
+        terminated[games] |= result.terminated[rows]
+        truncated[games] |= result.truncated[rows]
 
-    def _play_others(self, games, rewards, terminated, truncated):
-        """The other seats' moves in ``games`` (int[M]) until the learner is on move or the episode is over."""
+    def _play_others(self, fresh, rewards, terminated, truncated, finals):
+        """The other seats' moves, in every game at once, until each game has the learner on move
+        or (NEXT_STEP) has ended.
+
+        fresh: bool[N], games in a reset (updated in place): their rewards and ends are not
+        reported, and with ``skip_undecided`` an episode of theirs that ends before the learner's
+        first decision is replaced by the next. finals: None (NEXT_STEP, reset), or SAME_STEP's
+        {"obs": object[N], "phase": int64[N]} to fill for the games that end, which then start
+        their next episode here.
+        """
+        state = self.state
         while True:
-            player = self.state.player[games]
-            waiting = games[(player >= 0) & (player != self.learner)]
+            if finals is not None:
+                ended = np.flatnonzero((terminated | truncated) & ~fresh)
+                if len(ended):
+                    self._record_finals(ended, finals)
+                    self.game.next_episodes(state, ended)
+                    fresh[ended] = True
+            if self.skip_undecided:
+                undecided = np.flatnonzero(fresh & (state.player < 0))
+                if len(undecided):
+                    self.game.next_episodes(state, undecided)
+            player = state.player
+            waiting = np.flatnonzero((player >= 0) & (player != self.learner))
             if not len(waiting):
                 return
             sub = self._games(waiting)
-            self._apply(waiting, self._opponent_actions(sub), rewards, terminated, truncated, sub)
+            actions = self._opponent_actions(sub)
+            self._apply(waiting, actions, rewards, terminated, truncated, fresh, sub)
 
     def _games(self, games):
         """The state of ``games`` (int[M]): the batch itself when M = N (no copy), else a copy."""
         return self.state if len(games) == self.num_envs else self.state.take(games)
 
     def _opponent_actions(self, sub):
-        """int64[M]: each game's move by the policy of the seat on move in ``sub`` (M games)."""
+        """int64[M]: each game's move by the policy of the seat on move in ``sub`` (M games); one
+        call of each policy (a policy playing several seats is asked once for all of them)."""
         player = sub.player.astype(np.int64)
         obs = self.game.observe(sub, player)
         mask = self.game.legal_mask(sub)
         actions = np.zeros(len(player), np.int64)
-        for seat, policy in self.opponents.items():
-            rows = np.flatnonzero(player == seat)
+        group = self._group_of_seat.take(player)
+        for index, (policy, seats) in enumerate(self._groups):
+            rows = np.flatnonzero(group == index)
             if not len(rows):
                 continue
+            legal = mask[rows]
             if policy is None:
-                scores = np.where(mask[rows], self.np_random.random(mask[rows].shape), -1.0)
-                actions[rows] = scores.argmax(axis=1)
+                actions[rows] = np.where(legal, self.np_random.random(legal.shape), -1.0).argmax(1)
                 continue
             try:
-                actions[rows] = check_actions(policy.act(obs[rows], mask[rows]), mask[rows])
+                actions[rows] = check_actions(policy.act(obs[rows], legal), legal)
             except ValueError as error:
+                at = ", ".join(self.names[seat] for seat in seats)
                 raise ValueError(
-                    f"opponent {policy_name(policy)!r} at {self.names[seat]} returned a bad action: {error}"
+                    f"opponent {policy_name(policy)!r} at {at} returned a bad action "
+                    f"(in its batch of {len(rows)}): {error}"
                 ) from None
         return actions
 
-    def _to_learner(self, games):
-        """Play the other seats in freshly started ``games`` (int[M]) up to the learner's first
-        decision (their rewards are the reset's: not reported); with ``skip_undecided``, episodes
-        that end before it are replaced by the next ones."""
-        scratch = np.zeros(self.num_envs, np.float32), np.zeros((2, self.num_envs), bool)
-        while len(games):
-            self._play_others(games, scratch[0], *scratch[1])
-            if not self.skip_undecided:
-                return
-            games = games[self.state.player[games] < 0]
-            if len(games):
-                self.game.next_episodes(self.state, games)
+    def _record_finals(self, ended, finals):
+        """SAME_STEP: the learner's last observation and phase of the games ``ended`` (int[M])."""
+        final = self.state.take(ended)
+        learner = np.full(len(ended), self.learner, np.int64)
+        mask = np.zeros((len(ended), self.game.num_actions), bool)
+        last = self._as_observation(self.game.observe(final, learner), mask)
+        for row, game in enumerate(ended):
+            finals["obs"][game] = (
+                {key: value[row] for key, value in last.items()}
+                if isinstance(last, dict)
+                else last[row]
+            )
+        finals["phase"][ended] = final.phase
 
     # ---------------------------------------------------------------- outputs
     def _observe(self):
@@ -266,31 +311,6 @@ class EuchreVectorEnv(VectorEnv):
             "_phase": every,
             "action_mask": self._mask.copy(),
             "_action_mask": every,
-        }
-
-    def _final_infos(self, done):
-        """SAME_STEP infos of the games that ended (bool[N] ``done``): their last observation and info."""
-        ended = np.flatnonzero(done)
-        final = self.state.take(ended)
-        learner = np.full(len(ended), self.learner, np.int64)
-        mask = np.zeros((len(ended), self.game.num_actions), bool)
-        last = self._as_observation(self.game.observe(final, learner), mask)
-        final_obs = np.full(self.num_envs, None, dtype=object)
-        for row, game in enumerate(ended):
-            final_obs[game] = (
-                {key: value[row] for key, value in last.items()}
-                if isinstance(last, dict)
-                else last[row]
-            )
-        phase = np.zeros(self.num_envs, np.int64)
-        phase[ended] = final.phase
-        masks = np.zeros_like(self._mask)
-        final_info = {"phase": phase, "_phase": done, "action_mask": masks, "_action_mask": done}
-        return {
-            "final_obs": final_obs,
-            "_final_obs": done,
-            "final_info": final_info,
-            "_final_info": done,
         }
 
     def action_masks(self):

@@ -105,8 +105,9 @@ def test_random_opponents_same_seed_same_games_and_spaces():
 
 
 def test_mask_in_observation_and_render_of_a_chosen_game():
+    heuristic = make_policy("heuristic", ClassicEuchre())
     env = gymnasium.make_vec(
-        CLASSIC_GYM_ENV_ID, 3, mask_in_observation=True, render_mode="ansi"
+        CLASSIC_GYM_ENV_ID, 3, opponents=heuristic, mask_in_observation=True, render_mode="ansi"
     ).unwrapped
     obs, info = env.reset(seed=1)
     assert env.observation_space.contains(obs)
@@ -115,7 +116,7 @@ def test_mask_in_observation_and_render_of_a_chosen_game():
     for game in range(3):
         env.render_game = game
         texts.append(env.render())
-    single = gymnasium.make(CLASSIC_GYM_ENV_ID, render_mode="ansi")
+    single = gymnasium.make(CLASSIC_GYM_ENV_ID, opponents=as_callable(heuristic), render_mode="ansi")
     single.reset(seed=3)
     assert texts[2] == single.render()
     env.render_game = 3
