@@ -140,8 +140,13 @@ def main():
     parser.add_argument("--n-envs", type=int, default=256)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--rollouts", type=int, default=4, help="native rollouts per round")
-    parser.add_argument("--equal-time", type=int, default=0, metavar="TOTAL_STEPS",
-                        help="run the equal-wall-time comparison, the trainer for this many decisions")
+    parser.add_argument(
+        "--equal-time",
+        type=int,
+        default=0,
+        metavar="TOTAL_STEPS",
+        help="run the equal-wall-time comparison, the trainer for this many decisions",
+    )
     parser.add_argument("--games", type=int, default=600, help="duplicate games per evaluation")
     args = parser.parse_args()
     torch.set_num_threads(1)
@@ -149,7 +154,9 @@ def main():
         equal_time(args.equal_time, args.games, args.n_envs)
         return
     rates = throughput(args.n_envs, args.rounds, args.rollouts)
-    print(f"MaskablePPO, n_envs={args.n_envs}, {HYPERPARAMETERS}, episode='deal', heuristic opponents")
+    print(
+        f"MaskablePPO, n_envs={args.n_envs}, {HYPERPARAMETERS}, episode='deal', heuristic opponents"
+    )
     print(f"native SB3VecEnv: {rates['native']:,.0f} learner decisions/s")
     print(f"DummyVecEnv:      {rates['dummy']:,.0f} learner decisions/s")
     print(f"ratio: {rates['native'] / rates['dummy']:.1f}x (target 10x)")

@@ -51,9 +51,7 @@ class Play:
 
 def measure(num_envs, rounds, seconds, seed, episode):
     """(native steps/s, sync steps/s) at ``num_envs``."""
-    native = gymnasium.make_vec(
-        "GhostEuchre-v0", num_envs, opponents="heuristic", episode=episode
-    )
+    native = gymnasium.make_vec("GhostEuchre-v0", num_envs, opponents="heuristic", episode=episode)
     heuristic = as_callable(make_policy("heuristic", GhostEuchre()))
     sync = gymnasium.make_vec(
         "GhostEuchre-v0",

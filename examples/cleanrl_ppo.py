@@ -47,7 +47,7 @@ def parse_args(argv=None):
     return parser.parse_args(argv)
 
 
-def layer(inputs, outputs, std=np.sqrt(2)):
+def layer(inputs, outputs, std=2**0.5):
     linear = nn.Linear(inputs, outputs)
     nn.init.orthogonal_(linear.weight, std)
     nn.init.constant_(linear.bias, 0.0)
@@ -58,7 +58,11 @@ class Agent(nn.Module):
     def __init__(self, obs_size, num_actions, hidden):
         super().__init__()
         self.critic = nn.Sequential(
-            layer(obs_size, hidden), nn.Tanh(), layer(hidden, hidden), nn.Tanh(), layer(hidden, 1, 1.0)
+            layer(obs_size, hidden),
+            nn.Tanh(),
+            layer(hidden, hidden),
+            nn.Tanh(),
+            layer(hidden, 1, 1.0),
         )
         self.actor = nn.Sequential(
             layer(obs_size, hidden),
@@ -84,7 +88,6 @@ def main(argv=None):
     batch_size = args.num_envs * args.num_steps
     minibatch_size = batch_size // args.num_minibatches
     num_iterations = max(1, args.total_timesteps // batch_size)
-    np.random.seed(args.seed)
     torch.manual_seed(args.seed)
     envs = gymnasium.make_vec(
         args.env_id,

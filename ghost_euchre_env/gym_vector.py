@@ -353,10 +353,15 @@ def _seat(value, names, what):
     """A seat from a seat number or an agent name; ValueError otherwise."""
     if isinstance(value, str) and value in names:
         return names.index(value)
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        if 0 <= value < len(names):
-            return int(value)
-    raise ValueError(f"{what} must be a seat 0..{len(names) - 1} or one of {list(names)}, got {value!r}")
+    if (
+        isinstance(value, (int, np.integer))
+        and not isinstance(value, bool)
+        and 0 <= value < len(names)
+    ):
+        return int(value)
+    raise ValueError(
+        f"{what} must be a seat 0..{len(names) - 1} or one of {list(names)}, got {value!r}"
+    )
 
 
 def _parse_opponents(opponents, learner, names):
@@ -416,9 +421,7 @@ def ghost_vector_env(
     _only_raise(illegal_action)
     aec = ghost_euchre_v0.raw_env(render_mode, episode, reward, **rules)
     built = _built(opponents, rules, aec.game.__class__, policy_seed)
-    return EuchreVectorEnv(
-        aec, num_envs, learner, built, autoreset_mode, mask_in_observation
-    )
+    return EuchreVectorEnv(aec, num_envs, learner, built, autoreset_mode, mask_in_observation)
 
 
 def bidding_vector_env(

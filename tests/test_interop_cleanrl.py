@@ -23,7 +23,9 @@ def test_cleanrl_ppo_runs_on_both_variants(capsys):
     try:
         for env_id in ("GhostEuchre-v0", "ClassicEuchre-v0"):
             argv = ["--env-id", env_id, "--num-envs", "16", "--num-steps", "16"]
-            agent, returns = example.main([*argv, "--total-timesteps", "512", "--update-epochs", "1"])
+            _agent, returns = example.main(
+                [*argv, "--total-timesteps", "512", "--update-epochs", "1"]
+            )
             assert returns, "no episode (a deal) ended in 512 steps"
     finally:
         torch.set_num_threads(threads)

@@ -8,9 +8,9 @@ import pytest
 import torch
 
 pytest.importorskip("ray.rllib")
-from docs_snippets import doc_snippet, run_snippet  # noqa: E402
+from docs_snippets import doc_snippet, run_snippet
 
-from ghost_euchre_env.gym_vector import EuchreVectorEnv  # noqa: E402
+from ghost_euchre_env.gym_vector import EuchreVectorEnv
 
 
 def test_docs_rllib_ppo_on_the_native_vector_env_runs_as_written():

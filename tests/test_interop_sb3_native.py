@@ -7,9 +7,9 @@ from docs_snippets import doc_snippet, run_snippet
 from gymnasium.vector import AutoresetMode
 
 pytest.importorskip("sb3_contrib")
-from sb3_contrib.common.maskable.utils import get_action_masks  # noqa: E402
+from sb3_contrib.common.maskable.utils import get_action_masks
 
-from ghost_euchre_env.interop.sb3 import SB3VecEnv  # noqa: E402
+from ghost_euchre_env.interop.sb3 import SB3VecEnv
 
 
 @pytest.fixture(autouse=True)
@@ -39,7 +39,7 @@ def test_masks_seeds_and_terminal_observations():
         assert masks.shape == (8, 31) and masks.any(axis=1).all()
         actions = np.where(masks, rng.random(masks.shape), -1).argmax(axis=1)
         env.step_async(actions)
-        obs, rewards, dones, infos = env.step_wait()
+        _obs, _rewards, dones, infos = env.step_wait()
         for game in np.flatnonzero(dones):
             assert env.observation_space.contains(infos[game]["terminal_observation"])
             ended += 1

@@ -76,7 +76,11 @@ class SB3VecEnv(VecEnv):
         self.env.close()
 
     def get_attr(self, attr_name, indices=None):
-        value = getattr(self, attr_name) if attr_name == "action_masks" else getattr(self.env, attr_name)
+        value = (
+            getattr(self, attr_name)
+            if attr_name == "action_masks"
+            else getattr(self.env, attr_name)
+        )
         return [value] * len(self._get_indices(indices))
 
     def set_attr(self, attr_name, value, indices=None):
