@@ -95,6 +95,7 @@ class MaskablePPOPolicy(Policy):
         self.model = model
 
     def act(self, obs, mask):
+        assert self.model is not None, "MaskablePPOPolicy needs a model"
         actions, _ = self.model.predict(obs, action_masks=mask, deterministic=True)
         return np.asarray(actions, np.int64)
 

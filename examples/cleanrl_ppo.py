@@ -26,7 +26,7 @@ import ghost_euchre_env  # noqa: F401  (registers the env ids)
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description="CleanRL-style PPO on the native vector env")
     parser.add_argument("--env-id", default="GhostEuchre-v0")
     parser.add_argument("--opponents", default="heuristic", help="policy spec of the other seats")
     parser.add_argument("--episode", default="deal", choices=("deal", "game"))
@@ -96,8 +96,8 @@ def main(argv=None):
         episode=args.episode,
         autoreset_mode=AutoresetMode.SAME_STEP,
     )
-    obs_size = envs.single_observation_space.shape[0]
-    num_actions = envs.single_action_space.n
+    obs_size = envs.single_observation_space.shape[0]  # pyright: ignore[reportOptionalSubscript]
+    num_actions = int(envs.single_action_space.n)  # pyright: ignore[reportAttributeAccessIssue]
     agent = Agent(obs_size, num_actions, args.hidden)
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
 

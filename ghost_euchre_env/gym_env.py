@@ -40,7 +40,7 @@ import numpy as np
 from gymnasium import spaces
 
 from . import GYM_ENV_ID as ENV_ID  # noqa: F401 (re-exported as gym_env.ENV_ID)
-from .aec import render_as
+from .aec import EuchreAEC, render_as
 from .ghost_euchre_v0 import AGENTS, raw_env
 
 
@@ -87,7 +87,7 @@ class GhostEuchreGymEnv(gymnasium.Env):
 
     def make_aec(
         self, render_mode, episode, reward, illegal_action, illegal_action_penalty, **rules
-    ):
+    ) -> EuchreAEC:
         """The AEC env this view runs on (a subclass may run on another ghost_euchre_v0-like env)."""
         return raw_env(
             render_mode, episode, reward, illegal_action, illegal_action_penalty, **rules

@@ -48,6 +48,8 @@ itself, through :func:`ghost_euchre_env.gym_bidding.resolve_policy` (imported
 by name, only when a string is given; pass policy objects to avoid it).
 """
 
+from typing import Any
+
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
@@ -58,7 +60,7 @@ from . import classic_euchre_v0, dealing, ghost_bidding_v0, ghost_euchre_v0
 from .aec import render_as
 from .bidding import policy_name
 from .classic import ClassicEuchre
-from .core import check_actions, check_int
+from .core import EpisodeState, check_actions, check_int
 from .gym_bidding import DEFAULT_POLICY, resolve_policy
 
 AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
@@ -129,31 +131,44 @@ class EuchreVectorEnv(VectorEnv):
         self.single_action_space = spaces.Discrete(num_actions)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
-        self.state = None
+        self._batch: EpisodeState | None = None  # the N games (see ``state``)
         self._mask = np.zeros((num_envs, num_actions), bool)
         self._ended = np.zeros(num_envs, bool)  # NEXT_STEP: games to restart at the next step
 
     # ---------------------------------------------------------------- episodes
-    def reset(self, *, seed=None, options=None):
-        """Start N episodes: sub-env i seeded with ``seed + i`` (or ``seed[i]``), or, without a
-        seed, the next episode of every game's stream. options: None, one dict for every game or
-        a list of N (``dealer``, ``deals``: the single env's). Returns (obs, infos)."""
+    def reset(
+        self,
+        *,
+        seed: int | list[int | None] | None = None,
+        options: dict[str, Any] | list[dict[str, Any]] | None = None,
+    ):
+        """Start N episodes: sub-env i seeded with ``seed + i`` (or ``seed[i]``, N ints), or,
+        without a seed, the next episode of every game's stream. options: None, one dict for
+        every game or a list of N (``dealer``, ``deals``: the single env's). Returns (obs, infos)."""
         return self._all_or_nothing(self._reset, seed, options)
+
+    @property
+    def state(self) -> EpisodeState:
+        """The engine state of the N games; RuntimeError before ``reset()``."""
+        if self._batch is None:
+            raise RuntimeError("call reset() first")
+        return self._batch
 
     def _reset(self, seed, options):
         n = self.num_envs
-        if seed is not None:
-            seeds = [seed + i for i in range(n)] if np.ndim(seed) == 0 else list(seed)
-            keys = dealing.stream_keys(seeds, n)  # checks every seed
-            self._np_random, self._np_random_seed = seeding.np_random(int(seeds[0]))
-        if seed is None and self.state is not None:
-            state = self.state.copy()
+        if seed is None and self._batch is not None:
+            state = self._batch.copy()
             state.episode += 1
             self.game.start_episodes(state, np.arange(n), options)
+        elif seed is None:
+            state = self.game.init(dealing.stream_keys(None, n), options)
         else:
-            keys = dealing.stream_keys(None, n) if seed is None else keys
-            state = self.game.init(keys, options)
-        self.state = state
+            seeds = [seed + i for i in range(n)] if isinstance(seed, (int, np.integer)) else seed
+            if not isinstance(seeds, list) or None in seeds:
+                raise ValueError(f"seed must be None, an int or a list of {n} ints, got {seed!r}")
+            state = self.game.init(dealing.stream_keys(seeds, n), options)  # checks every seed
+            self._np_random, self._np_random_seed = seeding.np_random(int(seeds[0]))
+        self._batch = state
         self._ended = np.zeros(n, bool)
         scratch = np.zeros(n, np.float32), np.zeros(n, bool), np.zeros(n, bool)
         self._play_others(np.ones(n, bool), *scratch, None)
@@ -162,7 +177,7 @@ class EuchreVectorEnv(VectorEnv):
     def step(self, actions):
         """One learner action per game (int[N]), then the other seats up to the learner's next
         turn. Returns (obs, rewards float32[N], terminated bool[N], truncated bool[N], infos)."""
-        if self.state is None:
+        if self._batch is None:
             raise RuntimeError("call reset() before step()")
         return self._all_or_nothing(self._step, actions)
 
@@ -319,8 +334,7 @@ class EuchreVectorEnv(VectorEnv):
 
     def render(self):
         """The table of game ``render_game``, as the single env renders it."""
-        if self.state is None:
-            raise RuntimeError("call reset() before render()")
+        state = self.state
         check_int("render_game", self.render_game, 0)
         if self.render_game >= self.num_envs:
             raise ValueError(
@@ -328,21 +342,19 @@ class EuchreVectorEnv(VectorEnv):
             )
         return render_as(
             self.render_mode,
-            lambda: self.aec.render_table(self.game, self.state, self.render_game, self.names),
+            lambda: self.aec.render_table(self.game, state, self.render_game, self.names),
         )
 
     def _all_or_nothing(self, call, *args):
         """``call(*args)``; if it raises, the games, masks and generator are put back as they were."""
-        saved = self.state, self._mask, self._ended
-        state_copy = None if self.state is None else self.state.copy()
+        saved = self._mask, self._ended
+        batch = None if self._batch is None else self._batch.copy()
         generator, seed = self._np_random, self._np_random_seed
-        draws = None if generator is None else generator.bit_generator.state
+        draws = {} if generator is None else generator.bit_generator.state  # a copy, cheap
         try:
             return call(*args)
         except BaseException:
-            self.state, self._mask, self._ended = saved
-            if state_copy is not None:
-                self.state = state_copy
+            self._batch, (self._mask, self._ended) = batch, saved
             self._np_random, self._np_random_seed = generator, seed
             if generator is not None:
                 generator.bit_generator.state = draws

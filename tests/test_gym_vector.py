@@ -33,6 +33,13 @@ CASES = [
 ]
 
 
+def native(*args, **kwargs) -> EuchreVectorEnv:
+    """``gymnasium.make_vec(*args, **kwargs)``, unwrapped: the native env itself."""
+    env = gymnasium.make_vec(*args, **kwargs).unwrapped
+    assert isinstance(env, EuchreVectorEnv)
+    return env
+
+
 def masked_random(mask, rng):
     """int64[N]: a uniformly random legal action per row (rows with no legal action: 0)."""
     return np.where(mask, rng.random(mask.shape), -1.0).argmax(axis=1)
@@ -105,9 +112,9 @@ def test_random_opponents_same_seed_same_games_and_spaces():
 
 def test_mask_in_observation_and_render_of_a_chosen_game():
     heuristic = make_policy("heuristic", ClassicEuchre())
-    env = gymnasium.make_vec(
+    env = native(
         CLASSIC_GYM_ENV_ID, 3, opponents=heuristic, mask_in_observation=True, render_mode="ansi"
-    ).unwrapped
+    )
     obs, info = env.reset(seed=1)
     assert env.observation_space.contains(obs)
     np.testing.assert_array_equal(obs["action_mask"], info["action_mask"])
@@ -154,16 +161,15 @@ class Failing:
     ],
 )
 def test_a_bad_step_changes_nothing(bad, error, match):
-    kind = bad if isinstance(bad, str) else "none"
-    env = gymnasium.make_vec(
-        GYM_ENV_ID, 8, episode="deal", opponents={1: Failing(30, kind)}
-    ).unwrapped  # seat 2 plays randomly: the generator is put back too
-    env.reset(seed=9)
+    kind = bad if isinstance(bad, str) else "none"  # the opponent's failure, or none
+    env = native(GYM_ENV_ID, 8, episode="deal", opponents={1: Failing(30, kind)})
+    env.reset(seed=9)  # seat 2 plays randomly: the generator must be put back too
     rng = np.random.default_rng(1)
     failed = None
+    state, mask, draws = env.state.copy(), env.action_masks(), env.np_random.bit_generator.state
     for _ in range(200):
         state, mask, draws = env.state.copy(), env.action_masks(), env.np_random.bit_generator.state
-        actions = masked_random(mask, rng) if kind != "none" else bad(mask)
+        actions = bad(mask) if callable(bad) else masked_random(mask, rng)
         try:
             env.step(actions)
         except (ValueError, RuntimeError) as raised:
@@ -190,6 +196,8 @@ def test_constructor_errors_are_one_clear_line():
         env.step(np.zeros(2, int))
     with pytest.raises(ValueError, match="seed"):
         env.reset(seed=-1)
+    with pytest.raises(ValueError, match="a list of 2 ints"):
+        env.reset(seed=[1, None])
 
 
 @pytest.mark.parametrize("kwargs", [{}, {"episode": "deal", "learner": 1}])

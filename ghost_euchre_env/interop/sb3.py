@@ -27,9 +27,9 @@ from ..gym_vector import EuchreVectorEnv
 
 
 class SB3VecEnv(VecEnv):
-    """``SB3VecEnv(env_or_id, num_envs=None, **make_vec_kwargs)``; see the module docstring."""
+    """``SB3VecEnv(env_or_id, num_envs=1, **make_vec_kwargs)``; see the module docstring."""
 
-    def __init__(self, env, num_envs=None, **kwargs):
+    def __init__(self, env, num_envs=1, **kwargs):
         if isinstance(env, str):
             env = gymnasium.make_vec(
                 env, num_envs, autoreset_mode=AutoresetMode.SAME_STEP, **kwargs
@@ -81,7 +81,7 @@ class SB3VecEnv(VecEnv):
             if attr_name == "action_masks"
             else getattr(self.env, attr_name)
         )
-        return [value] * len(self._get_indices(indices))
+        return [value] * len(list(self._get_indices(indices)))
 
     def set_attr(self, attr_name, value, indices=None):
         setattr(self.env, attr_name, value)
@@ -95,7 +95,7 @@ class SB3VecEnv(VecEnv):
         return [result] * len(rows)
 
     def env_is_wrapped(self, wrapper_class, indices=None):
-        return [False] * len(self._get_indices(indices))
+        return [False] * len(list(self._get_indices(indices)))
 
     def get_images(self):
         raise NotImplementedError("the Euchre envs render text (render_mode='ansi'), not images")
