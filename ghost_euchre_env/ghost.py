@@ -519,6 +519,8 @@ class GhostEuchre(BatchedGame[GhostRules, GhostState, GhostDealSummary]):
         state.player[:] = blend(playing, next_seat, seat)
 
         done = playing & (next_seat == state.leader)
+        if not done.any():  # no trick ended (two plays in three, one game at a time)
+            return _NO_GAMES
         winner = trick_winner(state.trick, state.trump, state.led_suit)
         tricks_won = state.tricks_won.T
         tricks_won += seat_lanes(winner, NUM_PLAYERS) & done
