@@ -27,21 +27,22 @@ action...). Random opponents (``opponents=None``) draw from the vector env's
 - ``metadata["autoreset_mode"]``: ``AutoresetMode.NEXT_STEP`` by default
   (Gymnasium's default; the step after an episode ended resets that game,
   ignores its action and returns reward 0) or ``SAME_STEP``
-  (``autoreset_mode=AutoresetMode.SAME_STEP`` or ``"SameStep"``: the step that ends an episode returns the
-  next episode's first observation, with ``infos["final_obs"]`` and
-  ``infos["final_info"]`` for the games that ended).
+  (``autoreset_mode=AutoresetMode.SAME_STEP`` or ``"SameStep"``: the step
+  that ends an episode returns the next episode's first observation, with
+  ``infos["final_obs"]`` and ``infos["final_info"]`` for the games that ended).
 - ``render()``: the table of game ``render_game`` (an attribute, default 0),
-  as the single env renders it (``render_mode`` "ansi" or "human").
+  as the single env renders it (``render_mode`` "ansi" returns it, "human"
+  prints it); it renders when called, not at every step.
 - All or nothing: a step or reset whose learner actions are wrong (shape,
   type, range, legality), whose opponent returns a bad action or raises,
   leaves every game (and the random opponents' generator) as it was, and the
   error passes on.
 
 Opponents are batched policies, objects with ``act(obs float32[M, D], mask
-bool[M, A]) -> int[M]`` (``agents.Policy``): the env asks each seat's policy
-once per round with just the games where that seat is on move, in no fixed
-order, so a policy must not keep per-game memory (observations have perfect
-recall). The registered entry points also take spec strings (``"heuristic"``,
+bool[M, A]) -> int[M]`` (``agents.Policy``): the env asks each policy once
+per round of moves, with just the games where one of its seats is on move, in
+no fixed order, so a policy must not keep per-game memory (observations have
+perfect recall). The registered entry points also take spec strings (``"heuristic"``,
 ``"pimc:..."``, ``"ppo:NAME|PATH"``, ``"module:Class"``, composites) and build
 them with ``agents.make_policy``: the one place this package reaches above
 itself, through :func:`ghost_euchre_env.gym_bidding.resolve_policy` (imported
