@@ -191,7 +191,7 @@ def test_constructor_errors_are_one_clear_line():
         gymnasium.make_vec(GYM_ENV_ID, 2, autoreset_mode="Disabled")
     with pytest.raises(ValueError, match="the learner's seat"):
         gymnasium.make_vec(CLASSIC_GYM_ENV_ID, 2, learner=2, opponents={"player_2": None})
-    env = gymnasium.make_vec(GYM_ENV_ID, 2)
+    env = native(GYM_ENV_ID, 2)
     with pytest.raises(RuntimeError, match="reset"):
         env.step(np.zeros(2, int))
     with pytest.raises(ValueError, match="seed"):
