@@ -27,6 +27,10 @@ dict from agent name (``"player_1"``) or seat to callable (missing seats play
 randomly). ``reset(seed=s)`` deals like the AEC env seeded with ``s`` and seeds
 the random opponents; ``reset()`` continues with the next episode.
 
+``gymnasium.make_vec("GhostEuchre-v0", num_envs=N)`` builds the native vector
+env instead of N of these (:mod:`ghost_euchre_env.gym_vector`; sub-env i is
+this env seeded ``seed + i``).
+
 Version history: v0 (ghost_euchre_env 0.1.0); before its first published
 release, info took the AEC env's fixed-shape numeric infos (``legal_actions``
 dropped: ``action_masks()`` holds them).
