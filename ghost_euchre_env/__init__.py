@@ -8,14 +8,27 @@ from .ghost import GhostEuchre, GhostRules
 from .vector import ClassicEuchreVec, GhostEuchreVec
 
 GYM_ENV_ID = "GhostEuchre-v0"
-gymnasium.register(id=GYM_ENV_ID, entry_point="ghost_euchre_env.gym_env:GhostEuchreGymEnv")
+gymnasium.register(
+    id=GYM_ENV_ID,
+    entry_point="ghost_euchre_env.gym_env:GhostEuchreGymEnv",
+    vector_entry_point="ghost_euchre_env.gym_vector:ghost_vector_env",
+)
 BIDDING_GYM_ENV_ID = "GhostEuchreBidding-v0"
 gymnasium.register(
-    id=BIDDING_GYM_ENV_ID, entry_point="ghost_euchre_env.gym_bidding:GhostEuchreBiddingGymEnv"
+    id=BIDDING_GYM_ENV_ID,
+    entry_point="ghost_euchre_env.gym_bidding:GhostEuchreBiddingGymEnv",
+    vector_entry_point="ghost_euchre_env.gym_vector:bidding_vector_env",
+)
+CLASSIC_GYM_ENV_ID = "ClassicEuchre-v0"
+gymnasium.register(
+    id=CLASSIC_GYM_ENV_ID,
+    entry_point="ghost_euchre_env.gym_classic:ClassicEuchreGymEnv",
+    vector_entry_point="ghost_euchre_env.gym_vector:classic_vector_env",
 )
 
 __all__ = [
     "BIDDING_GYM_ENV_ID",
+    "CLASSIC_GYM_ENV_ID",
     "GYM_ENV_ID",
     "ClassicEuchre",
     "ClassicEuchreVec",

@@ -126,13 +126,20 @@ def trick_winner(trick, trump, led_suit):
     return best & 3
 
 
+_FEW_VALUES = 32  # up to this many values, unpack_bits reads their bytes through a view
+
+
 def unpack_bits(values, width):
     """Unsigned ints [...] -> bool[..., width]: bit i of each value (C-contiguous)."""
     values = np.asarray(values)
     num_bytes = (width + 7) // 8
-    as_bytes = np.empty((*values.shape, num_bytes), np.uint8)
-    for byte in range(num_bytes):  # shifting out each byte beats slicing a byte view
-        as_bytes[..., byte] = values >> (8 * byte)
+    if values.ndim and values.size <= _FEW_VALUES:  # few values (one game): fewer NumPy calls
+        little = np.ascontiguousarray(values, values.dtype.newbyteorder("<"))
+        as_bytes = little.view(np.uint8).reshape(*values.shape, -1)[..., :num_bytes]
+    else:
+        as_bytes = np.empty((*values.shape, num_bytes), np.uint8)
+        for byte in range(num_bytes):  # shifting out each byte beats slicing a byte view
+            as_bytes[..., byte] = values >> (8 * byte)
     # Unpacking one flat byte string is far faster than unpacking along a short last axis.
     bits = np.unpackbits(as_bytes.reshape(-1), bitorder="little").reshape(
         *values.shape, 8 * num_bytes

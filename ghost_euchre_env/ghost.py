@@ -425,9 +425,10 @@ class GhostEuchre(BatchedGame[GhostRules, GhostState, GhostDealSummary]):
         once; the auction and the naming of trump to the games concerned only.
         """
         phase = state.phase
-        auction = np.flatnonzero(phase == AUCTION)  # all taken before any game moves on
-        naming = np.flatnonzero(phase == TRUMP)
-        scored = self._apply_play(state, action, phase == PLAY)
+        auction = (phase == AUCTION).nonzero()[0]  # all taken before any game moves on
+        naming = (phase == TRUMP).nonzero()[0]
+        playing = phase == PLAY
+        scored = self._apply_play(state, action, playing) if playing.any() else _NO_GAMES
         thrown_in = (
             self._apply_auction(state, auction, action[auction]) if len(auction) else _NO_GAMES
         )
@@ -518,6 +519,8 @@ class GhostEuchre(BatchedGame[GhostRules, GhostState, GhostDealSummary]):
         state.player[:] = blend(playing, next_seat, seat)
 
         done = playing & (next_seat == state.leader)
+        if not done.any():  # no trick ended (two plays in three, one game at a time)
+            return _NO_GAMES
         winner = trick_winner(state.trick, state.trump, state.led_suit)
         tricks_won = state.tricks_won.T
         tricks_won += seat_lanes(winner, NUM_PLAYERS) & done
@@ -527,7 +530,7 @@ class GhostEuchre(BatchedGame[GhostRules, GhostState, GhostDealSummary]):
         cleared = -done.view(np.int8)  # -1 where the trick ended, else 0
         trick |= cleared
         state.led_suit |= cleared
-        return np.flatnonzero(done & (state.trick_number == NUM_TRICKS))
+        return (done & (state.trick_number == NUM_TRICKS)).nonzero()[0]
 
     def deal_points(self, state, games):
         """int32[M, 3]: points each seat scores for the finished deals ``games``."""

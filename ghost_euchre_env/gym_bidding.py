@@ -33,11 +33,12 @@ from .gym_env import GhostEuchreGymEnv
 DEFAULT_POLICY = "heuristic"
 
 
-def resolve_policy(policy, rules):
-    """A policy object: ``policy`` itself, or the spec string built for a GhostEuchre with ``rules``."""
+def resolve_policy(policy, rules, engine=GhostEuchre, seed=None):
+    """A policy object: ``policy`` itself, or the spec string built (with ``seed``) for an
+    ``engine`` (the variant's engine class) with ``rules``."""
     if isinstance(policy, str):
         agents = importlib.import_module("agents")
-        return agents.make_policy(policy, GhostEuchre(**rules))
+        return agents.make_policy(policy, engine(**rules), seed=seed)
     return policy
 
 
@@ -80,19 +81,7 @@ class GhostEuchreBiddingGymEnv(GhostEuchreGymEnv):
             **rules,
         )
 
-    def reset(self, *, seed=None, options=None):
-        """As GhostEuchre-v0's; an episode that ends before the learner's first decision is skipped.
-
-        (A moon bid before the learner's turn ends the auction.) Skipped episodes
-        continue the seeded stream, so the same seed still gives the same episodes.
-        """
-        return self.all_or_nothing(self._reset_to_a_decision, seed, options)
-
-    def _reset_to_a_decision(self, seed, options):
-        obs, info = self._reset(seed, options)
-        while self._episode_over():
-            obs, info = self._reset(None, None)
-        return obs, info
+    skips_undecided = True  # a moon bid before the learner's turn ends the auction
 
     def make_aec(
         self, render_mode, episode, reward, illegal_action, illegal_action_penalty, **rules

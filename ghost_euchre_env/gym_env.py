@@ -27,6 +27,10 @@ dict from agent name (``"player_1"``) or seat to callable (missing seats play
 randomly). ``reset(seed=s)`` deals like the AEC env seeded with ``s`` and seeds
 the random opponents; ``reset()`` continues with the next episode.
 
+``gymnasium.make_vec("GhostEuchre-v0", num_envs=N)`` builds the native vector
+env instead of N of these (:mod:`ghost_euchre_env.gym_vector`; sub-env i is
+this env seeded ``seed + i``).
+
 Version history: v0 (ghost_euchre_env 0.1.0); before its first published
 release, info took the AEC env's fixed-shape numeric infos (``legal_actions``
 dropped: ``action_masks()`` holds them).
@@ -40,8 +44,7 @@ import numpy as np
 from gymnasium import spaces
 
 from . import GYM_ENV_ID as ENV_ID  # noqa: F401 (re-exported as gym_env.ENV_ID)
-from .aec import render_as
-from .ghost import NUM_ACTIONS, NUM_PLAYERS
+from .aec import EuchreAEC, render_as
 from .ghost_euchre_v0 import AGENTS, raw_env
 
 
@@ -79,23 +82,23 @@ class GhostEuchreGymEnv(gymnasium.Env):
             **rules,
         )
         self.render_mode = render_mode
-        self.learner = _agent_name(learner, "learner")
+        self.learner = _agent_name(learner, "learner", self.aec.possible_agents)
         self.opponents = self._parse_opponents(opponents)
         aec_space = cast(spaces.Dict, self.aec.observation_space(self.learner))
         self.observation_space = aec_space["observation"]
-        self.action_space = spaces.Discrete(NUM_ACTIONS)
-        self._mask = np.zeros(NUM_ACTIONS, bool)
+        self.action_space = spaces.Discrete(self.aec.game.num_actions)
+        self._mask = np.zeros(self.aec.game.num_actions, bool)
 
     def make_aec(
         self, render_mode, episode, reward, illegal_action, illegal_action_penalty, **rules
-    ):
+    ) -> EuchreAEC:
         """The AEC env this view runs on (a subclass may run on another ghost_euchre_v0-like env)."""
         return raw_env(
             render_mode, episode, reward, illegal_action, illegal_action_penalty, **rules
         )
 
     def _parse_opponents(self, opponents):
-        others = [agent for agent in AGENTS if agent != self.learner]
+        others = [agent for agent in self.aec.possible_agents if agent != self.learner]
         if opponents is None:
             return dict.fromkeys(others, self._random_action)
         if callable(opponents):
@@ -106,7 +109,7 @@ class GhostEuchreGymEnv(gymnasium.Env):
             )
         chosen: dict[str, Callable[..., Any]] = dict.fromkeys(others, self._random_action)
         for key, policy in opponents.items():
-            agent = _agent_name(key, "opponents key")
+            agent = _agent_name(key, "opponents key", self.aec.possible_agents)
             if agent == self.learner:
                 raise ValueError(f"opponents names {agent}, the learner's seat")
             if not callable(policy):
@@ -120,8 +123,18 @@ class GhostEuchreGymEnv(gymnasium.Env):
         legal = np.flatnonzero(mask)
         return int(legal[self.np_random.integers(len(legal))])
 
+    skips_undecided = False  # a view where an episode may end before the learner's first decision
+
     def reset(self, *, seed=None, options=None):  # keyword-only, as gymnasium.Env.reset
-        return self.all_or_nothing(self._reset, seed, options)
+        return self.all_or_nothing(self._reset_to_a_decision, seed, options)
+
+    def _reset_to_a_decision(self, seed, options):
+        """``_reset``; with ``skips_undecided``, an episode that ends before the learner's first
+        decision is skipped (the next ones continue the seeded stream: same seed, same episodes)."""
+        obs, info = self._reset(seed, options)
+        while self.skips_undecided and self._episode_over():
+            obs, info = self._reset(None, None)
+        return obs, info
 
     def _reset(self, seed, options):
         super().reset(seed=seed)
@@ -200,16 +213,16 @@ class GhostEuchreGymEnv(gymnasium.Env):
         self.aec.close()
 
 
-def _agent_name(value, what):
-    """An agent name from a seat (0..2) or a name; ValueError otherwise."""
-    if isinstance(value, str) and value in AGENTS:
+def _agent_name(value, what, agents=AGENTS):
+    """An agent name of ``agents`` from a seat or a name; ValueError otherwise."""
+    if isinstance(value, str) and value in agents:
         return value
     if (
         isinstance(value, (int, np.integer))
         and not isinstance(value, bool)
-        and 0 <= value < NUM_PLAYERS
+        and 0 <= value < len(agents)
     ):
-        return AGENTS[value]
+        return agents[value]
     raise ValueError(
-        f"{what} must be a seat 0..{NUM_PLAYERS - 1} or one of {list(AGENTS)}, got {value!r}"
+        f"{what} must be a seat 0..{len(agents) - 1} or one of {list(agents)}, got {value!r}"
     )

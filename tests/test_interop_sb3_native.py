@@ -1,0 +1,54 @@
+"""sb3-contrib's MaskablePPO on SB3VecEnv, the native vector env (the docs' example, run as written)."""
+
+import numpy as np
+import pytest
+import torch
+from docs_snippets import doc_snippet, run_snippet
+from gymnasium.vector import AutoresetMode
+
+pytest.importorskip("sb3_contrib")
+from sb3_contrib.common.maskable.utils import get_action_masks
+
+from ghost_euchre_env.interop.sb3 import SB3VecEnv
+
+
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def test_docs_maskable_ppo_on_the_native_vec_env_runs_as_written():
+    example = run_snippet(doc_snippet("sb3_native"), "sb3_native_example")
+    assert example["model"].num_timesteps >= 2048
+
+
+def test_masks_seeds_and_terminal_observations():
+    env = SB3VecEnv("ClassicEuchre-v0", num_envs=8, episode="deal")
+    env.seed(4)
+    obs = env.reset()
+    twin = SB3VecEnv("ClassicEuchre-v0", num_envs=8, episode="deal")
+    twin.seed(4)
+    np.testing.assert_array_equal(obs, twin.reset())
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(60):
+        masks = get_action_masks(env)
+        assert masks.shape == (8, 31) and masks.any(axis=1).all()
+        actions = np.where(masks, rng.random(masks.shape), -1).argmax(axis=1)
+        env.step_async(actions)
+        _obs, _rewards, dones, infos = env.step_wait()
+        for game in np.flatnonzero(dones):
+            assert env.observation_space.contains(infos[game]["terminal_observation"])
+            ended += 1
+    assert ended > 0
+
+
+def test_only_a_same_step_env_is_taken():
+    import gymnasium
+
+    env = gymnasium.make_vec("GhostEuchre-v0", 2, autoreset_mode=AutoresetMode.NEXT_STEP)
+    with pytest.raises(ValueError, match="SAME_STEP"):
+        SB3VecEnv(env.unwrapped)
