@@ -19,7 +19,7 @@ from euchre_trainer.checkpoint import (
 )
 from euchre_trainer.distill import teacher_lessons
 from euchre_trainer.evaluation import final_evaluation, periodic_evaluation
-from euchre_trainer.log import Log
+from euchre_trainer.log import Log, check_run_folder, free_run_name
 from euchre_trainer.opponents import take_snapshot
 from euchre_trainer.ranks import default_threads, same_config_on_every_rank, start_ranks
 from euchre_trainer.rollout import RolloutBuffer, advantages_and_returns, collect_rollout
@@ -55,9 +55,13 @@ def train(config, resume, config_stem):
     if given; ``config_stem`` names a run without a name. Returns the run's folder."""
     checkpoint = read_checkpoint(resume) if resume else None
     if not config.name:
-        config = dataclasses.replace(
-            config, name=f"{config_stem}__{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
-        )
+        stamped = f"{config_stem}__{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
+        config = dataclasses.replace(config, name=free_run_name(config.runs_dir, stamped))
+    try:
+        check_run_folder(config.runs_dir, config.name, resume)
+    except ValueError as error:
+        print(f"{command_name('euchre_trainer', 'train.py')}: error: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
 
     if not config.torch_threads:  # the number used is the run's (results depend on it)
         config = dataclasses.replace(config, torch_threads=default_threads())

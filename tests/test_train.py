@@ -570,3 +570,32 @@ def test_shipped_classic_agent_loads_and_beats_random():
         [spec, "random", spec, "random"], variant="classic", games=40, seed=3
     )
     assert result.players[0]["win_rate"] > 0.8
+
+
+def folder_bytes(folder):
+    """{relative path: bytes} of every file under ``folder``."""
+    return {
+        os.path.relpath(os.path.join(where, name), folder): open(
+            os.path.join(where, name), "rb"
+        ).read()
+        for where, _, names in os.walk(folder)
+        for name in names
+    }
+
+
+def test_a_reused_name_is_refused_and_leaves_the_first_run_as_it_was(tmp_path, capsys):
+    common = ["--runs_dir", str(tmp_path), "--name", "small3", "--total_steps", "128"]
+    common += ["--final_eval_games", "0", "--eval_every", "0", "--checkpoint_every", "0", *TINY]
+    cli.main([*common, "--seed", "1"])
+    first = folder_bytes(tmp_path / "small3")
+    assert "final.pt" in first and any(n.startswith("events.out") for n in first)
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as stopped:
+        cli.main([*common, "--seed", "2"])
+    assert stopped.value.code == 2
+    error = capsys.readouterr().err.strip()
+    assert error.count("\n") == 0
+    assert f"run folder {tmp_path / 'small3'} holds another run already" in error
+    assert f"--resume {tmp_path / 'small3' / 'final.pt'}" in error and "--name small3-2" in error
+    assert folder_bytes(tmp_path / "small3") == first  # not a byte changed, no second event file
+    assert sorted(os.listdir(tmp_path)) == ["small3"]
