@@ -187,7 +187,8 @@ class TrainConfig:
     eval_games: int = 300
     """duplicate games per periodic evaluation"""
     final_eval_games: int = 1500
-    """duplicate games per opponent in the final evaluation table (0 = skip it)"""
+    """duplicate games per opponent in the final evaluation table (heuristic, random and every entry of
+    opponents; 0 = skip it)"""
     eval_regret_decisions: int = 0
     """learn='auction': at each evaluation against the heuristic, the network's bid regret (points per auction
     decision against the rollout oracle of arena/regret.py, 16 worlds) over this many sampled decisions (0 = off)"""

@@ -599,3 +599,26 @@ def test_a_reused_name_is_refused_and_leaves_the_first_run_as_it_was(tmp_path, c
     assert f"--resume {tmp_path / 'small3' / 'final.pt'}" in error and "--name small3-2" in error
     assert folder_bytes(tmp_path / "small3") == first  # not a byte changed, no second event file
     assert sorted(os.listdir(tmp_path)) == ["small3"]
+
+
+def test_the_final_table_has_a_row_for_every_opponent_of_the_mix(tmp_path, capsys, monkeypatch):
+    monkeypatch.syspath_prepend(os.path.join(ROOT, "tests"))  # league_bots: a user's bot class
+    argv = [
+        "--runs_dir",
+        str(tmp_path),
+        "--name",
+        "mix",
+        "--total_steps",
+        "128",
+        "--eval_every",
+        "0",
+    ]
+    argv += ["--checkpoint_every", "0", "--final_eval_games", "6", *TINY]
+    cli.main([*argv, "--opponents", "{league_bots:Blend: 2, pool: 1}"])
+    out = capsys.readouterr().out
+    table = out[out.index("opponents  ") :].splitlines()
+    assert table[0].split() == ["opponents", "games", "win", "rate", "[95%", "CI]", "pts/deal"]
+    labels = [line.split("  ")[0] for line in table[2:6]]
+    assert labels == ["heuristic", "random", "league_bots:Blend", "pool (latest snapshot)"]
+    for line in table[2:6]:  # games, then the win rate and its interval in percent
+        assert re.search(r"  6  +\d+\.\d% \[\d+\.\d%, \d+\.\d%\]  +[+-]\d\.\d{3}$", line), line
