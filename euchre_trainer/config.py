@@ -127,7 +127,8 @@ class TrainConfig:
 
     # PPO
     total_steps: int = 20_000_000
-    """decisions to play in all (every seat of every game, learner and opponents)"""
+    """decisions to play in all (every seat of every game, learner and opponents); rounded up to whole rollouts
+    (num_envs * num_steps decisions), with a line saying so"""
     num_steps: int = 32
     """vector-env steps per rollout; a rollout holds num_envs * num_steps decisions"""
     learning_rate: float = 1e-3

@@ -65,6 +65,10 @@ class Log:
 
     def __init__(self, run_dir, run, resumed):
         self.train_time, self.start_step, self.start_deals = 0.0, run.global_step, run.deals
+        self.start_update, self.start_learner_step = (
+            run.update,
+            run.learner_step,
+        )  # 0, 0 unless resumed
         self.start_time = time.perf_counter()
         self.recent = collections.deque(maxlen=self.RECENT)  # (decisions, seconds) per update
         self.bar = None

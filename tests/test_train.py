@@ -622,3 +622,33 @@ def test_the_final_table_has_a_row_for_every_opponent_of_the_mix(tmp_path, capsy
     assert labels == ["heuristic", "random", "league_bots:Blend", "pool (latest snapshot)"]
     for line in table[2:6]:  # games, then the win rate and its interval in percent
         assert re.search(r"  6  +\d+\.\d% \[\d+\.\d%, \d+\.\d%\]  +[+-]\d\.\d{3}$", line), line
+
+
+def test_total_steps_are_rounded_up_to_whole_rollouts_and_a_resume_counts_its_own_part(
+    tmp_path, capsys
+):
+    common = ["--runs_dir", str(tmp_path), "--eval_every", "0", "--final_eval_games", "0", *TINY]
+    run = tmp_path / "counted"
+    cli.main([*common, "--name", "counted", "--total_steps", "200"])  # a rollout: 16 x 8 decisions
+    out = capsys.readouterr().out
+    assert (
+        "total_steps 200 is not a whole number of rollouts (128 decisions each): "
+        "running 2 updates, 256 decisions"
+    ) in out
+    assert re.search(r"^256 decisions \(\d+ by the learner\) in ", out, re.M)
+    assert read_yaml(str(run / "config.yaml"))["total_steps"] == 256  # what ran
+    learner = torch.load(run / "final.pt", weights_only=True)["learner_step"]
+    cli.main(["--resume", str(run / "final.pt"), "--total_steps", "640"])  # into its own folder
+    out = capsys.readouterr().out
+    assert "not a whole number" not in out
+    part = re.search(
+        r"^resumed after update 2: 384 decisions \((\d+) by the learner\) in \d+ s of rollouts and "
+        r"updates: [\d,]+ decisions/s; (\d+) deals, [\d,]+ deals/s; the run in all: 640 decisions "
+        r"\((\d+) by the learner\), (\d+) deals; saved ",
+        out,
+        re.M,
+    )
+    assert part, out
+    final = torch.load(run / "final.pt", weights_only=True)
+    assert int(part[3]) == final["learner_step"] == learner + int(part[1])
+    assert final["global_step"] == 640 and int(part[4]) >= int(part[2])
