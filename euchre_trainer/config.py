@@ -45,7 +45,9 @@ class TrainConfig:
     """seeds the network, the dealing, the seat roles and the action sampling"""
     torch_threads: int = 0
     """torch threads for the PPO update; 0 = the machine's cores divided by the ranks on it (torchrun's
-    LOCAL_WORLD_SIZE), at least 1. The number used is written into the run's config (results depend on it)"""
+    LOCAL_WORLD_SIZE), at least 1. The number used is written into the run's config (results depend on it).
+    The command line makes idle threads sleep (OMP_WAIT_POLICY=PASSIVE unless set): spinning ones collapse
+    when other work shares the machine (docs/speed.md)"""
     rollout_threads: int = 1
     """torch threads for rollouts and evaluation: small batches, where more threads mostly wait on each other"""
     device: str = "auto"
