@@ -117,7 +117,7 @@ def load():
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--updates", type=int, default=2, help="rollouts of 32,768 decisions a run")
     parser.add_argument("--games", type=int, default=60, help="games of the evaluate measurement")
