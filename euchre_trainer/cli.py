@@ -121,7 +121,7 @@ def parse_args(argv=None):
 def wait_passively():
     """Make torch's OpenMP threads sleep at a barrier instead of spinning, unless ``OMP_WAIT_POLICY`` is set
     (it counts only before torch is first imported). A spinning thread holds the core its partner needs when
-    other work takes one: on the shared 2-core machine two spinning update threads ran 5x slower than one
+    other work takes one: on the shared 2-core machine two spinning update threads ran 3-6x slower than one
     thread, two sleeping ones as fast as one or faster (``benchmarks/load_defaults.py``, docs/speed.md)."""
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
