@@ -52,7 +52,7 @@ each deal played by the card-play policy, ``heuristic`` without --card-play).
 
 ``--workers N`` plays the deal sequences of a match (the matches of a league,
 the sampled decisions of ``--bid-regret``) in N processes at once (default:
-every usable core, or 1 when every player is ``random`` or ``heuristic``; a
+every usable core, or 1 when every player is ``random``, ``heuristic`` or ``ppo:...``; a
 job of one part runs in this process); ``--ray ADDRESS``
 (``auto``: the cluster ``ray start --head`` started) runs them as Ray tasks.
 The results do not depend on the split (:mod:`arena.parallel`).
@@ -211,7 +211,7 @@ def parse_args(argv=None):
         default=None,
         metavar="N",
         help=f"processes playing at once (default: the {usable_cores()} usable cores, "
-        "or 1 when every player is random or heuristic; 1: this process only)",
+        "or 1 when every player is random, heuristic or a ppo network; 1: this process only)",
     )
     parser.add_argument(
         "--ray",
@@ -397,16 +397,20 @@ def _play_options(args, rules):
 FAST_KINDS = (
     "random",
     "heuristic",
-)  # thousands of games a second: workers cost more than they save
+    "ppo",
+)  # batched: their matches take seconds, and starting workers costs more than they save
 
 
 def _default_workers(args):
-    """--workers when not given: every usable core, or 1 when the job is only fast scripted bots.
+    """--workers when not given: every usable core, or 1 when the job is only fast batched bots.
 
-    Starting a worker costs about a second (a fresh process, its imports) and
-    halves each batch; random and heuristic play 3,000 games in seconds, where
-    that costs more than it saves. Anything else (pimc, ppo:PATH, your classes)
-    gets every core, as does the bid regret (a rollout search).
+    Starting a worker costs a second or more (a fresh process, its imports; far
+    more on a busy machine) and halves each batch; random and heuristic play
+    3,000 games in seconds, a ppo network 300 games against two heuristics in
+    about 10 s, where that costs more than it saves (``ppo:ghost heuristic
+    heuristic --games 300``: 1 worker 3.0x and 3.2x the decisions/s of 2, quiet and
+    with a core busy; ``benchmarks/load_defaults.py``). Anything else (pimc, your
+    classes) gets every core, as does the bid regret (a rollout search).
     """
     specs = [*args.players, *([args.card_play] if args.card_play else [])]
     if args.bid_regret or not all(_fast(spec) for spec in specs):
@@ -415,7 +419,7 @@ def _default_workers(args):
 
 
 def _fast(spec):
-    """Whether a spec is random or heuristic (a composite: both of its parts)."""
+    """Whether a spec is random, heuristic or a ppo network (a composite: both of its parts)."""
     if is_composite(spec):
         return all(_fast(part) for part in split_composite(spec))
     return split_spec(spec)[0] in FAST_KINDS

@@ -10,6 +10,11 @@ interrupted league resumes where it stopped. The players of a match are put
 in a canonical order (sorted specs; classic: partners sorted, then teams), so
 the order of the specs on the command line does not matter.
 
+A player is its spec plus the version of its code (:func:`arena.store.player_identity`):
+a bot whose class (or checkpoint file) changed is a new player, whose matches
+are played again; the leaderboard lists each version apart (``spec@version``
+when a spec has several, ``current``: the version last run), never pooled.
+
 :func:`leaderboard` ranks the players of every stored match of one variant,
 episode and rules set. It reads the summaries the store keeps per match (how
 many games ended in each finishing order; each position's games, wins, points,
@@ -37,7 +42,7 @@ The leaderboard's JSON schema (``Leaderboard.to_dict()``)::
 
     {"schema": "ghost-euchre-leaderboard-v1", "variant", "episode", "rules",
      "matches": int, "games": int, "rating_model": "plackett-luce-map",
-     "players": [{"rank", "name", "spec", "content_hash", "mu", "sigma", "ordinal",
+     "players": [{"rank", "name", "spec", "content_hash", "current", "mu", "sigma", "ordinal",
                   "games", "wins", "win_rate", "win_rate_ci95": [lo, hi],
                   "points_per_deal", "deals",
                   "exploitability": {"win_rate", "win_rate_ci95", "win_rate_over_fair",
@@ -59,7 +64,7 @@ from agents.specs import make_policy
 from arena.match import check_no_human, make_game, match_teams, run_match, seatings
 from arena.parallel import ProgressBar, WorkerDied, Workers, above_bar
 from arena.stats import FIT_RATING_MODEL, plackett_luce_ratings, win_ci_from_sums
-from arena.store import code_version, match_key, player_identity
+from arena.store import code_version, match_key, player_identity, version_label
 from ghost_euchre_env import variants
 
 LEADERBOARD_SCHEMA = "ghost-euchre-leaderboard-v1"
@@ -167,7 +172,9 @@ def run_league(
         else:
             todo.append((number, players, key, label))
     player_ids = {}  # registered in league order, so ids do not depend on which match ends first
-    for _, players, _, _ in todo:
+    for (
+        players
+    ) in plan:  # every player, played or not: the versions run now become the current ones
         for spec in players:
             player_ids.setdefault(spec, store.player_id(identities[spec]))
     options = (variant, games, seed, episode, full_rules, num_envs, record)
@@ -300,9 +307,9 @@ def leaderboard(store, variant="ghost", episode="game", rules=None, players=None
     )
 
     shown = everyone
-    if players is not None:
-        wanted = {player_identity(p) for p in players}
-        shown = [pid for pid in everyone if identity[pid] in wanted]
+    if players is not None:  # every stored version of them: an edited bot's versions side by side
+        wanted = {p.strip() for p in players}
+        shown = [pid for pid in everyone if identity[pid][0] in wanted]
     specs = [known[pid]["spec"] for pid in shown]
     rows = []
     for pid in shown:
@@ -318,9 +325,10 @@ def leaderboard(store, variant="ghost", episode="game", rules=None, players=None
         )
         rows.append(
             {
-                "name": spec if specs.count(spec) == 1 else f"{spec}@{content_hash[:8]}",
+                "name": spec if specs.count(spec) == 1 else f"{spec}@{version_label(content_hash)}",
                 "spec": spec,
                 "content_hash": content_hash,
+                "current": known[pid]["current"],
                 **ratings[column[pid]],
                 "games": total["games"],
                 "wins": total["wins"],

@@ -165,6 +165,7 @@ LEADERBOARD_COLUMNS = (
     "name",
     "spec",
     "content_hash",
+    "current",
     "mu",
     "sigma",
     "ordinal",
@@ -202,12 +203,14 @@ def share_cell(share):
 def leaderboard_table(board):
     """A :class:`arena.league.Leaderboard` as text: the ranking, then the head-to-head table."""
     rows = [["rank", "player", "mu", "sigma", "ordinal", "games", "win rate [95% CI]", "pts/deal"]]
+    specs = [p["spec"] for p in board.players]
     for p in board.players:
         cells = ranking_cells(p)
+        versions = specs.count(p["spec"]) > 1  # versions apart: the one run last says so
         rows.append(
             [
                 str(p["rank"]),
-                p["name"],
+                p["name"] + (" (current)" if versions and p["current"] else ""),
                 cells["mu"],
                 cells["sigma"],
                 cells["ordinal"],

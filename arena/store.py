@@ -2,9 +2,14 @@
 
 Tables (schema version ``SCHEMA_VERSION``, kept in ``schema_version``)::
 
-    players(id, spec, content_hash)         a player is a spec plus, for ppo:PATH, the
-                                            SHA-256 of the checkpoint file: a retrained
-                                            file is a new player
+    players(id, spec, content_hash, used)   a player is a spec plus the version of its
+                                            code (agents.versions.fingerprint: for
+                                            ppo:PATH the checkpoint file's SHA-256, for a
+                                            class or a built-in its modules' sources; ''
+                                            when not recorded): a retrained file or an
+                                            edited class is a new player; used orders the
+                                            registrations (the highest of a spec's
+                                            versions is its current one: the one last run)
     matches(id, match_key, variant, episode, rules, seed, games, num_envs,
             code_version, created, wall_time_s, decisions, summary)
                                             rules and summary as JSON (summary:
@@ -45,9 +50,12 @@ reads them, never the games (kept for replays). Writes are transactions:
 :meth:`Store.add_match` writes a match, all its games and its summaries in one
 (so an interrupted writer loses at most the match it was writing), and a match
 already stored is not written twice. A file of an older schema version is
-upgraded when opened (version 1 had no summaries: they are computed from its
-games, in one transaction; nor exploits: a version-2 file written before that
-table existed gets it with its first exploit, and reads as having none until then). The file is in WAL
+upgraded when opened, in one transaction (version 1 had no summaries: they are
+computed from its games; nor exploits: a version-2 file written before that
+table existed gets it with its first exploit, and reads as having none until then;
+version 2 recorded no code version for a class or built-in player (content_hash
+''): those players are kept as the version 'unrecorded', never pooled with one
+recorded since, and ``used`` is set in their order of registration). The file is in WAL
 mode with a busy timeout, so several processes may read and write it at once
 (readers, opening a store included, never wait for a writer nor block it;
 writers take turns).
@@ -65,12 +73,12 @@ import urllib.parse
 
 import numpy as np
 
-from agents.specs import split_spec
+from agents.versions import fingerprint
 from arena.stats import places
 from ghost_euchre_env import variants
 from ghost_euchre_env.records import GameRecord
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 DEFAULT_DB = os.path.join("runs", "league.sqlite")
 BUSY_TIMEOUT_S = 600.0  # how long a writer waits for another one to finish its transaction
 
@@ -80,6 +88,7 @@ CREATE TABLE IF NOT EXISTS players (
     id INTEGER PRIMARY KEY,
     spec TEXT NOT NULL,
     content_hash TEXT NOT NULL,
+    used INTEGER NOT NULL DEFAULT 0,
     UNIQUE (spec, content_hash)
 );
 CREATE TABLE IF NOT EXISTS matches (
@@ -159,16 +168,16 @@ TOTALS = ("games", "wins", "points", "deals", "sequences", "sequence_wins_square
 
 
 def player_identity(spec):
-    """(spec, content_hash) of a player spec: ``ppo:PATH`` hashes the checkpoint file (SHA-256, hex), else ''."""
+    """(spec, content_hash) of a player spec: content_hash is the version of its code
+    (:func:`agents.versions.fingerprint`: a checkpoint file's SHA-256, or its modules' sources)."""
     spec = spec.strip()
-    kind, target, _ = split_spec(spec)
-    if kind != "ppo" or target is None or not os.path.isfile(target):
-        return spec, ""
-    digest = hashlib.sha256()
-    with open(target, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return spec, digest.hexdigest()
+    return spec, fingerprint(spec)
+
+
+def version_label(content_hash):
+    """How a player's version is shown: its hash's first 8 digits, or 'unrecorded' (stored before
+    schema 3 recorded the code's version, or nothing to read)."""
+    return content_hash[:8] if content_hash else "unrecorded"
 
 
 def rules_text(rules):
@@ -370,15 +379,22 @@ class Store:
 
     def _upgrade(self, version):
         """Bring a file of an older schema version to ``SCHEMA_VERSION`` in one transaction;
-        returns the versions then stored. Version 1 -> 2: every match's summaries from its games."""
+        returns the versions then stored. Version 1 -> 2: every match's summaries from its games;
+        2 -> 3: the players' ``used`` column (their ids' order)."""
         try:
             with self.transaction():
                 versions = self._schema_versions()  # another process may have upgraded it first
                 if versions != [version]:
                     return versions
                 self._create_tables()
+                columns = [row[1] for row in self.db.execute("PRAGMA table_info(players)")]
+                if "used" not in columns:
+                    self.db.execute(
+                        "ALTER TABLE players ADD COLUMN used INTEGER NOT NULL DEFAULT 0"
+                    )
+                    self.db.execute("UPDATE players SET used = id")
                 variants = dict(self.db.execute("SELECT id, variant FROM matches"))
-                for match_id, variant in variants.items():
+                for match_id, variant in variants.items() if version < 2 else ():
                     self._check_game_rows(match_id)
                     data = self.games([match_id])
                     if data is None:
@@ -494,12 +510,19 @@ class Store:
 
     # ------------------------------------------------------------------- writing
     def player_id(self, identity):
-        """The id of the player (spec, content_hash), registered if new."""
+        """The id of the player (spec, content_hash), registered if new; it becomes its spec's
+        current version (the last used)."""
         spec, content_hash = identity
         with self.transaction():
             self.db.execute(
                 "INSERT OR IGNORE INTO players (spec, content_hash) VALUES (?, ?)",
                 (spec, content_hash),
+            )
+            self.db.execute(
+                "UPDATE players SET used = (SELECT MAX(used) FROM players) + 1"
+                " WHERE spec = ? AND content_hash = ?"
+                " AND (used = 0 OR used < (SELECT MAX(used) FROM players WHERE spec = ?))",
+                (spec, content_hash, spec),
             )
             (pid,) = self.db.execute(
                 "SELECT id FROM players WHERE spec = ? AND content_hash = ?", (spec, content_hash)
@@ -644,9 +667,13 @@ class Store:
         return out
 
     def players(self):
-        """Every player: list of {"id", "spec", "content_hash"}."""
-        rows = self.db.execute("SELECT id, spec, content_hash FROM players ORDER BY id")
-        return [{"id": i, "spec": s, "content_hash": h} for i, s, h in rows]
+        """Every player: list of {"id", "spec", "content_hash", "current"} (current: the version of
+        its spec used last)."""
+        rows = self.db.execute(
+            "SELECT id, spec, content_hash, used = MAX(used) OVER (PARTITION BY spec)"
+            " FROM players ORDER BY id"
+        )
+        return [{"id": i, "spec": s, "content_hash": h, "current": bool(c)} for i, s, h, c in rows]
 
     def matches(self, variant=None, episode=None, rules=None):
         """Stored matches (optionally of one variant / episode / rules dict), oldest first.
@@ -793,14 +820,26 @@ class Store:
         return out
 
     def game_records(self, match_id, games=None):
-        """The GameRecords of a match's games (all, or the listed game indices)."""
+        """The GameRecords of a match's games (all, or the listed game indices); a player whose
+        spec has several versions in the store is named ``name@version`` (:func:`version_label`)."""
         match = self.db.execute(
             "SELECT variant, episode, rules, summary FROM matches WHERE id = ?", (match_id,)
         ).fetchone()
         if match is None:
             raise ValueError(f"no match {match_id!r} in {self.path!r}")
         variant, episode, rules, summary = match
-        names = [p["name"] for p in json.loads(summary)["players"]]
+        versions = self.db.execute(  # per position: its version, when its spec has several
+            "SELECT p.content_hash, (SELECT COUNT(*) FROM players o WHERE o.spec = p.spec)"
+            " FROM match_players m JOIN players p ON p.id = m.player_id"
+            " WHERE m.match_id = ? ORDER BY m.position",
+            (match_id,),
+        ).fetchall()
+        names = [
+            p["name"] + (f"@{version_label(content_hash)}" if count > 1 else "")
+            for p, (content_hash, count) in zip(
+                json.loads(summary)["players"], versions, strict=True
+            )
+        ]
         rows = self.db.execute(
             "SELECT game, stream_key, seats, final_scores, actions FROM games"
             " WHERE match_id = ? ORDER BY game",

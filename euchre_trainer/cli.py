@@ -130,9 +130,18 @@ def parse_args(argv=None):
     return config, resume, stem
 
 
+def wait_passively():
+    """Make torch's OpenMP threads sleep at a barrier instead of spinning, unless ``OMP_WAIT_POLICY`` is set
+    (it counts only before torch is first imported). A spinning thread holds the core its partner needs when
+    other work takes one: on the shared 2-core machine two spinning update threads ran 3-6x slower than one
+    thread, two sleeping ones as fast as one or faster (``benchmarks/load_defaults.py``, docs/speed.md)."""
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+
 def run(argv=None):
     """Train as the command line ``argv`` says (one process, or one rank of a torchrun job); returns the
     run's folder."""
+    wait_passively()
     config, resume, stem = parse_args(argv)
     from euchre_trainer.loop import train  # torch and the trainer, once the command line is checked
 
@@ -143,6 +152,7 @@ def main(argv=None):
     """The command's entry point: exit status 0 when the run ends, 2 for a bad command line; when another
     rank of a torchrun job stops, one line and status 1; a plug-in that fails mid-run: one line naming
     it and the update, then status 2 (a bad value came back) or its traceback and status 1 (it raised)."""
+    wait_passively()
     config, resume, stem = parse_args(argv)
     from euchre_trainer.failures import TrainingStopped
     from euchre_trainer.loop import train

@@ -47,7 +47,9 @@ class TrainConfig:
     """seeds the network, the dealing, the seat roles and the action sampling"""
     torch_threads: int = 0
     """torch threads for the PPO update; 0 = the machine's cores divided by the ranks on it (torchrun's
-    LOCAL_WORLD_SIZE), at least 1. The number used is written into the run's config (results depend on it)"""
+    LOCAL_WORLD_SIZE), at least 1. The number used is written into the run's config (results depend on it).
+    The command line makes idle threads sleep (OMP_WAIT_POLICY=PASSIVE unless set): spinning ones collapse
+    when other work shares the machine (docs/speed.md)"""
     rollout_threads: int = 1
     """torch threads for rollouts and evaluation: small batches, where more threads mostly wait on each other"""
     device: str = "auto"
@@ -129,7 +131,8 @@ class TrainConfig:
 
     # PPO
     total_steps: int = 20_000_000
-    """decisions to play in all (every seat of every game, learner and opponents)"""
+    """decisions to play in all (every seat of every game, learner and opponents); rounded up to whole rollouts
+    (num_envs * num_steps decisions), with a line saying so"""
     num_steps: int = 32
     """vector-env steps per rollout; a rollout holds num_envs * num_steps decisions"""
     learning_rate: float = 1e-3
@@ -189,7 +192,8 @@ class TrainConfig:
     eval_games: int = 300
     """duplicate games per periodic evaluation"""
     final_eval_games: int = 1500
-    """duplicate games per opponent in the final evaluation table (0 = skip it)"""
+    """duplicate games per opponent in the final evaluation table (heuristic, random and every entry of
+    opponents; 0 = skip it)"""
     eval_regret_decisions: int = 0
     """learn='auction': at each evaluation against the heuristic, the network's bid regret (points per auction
     decision against the rollout oracle of arena/regret.py, 16 worlds) over this many sampled decisions (0 = off)"""

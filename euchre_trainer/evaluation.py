@@ -9,30 +9,45 @@ from agents.composite import CompositePolicy
 from agents.ppo import PPOPolicy
 from arena.bidding import run_bidding_match
 from arena.match import run_match
+from arena.report import format_rows
+from euchre_trainer.config import POOL
 from ghost_euchre_env import variants
 
 
-def evaluation_players(model, game, opponent, config):
-    """The greedy network as a full player and two ``opponent`` seats (spec), as ``learn`` says.
-
-    learn='auction': the network bids and every seat's card play is ``card_play``
-    (a bidding match); learn='play': ``bidding`` bids for the network. Classic:
-    the network's team (seats 0 and 2) against a team of two ``opponent`` seats.
-    """
-    policy = PPOPolicy(game, model, seed=config.eval_seed, name="ppo")
+def network_player(model, game, config, name="ppo"):
+    """The greedy network ``model`` as a full player: learn='auction' with ``card_play`` making its
+    card play, learn='play' with ``bidding`` making its auction."""
+    policy = PPOPolicy(game, model, seed=config.eval_seed, name=name)
     if config.learn == "auction":
         card_play = make_policy(config.card_play, game, seed=config.eval_seed)
-        opponent = f"composite[{opponent} | {config.card_play}]"
-        return [CompositePolicy(game, policy, card_play, name="ppo"), opponent, opponent]
+        return CompositePolicy(game, policy, card_play, name=name)
     if config.learn == "play":
         bidding = make_policy(config.bidding, game, seed=config.eval_seed)
-        return [CompositePolicy(game, bidding, policy, name="ppo"), opponent, opponent]
+        return CompositePolicy(game, bidding, policy, name=name)
+    return policy
+
+
+def evaluation_players(model, game, opponent, config):
+    """The greedy network as a full player and two ``opponent`` seats, as ``learn`` says.
+
+    opponent: a spec, or a network (a snapshot of the pool, a full player as
+    :func:`network_player`). learn='auction': every seat's card play is
+    ``card_play`` (a bidding match); learn='play': ``bidding`` bids for the
+    network. Classic: the network's team (seats 0 and 2) against a team of two
+    ``opponent`` seats.
+    """
+    policy = network_player(model, game, config)
+    if not isinstance(opponent, str):
+        opponent = network_player(opponent, game, config, name=POOL)
+    elif config.learn == "auction":
+        opponent = f"composite[{opponent} | {config.card_play}]"
     teams = variants.make(config.variant).teams  # the network and its partner against opponent
     return [policy if team == teams[0] else opponent for team in teams]
 
 
 def evaluate_policy(model, game, opponent, games, config, regret_decisions=0):
-    """The match row of the greedy network against two ``opponent`` seats on duplicate deals.
+    """The match row of the greedy network against two ``opponent`` seats (a spec or a network) on
+    duplicate deals.
 
     With ``regret_decisions`` (learn='auction'), the row also holds ``bid_regret``
     (arena.regret.Regret.to_dict() of the network's auction decisions).
@@ -79,7 +94,7 @@ def periodic_evaluation(run, log):
         scalars[f"eval/win_rate_vs_{opponent}"] = row["win_rate"]
         scalars[f"eval/points_per_deal_vs_{opponent}"] = row["mean_points_per_deal"]
         low, high = row["win_rate_ci95"]
-        parts.append(f"vs {opponent} {row['win_rate']:.3f} [{low:.3f}, {high:.3f}]")
+        parts.append(f"vs {opponent} {row['win_rate']:.1%} [{low:.1%}, {high:.1%}]")
         if "bid_regret" in row:
             mean, (low, high) = (
                 row["bid_regret"]["mean_regret"],
@@ -95,23 +110,37 @@ def periodic_evaluation(run, log):
     return scalars
 
 
+def final_opponents(run):
+    """[(label, opponent)] of the final table: heuristic, random, then every other entry of the run's
+    opponents' mix (a spec; 'pool': the latest snapshot of the network), each once."""
+    config = run.config
+    labels = ["heuristic", "random"]
+    labels += [spec for spec, _ in config.opponent_mix() if spec not in labels]
+    latest = run.pool[(run.pool_added - 1) % config.pool_size]
+    return [(label, copy.deepcopy(latest).cpu() if label == POOL else label) for label in labels]
+
+
 def final_evaluation(run, log):
-    """The table of the greedy network against two heuristics and two random players."""
+    """The table of the greedy network against two copies of each opponent of
+    :func:`final_opponents`: games, win rate with its 95% interval, points per deal (as evaluate's)."""
     config = run.config
     torch.set_num_threads(config.rollout_threads)
     print(
-        f"\nevaluation: greedy policy vs two copies of each opponent, {config.final_eval_games} duplicate games"
+        f"\nevaluation: greedy policy vs two copies of each opponent, {config.final_eval_games} "
+        "duplicate games"
     )
-    print(
-        f"{'opponents':<12} {'games':>6} {'win rate':>9} {'95% interval':>17} {'points/deal':>12}"
-    )
-    for opponent in ("heuristic", "random"):
+    rows = [["opponents", "games", "win rate [95% CI]", "pts/deal"]]
+    for label, opponent in final_opponents(run):
         row = evaluate_policy(run.model, run.engine, opponent, config.final_eval_games, config)
         low, high = row["win_rate_ci95"]
-        print(
-            f"{opponent:<12} {row['games']:>6} {row['win_rate']:>9.3f} {f'[{low:.3f}, {high:.3f}]':>17} "
-            f"{row['mean_points_per_deal']:>12.2f}"
+        name = "pool (latest snapshot)" if label == POOL else label
+        rows.append(
+            [
+                name,
+                str(row["games"]),
+                f"{row['win_rate']:6.1%} [{low:.1%}, {high:.1%}]",
+                f"{row['mean_points_per_deal']:+.3f}",
+            ]
         )
-        log.writer.add_scalar(
-            f"eval/final_win_rate_vs_{opponent}", row["win_rate"], run.global_step
-        )
+        log.writer.add_scalar(f"eval/final_win_rate_vs_{label}", row["win_rate"], run.global_step)
+    print("\n".join(format_rows(rows)))

@@ -23,6 +23,40 @@ def write_config(config, path):
     write_atomic(path, lambda handle: handle.write(header + text))
 
 
+def free_run_name(runs_dir, name):
+    """``name``, or the first of ``name-2``, ``name-3``, ... with no folder in ``runs_dir``."""
+    number, free = 1, name
+    while os.path.exists(os.path.join(runs_dir, free)):
+        number += 1
+        free = f"{name}-{number}"
+    return free
+
+
+def check_run_folder(runs_dir, name, resume=None):
+    """ValueError (one line) unless the run folder ``runs_dir/name`` is free (missing or empty) or is the
+    folder of the checkpoint being resumed (``resume``: its path): a run never writes into another's
+    folder (its config.yaml, checkpoints and TensorBoard events would mix with this one's)."""
+    run_dir = os.path.join(runs_dir, name)
+    if not os.path.isdir(run_dir) and not os.path.lexists(run_dir):
+        return
+    inside = resume is not None and os.path.commonpath(
+        [os.path.realpath(run_dir), os.path.realpath(resume)]
+    ) == os.path.realpath(run_dir)
+    if inside or (os.path.isdir(run_dir) and not os.listdir(run_dir)):
+        return
+    checkpoints = os.path.join(run_dir, "checkpoints")
+    saved = [os.path.join(run_dir, "final.pt")] + [
+        os.path.join(checkpoints, f)
+        for f in sorted(os.listdir(checkpoints) if os.path.isdir(checkpoints) else [], reverse=True)
+    ]
+    found = next((path for path in saved if os.path.isfile(path)), None)
+    again = f"continue it with --resume {found}" if found else "it holds no checkpoint to resume"
+    raise ValueError(
+        f"run folder {run_dir} holds another run already; {again}, or name this one "
+        f"--name {free_run_name(runs_dir, name)} (nothing was written)"
+    )
+
+
 class Log:
     """Where a run reports: TensorBoard, the progress bar or printed lines, config.yaml, the SPS clocks.
 
@@ -33,6 +67,10 @@ class Log:
 
     def __init__(self, run_dir, run, resumed):
         self.train_time, self.start_step, self.start_deals = 0.0, run.global_step, run.deals
+        self.start_update, self.start_learner_step = (
+            run.update,
+            run.learner_step,
+        )  # 0, 0 unless resumed
         self.start_time = time.perf_counter()
         self.recent = collections.deque(maxlen=self.RECENT)  # (decisions, seconds) per update
         self.bar = None

@@ -20,7 +20,7 @@ from euchre_trainer.checkpoint import (
 from euchre_trainer.distill import teacher_lessons
 from euchre_trainer.evaluation import final_evaluation, periodic_evaluation
 from euchre_trainer.failures import stopped_by_plug_ins
-from euchre_trainer.log import Log
+from euchre_trainer.log import Log, check_run_folder, free_run_name
 from euchre_trainer.opponents import take_snapshot
 from euchre_trainer.ranks import default_threads, same_config_on_every_rank, start_ranks
 from euchre_trainer.rollout import RolloutBuffer, advantages_and_returns, collect_rollout
@@ -40,15 +40,39 @@ def finish(run, log, run_dir):
         policy_payload(run.model, config.learn, partner_spec), os.path.join(run_dir, "policy.pt")
     )
     decisions, deals = run.global_step - log.start_step, run.deals - log.start_deals
+    learner = run.learner_step - log.start_learner_step
     seconds = max(log.train_time, 1e-9)
+    resumed = f"resumed after update {log.start_update}: " if log.start_update else ""
+    whole = (  # a resumed run: the run's totals apart from what this process played
+        f"; the run in all: {run.global_step} decisions ({run.learner_step} by the learner), "
+        f"{run.deals} deals"
+        if resumed
+        else ""
+    )
     print(
-        f"{run.global_step} decisions ({run.learner_step} by the learner) in {log.train_time:.0f} s of "
+        f"{resumed}{decisions} decisions ({learner} by the learner) in {log.train_time:.0f} s of "
         f"rollouts and updates: {decisions / seconds:,.0f} decisions/s; {deals} deals, "
-        f"{deals / seconds:,.0f} deals/s; saved {run_dir}/final.pt and policy.pt"
+        f"{deals / seconds:,.0f} deals/s{whole}; saved {run_dir}/final.pt and policy.pt"
     )
     if run.config.final_eval_games:
         final_evaluation(run, log)
     log.writer.close()
+
+
+def whole_rollouts(config):
+    """(config, line): ``total_steps`` rounded up to whole rollouts (``num_envs * num_steps`` decisions
+    each; the rounded count is the run's, in its config.yaml and checkpoints), and the line that says so
+    ('' when it is a multiple already). Up, not refused: a run plays at least what was asked, without a
+    user computing multiples of the rollout for every num_envs."""
+    batch = config.num_envs * config.num_steps
+    updates = -(-config.total_steps // batch)
+    if updates * batch == config.total_steps:
+        return config, ""
+    line = (
+        f"total_steps {config.total_steps:,} is not a whole number of rollouts ({batch:,} decisions each): "
+        f"running {updates} updates, {updates * batch:,} decisions"
+    )
+    return dataclasses.replace(config, total_steps=updates * batch), line
 
 
 def train(config, resume, config_stem):
@@ -56,12 +80,17 @@ def train(config, resume, config_stem):
     if given; ``config_stem`` names a run without a name. Returns the run's folder."""
     checkpoint = read_checkpoint(resume) if resume else None
     if not config.name:
-        config = dataclasses.replace(
-            config, name=f"{config_stem}__{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
-        )
+        stamped = f"{config_stem}__{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
+        config = dataclasses.replace(config, name=free_run_name(config.runs_dir, stamped))
+    try:
+        check_run_folder(config.runs_dir, config.name, resume)
+    except ValueError as error:
+        print(f"{program_name('train')}: error: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
 
     if not config.torch_threads:  # the number used is the run's (results depend on it)
         config = dataclasses.replace(config, torch_threads=default_threads())
+    config, rounded = whole_rollouts(config)
     # --- setup or resume
     ranks = start_ranks(config)
     config = same_config_on_every_rank(config, ranks)
@@ -74,6 +103,8 @@ def train(config, resume, config_stem):
         print(f"{program_name('train')}: error: {error}", file=sys.stderr)
         raise SystemExit(2) from None
     log = Log(run_dir, run, resumed=checkpoint is not None)
+    if rounded and log.active:
+        log.write(rounded)
     game = run.game
     buf = RolloutBuffer(
         run.num_envs * config.num_steps,

@@ -264,7 +264,10 @@ def test_players_are_specs_plus_checkpoint_contents(tmp_path):
     checkpoint.write_bytes(b"retrained")
     second = player_identity(spec)
     assert first[0] == second[0] == spec and first[1] != second[1] and len(first[1]) == 64
-    assert player_identity(" heuristic ") == ("heuristic", "")
+    spec, version = player_identity(" heuristic ")
+    assert (
+        spec == "heuristic" and len(version) == 64
+    )  # the source of agents/heuristic.py and its imports
     with Store(tmp_path / "s.sqlite") as store:
         ids = [store.player_id(first), store.player_id(second), store.player_id(first)]
     assert ids[0] != ids[1] and ids[0] == ids[2]
@@ -424,12 +427,17 @@ def test_the_fit_ranks_the_readme_league_as_openskill_over_every_game_did(tmp_pa
     readme = ["pimc", "ppo:agents/pretrained/ghost_ppo.pt", "pimc:samples=8", "heuristic", "random"]
     with Store(path) as store:
         shown = leaderboard(store, players=readme)
-    assert [p["name"] for p in shown.players] == readme
+    # every stored version of the named players: the three networks ppo:ghost has been, the
+    # one run last (the shipped file) current
+    assert sorted({p["spec"] for p in shown.players}) == sorted(readme)
     assert [p["mu"] for p in shown.players] == [
-        p["mu"]
-        for p in board.players
-        if p["name"] in readme or p["content_hash"].startswith("30c6")
+        p["mu"] for p in board.players if p["spec"] in readme
     ]
+    networks = [p for p in shown.players if p["spec"] == readme[1]]
+    assert len(networks) == 3 and [p["current"] for p in networks].count(True) == 1
+    current = next(p for p in networks if p["current"])
+    assert current["name"] == f"{readme[1]}@30c6a9e9" and current["content_hash"].startswith("30c6")
+    assert all(p["current"] for p in shown.players if p["spec"] != readme[1])
 
 
 def test_a_migrated_version_1_store_gives_the_same_tables(tmp_path, league_db):
@@ -462,7 +470,7 @@ def test_an_upgrade_that_fails_says_so_and_changes_nothing(tmp_path):
     with sql(path) as db:  # a match whose games cannot be summarised
         db.execute("UPDATE games SET seats = 'not json' WHERE match_id = 5 AND game = 3")
     before = path.read_bytes()
-    with pytest.raises(ValueError, match="upgrading it to 2 failed"):
+    with pytest.raises(ValueError, match=f"upgrading it to {SCHEMA_VERSION} failed"):
         Store(path)
     with sql(path) as db:
         assert db.execute("SELECT version FROM schema_version").fetchall() == [(1,)]
@@ -563,3 +571,108 @@ def test_plackett_luce_fit_recovers_skills_and_counts_are_games():
         {"mu": 25, "sigma": 25 / 3, "ordinal": 0}
     )
     assert match_teams  # the leaderboard builds its teams with it (see arena.league)
+
+
+# ------------------------------------------------------------------- bot versions
+EDITED_BOT = """
+import numpy as np
+
+from edited_helpers import share
+from league_bots import Blend
+
+
+class LowCard(Blend):
+    def __init__(self, game, seed=None):
+        super().__init__(game, seed, random_share=share({value}))
+"""
+
+
+@pytest.mark.parametrize("variant", ["ghost", "classic"])
+def test_a_class_edited_between_two_league_commands_is_a_second_version(
+    tmp_path, capsys, monkeypatch, variant
+):
+    """The class's file, then a module it imports, edited: each time its matches are played again
+    and the table lists the versions apart, the one run last current; nothing is pooled."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    bot, helpers = tmp_path / "edited_bot.py", tmp_path / "edited_helpers.py"
+    helpers.write_text("def share(value):\n    return value\n")
+    others = ["heuristic", "random"] + (
+        ["agents.random_policy:RandomPolicy"] if variant == "classic" else []
+    )
+    spec, matches = "edited_bot:LowCard", 1 if variant == "ghost" else 3
+    argv = ["--league", spec, *others, "--variant", variant, "--games", "4", "--quiet"]
+    argv += ["--rule", "target_score=4", "--db", str(tmp_path / "l.sqlite"), "--workers", "1"]
+
+    def league_command(value=None, helper=None):
+        if value is not None:
+            bot.write_text(EDITED_BOT.format(value=value))
+        if helper is not None:
+            helpers.write_text(helper)
+        for name in ("edited_bot", "edited_helpers"):  # a fresh process would import them anew
+            monkeypatch.delitem(sys.modules, name, raising=False)
+        assert evaluate.main(argv) == 0
+        return capsys.readouterr().out
+
+    first = league_command(0.2)
+    assert f"played {matches} matches" in first and "@" not in first
+    assert f"played 0 matches (0.0 s), {matches} already stored" in league_command()
+    second = league_command(0.9)  # the class edited
+    assert f"played {matches} matches" in second
+    third = league_command(helper="def share(value):\n    return 1 - value\n")  # its import edited
+    assert f"played {matches} matches" in third
+    with Store(tmp_path / "l.sqlite") as store:
+        versions = [p for p in store.players() if p["spec"] == spec]
+        board = leaderboard(store, variant, rules={"target_score": 4})
+        records = store.game_records(store.matches()[-1]["id"], [0])
+    assert len({p["content_hash"] for p in versions}) == 3
+    assert [p["current"] for p in versions] == [False, False, True]
+    rows = [p for p in board.players if p["spec"] == spec]
+    games = matches * (6 if variant == "ghost" else 4)  # whole deal sequences
+    assert len(rows) == 3 and all(p["games"] == games for p in rows)  # each its own games
+    assert len(board.players) == len(others) + 3
+    current = versions[-1]["content_hash"][:8]
+    assert f"{spec}@{current} (current)" in third
+    assert all(f"{spec}@{p['content_hash'][:8]}" in third for p in versions)
+    assert f"{spec}@{current}" in records[0].names
+
+
+def downgrade_to_version_2(path):
+    """Make ``path`` what schema 2 wrote: the same tables, players without ``used``."""
+    with sql(path) as db:
+        db.execute("ALTER TABLE players DROP COLUMN used")
+        db.execute("UPDATE schema_version SET version = 2")
+
+
+def table_rows(path):
+    with sql(path) as db:
+        names = [n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {
+            name: db.execute(f"SELECT * FROM {name} ORDER BY 1, 2").fetchall()
+            for name in names
+            if name != "schema_version"
+        }
+
+
+def test_a_version_2_store_migrates_and_keeps_its_tables(tmp_path):
+    """Its players keep their ids and hashes ('' = a version not recorded: a new run of the same
+    class is another player), every other table is kept as it was, the leaderboard is the same."""
+    old = tmp_path / "old.sqlite"
+    shutil.copy(README_DB, old)
+    with Store(old) as store:
+        before = leaderboard(store).to_dict()
+    downgrade_to_version_2(old)
+    kept = table_rows(old)
+    with Store(old) as store:  # upgraded on opening
+        assert leaderboard(store).to_dict() == before
+        players = store.players()
+        assert store.player_id(player_identity("heuristic")) == len(players) + 1  # a new version
+        assert [p["current"] for p in store.players() if p["spec"] == "heuristic"] == [False, True]
+    after = table_rows(old)
+    assert after.pop("players")[: len(players)] == [
+        (*row, row[0]) for row in kept.pop("players")
+    ]  # used: the order of registration
+    assert after == kept
+    with sql(old) as db:
+        assert db.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)

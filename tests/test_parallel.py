@@ -255,7 +255,7 @@ def test_the_default_workers_are_every_core_unless_only_fast_bots_play(monkeypat
     for players, workers in (
         (["heuristic", "random", "composite[random | heuristic]"], 1),
         (["heuristic", "random", "pimc:samples=2"], usable_cores()),
-        (["heuristic", "random", PPO], usable_cores()),
+        (["heuristic", "random", PPO], 1),  # batched networks too (benchmarks/load_defaults.py)
         (["heuristic", "random", "composite[random | userbots27:Coin]"], usable_cores()),
     ):
         assert evaluate.main([*players, "--quiet"]) == 2

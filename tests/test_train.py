@@ -573,3 +573,85 @@ def test_shipped_classic_agent_loads_and_beats_random():
         [spec, "random", spec, "random"], variant="classic", games=40, seed=3
     )
     assert result.players[0]["win_rate"] > 0.8
+
+
+def folder_bytes(folder):
+    """{relative path: bytes} of every file under ``folder``."""
+    return {
+        os.path.relpath(os.path.join(where, name), folder): open(
+            os.path.join(where, name), "rb"
+        ).read()
+        for where, _, names in os.walk(folder)
+        for name in names
+    }
+
+
+def test_a_reused_name_is_refused_and_leaves_the_first_run_as_it_was(tmp_path, capsys):
+    common = ["--runs_dir", str(tmp_path), "--name", "small3", "--total_steps", "128"]
+    common += ["--final_eval_games", "0", "--eval_every", "0", "--checkpoint_every", "0", *TINY]
+    cli.main([*common, "--seed", "1"])
+    first = folder_bytes(tmp_path / "small3")
+    assert "final.pt" in first and any(n.startswith("events.out") for n in first)
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as stopped:
+        cli.main([*common, "--seed", "2"])
+    assert stopped.value.code == 2
+    error = capsys.readouterr().err.strip()
+    assert error.count("\n") == 0
+    assert f"run folder {tmp_path / 'small3'} holds another run already" in error
+    assert f"--resume {tmp_path / 'small3' / 'final.pt'}" in error and "--name small3-2" in error
+    assert folder_bytes(tmp_path / "small3") == first  # not a byte changed, no second event file
+    assert sorted(os.listdir(tmp_path)) == ["small3"]
+
+
+def test_the_final_table_has_a_row_for_every_opponent_of_the_mix(tmp_path, capsys, monkeypatch):
+    monkeypatch.syspath_prepend(os.path.join(ROOT, "tests"))  # league_bots: a user's bot class
+    argv = [
+        "--runs_dir",
+        str(tmp_path),
+        "--name",
+        "mix",
+        "--total_steps",
+        "128",
+        "--eval_every",
+        "0",
+    ]
+    argv += ["--checkpoint_every", "0", "--final_eval_games", "6", *TINY]
+    cli.main([*argv, "--opponents", "{league_bots:Blend: 2, pool: 1}"])
+    out = capsys.readouterr().out
+    table = out[out.index("opponents  ") :].splitlines()
+    assert table[0].split() == ["opponents", "games", "win", "rate", "[95%", "CI]", "pts/deal"]
+    labels = [line.split("  ")[0] for line in table[2:6]]
+    assert labels == ["heuristic", "random", "league_bots:Blend", "pool (latest snapshot)"]
+    for line in table[2:6]:  # games, then the win rate and its interval in percent
+        assert re.search(r"  6  +\d+\.\d% \[\d+\.\d%, \d+\.\d%\]  +[+-]\d\.\d{3}$", line), line
+
+
+def test_total_steps_are_rounded_up_to_whole_rollouts_and_a_resume_counts_its_own_part(
+    tmp_path, capsys
+):
+    common = ["--runs_dir", str(tmp_path), "--eval_every", "0", "--final_eval_games", "0", *TINY]
+    run = tmp_path / "counted"
+    cli.main([*common, "--name", "counted", "--total_steps", "200"])  # a rollout: 16 x 8 decisions
+    out = capsys.readouterr().out
+    assert (
+        "total_steps 200 is not a whole number of rollouts (128 decisions each): "
+        "running 2 updates, 256 decisions"
+    ) in out
+    assert re.search(r"^256 decisions \(\d+ by the learner\) in ", out, re.M)
+    assert read_yaml(str(run / "config.yaml"))["total_steps"] == 256  # what ran
+    learner = torch.load(run / "final.pt", weights_only=True)["learner_step"]
+    cli.main(["--resume", str(run / "final.pt"), "--total_steps", "640"])  # into its own folder
+    out = capsys.readouterr().out
+    assert "not a whole number" not in out
+    part = re.search(
+        r"^resumed after update 2: 384 decisions \((\d+) by the learner\) in \d+ s of rollouts and "
+        r"updates: [\d,]+ decisions/s; (\d+) deals, [\d,]+ deals/s; the run in all: 640 decisions "
+        r"\((\d+) by the learner\), (\d+) deals; saved ",
+        out,
+        re.M,
+    )
+    assert part, out
+    final = torch.load(run / "final.pt", weights_only=True)
+    assert int(part[3]) == final["learner_step"] == learner + int(part[1])
+    assert final["global_step"] == 640 and int(part[4]) >= int(part[2])
