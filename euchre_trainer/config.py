@@ -130,9 +130,10 @@ class TrainConfig:
     """hidden deals the distillation's oracle samples per decision"""
 
     # PPO
-    total_steps: int = 20_000_000
+    total_steps: int = 19_988_480
     """decisions to play in all (every seat of every game, learner and opponents); rounded up to whole rollouts
-    (num_envs * num_steps decisions), with a line saying so"""
+    (num_envs * num_steps decisions), with a line saying so. The default: 610 rollouts of 32,768 (20M
+    rounded down to whole rollouts, as the recorded default runs made)"""
     num_steps: int = 32
     """vector-env steps per rollout; a rollout holds num_envs * num_steps decisions"""
     learning_rate: float = 1e-3

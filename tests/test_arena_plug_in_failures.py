@@ -22,7 +22,7 @@ from agents.base import Policy
 from arena import cli as evaluate
 from arena.bidding import run_bidding_match
 from arena.match import run_match
-from arena.store import Store
+from arena.store import SCHEMA_VERSION, Store
 from ghost_euchre_env import GhostEuchre
 from ghost_euchre_env.records import format_replay
 
@@ -178,10 +178,10 @@ def test_a_version_1_store_with_a_bad_game_row_is_named_and_left_as_it_was(edit,
     with sql(path) as db:
         db.execute(f"UPDATE games SET {edit} WHERE match_id = 5 AND game = 3")
     before = path.read_bytes()
-    with pytest.raises(ValueError, match="upgrading it to 2 failed") as error:
+    with pytest.raises(ValueError, match=f"upgrading it to {SCHEMA_VERSION} failed") as error:
         Store(path)
     assert str(error.value) == (
-        f"store {str(path)!r} has schema version 1; upgrading it to 2 failed: {message}"
+        f"store {str(path)!r} has schema version 1; upgrading it to {SCHEMA_VERSION} failed: {message}"
     )
     assert path.read_bytes() == before and os.listdir(tmp_path) == ["old.sqlite"]
     assert evaluate.main(["--league", "random", "heuristic", "pimc", "--db", str(path)]) == 2
