@@ -2,7 +2,7 @@
 
 import gymnasium
 
-from .bidding import GhostBiddingVec
+from .bidding import ClassicBiddingVec, GhostBiddingVec
 from .classic import ClassicEuchre, ClassicRules
 from .ghost import GhostEuchre, GhostRules
 from .vector import ClassicEuchreVec, GhostEuchreVec
@@ -17,6 +17,7 @@ gymnasium.register(
 __all__ = [
     "BIDDING_GYM_ENV_ID",
     "GYM_ENV_ID",
+    "ClassicBiddingVec",
     "ClassicEuchre",
     "ClassicEuchreVec",
     "ClassicRules",
