@@ -3,7 +3,7 @@ scores as the full engine with the same policies, every decision asked before th
 
 import numpy as np
 import pytest
-from aec_helpers import check_pettingzoo_api, config_id, random_action
+from aec_helpers import check_pettingzoo_api, check_plays_like_game_0, config_id, random_action
 
 from agents import make_policy
 from ghost_euchre_env import ClassicEuchre, ClassicEuchreVec, classic_bidding_v0
@@ -136,20 +136,7 @@ def test_the_aec_env_plays_like_game_0_of_the_vector_view():
     heuristic = make_policy("heuristic", ClassicEuchre(), seed=0)
     env = classic_bidding_v0.env(heuristic, episode="game", target_score=5)
     venv = ClassicBiddingVec(2, heuristic, seed=4, episode="game", target_score=5)
-    vobs, vmask, vplayer = venv.reset()
-    env.reset(seed=4)
-    rng = np.random.default_rng(0)
-    for agent in env.agent_iter():
-        obs, _, terminated, truncated, _ = env.last()
-        if terminated or truncated:
-            env.step(None)
-            continue
-        assert isinstance(obs, dict) and obs["observation"][PLAYING] == 0
-        assert agent == f"player_{vplayer[0]}"
-        np.testing.assert_array_equal(obs["observation"], vobs[0])
-        action = random_action(obs, rng)
-        vobs, vmask, vplayer, _, _ = venv.step([action, int(np.flatnonzero(vmask[1])[0])])
-        env.step(action)
+    check_plays_like_game_0(env, venv, 4, lambda obs: obs["observation"][PLAYING] == 0)
 
 
 def test_render_shows_each_trick_of_the_card_play_lone_hands_included():
