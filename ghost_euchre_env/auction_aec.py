@@ -9,6 +9,8 @@ plays made inside a step are kept for ``render()`` and for
 
 import functools
 
+from .aec import EuchreAEC
+from .bidding import AuctionGame
 from .cards import card_name
 
 
@@ -25,15 +27,15 @@ def plays_text(plays, names, per_trick):
     ]
 
 
-class AuctionAEC:
+class AuctionAEC(EuchreAEC):
     """The auction-only env of a variant: ``raw_env(card_play, render_mode=None, episode="deal", ...)``.
 
     A subclass lists this class before the variant's ``raw_env`` and sets ``auction_game`` (the
     auction view's class) and ``cards_per_trick(last_deal)``.
     """
 
-    auction_game: type
-    agent_names: tuple[str, ...]
+    auction_game: type[AuctionGame]
+    game: AuctionGame
 
     def __init__(
         self,

@@ -55,7 +55,6 @@ class raw_env(AuctionAEC, classic_raw_env):
 
     metadata = {**classic_raw_env.metadata, "name": "classic_bidding_v0"}  # noqa: RUF012 (an instance attribute in the base)
     auction_game = ClassicAuctionGame
-    game: ClassicAuctionGame
 
     def cards_per_trick(self, last_deal):
         """Four cards a trick, one fewer for each seat a lone hand sits out."""

@@ -51,7 +51,6 @@ class raw_env(AuctionAEC, ghost_raw_env):
 
     metadata = {**ghost_raw_env.metadata, "name": "ghost_bidding_v0"}  # noqa: RUF012 (an instance attribute in the base)
     auction_game = AuctionGame
-    game: AuctionGame
 
 
 env = (

@@ -44,6 +44,7 @@ def _full_engine(num_games, seed, bidder, card_play):
             if rows.any():
                 actions[rows] = policy.act(obs[rows], mask[rows])
         obs, mask, _, _, _ = venv.step(actions)
+        assert venv.last_result is not None
         summaries.append(venv.last_result.deals)
     return _deals_by_game(summaries, num_games)
 
@@ -56,6 +57,7 @@ def _auction_view(num_games, seed, bidder, card_play):
     while min(len(g) for g in _deals_by_game(summaries, num_games)) < DEALS:
         assert not (obs[:, PLAYING] == 1).any()  # no card-play decision is asked for
         obs, mask, _, _, _ = venv.step(bidder.act(obs, mask))
+        assert venv.last_result is not None
         summaries.append(venv.last_result.deals)
     return _deals_by_game(summaries, num_games)
 
