@@ -2,7 +2,7 @@
 
 import gymnasium
 
-from .bidding import GhostBiddingVec
+from .bidding import ClassicBiddingVec, GhostBiddingVec
 from .classic import ClassicEuchre, ClassicRules
 from .ghost import GhostEuchre, GhostRules
 from .vector import ClassicEuchreVec, GhostEuchreVec
@@ -30,6 +30,7 @@ __all__ = [
     "BIDDING_GYM_ENV_ID",
     "CLASSIC_GYM_ENV_ID",
     "GYM_ENV_ID",
+    "ClassicBiddingVec",
     "ClassicEuchre",
     "ClassicEuchreVec",
     "ClassicRules",

@@ -1,14 +1,19 @@
-"""The auction view of Ghost Hand Euchre: only auction and trump decisions are asked for.
+"""The auction view of both games: only the decisions made before the first card are asked for.
 
 Bridge bidding research isolates the auction and scores contracts with a fixed
-card-play oracle; this module does the same for Ghost Hand Euchre.
+card-play oracle; this module does the same for both games.
 :class:`AuctionGame` wraps the engine :class:`~ghost_euchre_env.ghost.GhostEuchre`
 so that every decision it asks for is SWAP, PASS, a bid, MOON or the declarer's
-naming of trump: the card play of a deal happens inside ``step``, made by a
-*card-play policy* given to the constructor (any object with the batched
-``act(obs float32[M, 390], mask bool[M, 34]) -> int[M]`` of ``agents.Policy``;
-this package never imports ``agents``). :class:`GhostBiddingVec` is the vector
-API over it, with the contract of :class:`~ghost_euchre_env.GhostEuchreVec`.
+naming of trump; :class:`ClassicAuctionGame` wraps
+:class:`~ghost_euchre_env.classic.ClassicEuchre` so that every decision is
+ordering up or passing, naming trump in the second round, going alone or with
+the partner, or the dealer's discard (made with trump known, before the first
+card, and part of the contract's value: it belongs to the auction here). The
+card play of a deal happens inside ``step``, made by a *card-play policy* given
+to the constructor (any object with the batched ``act(obs, mask) -> int[M]``
+of ``agents.Policy``; this package never imports ``agents``).
+:class:`GhostBiddingVec` and :class:`ClassicBiddingVec` are the vector API over
+them, with the contract of :class:`~ghost_euchre_env.GhostEuchreVec`.
 
 No rule is written here: the engine steps every action, plays included. A step
 applies the auction actions to the whole batch, then plays the deals whose
@@ -23,8 +28,8 @@ import dataclasses
 
 import numpy as np
 
-from .core import StepResult, check_actions, check_choice
-from .ghost import PLAY, GhostDealSummary, GhostEuchre
+from . import classic, ghost
+from .core import DealSummary, StepResult, check_actions, check_choice
 from .vector import VectorEnv
 
 REWARDS = ("points", "margin", "win")
@@ -42,6 +47,13 @@ def margin(points):
     return points - (points.sum(axis=1, keepdims=True) - points) / 2
 
 
+def team_margin(points):
+    """float32[N, 4]: each seat's team points minus the other team's (points: [N, 4], the team's
+    points at both seats of a team; seat s + 1 is on the other team)."""
+    points = np.asarray(points, np.float32)
+    return points - np.roll(points, -1, axis=1)
+
+
 class AuctionGame:
     """A Ghost Hand engine whose decisions are the auction and trump ones only.
 
@@ -50,13 +62,19 @@ class AuctionGame:
     engine's ("deal" by default: an all-pass deal ends the episode with 0
     points); reward "points" (each seat's deal points), "margin" (a seat's
     points minus the mean of the other two seats') or "win" (the engine's, with
-    episode="game"); rules: :class:`GhostRules`.
+    episode="game"); rules: :class:`GhostRules`. A variant's subclass sets
+    ``ENGINE`` (the engine class), ``PLAY`` (its card-play phase) and
+    ``margin`` (its zero-sum reward).
     It has the engine's interface (``init``, ``start_episodes``,
     ``next_episodes``, ``legal_bits``, ``legal_mask``, ``observe``, ``step``),
     so the adapters of the engine run on it unchanged. ``engine`` is the
     wrapped ``GhostEuchre``; ``last_plays`` lists the card plays of the latest
     step as (games int[M], seats int8[M], cards int64[M]) per play round.
     """
+
+    ENGINE: type = ghost.GhostEuchre
+    PLAY = ghost.PLAY
+    margin = staticmethod(margin)
 
     def __init__(self, card_play, episode="deal", reward="points", **rules):
         if not callable(getattr(card_play, "act", None)):
@@ -65,7 +83,7 @@ class AuctionGame:
                 f"got {card_play!r}"
             )
         check_choice("reward", reward, REWARDS)
-        self.engine = GhostEuchre(
+        self.engine = self.ENGINE(
             episode=episode, reward="win" if reward == "win" else "points", **rules
         )
         self.card_play = card_play
@@ -111,7 +129,7 @@ class AuctionGame:
         self.last_plays = []
         try:
             result = self.engine.step(state, actions, auto_reset)
-            playing = np.flatnonzero(state.phase == PLAY)
+            playing = np.flatnonzero(state.phase == self.PLAY)
             if len(playing):
                 result = _merge(result, self._play_out(state, playing, auto_reset))
         except BaseException:
@@ -119,7 +137,7 @@ class AuctionGame:
             self.last_plays = plays
             raise
         if self.reward == "margin":
-            result.rewards = margin(result.rewards)
+            result.rewards = self.margin(result.rewards)
         return result
 
     def _play_out(self, state, games, auto_reset):
@@ -147,10 +165,10 @@ class AuctionGame:
             terminated[rows] |= result.terminated
             truncated[rows] |= result.truncated
             ended = result.deals
-            assert isinstance(ended, GhostDealSummary)
+            assert isinstance(ended, DealSummary)
             if len(ended.game):
                 deals.append(dataclasses.replace(ended, game=rows[ended.game]))
-            still = sub.phase == PLAY
+            still = sub.phase == self.PLAY
             if not still.all():
                 state.put(rows[~still], sub.take(~still))
                 sub, alive = sub.take(still), alive[still]
@@ -167,6 +185,17 @@ class AuctionGame:
             raise ValueError(
                 f"card-play policy {policy_name(self.card_play)!r} returned a bad action: {error}"
             ) from None
+
+
+class ClassicAuctionGame(AuctionGame):
+    """A classic Euchre engine whose decisions are ordering up, naming trump, alone or partner and
+    the dealer's discard. ``ClassicAuctionGame(card_play, episode="deal", reward="points", **rules)``:
+    as :class:`AuctionGame`; reward "points" gives each seat its team's points, "margin" its team's
+    points minus the other team's; rules: :class:`~ghost_euchre_env.classic.ClassicRules`."""
+
+    ENGINE = classic.ClassicEuchre
+    PLAY = classic.PLAY
+    margin = staticmethod(team_margin)
 
 
 def _concat(deals):
@@ -207,3 +236,17 @@ class GhostBiddingVec(VectorEnv):
 
     def __init__(self, num_envs, card_play, seed=None, episode="deal", reward="points", **rules):
         super().__init__(AuctionGame(card_play, episode, reward, **rules), num_envs, seed)
+
+
+class ClassicBiddingVec(VectorEnv):
+    """N classic Euchre games seen from the auction: the vector API over :class:`ClassicAuctionGame`.
+
+    ``ClassicBiddingVec(num_envs, card_play, seed=None, episode="deal", reward="points", **rules)``;
+    the contract of ``ClassicEuchreVec`` (obs float32[N, 464], mask bool[N, 31], rewards
+    float32[N, 4] by absolute seat, a seat's being its team's). Every decision returned is made
+    before the deal's first card; the card play in between is made by ``card_play``. Same seed,
+    same cards as ``ClassicEuchreVec``.
+    """
+
+    def __init__(self, num_envs, card_play, seed=None, episode="deal", reward="points", **rules):
+        super().__init__(ClassicAuctionGame(card_play, episode, reward, **rules), num_envs, seed)

@@ -37,3 +37,23 @@ def check_pettingzoo_api(env_module, config):
     seed_test(lambda **kw: env_module.env(**config, **kw), num_cycles=100)
     # render_test calls env_fn(render_mode=...), though PettingZoo types env_fn as () -> Env.
     render_test(lambda render_mode: env_module.env(render_mode=render_mode, **config))  # pyright: ignore[reportArgumentType]
+
+
+def check_plays_like_game_0(env, venv, seed, asked):
+    """The AEC env seeded with ``seed`` plays like game 0 of ``venv`` (2 games, seeded the same):
+    the same agent on move and observation at every decision, random legal actions for game 0
+    and the first legal action for game 1. ``asked(obs)``: what every decision asked must hold."""
+    vobs, vmask, vplayer = venv.reset()
+    env.reset(seed=seed)
+    rng = np.random.default_rng(0)
+    for agent in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        assert isinstance(obs, dict) and asked(obs)
+        assert agent == f"player_{vplayer[0]}"
+        np.testing.assert_array_equal(obs["observation"], vobs[0])
+        action = random_action(obs, rng)
+        vobs, vmask, vplayer, _, _ = venv.step([action, int(np.flatnonzero(vmask[1])[0])])
+        env.step(action)

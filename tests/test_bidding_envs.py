@@ -7,7 +7,7 @@ import warnings
 import gymnasium
 import numpy as np
 import pytest
-from aec_helpers import check_pettingzoo_api, config_id, random_action
+from aec_helpers import check_pettingzoo_api, check_plays_like_game_0, config_id, random_action
 from gymnasium.utils.env_checker import check_env
 
 from agents.heuristic import GhostHeuristic
@@ -28,21 +28,7 @@ def test_agents_act_only_in_the_auction_like_the_vector_view():
     """The AEC env seeded with s plays like game 0 of GhostBiddingVec(2, seed=s)."""
     env = ghost_bidding_v0.env(HEURISTIC, episode="game", target_score=10)
     venv = GhostBiddingVec(2, HEURISTIC, seed=4, episode="game", target_score=10)
-    vobs, vmask, vplayer = venv.reset()
-    env.reset(seed=4)
-    rng = np.random.default_rng(0)
-    for agent in env.agent_iter():
-        obs, _, terminated, truncated, _ = env.last()
-        if terminated or truncated:
-            env.step(None)
-            continue
-        assert isinstance(obs, dict)
-        assert not obs["action_mask"][:NUM_CARDS].any()
-        assert agent == f"player_{vplayer[0]}"
-        np.testing.assert_array_equal(obs["observation"], vobs[0])
-        action = random_action(obs, rng)
-        vobs, vmask, vplayer, _, _ = venv.step([action, int(np.flatnonzero(vmask[1])[0])])
-        env.step(action)
+    check_plays_like_game_0(env, venv, 4, lambda obs: not obs["action_mask"][:NUM_CARDS].any())
 
 
 def test_render_shows_the_card_play_between_decisions():

@@ -1,0 +1,93 @@
+"""What the auction-only AEC envs (``ghost_bidding_v0``, ``classic_bidding_v0``) add to a variant's env.
+
+:class:`AuctionAEC` is mixed in before a variant's ``raw_env``: its engine is an
+auction view (:class:`ghost_euchre_env.bidding.AuctionGame` or
+``ClassicAuctionGame``) over the card-play policy given first, and the card
+plays made inside a step are kept for ``render()`` and for
+``snapshot``/``restore`` (all-or-nothing steps).
+"""
+
+import functools
+
+from .aec import EuchreAEC
+from .bidding import AuctionGame
+from .cards import card_name
+
+
+def plays_text(plays, names, per_trick):
+    """The card plays of one game as text, one line per trick: 'trick 1: player_0 A♥, player_1 9♥, ...'.
+
+    plays: ``AuctionGame.last_plays`` of a batch of one game; names: the agent of each seat;
+    per_trick: the cards of a trick (fewer than the seats when a lone hand sits a partner out).
+    """
+    cards = [f"{names[int(seats[0])]} {card_name(int(card[0]))}" for _, seats, card in plays]
+    return [
+        f"trick {k // per_trick + 1}: " + ", ".join(cards[k : k + per_trick])
+        for k in range(0, len(cards), per_trick)
+    ]
+
+
+class AuctionAEC(EuchreAEC):
+    """The auction-only env of a variant: ``raw_env(card_play, render_mode=None, episode="deal", ...)``.
+
+    A subclass lists this class before the variant's ``raw_env`` and sets ``auction_game`` (the
+    auction view's class) and ``cards_per_trick(last_deal)``.
+    """
+
+    auction_game: type[AuctionGame]
+    game: AuctionGame
+
+    def __init__(
+        self,
+        card_play,
+        render_mode=None,
+        episode="deal",
+        reward="points",
+        illegal_action="raise",
+        illegal_action_penalty=-1.0,
+        **rules,
+    ):
+        self.engine = functools.partial(self.auction_game, card_play)
+        super().__init__(
+            render_mode, episode, reward, illegal_action, illegal_action_penalty, **rules
+        )
+
+    def cards_per_trick(self, last_deal):
+        """The cards of each trick of the deal ``last_deal`` (an info's ``last_deal``)."""
+        return len(self.agent_names)
+
+    def reset(self, seed=None, options=None):
+        plays = self.game.last_plays
+        self.game.last_plays = []  # before the reset: render_mode "human" renders in it
+        try:
+            super().reset(seed, options)
+        except BaseException:
+            self.game.last_plays = plays
+            raise
+
+    def snapshot(self):
+        return {**super().snapshot(), "last_plays": list(self.game.last_plays)}
+
+    def restore(self, saved):
+        saved = dict(saved)
+        self.game.last_plays = saved.pop("last_plays")
+        super().restore(saved)
+
+    def render(self):
+        plays = self.game.last_plays
+        if self.render_mode is None or not plays:
+            return super().render()
+        deal = self._last_deal
+        per_trick = self.cards_per_trick(deal)
+        lines = [
+            "card play since the last decision:",
+            *plays_text(plays, self.agent_names, per_trick),
+        ]
+        if deal is not None:
+            lines.append(f"deal {deal['deal']} scored: points {deal['points']}")
+        extra = "\n".join(lines)
+        if self.render_mode == "human":
+            super().render()
+            print(extra, end="\n\n")
+            return None
+        return f"{super().render()}\n{extra}"
