@@ -245,7 +245,7 @@ class Variant(Generic[ActionsT]):
     render: Callable[..., str]
     play_phase: int  # the engine's phase code of the card play
     state_phases: tuple[str, ...]  # the engine state's phase names, by phase code
-    auction_view: bool  # the trainer and matches take its auction alone (GhostBiddingVec; classic: not yet)
+    auction_view: bool  # the trainer and matches take its auction alone (classic: not yet)
 
     @property
     def num_players(self):
