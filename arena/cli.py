@@ -540,6 +540,12 @@ def league_main(args):
     return 1 if run.failed else 0
 
 
+def _is_sqlite(path):
+    """True if the file at ``path`` starts as an SQLite database does (a league store, or another)."""
+    with open(path, "rb") as handle:
+        return handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+
+
 def leaderboard_main(args):
     """``leaderboard``: a store's table (and files), from what is stored; nothing is played."""
     outputs = _check_outputs(
@@ -550,9 +556,8 @@ def leaderboard_main(args):
         return _error(
             f"no league store at {args.db!r} (play one with {command_name()} --league ... --db FILE)"
         )
-    with open(args.db, "rb") as handle:
-        if handle.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
-            return _error(f"{args.db!r} is not a league store (not an SQLite file)")
+    if not _is_sqlite(args.db):
+        return _error(f"{args.db!r} is not a league store (not an SQLite file)")
     with Store(args.db) as store:
         rules = _parse_rules(args.rule)
         board = leaderboard(store, args.variant, args.episode, rules, players=args.players or None)
@@ -564,9 +569,7 @@ def leaderboard_main(args):
 
 
 def replay_main(args):
-    with open(args.file, "rb") as handle:
-        is_store = handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
-    if is_store:
+    if _is_sqlite(args.file):
         with Store(args.file) as store:
             if args.match is None:
                 if args.game is not None:

@@ -11,6 +11,7 @@ import yaml
 
 from arena.commands import command_name
 from arena.files import write_atomic
+from euchre_trainer.failures import last_checkpoint
 
 
 def write_config(config, path):
@@ -23,13 +24,20 @@ def write_config(config, path):
     write_atomic(path, lambda handle: handle.write(header + text))
 
 
+def taken_run_names(runs_dir, name):
+    """[``name``, ``name-2``, ...]: those with a folder (or file) in ``runs_dir``, up to the first free one."""
+    taken = []
+    while os.path.exists(
+        os.path.join(runs_dir, free := f"{name}-{len(taken) + 1}" if taken else name)
+    ):
+        taken.append(free)
+    return taken
+
+
 def free_run_name(runs_dir, name):
     """``name``, or the first of ``name-2``, ``name-3``, ... with no folder in ``runs_dir``."""
-    number, free = 1, name
-    while os.path.exists(os.path.join(runs_dir, free)):
-        number += 1
-        free = f"{name}-{number}"
-    return free
+    taken = taken_run_names(runs_dir, name)
+    return f"{name}-{len(taken) + 1}" if taken else name
 
 
 def check_run_folder(runs_dir, name, resume=None):
@@ -44,12 +52,7 @@ def check_run_folder(runs_dir, name, resume=None):
     ) == os.path.realpath(run_dir)
     if inside or (os.path.isdir(run_dir) and not os.listdir(run_dir)):
         return
-    checkpoints = os.path.join(run_dir, "checkpoints")
-    saved = [os.path.join(run_dir, "final.pt")] + [
-        os.path.join(checkpoints, f)
-        for f in sorted(os.listdir(checkpoints) if os.path.isdir(checkpoints) else [], reverse=True)
-    ]
-    found = next((path for path in saved if os.path.isfile(path)), None)
+    found = last_checkpoint(run_dir)
     again = f"continue it with --resume {found}" if found else "it holds no checkpoint to resume"
     raise ValueError(
         f"run folder {run_dir} holds another run already; {again}, or name this one "
