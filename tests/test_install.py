@@ -201,6 +201,27 @@ def test_no_output_of_the_installed_commands_names_a_clone_script(venv):
     assert "(default: 1)" in _run(venv, "ghost-euchre-train", "--help").stdout  # defaults shown
 
 
+def test_the_native_vector_env_and_the_named_views_work_from_the_wheel(venv):
+    """What outside code reaches: make_vec's batched env with heuristic opponents, SB3's VecEnv, and an
+    observation read by name."""
+    code = (
+        "import gymnasium, numpy as np, ghost_euchre_env\n"
+        "from ghost_euchre_env import variants\n"
+        "from ghost_euchre_env.interop.sb3 import SB3VecEnv\n"
+        "envs = gymnasium.make_vec('GhostEuchre-v0', num_envs=8, opponents='heuristic', episode='deal')\n"
+        "obs, info = envs.reset(seed=0)\n"
+        "ghost = variants.make('ghost')\n"
+        "view = ghost.view(obs)\n"
+        "assert view.hand.shape == (8, 24) and (ghost.encode(view) == obs).all()\n"
+        "for _ in range(50):\n"
+        "    obs, reward, term, trunc, info = envs.step(envs.action_masks().argmax(axis=1))\n"
+        "print(type(envs).__name__, SB3VecEnv.__name__, ghost.actions.PASS)\n"
+    )
+    result = _run(venv, "python", "-c", code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["EuchreVectorEnv", "SB3VecEnv", "24"]
+
+
 def test_shipped_configs_and_networks_are_found_by_name(venv):
     code = (
         "from euchre_trainer.cli import parse_args;"
