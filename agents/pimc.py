@@ -102,13 +102,21 @@ class PIMCPolicy(Policy):
         search = np.flatnonzero(mask.sum(axis=1) > 1)
         if len(search) == 0:
             return actions
-        knowledge = read_knowledge(np.asarray(obs)[search], self.game)
         keys = None if keys is None else child_keys(np.asarray(keys)[search], self.stream_key)
         rng = self.rng if keys is None else RowRandom(keys)
-        worlds = sample_worlds(knowledge, self.samples, rng)
-        values = self.action_values(knowledge, worlds, mask[search], keys)
-        actions[search] = values.argmax(axis=1)
+        actions[search] = self.search(np.asarray(obs)[search], mask[search], keys, rng)
         return actions
+
+    def search(self, obs, mask, keys, rng):
+        """int64[N]: the searched action of N positions with a choice.
+
+        obs float32[N, D], mask bool[N, A]; keys: uint64[N] keys of the
+        positions (or None); rng: the source of the worlds' draws (a numpy
+        Generator or :class:`agents.streams.RowRandom` of the keys).
+        """
+        knowledge = read_knowledge(obs, self.game)
+        worlds = sample_worlds(knowledge, self.samples, rng)
+        return self.action_values(knowledge, worlds, mask, keys).argmax(axis=1)
 
     def action_values(self, knowledge, worlds, mask, keys=None):
         """float64[N, A]: mean playout value of each legal action (-inf if illegal).

@@ -53,6 +53,7 @@ BUILTINS = {
     "heuristic": "agents.heuristic:heuristic_policy",
     "human": "agents.human:HumanPolicy",
     "pimc": "agents.pimc:PIMCPolicy",
+    "search": "agents.search:SearchPolicy",
 }
 
 

@@ -53,7 +53,6 @@ from ghost_euchre_env.cards import (
     mask_to_bool,
     trick_winner,
 )
-from ghost_euchre_env.ghost import GhostState
 
 OUT_OF_PLAY = 3  # Ghost Hand: place index of the face-down hand (after seats 0..2)
 CLASSIC_OUT = 4  # classic: place index of the out-of-play cards (after seats 0..3)
@@ -95,10 +94,12 @@ def _replay_tricks(played, trick_cards, first_leader, trump, players, infer_void
     leader = first_leader.astype(np.int64)
     safe_trump = np.maximum(trump, 0).astype(np.int64)
     complete = np.bitwise_count(trick_cards) == np.asarray(players)[:, None]  # bool[N, K]
+    leaders = np.full(trick_cards.shape, -1, np.int8)
     for k in range(trick_cards.shape[1]):
         cards = by_seat[:, :, k]
         lead_card = cards[rows, np.maximum(leader, 0)]
         started = (leader >= 0) & (lead_card >= 0)
+        leaders[started, k] = leader[started]
         led = EFFECTIVE_SUIT[safe_trump, lead_card].astype(np.int64)
         if infer_voids:
             suit_played = EFFECTIVE_SUIT[safe_trump[:, None], cards]
@@ -107,7 +108,7 @@ def _replay_tricks(played, trick_cards, first_leader, trump, players, infer_void
             voids[seat_rows, seats, led[seat_rows]] = True
         done = started & complete[:, k]
         leader[done] = trick_winner(cards[done], safe_trump[done], led[done])
-    return voids, complete.sum(axis=1).astype(np.int8)
+    return voids, complete.sum(axis=1).astype(np.int8), leaders
 
 
 def _led_suit(trick, leader, trump):
@@ -127,8 +128,9 @@ class SeatKnowledge:
 
     hand: uint32[N] own cards; dead_hand: uint32[N] own old hand if the observer
     swapped, else 0; played: uint32[N, 3] cards each seat has played this deal;
-    trick_cards: uint32[N, 6] cards of trick k; trick: int8[N, 3] card each seat
-    put in the current trick (-1 none); trick_number: int8[N] tricks completed;
+    trick_cards: uint32[N, 6] cards of trick k; trick_leaders: int8[N, 6] seat
+    that led trick k (-1 not led yet); trick: int8[N, 3] card each seat put in
+    the current trick (-1 none); trick_number: int8[N] tricks completed;
     leader, led_suit: int8[N] of the current trick (-1 none); swapper, declarer,
     dealer: int8[N] (-1 none); bids: int8[N, 4] seat that bid 3, 4, 5, moon;
     passed_at: int8[N, 3] high-bid index (0 none, 1..3) when the seat passed, -1;
@@ -143,6 +145,7 @@ class SeatKnowledge:
     dead_hand: np.ndarray
     played: np.ndarray
     trick_cards: np.ndarray
+    trick_leaders: np.ndarray
     trick: np.ndarray
     trick_number: np.ndarray
     leader: np.ndarray
@@ -172,8 +175,8 @@ class ClassicKnowledge:
     discard if it is the dealer and has discarded, else -1; discard_hidden:
     bool[N] the dealer discarded a card the observer did not see; played:
     uint32[N, 4] cards each seat has played this deal; trick_cards: uint32[N, 5]
-    cards of trick k; trick: int8[N, 4] card each seat put in the current trick
-    (-1 none); trick_number: int8[N] tricks completed; leader, led_suit: int8[N]
+    cards of trick k; trick_leaders: int8[N, 5] seat that led trick k (-1 not
+    led yet); trick: int8[N, 4] card each seat put in the current trick (-1 none); trick_number: int8[N] tricks completed; leader, led_suit: int8[N]
     of the current trick (-1 none); dealer, maker, lone_defender: int8[N] (-1
     none); passes: int8[N] passes this deal; alone: int8[N, 4] the seat's
     alone choice (-1 none, 0 with partner, 1 alone); active: int8[N] bit s set =
@@ -193,6 +196,7 @@ class ClassicKnowledge:
     discard_hidden: np.ndarray
     played: np.ndarray
     trick_cards: np.ndarray
+    trick_leaders: np.ndarray
     trick: np.ndarray
     trick_number: np.ndarray
     leader: np.ndarray
@@ -244,7 +248,7 @@ def _read_ghost(view, game):
     phase, trump, declarer = view.phase, view.trump, view.declarer
     playing = phase == ghost.PLAY
     leader = np.where(playing, view.leader, -1).astype(np.int8)
-    voids, trick_number = _replay_tricks(
+    voids, trick_number, trick_leaders = _replay_tricks(
         played,
         trick_cards,
         np.where(playing, declarer, -1),
@@ -262,6 +266,7 @@ def _read_ghost(view, game):
         dead_hand=dead_hand,
         played=played,
         trick_cards=trick_cards,
+        trick_leaders=trick_leaders,
         trick=trick,
         trick_number=trick_number,
         leader=leader,
@@ -317,7 +322,7 @@ def _read_classic(view, game):
     ) % seats  # the first seat left of the dealer that plays
     for _ in range(seats - 1):
         first_leader = np.where(plays[rows, first_leader], first_leader, (first_leader + 1) % seats)
-    voids, trick_number = _replay_tricks(
+    voids, trick_number, trick_leaders = _replay_tricks(
         played,
         trick_cards,
         np.where(playing, first_leader, -1),
@@ -346,6 +351,7 @@ def _read_classic(view, game):
         discard_hidden=ordered & (dealer != 0) & (phase != classic.DISCARD),
         played=played,
         trick_cards=trick_cards,
+        trick_leaders=trick_leaders,
         trick=trick,
         trick_number=trick_number,
         leader=leader,
@@ -521,17 +527,63 @@ def world_states(game, knowledge, *worlds, rows=None):
     """
     rows = np.arange(len(worlds[0])) if rows is None else np.asarray(rows)
     if isinstance(knowledge, ClassicKnowledge):
-        state_class, fields = classic.ClassicState, _classic_fields(knowledge, rows, *worlds)
+        return _states(game, _classic_fields(knowledge, rows, *worlds), len(rows))
+    return _states(game, _ghost_fields(knowledge, rows, *worlds), len(rows))
+
+
+def deal_start_states(game, knowledge, *worlds, rows=None):
+    """Engine states of sampled worlds as their deal was dealt, before anybody acted.
+
+    Arguments as :func:`world_states`. Each seat holds the cards it was dealt:
+    its current hand and the cards it has played, with a Ghost Hand swap
+    undone (the swapper's dead hand back in its hand, its cards back in the
+    ghost hand) and, in classic, the dealer's pick-up undone (the upcard back
+    on the table, the discard back in the hand). Replaying the deal's actions
+    from these states (:mod:`agents.inference`) reaches :func:`world_states`.
+    """
+    rows = np.arange(len(worlds[0])) if rows is None else np.asarray(rows)
+    hands = worlds[0] | knowledge.played[rows]  # the cards each seat has held this deal
+    dealer = knowledge.dealer[rows]
+    fields = {
+        "deal_number": knowledge.deal_number[rows],
+        "dealer": dealer,
+        "scores": knowledge.scores[rows],
+        "hands": hands,
+    }
+    if isinstance(knowledge, ClassicKnowledge):
+        discard = worlds[2]
+        ordered = np.flatnonzero(knowledge.ordered[rows])
+        picked_up = dealer[ordered]
+        hands[ordered, picked_up] = (
+            hands[ordered, picked_up] & ~CARD_BIT[knowledge.upcard[rows[ordered]]]
+        ) | _CARD_BIT_OR_NONE[discard[ordered]]
+        fields |= {"held": hands, "upcard": knowledge.upcard[rows], "phase": classic.BIDDING}
     else:
-        state_class, fields = GhostState, _ghost_fields(knowledge, rows, *worlds)
+        ghost_hand = worlds[1].copy()
+        swapper = knowledge.swapper[rows]
+        swapped = np.flatnonzero(swapper >= 0)
+        seat = swapper[swapped]
+        ghost_hand[swapped] = hands[swapped, seat]
+        hands[swapped, seat] = worlds[1][swapped]
+        fields |= {"ghost": ghost_hand, "phase": ghost.AUCTION}
+    fields["player"] = (dealer + 1) % game.num_players
+    return _states(game, fields, len(rows))
+
+
+def _states(game, fields, num_games):
+    """A batch of ``num_games`` states of ``game``: the given fields (copied, in the state's
+    dtypes, broadcast), the others those of a fresh game."""
     fresh = game.init(np.zeros(1, np.uint64))
-    for field in dataclasses.fields(state_class):
+    for field in dataclasses.fields(game.state_type):
         template = getattr(fresh, field.name)
         if field.name in fields:
-            fields[field.name] = np.array(fields[field.name], dtype=template.dtype)  # a copy
+            fields[field.name] = np.array(
+                np.broadcast_to(fields[field.name], (num_games, *template.shape[1:])),
+                dtype=template.dtype,
+            )
         else:
-            fields[field.name] = np.repeat(template, len(rows), axis=0)
-    return state_class(**fields)
+            fields[field.name] = np.repeat(template, num_games, axis=0)
+    return game.state_type(**fields)
 
 
 def _ghost_fields(kn, rows, hands, out_of_play):

@@ -10,6 +10,10 @@ any import, file access or call:
   :data:`agents.pimc.OBJECTIVES`, ``rollout`` a *playout spec* (random, heuristic,
   ppo:NAME and composites of those: a search inside every playout step of a
   search has no useful bound);
+- ``search``: ``samples`` 1..128, ``pool`` 1..4 (at most 512 candidate worlds a
+  decision), ``infer`` one of :data:`agents.search.INFERENCE_MODELS`, ``floor`` 0..0.99,
+  ``evidence`` one of :data:`agents.search.EVIDENCE`, ``top`` 0..34, ``prior`` 0..100, ``max_games`` and ``objective`` as pimc's,
+  ``rollout`` a playout spec and ``network`` a playout spec too (the model it reads);
 - ``ppo:NAME`` for a policy file (``*.pt``) of the operator's policy directories
   (``serve --policy-dir DIR``; default the shipped ``agents/pretrained/``):
   NAME is a shipped network's name (``ppo:ghost``, :mod:`agents.pretrained`;
@@ -56,6 +60,7 @@ import threading
 from agents.pimc import OBJECTIVES
 from agents.pretrained import HERE as PRETRAINED_DIR
 from agents.pretrained import NETWORKS, network_path
+from agents.search import EVIDENCE, INFERENCE_MODELS
 from agents.specs import SpecTree, spec_text, spec_tree
 
 MAX_SPEC_CHARS = 200
@@ -66,7 +71,8 @@ MAX_READ_FILES = 8  # policy files whose checked contents are kept (by device, i
 POLICY_SUFFIX = ".pt"
 SAFE_NAME = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
 PLAYOUT_BOTS = ("random", "heuristic")
-BUILTIN_BOTS = (*PLAYOUT_BOTS, "pimc")
+BUILTIN_BOTS = (*PLAYOUT_BOTS, "pimc", "search")
+SPEC_OPTIONS = ("rollout", "network")  # options of the searchers whose values are specs
 OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
 
 
@@ -74,6 +80,19 @@ def _int_option(low, high):
     def check(value):
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             raise ValueError(f"an int {low}..{high}")
+        return value
+
+    return check
+
+
+def _number_option(low, high):
+    def check(value):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not low <= value <= high
+        ):
+            raise ValueError(f"a number {low}..{high}")
         return value
 
     return check
@@ -103,6 +122,19 @@ OPTIONS = {
         "max_games": _int_option(256, 32768),
         "objective": _choice_option(OBJECTIVES),
         "rollout": None,  # a playout spec: checked as a tree of its own
+    },
+    "search": {
+        "samples": _int_option(1, 128),
+        "pool": _int_option(1, 4),
+        "infer": _choice_option(INFERENCE_MODELS),
+        "evidence": _choice_option(EVIDENCE),
+        "floor": _number_option(0, 0.99),
+        "top": _int_option(0, 34),
+        "prior": _number_option(0, 100),
+        "max_games": _int_option(256, 32768),
+        "objective": _choice_option(OBJECTIVES),
+        "rollout": None,  # playout specs: checked as trees of their own
+        "network": None,
     },
     "ppo": {"sample": _bool_option},
 }
@@ -172,6 +204,7 @@ class SpecGate:
             "random",
             "pimc",
             "pimc:samples=16",
+            "search:samples=16",
             *(f"ppo:{name}" for name in self.policy_names()),
             *(text for _, text in self.allowed),
         ]
@@ -208,7 +241,7 @@ class SpecGate:
 
     def _expected(self):
         return (
-            "this page offers random, heuristic, pimc (samples 1..256), "
+            "this page offers random, heuristic, pimc (samples 1..256), search (samples 1..128), "
             f"ppo:NAME for NAME in {_listed(self.policy_names())}, composite[A | B] of those"
             + "".join(f", {text}" for _, text in self.allowed[:4])
         )
@@ -239,8 +272,12 @@ class SpecGate:
             )
         options = {}
         for key, value in tree.options.items():
-            if key == "rollout" and tree.kind == "pimc":
-                options[key] = self._rollout(value, depth, files, allowed)
+            if (
+                key in SPEC_OPTIONS
+                and tree.kind in ("pimc", "search")
+                and key in OPTIONS[tree.kind]
+            ):
+                options[key] = self._rollout(key, value, depth, files, allowed)
             elif allowed:
                 options[key] = value
             elif key not in OPTIONS[tree.kind]:
@@ -259,13 +296,14 @@ class SpecGate:
             files[target] = self.read_policy(target, depth, playout, files)
         return SpecTree(tree.kind, target, options)
 
-    def _rollout(self, value, depth, files, allowed):
+    def _rollout(self, key, value, depth, files, allowed):
+        """The checked text of a searcher's spec option ``key`` (rollout, network): a playout spec."""
         if not isinstance(value, str):
-            raise ValueError(f"pimc option rollout must be a playout spec, got {_shown(value)}")
+            raise ValueError(f"option {key} must be a playout spec, got {_shown(value)}")
         try:
             tree = spec_tree(value)
         except ValueError:
-            raise ValueError(f"rollout {_shown(value)} is not a policy spec") from None
+            raise ValueError(f"{key} {_shown(value)} is not a policy spec") from None
         return spec_text(self._node(tree, depth + 1, True, files, allowed))
 
     # --------------------------------------------------------- policy files

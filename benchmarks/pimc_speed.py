@@ -1,4 +1,4 @@
-"""Time per decision of the ``pimc`` search bot, one decision at a time and batched.
+"""Time per decision of a search bot (``pimc``, or ``--bot SPEC``), one decision at a time and batched.
 
 Positions are the decisions met in heuristic self-play deals (every phase, in
 the proportions a game produces them, forced moves included: the bot answers
@@ -6,6 +6,7 @@ those without search). Usage::
 
     python benchmarks/pimc_speed.py [--variant ghost|classic] [--samples 64] [--positions 200]
                                     [--batch 64] [--seed 0] [--rollout SPEC] [--compare SPEC]
+                                    [--bot SPEC]
 
 Prints the mean, median and 95th percentile milliseconds per decision when each
 decision is its own ``act`` call (wall clock, and the process's CPU time, which
@@ -15,6 +16,8 @@ evaluation). Run ``--variant ghost`` in the same session as the peer.
 ``--rollout SPEC`` is pimc's playout policy (default heuristic, e.g. ppo:PATH);
 ``--compare SPEC`` also times that policy on the same positions and prints how
 many times faster than pimc it decides (CPU time per decision, one per call).
+``--bot SPEC`` times that spec instead of pimc (e.g. ``search:samples=64,infer=network``;
+``--samples`` and ``--rollout`` are then ignored).
 """
 
 import argparse
@@ -51,13 +54,19 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rollout", default="heuristic", help="pimc's playout policy spec")
     parser.add_argument("--compare", help="a policy spec timed on the same positions")
+    parser.add_argument(
+        "--bot", help="the searcher's spec, instead of pimc:samples=...,rollout=..."
+    )
     args = parser.parse_args()
 
     variant = variants.make(args.variant)
     obs, mask = collect_positions(args.variant, args.positions, args.seed)
     phase = variant.view(obs).phase
     game = variant.make_game("deal")
-    policy = PIMCPolicy(game, seed=args.seed, samples=args.samples, rollout=args.rollout)
+    if args.bot:
+        policy = make_policy(args.bot, game, seed=args.seed)
+    else:
+        policy = PIMCPolicy(game, seed=args.seed, samples=args.samples, rollout=args.rollout)
     single, cpu, batched = time_policy(policy, obs, mask, args.batch)
     print(f"{policy.name} {args.variant}, {len(obs)} decisions from heuristic self-play")
     print(
@@ -75,7 +84,7 @@ def main():
         other_single, other_cpu, other_batched = time_policy(other, obs, mask, args.batch)
         print(
             f"{other.name}: one decision per call mean {other_single.mean():.3f} ms, CPU time "
-            f"{other_cpu:.3f} ms per decision ({cpu / other_cpu:.0f}x less than pimc); "
+            f"{other_cpu:.3f} ms per decision ({cpu / other_cpu:.0f}x less than {policy.name}); "
             f"{args.batch} per call {other_batched:.4f} ms per decision"
         )
 

@@ -130,6 +130,7 @@ HUMAN_PROBES = [
     "composite[heuristic | composite[random | human]]",
     "pimc:rollout=human",
     "pimc:rollout=composite[heuristic | human],samples=2",
+    "search:network=human",
 ]
 
 
@@ -146,6 +147,13 @@ WORK_PROBES = [
     ("pimc:rollout=pimc", "playout"),
     ("pimc:rollout=composite[pimc | heuristic]", "playout"),
     ("pimc:depth=3", "depth"),
+    ("search:samples=129", "samples"),
+    ("search:pool=5", "pool"),
+    ("search:infer=oracle", "infer"),
+    ("search:floor=1.5", "floor"),
+    ("search:rollout=search", "playout"),
+    ("search:network=pimc", "playout"),
+    ("search:network=ppo:../../etc/passwd", "not a policy file"),
     ("heuristic:depth=3", "depth"),
     ("random:seed=4", "seed"),
     ("ppo:ghost_ppo.pt:temperature=9", "temperature"),
@@ -196,6 +204,9 @@ def test_every_offered_spec_is_accepted_and_builds(client):
         "ppo:ghost_ppo.pt",
         "pimc:samples=2",
     ]
+    searcher = "search:samples=2,pool=2,infer=mix,top=3,prior=0.5,network=ppo:ghost"
+    game = new_game(client, seed=3, bots=[searcher, "search:samples=2"], episode="deal")
+    assert game["view"]["seats"][1]["name"] == searcher
     path_spec = (
         "composite[ppo:agents/pretrained/ghost_ppo.pt | pimc:rollout=ppo:ghost_ppo.pt,samples=2]"
     )

@@ -1,0 +1,209 @@
+"""Worlds weighted by what the other seats did: policy-based inference for the search bot.
+
+A world sampled by :mod:`agents.worlds` fits the cards seen and the voids
+shown, but not the bidding: in a uniform world the seat that bid five may hold
+no trump. Here every world is replayed from its deal's start
+(:func:`agents.worlds.deal_start_states`) through the actions taken so far
+(:func:`deal_actions`, read from the observation: the auction, the naming of
+trump, classic's alone choices and discard, the cards in the order they fell),
+and at every decision of another seat a model of that seat (a policy) says how
+likely the action taken was there. A world's log-likelihood is the sum over those
+decisions of ``log((1 - floor) * p + floor / legal)``: the floor keeps a world
+whose seats played off the model alive (a seat is not the model), ``legal`` the
+number of legal actions. :func:`resample` then draws worlds in proportion to
+their likelihood.
+
+Models: a network (``ppo:...``, its action probabilities), any other policy
+(one-hot on the action it would take: the heuristic), or a mix of the two
+(:class:`MixedModel`). Forced moves and the observer's own actions are not
+weighed. Ghost Hand's actions are read in the order of the single-round
+auction; the open auction (whose order is not in the observation) is refused.
+"""
+
+import numpy as np
+import torch
+
+from ghost_euchre_env import classic, ghost
+from ghost_euchre_env.cards import NO_CARD
+
+from .worlds import ClassicKnowledge, deal_start_states
+
+FROM_WORLD = -2  # in deal_actions: the action is the world's own (classic's hidden discard)
+_NONE = -1  # padding after a deal's last action
+
+
+def deal_actions(knowledge, game, cards=True):
+    """int16[N, T]: the actions taken this deal, in order, as far as each position has gone.
+
+    knowledge: :func:`agents.worlds.read_knowledge` of N positions of ``game``;
+    cards: False for the actions before the first card only (the auction, trump,
+    classic's discard and alone choices); rows end in -1 padding; classic's
+    dealer discard is :data:`FROM_WORLD` (each world holds its own). ValueError
+    for Ghost Hand's open auction.
+    """
+    if isinstance(knowledge, ClassicKnowledge):
+        parts = _classic_auction(knowledge)
+    else:
+        if game.rules.auction != "single_round":
+            raise ValueError(
+                "inference reads the auction in single-round order; "
+                f"got auction={game.rules.auction!r}"
+            )
+        parts = _ghost_auction(knowledge)
+    if cards:
+        parts.append(_card_order(knowledge))
+    actions = np.concatenate(parts, axis=1)
+    order = np.argsort(actions == _NONE, axis=1, kind="stable")  # taken actions first, in order
+    return np.take_along_axis(actions, order, axis=1)
+
+
+def _ghost_auction(kn):
+    """[int16[N, k]]: each seat's swap and bid or pass in speaking order, then trump (-1: none)."""
+    n = len(kn.hand)
+    parts = []
+    for turn in range(ghost.NUM_PLAYERS):
+        seat = ((kn.dealer + 1 + turn) % ghost.NUM_PLAYERS).astype(np.intp)
+        passed = kn.passed_at[np.arange(n), seat] >= 0
+        bid_at = kn.bids == seat[:, None]  # [N, 4]: the seat bid level 3, 4, 5, moon
+        bid = np.select(
+            [passed, bid_at.any(axis=1)], [ghost.PASS, ghost.BID_3 + bid_at.argmax(axis=1)], -1
+        )
+        parts += [np.where(kn.swapper == seat, ghost.SWAP, _NONE), bid]
+    parts.append(np.where(kn.trump >= 0, ghost.TRUMP_CLUBS + kn.trump, _NONE))
+    return [np.stack(parts, axis=1).astype(np.int16)]
+
+
+def _classic_auction(kn):
+    """[int16[N, k]]: the passes, the call, the discard and the alone choices (-1: none)."""
+    n = len(kn.hand)
+    seats = classic.NUM_PLAYERS
+    passes = np.where(np.arange(2 * seats) < kn.passes[:, None], classic.PASS, _NONE)
+    call = np.where(kn.maker >= 0, classic.SUIT_CLUBS + kn.trump, _NONE)
+    discarded = kn.ordered & ((kn.own_discard >= 0) | kn.discard_hidden)
+    discard = np.where(discarded, FROM_WORLD, _NONE)
+    maker = np.maximum(kn.maker, 0).astype(np.intp)
+    # defenders are asked from the dealer's left: the first is the defender after the dealer
+    first_defender = (
+        np.where((kn.dealer + 1 - maker) % 2 == 1, kn.dealer + 1, kn.dealer + 2) % seats
+    )
+    rows = np.arange(n)
+    choices = [
+        kn.alone[rows, seat] for seat in (maker, first_defender, (first_defender + 2) % seats)
+    ]
+    alone = [
+        np.select([c == 1, c == 0], [classic.GO_ALONE, classic.WITH_PARTNER], _NONE)
+        for c in choices
+    ]
+    return [passes, np.stack([call, discard, *alone], axis=1)]
+
+
+def _card_order(kn):
+    """int16[N, K * S]: the cards played, trick by trick, from each trick's leader (-1: none)."""
+    n, num_seats = kn.played.shape
+    tricks = kn.trick_cards.shape[1]
+    rows = np.arange(n)
+    order = np.full((n, tricks, num_seats), _NONE, np.int16)
+    for k in range(tricks):
+        held = kn.played & kn.trick_cards[:, k, None]  # [N, S]: the seat's card in trick k
+        cards = np.where(
+            held == 0, NO_CARD, np.bitwise_count(np.maximum(held, 1) - 1).astype(np.int16)
+        )
+        led = kn.trick_leaders[:, k] >= 0
+        for turn in range(num_seats):
+            seat = (kn.trick_leaders[:, k] + turn) % num_seats
+            order[:, k, turn] = np.where(led, cards[rows, seat], _NONE)
+    return order.reshape(n, -1)
+
+
+def log_likelihoods(game, knowledge, worlds, model, floor, rows, cards=True):
+    """float64[M]: log-likelihood of the deal's actions so far in each of M worlds under ``model``.
+
+    game: the engine (``episode="deal"``) that replays them; knowledge, rows:
+    the positions and the position of each world (int[M]); worlds: the M
+    worlds, as :func:`agents.worlds.world_states` takes them; model: an
+    :func:`action_probabilities` model of every other seat; floor: in [0, 1);
+    cards: False to weigh the actions before the first card only (the card play
+    is then not replayed: far cheaper late in a deal). A world where an action
+    taken is illegal (it contradicts the world) gets -inf.
+    """
+    actions = deal_actions(knowledge, game, cards)[rows]
+    if isinstance(knowledge, ClassicKnowledge):  # each world's own discard
+        actions = np.where(actions == FROM_WORLD, worlds[2][:, None], actions)
+    state = deal_start_states(game, knowledge, *worlds, rows=rows)
+    total = np.zeros(len(rows))
+    alive = np.arange(len(rows))
+    for step in range(actions.shape[1]):
+        action = actions[alive, step].astype(np.int64)
+        going_on = action >= 0  # rows are prefixes: once a row ends it stays ended
+        if not going_on.all():
+            alive, action = alive[going_on], action[going_on]
+            state = state.take(going_on)
+        if len(alive) == 0:
+            break
+        mask = game.legal_mask(state)
+        legal = mask[np.arange(len(alive)), action]
+        total[alive[~legal]] = -np.inf
+        action = np.where(legal, action, mask.argmax(axis=1))
+        choices = mask.sum(axis=1)
+        weigh = np.flatnonzero(legal & (state.player != 0) & (choices > 1))
+        if len(weigh):
+            obs = game.observe(state, state.player.astype(np.int64))[weigh]
+            p = action_probabilities(model, obs, mask[weigh])[np.arange(len(weigh)), action[weigh]]
+            total[alive[weigh]] += np.log((1 - floor) * p + floor / choices[weigh])
+        game.step(state, action)
+    return total
+
+
+def action_probabilities(model, obs, mask):
+    """float64[N, A]: the model's probability of each action (0 where illegal).
+
+    model: a network policy (``agents.ppo.PPOPolicy``: the softmax of its legal
+    logits), a :class:`MixedModel`, or any other policy (1 on the action it takes).
+    """
+    if isinstance(model, MixedModel):
+        return model.probabilities(obs, mask)
+    network = getattr(model, "model", None)
+    if network is not None and hasattr(network, "act_logits"):
+        with torch.no_grad():
+            logits = network.act_logits(torch.from_numpy(np.asarray(obs, np.float32))).double()
+        logits = logits.masked_fill(~torch.from_numpy(mask), -np.inf)
+        return torch.softmax(logits, dim=1).numpy()
+    probabilities = np.zeros(mask.shape)
+    probabilities[np.arange(len(mask)), model.act(obs, mask)] = 1.0
+    return probabilities
+
+
+class MixedModel:
+    """Two models averaged: ``weight`` * first + (1 - weight) * second."""
+
+    def __init__(self, first, second, weight=0.5):
+        self.first, self.second, self.weight = first, second, weight
+
+    def probabilities(self, obs, mask):
+        """float64[N, A] (see :func:`action_probabilities`)."""
+        first = action_probabilities(self.first, obs, mask)
+        return self.weight * first + (1 - self.weight) * action_probabilities(
+            self.second, obs, mask
+        )
+
+
+def resample(log_weights, count, rng):
+    """(int64[N, count] indices of the chosen candidates, float64[N] effective sample size).
+
+    log_weights: float64[N, C] of C candidate worlds per position; systematic
+    resampling (one uniform draw per position from ``rng``, a numpy Generator
+    or :class:`agents.streams.RowRandom`), so a candidate of weight w is chosen
+    about ``count * w / sum(w)`` times. A position whose every candidate has
+    weight 0 (-inf) keeps its candidates uniformly. The effective sample size
+    ``sum(w)^2 / sum(w^2)`` is of the C candidates (C: uniform weights).
+    """
+    log_weights = np.asarray(log_weights, np.float64)
+    top = log_weights.max(axis=1, keepdims=True)
+    weights = np.exp(log_weights - np.where(np.isfinite(top), top, 0.0))
+    weights[~np.isfinite(top[:, 0])] = 1.0
+    total = weights.sum(axis=1)
+    ess = total**2 / (weights**2).sum(axis=1)
+    cdf = np.cumsum(weights / total[:, None], axis=1)
+    points = (rng.random((len(weights), 1)) + np.arange(count)) / count  # [N, count] in [0, 1)
+    chosen = np.minimum((cdf[:, None, :] <= points[:, :, None]).sum(axis=2), weights.shape[1] - 1)
+    return chosen.astype(np.int64), ess
