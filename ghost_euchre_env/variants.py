@@ -25,6 +25,7 @@ import numpy as np
 
 from . import classic, ghost
 from .cards import NUM_CARDS, NUM_SUITS, SUIT_LETTERS, SUIT_SYMBOLS, parse_card
+from .bidding import ClassicBiddingVec, GhostBiddingVec
 from .core import layout_table
 from .render import render_classic, render_ghost
 from .vector import ClassicEuchreVec, GhostEuchreVec
@@ -245,7 +246,8 @@ class Variant(Generic[ActionsT]):
     render: Callable[..., str]
     play_phase: int  # the engine's phase code of the card play
     state_phases: tuple[str, ...]  # the engine state's phase names, by phase code
-    auction_view: bool  # the trainer and matches take its auction alone (classic: not yet)
+    bidding_vec: type  # its auction view's vector env (every card played inside the step)
+    bidding_gym_id: str  # the Gymnasium id of its auction view (a learner seat bids)
 
     @property
     def num_players(self):
@@ -312,6 +314,11 @@ class Variant(Generic[ActionsT]):
             return (np.arange(seats)[:, None] + np.arange(seats)[None, :]) % seats
         return np.array(list(itertools.permutations(range(seats))), dtype=np.int64)
 
+    def card_play(self, obs):
+        """bool[N]: the observations float32[N, obs_size] whose decision is a card play (the view's
+        phase is 'play'); every other decision is the auction's (classic: the dealer's discard too)."""
+        return self.view(obs).phase == self.phases.index("play")
+
     def make_game(self, episode="game", reward="points", rules=None):
         """The engine with ``episode``, ``reward`` and rules options (dict or None)."""
         return self.engine(episode=episode, reward=reward, **dict(rules or {}))
@@ -371,7 +378,8 @@ GHOST: Variant[GhostActions] = Variant(
     render=render_ghost,
     play_phase=ghost.PLAY,
     state_phases=ghost.PHASE_NAMES,
-    auction_view=True,
+    bidding_vec=GhostBiddingVec,
+    bidding_gym_id="GhostEuchreBidding-v0",
 )
 CLASSIC: Variant[ClassicActions] = Variant(
     name="classic",
@@ -387,7 +395,8 @@ CLASSIC: Variant[ClassicActions] = Variant(
     render=render_classic,
     play_phase=classic.PLAY,
     state_phases=classic.PHASE_NAMES,
-    auction_view=False,
+    bidding_vec=ClassicBiddingVec,
+    bidding_gym_id="ClassicEuchreBidding-v0",
 )
 _REGISTRY = {v.name: v for v in (GHOST, CLASSIC)}
 NAMES = tuple(_REGISTRY)  # ('ghost', 'classic')
