@@ -97,7 +97,8 @@ def run_bidding_match(
         players = bidding_players(players, card_play, game, seed)
     if not regret_decisions:
         options = {"num_envs": num_envs, "progress": progress, "workers": workers, "ray": ray}
-        return run_match(players, variant, games, seed, episode, rules, **options), None
+        result = run_match(players, variant, games, seed, episode, rules, **options)
+        return add_bidding(result, card_play, None), None
     plan, _ = plan_match(players, variant, games, seed, episode, rules, num_envs)
     start = time.perf_counter()
     with Workers(workers, ray) as pool:
@@ -128,7 +129,17 @@ def run_bidding_match(
             [v for (owner, _), v in zip(tasks, values, strict=True) if owner == p]
         )
         regrets.append(regret_of(mine, actions))
-    return result, regrets
+    return add_bidding(result, card_play, regrets), regrets
+
+
+def add_bidding(result, card_play, regrets):
+    """``result`` with a ``bidding`` entry in each player's dict (so in its JSON): ``card_play`` (the
+    spec that played every card, or None), :func:`bidding_stats`' keys and ``bid_regret``
+    (``Regret.to_dict()``, or None without regrets)."""
+    for p, stats in enumerate(bidding_stats(result)):
+        regret = None if regrets is None else regrets[p].to_dict()
+        result.players[p]["bidding"] = {"card_play": card_play, **stats, "bid_regret": regret}
+    return result
 
 
 REGRET_CHUNK = 16  # sampled decisions valued per task
@@ -171,9 +182,7 @@ def bidding_stats(result):
     ``points_per_contract`` (None without contracts), ``points_per_deal``.
     """
     deals = result.deal_summary
-    players, points, declarer, made, _, _ = deal_stats(
-        result.variant, deals, result.seat_player
-    )
+    players, points, declarer, made, _, _ = deal_stats(result.variant, deals, result.seat_player)
     rows = np.arange(len(deals.game))
     contract = declarer >= 0
     seat = np.maximum(declarer, 0)

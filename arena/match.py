@@ -43,7 +43,8 @@ JSON schema (``MatchResult.to_dict()``)::
                   "contract_success_rate": float | null,
                   "moons": int, "moons_made": int, "swaps": int,
                   "mean_final_score": float,
-                  "rating": {"mu": float, "sigma": float, "ordinal": float} | null}, ...]}
+                  "rating": {"mu": float, "sigma": float, "ordinal": float} | null,
+                  "bidding": {...}}, ...]}    (a bidding match only: arena.bidding.add_bidding)
 
 Classic: ``contracts`` are the deals where the player made trump, made when its
 team took three tricks or more; ``mean_points_per_deal`` and

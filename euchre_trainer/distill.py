@@ -48,7 +48,9 @@ def teacher_lessons(run, buf):
     if not config.distill_decisions:
         return []
     rows = np.flatnonzero(
-        phase_rows(config.variant, buf.obs[: buf.count], buf.mask[: buf.count], config.distill_phase)
+        phase_rows(
+            config.variant, buf.obs[: buf.count], buf.mask[: buf.count], config.distill_phase
+        )
     )
     if not len(rows):
         return []

@@ -24,8 +24,8 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar, overload
 import numpy as np
 
 from . import classic, ghost
-from .cards import NUM_CARDS, NUM_SUITS, SUIT_LETTERS, SUIT_SYMBOLS, parse_card
 from .bidding import ClassicBiddingVec, GhostBiddingVec
+from .cards import NUM_CARDS, NUM_SUITS, SUIT_LETTERS, SUIT_SYMBOLS, parse_card
 from .core import layout_table
 from .render import render_classic, render_ghost
 from .vector import ClassicEuchreVec, GhostEuchreVec
