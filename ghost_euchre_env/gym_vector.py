@@ -59,6 +59,7 @@ from gymnasium.vector.utils import batch_space
 
 from . import classic_bidding_v0, classic_euchre_v0, dealing, ghost_bidding_v0, ghost_euchre_v0
 from .aec import render_as
+from .auction_aec import AuctionAEC
 from .bidding import policy_name
 from .classic import ClassicEuchre
 from .core import EpisodeState, check_actions, check_int
@@ -449,7 +450,7 @@ def bidding_vector_env(
     autoreset_mode=AutoresetMode.NEXT_STEP,
     mask_in_observation=False,
     policy_seed=None,
-    bidding_aec=ghost_bidding_v0.raw_env,
+    bidding_aec: type[AuctionAEC] = ghost_bidding_v0.raw_env,
     **rules,
 ):
     """``GhostEuchreBidding-v0``'s vector entry point: N games of the auction view

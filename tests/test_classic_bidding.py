@@ -191,7 +191,9 @@ def test_gymnasium_check_env_masks_and_the_learners_team_points():
             warnings.simplefilter("error")
             check_env(env.unwrapped)
     env = ClassicEuchreBiddingGymEnv(learner=1, opponents={3: "random"})  # partner random
-    assert env.observation_space.shape == (464,) and env.action_space.n == 31
+    assert env.observation_space.shape == (464,) and env.action_space == gymnasium.spaces.Discrete(
+        31
+    )
     _, info = env.reset(seed=0)
     rng = np.random.default_rng(0)
     rewards, phases = [], set()
@@ -210,12 +212,12 @@ def test_gymnasium_check_env_masks_and_the_learners_team_points():
 
 
 def _episodes(seed, **kwargs):
-    env = gymnasium.make(CLASSIC_BIDDING_GYM_ENV_ID, **kwargs)
+    env = ClassicEuchreBiddingGymEnv(**kwargs)
     obs, _ = env.reset(seed=seed)
     rng = np.random.default_rng(0)
     seen = [obs.tobytes()]
     for _ in range(40):
-        legal = np.flatnonzero(env.unwrapped.action_masks())
+        legal = np.flatnonzero(env.action_masks())
         obs, reward, terminated, truncated, _ = env.step(int(legal[rng.integers(len(legal))]))
         seen.append((obs.tobytes(), reward))
         if terminated or truncated:
