@@ -230,7 +230,8 @@ class Variant(Generic[ActionsT]):
     seat its own team); actions: :class:`Actions`; fields: the observation
     layout (:class:`views.Field`, in column order); phases: the observation's
     phase names (``view.phase`` indexes them); render: ``render(game, state,
-    g=0, names=None, unicode=True)`` -> the table as text.
+    g=0, names=None, unicode=True)`` -> the table as text; bidding_vec: its
+    auction view's vector env (the card play made inside the step).
     """
 
     name: str
@@ -246,8 +247,7 @@ class Variant(Generic[ActionsT]):
     render: Callable[..., str]
     play_phase: int  # the engine's phase code of the card play
     state_phases: tuple[str, ...]  # the engine state's phase names, by phase code
-    bidding_vec: type  # its auction view's vector env (every card played inside the step)
-    bidding_gym_id: str  # the Gymnasium id of its auction view (a learner seat bids)
+    bidding_vec: type
 
     @property
     def num_players(self):
@@ -379,7 +379,6 @@ GHOST: Variant[GhostActions] = Variant(
     play_phase=ghost.PLAY,
     state_phases=ghost.PHASE_NAMES,
     bidding_vec=GhostBiddingVec,
-    bidding_gym_id="GhostEuchreBidding-v0",
 )
 CLASSIC: Variant[ClassicActions] = Variant(
     name="classic",
@@ -396,7 +395,6 @@ CLASSIC: Variant[ClassicActions] = Variant(
     play_phase=classic.PLAY,
     state_phases=classic.PHASE_NAMES,
     bidding_vec=ClassicBiddingVec,
-    bidding_gym_id="ClassicEuchreBidding-v0",
 )
 _REGISTRY = {v.name: v for v in (GHOST, CLASSIC)}
 NAMES = tuple(_REGISTRY)  # ('ghost', 'classic')
