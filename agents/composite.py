@@ -7,10 +7,11 @@ the ``|`` that separates them is the one outside any brackets. Examples::
     composite[pimc | heuristic]                 # pimc bids, the heuristic plays the cards
     composite[ppo:runs/a/final.pt | pimc:samples=16]
 
-A decision is *card play* when its legal actions are cards (ids 0-23; in
-classic Euchre that includes the dealer's discard); every other decision (swap,
-pass, bids, moon, naming trump; classic: ordering up, calling, going alone) is
-the auction policy's. Each part is called once per ``act`` with its rows only.
+A decision is *card play* when the observation's phase is the play
+(``variant.card_play(obs)``); every other decision (swap, pass, bids, moon,
+naming trump; classic: ordering up, calling, going alone and the dealer's
+discard, a card action made with trump known before the first card) is the
+auction policy's. Each part is called once per ``act`` with its rows only.
 """
 
 import numpy as np
@@ -18,7 +19,6 @@ import numpy as np
 from .base import Policy
 from .streams import act_keyed
 
-NUM_CARD_ACTIONS = 24  # action ids 0..23 are cards in both variants
 LEARN_MODES = ("all", "auction", "play")
 """the decisions a trained network makes: all, the auction's (the card play another spec's), or the card play"""
 PREFIX = "composite["
@@ -76,7 +76,7 @@ class CompositePolicy(Policy):
         keys: uint64[N] decision keys, passed on to the parts that take them (:mod:`agents.streams`).
         """
         mask = np.asarray(mask, dtype=bool)
-        cards = mask[:, :NUM_CARD_ACTIONS].any(axis=1)
+        cards = self.variant.card_play(np.asarray(obs))
         actions = np.zeros(len(mask), np.int64)
         for part, rows in (
             (self.play, np.flatnonzero(cards)),

@@ -1,17 +1,19 @@
-"""What a bidding match measures: contracts by level, points per contract, paired points differences.
+"""What a bidding match measures: contracts by kind, points per contract, paired points differences.
 
 A *bidding match* is a duplicate match in which every seat's card play is made
 by one policy (``ghost-euchre-evaluate ... --card-play SPEC``: each player's own policy
-makes only its auction and trump decisions, :func:`bidding_players`), so the
-differences between the players are differences of bidding alone.
+makes only its auction decisions, :func:`bidding_players`; classic: the dealer's
+discard too), so the differences between the players are differences of bidding alone.
 
-Per player (Ghost Hand): contracts by level (3, 4, 5, moon) and how many were
-made, points per contract (the declarer's deal points, averaged over its
-contracts) and points per deal. The difference of two players' points per deal
-is *paired by deal sequence*: every sequence is played with every seating on the
-same cards, so for each sequence the difference of the two players' points per
-deal is computed, and the interval is mean +- 1.96 sd / sqrt(sequences) over
-the sequences (a normal interval; sequences are independent).
+Per player: contracts by kind and how many were made (Ghost Hand: by level 3, 4,
+5, moon; classic: ordered up in the first round, named in the second, alone in
+either), points per contract (the declarer's, classic: the maker's team's, deal
+points, averaged over its contracts) and points per deal (classic: its team's).
+The difference of two players' points per deal is *paired by deal sequence*:
+every sequence is played with every seating on the same cards, so for each
+sequence the difference of the two players' points per deal is computed, and
+the interval is mean +- 1.96 sd / sqrt(sequences) over the sequences (a normal
+interval; sequences are independent).
 """
 
 import math
@@ -23,6 +25,7 @@ from agents.composite import CompositePolicy
 from arena.match import (
     build_players,
     check_no_human,
+    deal_stats,
     make_game,
     match_result,
     plan_match,
@@ -33,10 +36,14 @@ from arena.parallel import ProgressBar, Workers
 from arena.regret import RecordingPolicy, action_values, merge_samples, regret_of
 from arena.report import format_rows
 from arena.stats import Z95
+from ghost_euchre_env.cards import CARD_SUIT
 from ghost_euchre_env.core import check_int
 from ghost_euchre_env.ghost import BID_LEVELS
 
-LEVEL_NAMES = ("3", "4", "5", "moon")
+CONTRACT_KINDS = {
+    "ghost": ("3", "4", "5", "moon"),  # the bid's level
+    "classic": ("ordered up", "named", "alone"),  # with the partner in round 1 or 2; alone: either
+}
 
 
 def bidding_players(players, card_play, game, seed):
@@ -67,8 +74,9 @@ def run_bidding_match(
     progress=False,
     workers=1,
     ray=None,
+    variant="ghost",
 ):
-    """A Ghost Hand duplicate match of ``players`` (specs or Policies), as a bidding match when ``card_play`` is given.
+    """A duplicate match of ``players`` (specs or Policies), as a bidding match when ``card_play`` is given.
 
     card_play: None (each player plays its own cards) or the spec that plays
     every card; regret_decisions: auction decisions per player sampled for the
@@ -79,7 +87,7 @@ def run_bidding_match(
     (the result does not depend on the split).
     """
     check_int("seed", seed, 0)
-    game = make_game("ghost", episode, rules)
+    game = make_game(variant, episode, rules)
     check_int("regret_decisions", regret_decisions, 0)
     if regret_decisions:
         check_int("regret_worlds", regret_worlds, 1)  # before the match, not after it
@@ -89,8 +97,9 @@ def run_bidding_match(
         players = bidding_players(players, card_play, game, seed)
     if not regret_decisions:
         options = {"num_envs": num_envs, "progress": progress, "workers": workers, "ray": ray}
-        return run_match(players, "ghost", games, seed, episode, rules, **options), None
-    plan, _ = plan_match(players, "ghost", games, seed, episode, rules, num_envs)
+        result = run_match(players, variant, games, seed, episode, rules, **options)
+        return add_bidding(result, card_play, None), None
+    plan, _ = plan_match(players, variant, games, seed, episode, rules, num_envs)
     start = time.perf_counter()
     with Workers(workers, ray) as pool:
         ranges = plan.ranges(pool.slots)
@@ -120,7 +129,17 @@ def run_bidding_match(
             [v for (owner, _), v in zip(tasks, values, strict=True) if owner == p]
         )
         regrets.append(regret_of(mine, actions))
-    return result, regrets
+    return add_bidding(result, card_play, regrets), regrets
+
+
+def add_bidding(result, card_play, regrets):
+    """``result`` with a ``bidding`` entry in each player's dict (so in its JSON): ``card_play`` (the
+    spec that played every card, or None), :func:`bidding_stats`' keys and ``bid_regret``
+    (``Regret.to_dict()``, or None without regrets)."""
+    for p, stats in enumerate(bidding_stats(result)):
+        regret = None if regrets is None else regrets[p].to_dict()
+        result.players[p]["bidding"] = {"card_play": card_play, **stats, "bid_regret": regret}
+    return result
 
 
 REGRET_CHUNK = 16  # sampled decisions valued per task
@@ -148,36 +167,39 @@ def _values_task(task, progress):
     return values
 
 
-def bidding_stats(result):
-    """One dict per player of a Ghost Hand :class:`arena.match.MatchResult`: contracts by level and more.
+def contract_kinds(variant, deals):
+    """int64[M]: the kind of each deal's contract (an index of ``CONTRACT_KINDS[variant]``)."""
+    if variant == "ghost":
+        return np.searchsorted(BID_LEVELS, deals.bid)
+    ordered_up = CARD_SUIT[deals.upcard] == deals.trump  # round 2 cannot name the upcard's suit
+    return np.where(deals.maker_alone, 2, np.where(ordered_up, 0, 1))
 
-    Keys: ``contracts_by_level`` {level: [contracts, made]}, ``points_per_contract``
-    (None without contracts), ``points_per_deal``.
+
+def bidding_stats(result):
+    """One dict per player of a :class:`arena.match.MatchResult`: contracts by kind and more.
+
+    Keys: ``contracts_by_kind`` {kind: [contracts, made]} (``CONTRACT_KINDS``),
+    ``points_per_contract`` (None without contracts), ``points_per_deal``.
     """
     deals = result.deal_summary
-    num_players = len(result.players)
-    players = result.seat_player[deals.game]  # [M, 3] player at each seat
+    players, points, declarer, made, _, _ = deal_stats(result.variant, deals, result.seat_player)
     rows = np.arange(len(deals.game))
-    declarer = np.where(deals.thrown_in, -1, deals.declarer).astype(np.int64)
     contract = declarer >= 0
     seat = np.maximum(declarer, 0)
     who = players[rows, seat]
-    made = contract & (deals.tricks[rows, seat] >= deals.bid)
-    points = deals.points[rows, seat]
+    scored = points[rows, seat]
+    kind = contract_kinds(result.variant, deals)
     stats = []
-    for p in range(num_players):
+    for p in range(len(result.players)):
         mine = contract & (who == p)
-        by_level = {
-            name: [
-                int((mine & (deals.bid == level)).sum()),
-                int((mine & made & (deals.bid == level)).sum()),
-            ]
-            for level, name in zip(BID_LEVELS, LEVEL_NAMES, strict=True)
+        by_kind = {
+            name: [int((mine & (kind == k)).sum()), int((mine & made & (kind == k)).sum())]
+            for k, name in enumerate(CONTRACT_KINDS[result.variant])
         }
         stats.append(
             {
-                "contracts_by_level": by_level,
-                "points_per_contract": float(points[mine].mean()) if mine.any() else None,
+                "contracts_by_kind": by_kind,
+                "points_per_contract": float(scored[mine].mean()) if mine.any() else None,
                 "points_per_deal": result.players[p]["mean_points_per_deal"],
             }
         )
@@ -189,10 +211,10 @@ def points_difference(result, a, b):
     deals = result.deal_summary
     num_players = len(result.players)
     sequences = result.num_sequences
-    players = result.seat_player[deals.game]  # [M, 3]
+    players, points, *_ = deal_stats(result.variant, deals, result.seat_player)  # [M, S]
     cell = result.sequence[deals.game][:, None] * num_players + players
     size = sequences * num_players
-    sums = np.bincount(cell.ravel(), weights=deals.points.ravel(), minlength=size)
+    sums = np.bincount(cell.ravel(), weights=points.ravel(), minlength=size)
     counts = np.bincount(cell.ravel(), minlength=size)
     per_deal = (sums / np.maximum(counts, 1)).reshape(sequences, num_players)
     diff = per_deal[:, a] - per_deal[:, b]
@@ -203,7 +225,9 @@ def points_difference(result, a, b):
 
 def bidding_table(result, regrets=None):
     """The bidding lines of a match as a text table (regrets: one arena.regret.Regret per player, or None)."""
-    header = ["player", *(f"bid {n} (made)" for n in LEVEL_NAMES), "pts/contract", "pts/deal"]
+    kinds = CONTRACT_KINDS[result.variant]
+    named = (f"bid {n}" for n in kinds) if result.variant == "ghost" else kinds
+    header = ["player", *(f"{n} (made)" for n in named), "pts/contract", "pts/deal"]
     header += [f"pts/deal - {p['name']} [95% CI]" for p in result.players[1:]]
     if regrets is not None:
         header += ["bid regret [95% CI]", "oracle's choice"]
@@ -212,7 +236,7 @@ def bidding_table(result, regrets=None):
         per_contract = stats["points_per_contract"]
         row = [
             result.players[p]["name"],
-            *(f"{n} ({m})" for n, m in stats["contracts_by_level"].values()),
+            *(f"{n} ({m})" for n, m in stats["contracts_by_kind"].values()),
             "-" if per_contract is None else f"{per_contract:+.2f}",
             f"{stats['points_per_deal']:+.3f}",
         ]

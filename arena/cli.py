@@ -42,13 +42,16 @@ one line; the others are played and the exit status is 1.
 ``--game`` every game is replayed and checked, one line each (a store without
 ``--match`` lists its matches); with ``--game K`` game K is printed deal by deal.
 
-``--card-play SPEC`` makes it a *bidding match*: every seat's card play is
-made by SPEC and each player's own policy makes only its auction and trump
-decisions; a bidding table follows (contracts by level, points per contract,
-points per deal and its difference to each other player, paired by deal
-sequence). ``--bid-regret N`` adds each player's bid regret over N sampled
-auction decisions against a rollout oracle (:mod:`arena.regret`; the rest of
-each deal played by the card-play policy, ``heuristic`` without --card-play).
+``--card-play SPEC`` makes it a *bidding match* (both variants): every seat's
+card play is made by SPEC and each player's own policy makes only its auction
+decisions (classic: ordering up, naming trump, alone, the dealer's discard); a
+bidding table follows (contracts by kind, points per contract, points per deal
+and its difference to each other player, paired by deal sequence), and the
+``--json`` file holds it under each player's ``bidding``. ``--bid-regret N`` adds
+each player's bid regret over N sampled auction decisions against a rollout
+oracle (:mod:`arena.regret`; the rest of each deal played by the card-play
+policy, ``heuristic`` without --card-play; classic: the team's points). With
+``--league``, ``--card-play SPEC`` makes every player ``composite[PLAYER | SPEC]``.
 
 ``--workers N`` plays the deal sequences of a match (the matches of a league,
 the sampled decisions of ``--bid-regret``) in N processes at once (default:
@@ -73,14 +76,14 @@ import os
 import sys
 
 from agents.checked import PolicyRaised
-from agents.composite import is_composite, split_composite
+from agents.composite import composite_spec, is_composite, split_composite
 from agents.human import HumanQuit
 from agents.specs import parse_value, split_spec
 from arena.bidding import bidding_table, run_bidding_match
 from arena.commands import command_name, program_name
 from arena.files import check_writable, check_writable_in_place, write_atomic
 from arena.league import leaderboard, league_plan, run_league
-from arena.match import EPISODES, VARIANTS, play_interactive, run_match
+from arena.match import EPISODES, VARIANTS, check_no_human, play_interactive, run_match
 from arena.parallel import connect_ray, usable_cores
 from arena.report import (
     leaderboard_table,
@@ -92,7 +95,6 @@ from arena.report import (
     write_plot,
 )
 from arena.store import DEFAULT_DB, Store
-from ghost_euchre_env import variants
 from ghost_euchre_env.core import check_int
 from ghost_euchre_env.records import (
     RecordError,
@@ -189,14 +191,14 @@ def parse_args(argv=None):
     parser.add_argument(
         "--card-play",
         metavar="SPEC",
-        help="bidding match: SPEC plays every seat's cards, each player only bids (ghost)",
+        help="bidding match: SPEC plays every seat's cards, each player only bids (a league: of composite[PLAYER | SPEC])",
     )
     parser.add_argument(
         "--bid-regret",
         type=int,
         default=0,
         metavar="N",
-        help="bid regret of each player over N sampled auction decisions (ghost)",
+        help="bid regret of each player over N sampled auction decisions (a single match)",
     )
     parser.add_argument(
         "--regret-worlds",
@@ -478,17 +480,13 @@ def match_main(args):
     bidding = args.card_play is not None or args.bid_regret != 0
     regrets = None
     if bidding:
-        if not variants.make(args.variant).auction_view:
-            raise ValueError("--card-play and --bid-regret are for --variant ghost")
         if args.record:
             raise ValueError("--record is for plain matches, not with --card-play or --bid-regret")
         worlds = REGRET_WORLDS if args.regret_worlds is None else args.regret_worlds
         check_int("--bid-regret", args.bid_regret, 0)
         check_int("--regret-worlds", worlds, 1)
-        options = _play_options(args, rules)
-        del options["variant"]
         result, regrets = run_bidding_match(
-            args.players, args.card_play, args.bid_regret, worlds, **options
+            args.players, args.card_play, args.bid_regret, worlds, **_play_options(args, rules)
         )
     else:
         result = run_match(args.players, **_play_options(args, rules), record=bool(args.record))
@@ -511,8 +509,11 @@ def league_main(args):
     outputs = _check_outputs(args, [*writers, ("plot", write_leaderboard_plot)])
     if args.record:
         return _error("--record is for a single match; a league keeps its games in --db")
-    if args.card_play is not None or args.bid_regret:
-        return _error("--card-play and --bid-regret are for a single match, not --league")
+    if args.bid_regret:
+        return _error("--bid-regret is for a single match, not --league")
+    if args.card_play is not None:  # a bidding league: each player bids, SPEC plays every card
+        check_no_human([args.card_play], "card-play policy")
+        args.players = [composite_spec(player, args.card_play) for player in args.players]
     db = args.db or DEFAULT_DB
     check_writable_in_place(db, "--db")  # a read-only store: refused before it is opened
     league_plan(args.players, args.variant, args.episode, rules)  # bad players: no store made

@@ -43,7 +43,8 @@ JSON schema (``MatchResult.to_dict()``)::
                   "contract_success_rate": float | null,
                   "moons": int, "moons_made": int, "swaps": int,
                   "mean_final_score": float,
-                  "rating": {"mu": float, "sigma": float, "ordinal": float} | null}, ...]}
+                  "rating": {"mu": float, "sigma": float, "ordinal": float} | null,
+                  "bidding": {...}}, ...]}    (a bidding match only: arena.bidding.add_bidding)
 
 Classic: ``contracts`` are the deals where the player made trump, made when its
 team took three tricks or more; ``mean_points_per_deal`` and
@@ -114,7 +115,7 @@ def match_teams(variant, seat_player, final_scores):
     return seat_player[:, variant.team_members], final_scores[:, : variant.num_teams]
 
 
-def _deal_stats(variant, deals, seat_player):
+def deal_stats(variant, deals, seat_player):
     """Per-deal (player of each seat, points by seat, declarer seat, made, moon, swapper seat).
 
     deals: the variant's deal summary with global game ids in ``game``.
@@ -140,7 +141,7 @@ def _deal_stats(variant, deals, seat_player):
 def contract_points(result):
     """[float or None] per player of a MatchResult: the mean points the player's seat (classic: its
     team) scored on the deals it won the auction of (None without a contract)."""
-    players, points, declarer, _, _, _ = _deal_stats(
+    players, points, declarer, _, _, _ = deal_stats(
         result.variant, result.deal_summary, result.seat_player
     )
     held = np.flatnonzero(declarer >= 0)
@@ -548,7 +549,7 @@ def match_result(plan, parts, wall):
     winner_seat = np.concatenate([p.winner_seat for p in parts])
     truncated = np.concatenate([p.truncated for p in parts])
     deals = _concat_deals([record for p in parts for record in p.deal_records])
-    _, deal_points, *_ = _deal_stats(variant, deals, seat_player)
+    _, deal_points, *_ = deal_stats(variant, deals, seat_player)
     game_points = np.zeros((total, game.num_players), np.int64)
     np.add.at(game_points, deals.game, deal_points)
     names, specs = plan.names, plan.specs
@@ -608,7 +609,7 @@ def _player_stats(variant, names, specs, deals, sequence, seat_player, final_sco
     num_players = len(names)
     total = len(sequence)
     seat_of = np.argsort(seat_player, axis=1)  # seat_of[g, p] = seat of player p in game g
-    players, points, declarer, made, moon, swapper = _deal_stats(variant, deals, seat_player)
+    players, points, declarer, made, moon, swapper = deal_stats(variant, deals, seat_player)
     rows = np.arange(len(deals.game))
     point_sums = np.bincount(players.ravel(), weights=points.ravel(), minlength=num_players)
     deals_of = np.bincount(players.ravel(), minlength=num_players)

@@ -30,7 +30,7 @@ from agents.pimc import PIMCPolicy
 from agents.streams import RowRandom, act_keyed, child_keys
 from agents.worlds import read_knowledge, sample_worlds
 from arena.stats import Z95
-from ghost_euchre_env.cards import NUM_CARDS
+from ghost_euchre_env import variants
 
 
 @dataclasses.dataclass
@@ -54,10 +54,12 @@ class Regret:
         }
 
 
-def auction_rows(mask):
-    """bool[N]: rows of a legal mask bool[N, A] that are auction or trump decisions with a choice."""
+def auction_rows(variant, obs, mask):
+    """bool[N]: rows of observations float32[N, D] and legal masks bool[N, A] of a variant (a name
+    or :class:`~ghost_euchre_env.variants.Variant`) that are auction decisions with a choice (every
+    decision before the card play: classic's dealer discard too)."""
     mask = np.asarray(mask, dtype=bool)
-    return ~mask[:, :NUM_CARDS].any(axis=1) & (mask.sum(axis=1) > 1)
+    return ~variants.make(variant).card_play(np.asarray(obs)) & (mask.sum(axis=1) > 1)
 
 
 class RecordingPolicy(Policy):
@@ -80,7 +82,7 @@ class RecordingPolicy(Policy):
 
     def act(self, obs, mask, keys=None):
         actions = act_keyed(self.inner, obs, mask, keys)
-        rows = np.flatnonzero(auction_rows(mask))
+        rows = np.flatnonzero(auction_rows(self.variant, obs, mask))
         if len(rows):
             if keys is None:
                 row_keys = self.rng.integers(0, 2**64, len(rows), dtype=np.uint64, endpoint=False)

@@ -75,9 +75,9 @@ class TrainConfig:
     rules: dict = dataclasses.field(default_factory=dict)
     """rules options passed to the engine, e.g. {auction: open}; empty = the defaults of docs/RULES.md"""
     learn: str = "all"
-    """the decisions the network makes: 'all'; 'auction' (the auction and trump decisions: games run in the auction
-    view GhostBiddingVec, every card play made inside it by card_play); 'play' (the card play: the learner's auction
-    and trump decisions are made by bidding)"""
+    """the decisions the network makes: 'all'; 'auction' (every decision before the first card, classic's dealer
+    discard included: games run in the variant's auction view, GhostBiddingVec or ClassicBiddingVec, every card
+    play made inside it by card_play); 'play' (the card play: the learner's auction decisions are made by bidding)"""
     card_play: str = "heuristic"
     """policy spec that plays every card when learn='auction' (any spec: heuristic, pimc, ppo:PATH, a user class)"""
     bidding: str = "heuristic"
@@ -119,13 +119,13 @@ class TrainConfig:
     """per update, this many of the learner's decisions (of distill_phase, with a choice) get distill_teacher's
     action and the network also imitates it (euchre_trainer.distill); 0 = none"""
     distill_teacher: str = "oracle"
-    """who distillation imitates: 'oracle' (Ghost Hand's auction: the bid regret's rollout oracle, distill_worlds
+    """who distillation imitates: 'oracle' (the auction: the bid regret's rollout oracle, distill_worlds
     worlds, card_play playing out every seat; its best action; about 5 ms a decision on one core) or a policy spec
     (pimc:samples=16, ppo:PATH, package.module:ClassName, ...): its action, keyed by the run's generator"""
     distill_phase: str = "auction"
-    """the decisions distillation samples: 'auction' (no card legal: the auction and trump; classic ordering up,
-    naming trump, going alone), 'play' (a card is legal: the card play, classic's dealer discard) or 'all'; the
-    oracle values 'auction' decisions only"""
+    """the decisions distillation samples: 'auction' (before the card play: the auction and trump; classic ordering
+    up, naming trump, going alone, the dealer's discard), 'play' (the card play) or 'all'; the oracle values
+    'auction' decisions only"""
     distill_worlds: int = 32
     """hidden deals the distillation's oracle samples per decision"""
 
@@ -215,8 +215,6 @@ class TrainConfig:
         check("variant", self.variant in VARIANTS, "'ghost' or 'classic'")
         check("episode", self.episode in ("game", "deal"), "'game' or 'deal'")
         check("learn", self.learn in LEARN_MODES, "'all', 'auction' or 'play'")
-        if not variants.make(self.variant).auction_view and self.learn != "all":
-            raise ValueError(f"learn={self.learn!r} needs variant='ghost' (classic learns 'all')")
         check("reward", self.reward in ("margin", "points", "win"), "'margin', 'points' or 'win'")
         if self.reward == "win" and self.episode != "game":
             raise ValueError("reward='win' needs episode='game' (a single deal has no winner)")
@@ -289,10 +287,6 @@ class TrainConfig:
             _check_spec("distill_teacher", self.distill_teacher)
         if self.distill_decisions:  # a teacher and phase that go with the variant and learn mode
             oracle = self.distill_teacher == "oracle"
-            if oracle and not variants.make(self.variant).auction_view:
-                raise ValueError(
-                    "distill_teacher='oracle' needs variant='ghost' (it values Ghost Hand bids)"
-                )
             if oracle and self.distill_phase != "auction":
                 raise ValueError(
                     f"distill_teacher='oracle' values auction decisions only; distill_phase is "

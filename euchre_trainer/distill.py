@@ -20,9 +20,10 @@ from agents.streams import act_keyed
 from arena.regret import action_values, auction_rows
 
 
-def phase_rows(mask, phase):
-    """bool[N]: the rows of a legal mask bool[N, A] that distill_phase ``phase`` samples (with a choice)."""
-    auction = auction_rows(mask)
+def phase_rows(variant, obs, mask, phase):
+    """bool[N]: the rows of observations float32[N, D] and legal masks bool[N, A] of ``variant`` that
+    distill_phase ``phase`` samples (with a choice)."""
+    auction = auction_rows(variant, obs, mask)
     if phase == "auction":
         return auction
     with_choice = mask.sum(axis=1) > 1
@@ -46,7 +47,11 @@ def teacher_lessons(run, buf):
     config = run.config
     if not config.distill_decisions:
         return []
-    rows = np.flatnonzero(phase_rows(buf.mask[: buf.count], config.distill_phase))
+    rows = np.flatnonzero(
+        phase_rows(
+            config.variant, buf.obs[: buf.count], buf.mask[: buf.count], config.distill_phase
+        )
+    )
     if not len(rows):
         return []
     rows = np.sort(run.np_rng.choice(rows, min(len(rows), config.distill_decisions), replace=False))

@@ -41,8 +41,14 @@ def evaluation_players(model, game, opponent, config):
         opponent = network_player(opponent, game, config, name=POOL)
     elif config.learn == "auction":
         opponent = f"composite[{opponent} | {config.card_play}]"
-    teams = variants.make(config.variant).teams  # the network and its partner against opponent
-    return [policy if team == teams[0] else opponent for team in teams]
+    return seated(policy, opponent, config.variant)
+
+
+def seated(player, opponent, variant):
+    """The players of a match, one per seat: ``player`` at seat 0 (and its partner's, classic), ``opponent``
+    at every other seat."""
+    teams = variants.make(variant).teams
+    return [player if team == teams[0] else opponent for team in teams]
 
 
 def evaluate_policy(model, game, opponent, games, config, regret_decisions=0):
@@ -55,8 +61,9 @@ def evaluate_policy(model, game, opponent, games, config, regret_decisions=0):
     if regret_decisions:
         policy = PPOPolicy(game, model, seed=config.eval_seed, name="ppo")
         result, regrets = run_bidding_match(
-            [policy, opponent, opponent], config.card_play, regret_decisions, 16, games,
-            config.eval_seed, "game", dict(config.rules) or None,
+            seated(policy, opponent, config.variant), config.card_play,
+            regret_decisions, 16, games, config.eval_seed, "game", dict(config.rules) or None,
+            variant=config.variant,
         )  # fmt: skip
         assert regrets is not None
         return {**result.players[0], "bid_regret": regrets[0].to_dict()}

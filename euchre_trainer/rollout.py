@@ -15,21 +15,14 @@ from euchre_trainer.opponents import (
     warmup_role,
 )
 from euchre_trainer.stats import DEAL_STATS, margins
-from ghost_euchre_env import classic
-from ghost_euchre_env.ghost import NUM_CARDS
-
-PLAY_CARDS = slice(0, NUM_CARDS)  # action ids of the play phase
+from ghost_euchre_env import variants
 
 
-def before_card_play(run, mask):
-    """bool[N]: the decision every game waits for comes before the card play (what the warm-up teaches).
-
-    ghost: the auction and trump (cards are legal only in card play); classic:
-    ordering up, naming trump, the dealer's discard and going alone.
-    """
-    if run.config.variant == "classic":
-        return run.venv.state.phase != classic.PLAY
-    return ~mask[:, PLAY_CARDS].any(axis=1)
+def before_card_play(run, obs):
+    """bool[N]: the decision every game waits for (observations float32[N, D]) comes before the card
+    play (what the warm-up teaches): the auction and trump; classic: ordering up, naming trump,
+    going alone and the dealer's discard."""
+    return ~variants.make(run.config.variant).card_play(obs)
 
 
 class RolloutBuffer:
@@ -136,7 +129,7 @@ def collect_rollout(run, buf):
         obs, mask, player = run.obs, run.mask, run.player
         role_now = run.roles[game_index, player]
         warming_up = run.warming_up
-        own_auction = (role_now == LEARNER) & before_card_play(run, mask)
+        own_auction = (role_now == LEARNER) & before_card_play(run, obs)
         taught = game_index[:0]
         if config.learn == "play":  # the bidding policy makes the learner's auction decisions
             role_now = np.where(own_auction, partner_role(config), role_now)

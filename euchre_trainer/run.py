@@ -16,7 +16,7 @@ from euchre_trainer.critic import OracleCritic
 from euchre_trainer.distill import build_teacher
 from euchre_trainer.opponents import assign_roles, build_opponents
 from euchre_trainer.ranks import Ranks, rank_seed
-from ghost_euchre_env import GhostBiddingVec, variants
+from ghost_euchre_env import variants
 from ghost_euchre_env.dealing import stream_keys
 from ghost_euchre_env.vector import VectorEnv
 
@@ -28,7 +28,8 @@ class Run:
     config: TrainConfig
     ranks: Ranks
     venv: VectorEnv
-    """GhostEuchreVec (ClassicEuchreVec for variant='classic'), or GhostBiddingVec for learn='auction':
+    """the variant's vector env (GhostEuchreVec, ClassicEuchreVec), or its auction view for learn='auction'
+    (GhostBiddingVec, ClassicBiddingVec):
     this rank's games, games rank * n .. (rank + 1) * n - 1 of the seed's deal streams, n = num_envs / world
     size"""
     model: SuitedNetwork
@@ -125,7 +126,7 @@ def setup(config, ranks):
         partner = CheckedPolicy(
             make_policy(config.card_play, engine, seed=seed + 1), f"card_play {config.card_play!r}"
         )
-        venv = GhostBiddingVec(
+        venv = variant.bidding_vec(
             num_envs, partner, None, config.episode, engine_reward, **config.rules
         )
     else:

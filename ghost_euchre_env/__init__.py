@@ -19,6 +19,12 @@ gymnasium.register(
     entry_point="ghost_euchre_env.gym_bidding:GhostEuchreBiddingGymEnv",
     vector_entry_point="ghost_euchre_env.gym_vector:bidding_vector_env",
 )
+CLASSIC_BIDDING_GYM_ENV_ID = "ClassicEuchreBidding-v0"
+gymnasium.register(
+    id=CLASSIC_BIDDING_GYM_ENV_ID,
+    entry_point="ghost_euchre_env.gym_bidding:ClassicEuchreBiddingGymEnv",
+    vector_entry_point="ghost_euchre_env.gym_vector:classic_bidding_vector_env",
+)
 CLASSIC_GYM_ENV_ID = "ClassicEuchre-v0"
 gymnasium.register(
     id=CLASSIC_GYM_ENV_ID,
@@ -28,6 +34,7 @@ gymnasium.register(
 
 __all__ = [
     "BIDDING_GYM_ENV_ID",
+    "CLASSIC_BIDDING_GYM_ENV_ID",
     "CLASSIC_GYM_ENV_ID",
     "GYM_ENV_ID",
     "ClassicBiddingVec",

@@ -1,4 +1,4 @@
-"""Ghost Hand Euchre's auction for single-agent libraries: one learner seat bids, given policies do the rest.
+"""The auction of both games for single-agent libraries: one learner seat bids, given policies do the rest.
 
 ``gymnasium.make("GhostEuchreBidding-v0", learner=0, opponents="heuristic",
 card_play="heuristic", **env_kwargs)`` (registered when ``ghost_euchre_env`` is
@@ -19,6 +19,18 @@ played out inside ``reset`` and skipped.
   callable ``(obs float32[390], mask bool[34]) -> action``, or a dict from
   agent name or seat to any of these (missing seats: the heuristic).
 
+``gymnasium.make("ClassicEuchreBidding-v0", learner=0, opponents="heuristic",
+card_play="heuristic", **env_kwargs)`` is classic Euchre's (on
+:mod:`ghost_euchre_env.classic_bidding_v0`, :class:`ClassicEuchreBiddingGymEnv`):
+observation float32[464], action Discrete(31); the learner makes its decisions
+before the first card (ordering up or passing, naming trump, alone or with the
+partner, the dealer's discard) and is paid its team's points. Its partner (seat
+``(learner + 2) % 4``) is played like the opponents: by ``opponents`` (one spec or
+policy for every other seat, the partner's auction included), or by the dict's
+entry for that seat (e.g. ``{2: "ppo:classic-bidder", 1: "heuristic"}``;
+missing seats: the heuristic). An episode in which the learner has no decision
+(its partner went alone before its first turn) is skipped.
+
 Spec strings are the one thing resolved outside this package: they are built
 with ``agents.make_policy``, imported by name when a string is given (this
 package has no import of ``agents``; pass policy objects to avoid it).
@@ -26,6 +38,8 @@ package has no import of ``agents``; pass policy objects to avoid it).
 
 import importlib
 
+from .classic import ClassicEuchre
+from .classic_bidding_v0 import raw_env as classic_bidding_raw_env
 from .ghost import GhostEuchre
 from .ghost_bidding_v0 import raw_env as bidding_raw_env
 from .gym_env import GhostEuchreGymEnv
@@ -56,6 +70,9 @@ class GhostEuchreBiddingGymEnv(GhostEuchreGymEnv):
     illegal_action_penalty=-1.0, **rules)``; see the module docstring.
     """
 
+    ENGINE: type = GhostEuchre  # the variant's engine (what spec strings are built for)
+    bidding_aec: type = bidding_raw_env  # the variant's auction-only AEC env
+
     def __init__(
         self,
         learner=0,
@@ -69,7 +86,7 @@ class GhostEuchreBiddingGymEnv(GhostEuchreGymEnv):
         **rules,
     ):
         self._rules = rules
-        self.card_play = resolve_policy(card_play, rules)
+        self.card_play = resolve_policy(card_play, rules, self.ENGINE)
         super().__init__(
             learner,
             opponents,
@@ -86,7 +103,7 @@ class GhostEuchreBiddingGymEnv(GhostEuchreGymEnv):
     def make_aec(
         self, render_mode, episode, reward, illegal_action, illegal_action_penalty, **rules
     ):
-        return bidding_raw_env(
+        return self.bidding_aec(
             self.card_play,
             render_mode,
             episode,
@@ -108,4 +125,15 @@ class GhostEuchreBiddingGymEnv(GhostEuchreGymEnv):
         return super()._parse_opponents(self._opponent(opponents))
 
     def _opponent(self, policy):
-        return as_callable(resolve_policy(policy, self._rules))
+        return as_callable(resolve_policy(policy, self._rules, self.ENGINE))
+
+
+class ClassicEuchreBiddingGymEnv(GhostEuchreBiddingGymEnv):
+    """``ClassicEuchreBiddingGymEnv(learner=0, opponents="heuristic", card_play="heuristic", ...)``:
+    classic Euchre's auction (the learner's team against the other; its partner played as
+    ``opponents`` says); arguments as :class:`GhostEuchreBiddingGymEnv`, rules:
+    :class:`~ghost_euchre_env.classic.ClassicRules`."""
+
+    ENGINE = ClassicEuchre
+    bidding_aec = classic_bidding_raw_env
+    skips_undecided = True  # a partner's lone hand before the learner's turn ends the auction

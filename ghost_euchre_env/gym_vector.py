@@ -57,8 +57,9 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from . import classic_euchre_v0, dealing, ghost_bidding_v0, ghost_euchre_v0
+from . import classic_bidding_v0, classic_euchre_v0, dealing, ghost_bidding_v0, ghost_euchre_v0
 from .aec import render_as
+from .auction_aec import AuctionAEC
 from .bidding import policy_name
 from .classic import ClassicEuchre
 from .core import EpisodeState, check_actions, check_int
@@ -449,22 +450,31 @@ def bidding_vector_env(
     autoreset_mode=AutoresetMode.NEXT_STEP,
     mask_in_observation=False,
     policy_seed=None,
+    bidding_aec: type[AuctionAEC] = ghost_bidding_v0.raw_env,
     **rules,
 ):
     """``GhostEuchreBidding-v0``'s vector entry point: N games of the auction view
     (:class:`ghost_euchre_env.gym_bidding.GhostEuchreBiddingGymEnv`); seats not named in an
-    ``opponents`` dict play the heuristic, as there."""
+    ``opponents`` dict play the heuristic, as there. bidding_aec: the variant's auction-only
+    AEC env (:func:`classic_bidding_vector_env` passes classic's)."""
     _only_raise(illegal_action)
-    play = resolve_policy(card_play, rules, seed=policy_seed)
-    aec = ghost_bidding_v0.raw_env(play, render_mode, episode, reward, **rules)
+    engine = bidding_aec.auction_game.ENGINE
+    play = resolve_policy(card_play, rules, engine, seed=policy_seed)
+    aec = bidding_aec(play, render_mode, episode, reward, **rules)
     if isinstance(opponents, dict):  # seats it does not name play the default
         names = tuple(aec.possible_agents)
         seat = _seat(learner, names, "learner")
         opponents = {name: DEFAULT_POLICY for i, name in enumerate(names) if i != seat} | opponents
-    built = _built(opponents, rules, aec.game.engine.__class__, policy_seed)
+    built = _built(opponents, rules, engine, policy_seed)
     return EuchreVectorEnv(
         aec, num_envs, learner, built, autoreset_mode, mask_in_observation, skip_undecided=True
     )
+
+
+def classic_bidding_vector_env(num_envs, **kwargs):
+    """``ClassicEuchreBidding-v0``'s vector entry point: :func:`bidding_vector_env` of
+    classic's auction view (:class:`ghost_euchre_env.gym_bidding.ClassicEuchreBiddingGymEnv`)."""
+    return bidding_vector_env(num_envs, bidding_aec=classic_bidding_v0.raw_env, **kwargs)
 
 
 def classic_vector_env(

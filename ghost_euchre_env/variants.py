@@ -24,6 +24,7 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar, overload
 import numpy as np
 
 from . import classic, ghost
+from .bidding import ClassicBiddingVec, GhostBiddingVec
 from .cards import NUM_CARDS, NUM_SUITS, SUIT_LETTERS, SUIT_SYMBOLS, parse_card
 from .core import layout_table
 from .render import render_classic, render_ghost
@@ -229,7 +230,8 @@ class Variant(Generic[ActionsT]):
     seat its own team); actions: :class:`Actions`; fields: the observation
     layout (:class:`views.Field`, in column order); phases: the observation's
     phase names (``view.phase`` indexes them); render: ``render(game, state,
-    g=0, names=None, unicode=True)`` -> the table as text.
+    g=0, names=None, unicode=True)`` -> the table as text; bidding_vec: its
+    auction view's vector env (the card play made inside the step).
     """
 
     name: str
@@ -245,7 +247,7 @@ class Variant(Generic[ActionsT]):
     render: Callable[..., str]
     play_phase: int  # the engine's phase code of the card play
     state_phases: tuple[str, ...]  # the engine state's phase names, by phase code
-    auction_view: bool  # the trainer and matches take its auction alone (classic: not yet)
+    bidding_vec: type
 
     @property
     def num_players(self):
@@ -312,6 +314,11 @@ class Variant(Generic[ActionsT]):
             return (np.arange(seats)[:, None] + np.arange(seats)[None, :]) % seats
         return np.array(list(itertools.permutations(range(seats))), dtype=np.int64)
 
+    def card_play(self, obs):
+        """bool[N]: the observations float32[N, obs_size] whose decision is a card play (the view's
+        phase is 'play'); every other decision is the auction's (classic: the dealer's discard too)."""
+        return self.view(obs).phase == self.phases.index("play")
+
     def make_game(self, episode="game", reward="points", rules=None):
         """The engine with ``episode``, ``reward`` and rules options (dict or None)."""
         return self.engine(episode=episode, reward=reward, **dict(rules or {}))
@@ -371,7 +378,7 @@ GHOST: Variant[GhostActions] = Variant(
     render=render_ghost,
     play_phase=ghost.PLAY,
     state_phases=ghost.PHASE_NAMES,
-    auction_view=True,
+    bidding_vec=GhostBiddingVec,
 )
 CLASSIC: Variant[ClassicActions] = Variant(
     name="classic",
@@ -387,7 +394,7 @@ CLASSIC: Variant[ClassicActions] = Variant(
     render=render_classic,
     play_phase=classic.PLAY,
     state_phases=classic.PHASE_NAMES,
-    auction_view=False,
+    bidding_vec=ClassicBiddingVec,
 )
 _REGISTRY = {v.name: v for v in (GHOST, CLASSIC)}
 NAMES = tuple(_REGISTRY)  # ('ghost', 'classic')

@@ -23,15 +23,18 @@ def _rollout(tmp_path, **fields):
     return run, buf
 
 
-def test_lessons_are_the_oracles_best_actions_at_sampled_auction_decisions(tmp_path, torch_globals):
-    run, buf = _rollout(tmp_path, distill_decisions=6, distill_worlds=8)
+@pytest.mark.parametrize("variant", ["ghost", "classic"])
+def test_lessons_are_the_oracles_best_actions_at_sampled_auction_decisions(
+    tmp_path, torch_globals, variant
+):
+    run, buf = _rollout(tmp_path, variant=variant, distill_decisions=6, distill_worlds=8)
     state = run.np_rng.bit_generator.state
     [(obs, mask, best)] = teacher_lessons(run, buf)
-    assert len(best) == 6 and auction_rows(mask).all()
+    assert len(best) == 6 and auction_rows(variant, obs, mask).all()
     assert mask[np.arange(6), best].all()
     # the same rows and keys again give the same lessons, and they are the oracle's argmax
     run.np_rng.bit_generator.state = state
-    rows = np.flatnonzero(auction_rows(buf.mask[: buf.count]))
+    rows = np.flatnonzero(auction_rows(variant, buf.obs[: buf.count], buf.mask[: buf.count]))
     chosen = np.sort(run.np_rng.choice(rows, 6, replace=False))
     keys = run.np_rng.integers(0, 2**64, 6, dtype=np.uint64, endpoint=False)
     assert np.array_equal(obs, buf.obs[chosen])
@@ -57,10 +60,14 @@ def test_a_teacher_policys_keyed_actions_at_sampled_card_play_decisions(
     )  # fmt: skip
     state = run.np_rng.bit_generator.state
     [(obs, mask, taught)] = teacher_lessons(run, buf)
-    assert len(taught) == 5 and phase_rows(mask, "play").all() and mask[np.arange(5), taught].all()
+    assert (
+        len(taught) == 5
+        and phase_rows(variant, obs, mask, "play").all()
+        and mask[np.arange(5), taught].all()
+    )
     # the lessons are the teacher's answers keyed by what the run's generator drew (no state of its own)
     run.np_rng.bit_generator.state = state
-    rows = np.flatnonzero(phase_rows(buf.mask[: buf.count], "play"))
+    rows = np.flatnonzero(phase_rows(variant, buf.obs[: buf.count], buf.mask[: buf.count], "play"))
     chosen = np.sort(run.np_rng.choice(rows, 5, replace=False))
     keys = run.np_rng.integers(0, 2**64, 5, dtype=np.uint64, endpoint=False)
     assert np.array_equal(obs, buf.obs[chosen])
@@ -70,12 +77,12 @@ def test_a_teacher_policys_keyed_actions_at_sampled_card_play_decisions(
 
 def test_phases_split_the_decisions_with_a_choice(tmp_path, torch_globals):
     _, buf = _rollout(tmp_path)
-    mask = buf.mask[: buf.count]
-    auction, play, every = (phase_rows(mask, phase) for phase in ("auction", "play", "all"))
+    obs, mask = buf.obs[: buf.count], buf.mask[: buf.count]
+    auction, play, every = (phase_rows("ghost", obs, mask, p) for p in ("auction", "play", "all"))
     assert auction.any() and play.any()
     assert not (auction & play).any() and np.array_equal(auction | play, every)
     assert np.array_equal(every, mask.sum(axis=1) > 1)
-    assert np.array_equal(auction, auction_rows(mask))
+    assert np.array_equal(auction, auction_rows("ghost", obs, mask))
 
 
 def test_a_teacher_that_cannot_be_built_is_named(tmp_path):
@@ -89,7 +96,6 @@ def test_a_teacher_that_cannot_be_built_is_named(tmp_path):
 @pytest.mark.parametrize(
     ("fields", "message"),
     [
-        ({"distill_decisions": 8, "variant": "classic"}, "distill_teacher='oracle' needs variant='ghost'"),
         ({"distill_decisions": 8, "learn": "play", "distill_teacher": "pimc"}, "distill_phase='auction' with learn='play'"),
         ({"distill_decisions": 8, "learn": "auction", "distill_teacher": "pimc", "distill_phase": "play"}, "distill_phase='play' with learn='auction'"),
         ({"distill_decisions": 8, "distill_phase": "all"}, "distill_teacher='oracle' values auction decisions only"),

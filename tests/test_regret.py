@@ -46,13 +46,13 @@ def test_recording_keeps_a_uniform_sample_of_auction_decisions():
     obs, mask, _ = venv.reset()
     seen = 0
     for _ in range(60):
-        seen += int(auction_rows(mask).sum())
+        seen += int(auction_rows("ghost", obs, mask).sum())
         obs, mask, _, _, _ = venv.step(recorder.act(obs, mask))
     sample = recorder.sample()
     assert sample is not None and seen > 50
     obs_s, mask_s, actions, keys = sample
     assert keys.dtype == np.uint64 and len(np.unique(keys)) == 50
-    assert len(actions) == 50 and auction_rows(mask_s).all()
+    assert len(actions) == 50 and auction_rows("ghost", obs_s, mask_s).all()
     np.testing.assert_array_equal(GhostHeuristic(game).act(obs_s, mask_s), actions)
 
 
@@ -66,11 +66,10 @@ def test_bidding_match_stats_and_paired_difference():
     stats = bidding_stats(result)
     for p, entry in enumerate(stats):
         assert (
-            sum(n for n, _ in entry["contracts_by_level"].values())
-            == result.players[p]["contracts"]
+            sum(n for n, _ in entry["contracts_by_kind"].values()) == result.players[p]["contracts"]
         )
         assert (
-            sum(m for _, m in entry["contracts_by_level"].values())
+            sum(m for _, m in entry["contracts_by_kind"].values())
             == result.players[p]["contracts_made"]
         )
     mean, (lo, hi) = points_difference(result, 0, 1)
@@ -92,7 +91,7 @@ def test_evaluate_card_play_and_bid_regret_print_the_bidding_table(capsys):
     [
         (["--card-play", "nobot"], "unknown policy spec 'nobot'"),
         (["--bid-regret", "-1"], "--bid-regret must be an int >= 0"),
-        (["--card-play", "heuristic", "--variant", "classic"], "for --variant ghost"),
+        (["--card-play", "heuristic", "--variant", "classic"], "classic needs 4 players"),
     ],
 )
 def test_evaluate_bidding_errors_are_one_line(argv, message, capsys):

@@ -372,7 +372,10 @@ def test_config_values_are_read_as_yaml_and_override_the_file(tmp_path):
         (["--bogus", "1"], "unrecognized arguments: --bogus"),
         (["--num_envs", "abc"], "num_envs must be an integer"),
         (["--config", "missing.yaml"], "does not exist"),
-        (["--config", "clasic"], "(configs by name: bidding, classic, default, long, ship)"),
+        (
+            ["--config", "clasic"],
+            "(configs by name: bidding, classic, classic_bidding, default, long, ship)",
+        ),
         (["--rules", "{jokers: 1}"], "rules: unknown rules option(s) ['jokers']"),
         (["--rules", "{target_score: 0}"], "rules: target_score must be an int >= 1, got 0"),
         (["--rules", "{auction: sealed}"], "rules: auction must be one of"),

@@ -14,10 +14,11 @@ from agents.ppo import PPOPolicy, deepens, load_model
 from euchre_trainer import cli
 from euchre_trainer.config import make_config
 from euchre_trainer.ranks import start_ranks
-from euchre_trainer.rollout import PLAY_CARDS, RolloutBuffer, collect_rollout
+from euchre_trainer.rollout import RolloutBuffer, collect_rollout
 from euchre_trainer.run import setup
 from ghost_euchre_env import GhostEuchre, GhostEuchreVec
 
+PLAY_CARDS = slice(0, 24)  # the card actions
 LEARN = {
     "auction": ["--learn", "auction", "--card_play", "heuristic"],
     "play": ["--learn", "play", "--bidding", "heuristic"],

@@ -225,7 +225,9 @@ def test_config_and_checkpoint_errors_are_one_line(tmp_path, torch_globals, caps
     assert "README.md' is not valid YAML: " in error_of(
         ["--config", os.path.join(ROOT, "README.md")]
     )
-    assert "configs by name: bidding, classic, default" in error_of(["--config", "nosuch"])
+    assert "configs by name: bidding, classic, classic_bidding, default" in error_of(
+        ["--config", "nosuch"]
+    )
     noise = tmp_path / "noise.pt"
     noise.write_bytes(np.random.default_rng(0).bytes(4000))
     assert "not a file torch.save wrote" in error_of(["--resume", str(noise)])

@@ -42,6 +42,11 @@ NETWORKS = {
         "classic",
         "the classic Euchre agent (all four seats): 118M + 59M decisions, 70.3% for its team against the heuristics', 53.6% against pimc's",
     ),
+    "classic-bidder": Network(
+        "classic_bidder.pt",
+        "classic",
+        "a classic Euchre bidder: the network orders up, names trump, goes alone and discards, the heuristic plays the cards",
+    ),
 }
 
 
