@@ -151,6 +151,13 @@ def test_the_shipped_agent_plays_by_name_through_the_console_command(venv):
     assert result.returncode == 2 and "the shipped networks are" in result.stderr
 
 
+def test_the_search_bot_reads_the_installed_network(venv):
+    """``search``'s default network and playouts are the package's file, found from any folder."""
+    spec = "search:samples=2,pool=2"
+    result = _run(venv, "ghost-euchre-evaluate", spec, "heuristic", "heuristic", "--games", "6")
+    assert result.returncode == 0 and spec in result.stdout, result.stderr
+
+
 def test_a_few_training_updates_on_the_default_config(venv):
     result = _run(
         venv,
