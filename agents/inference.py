@@ -24,9 +24,8 @@ import numpy as np
 import torch
 
 from ghost_euchre_env import classic, ghost
-from ghost_euchre_env.cards import NO_CARD
 
-from .worlds import ClassicKnowledge, deal_start_states
+from .worlds import ClassicKnowledge, card_of, deal_start_states
 
 FROM_WORLD = -2  # in deal_actions: the action is the world's own (classic's hidden discard)
 _NONE = -1  # padding after a deal's last action
@@ -104,10 +103,9 @@ def _card_order(kn):
     rows = np.arange(n)
     order = np.full((n, tricks, num_seats), _NONE, np.int16)
     for k in range(tricks):
-        held = kn.played & kn.trick_cards[:, k, None]  # [N, S]: the seat's card in trick k
-        cards = np.where(
-            held == 0, NO_CARD, np.bitwise_count(np.maximum(held, 1) - 1).astype(np.int16)
-        )
+        cards = card_of(
+            kn.played & kn.trick_cards[:, k, None]
+        )  # int8[N, S]: each seat's card in trick k
         led = kn.trick_leaders[:, k] >= 0
         for turn in range(num_seats):
             seat = (kn.trick_leaders[:, k] + turn) % num_seats

@@ -2,9 +2,10 @@
 
 Grammar (one string, no spaces needed):
 
-- ``random``, ``heuristic``, ``human``, ``pimc``: built-in policies;
+- ``random``, ``heuristic``, ``human``, ``pimc``, ``search``: built-in policies;
 - ``ppo:NAME``: a network shipped with the package (:mod:`agents.pretrained`:
-  ``ppo:ghost``, ``ppo:ghost-bidder``, ``ppo:ghost-180m``, ``ppo:classic``);
+  ``ppo:ghost``, ``ppo:ghost-bidder``, ``ppo:ghost-180m``, ``ppo:classic``,
+  ``ppo:classic-bidder``);
 - ``ppo:PATH``: a checkpoint or policy file of the trainer (loaded by ``agents.ppo``); a
   file named like a shipped network is written with its folder (``ppo:./ghost``);
 - ``package.module:ClassName``: any class with the :class:`agents.base.Policy`
@@ -39,7 +40,7 @@ from .network_file import fit_error, network_sizes
 from .pretrained import NETWORKS, network_path
 
 EXPECTED = (
-    "random, heuristic, human, pimc, ppo:NAME (a shipped network), ppo:PATH or package.module:ClassName "
+    "random, heuristic, human, pimc, search, ppo:NAME (a shipped network), ppo:PATH or package.module:ClassName "
     "(each optionally followed by :key=value,...), or composite[AUCTION_SPEC | PLAY_SPEC]"
 )
 _IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"

@@ -16,8 +16,9 @@ are symmetric under rotation of the seats, so nothing is lost.
 The only hard constraints a seat can know are the cards it has seen and shown
 voids: a seat that did not follow the led (effective) suit holds none of it
 (with Ghost Hand's ``allow_renege`` a failure to follow proves nothing, so no
-voids are inferred). Bids, passes and calls are not used to weight worlds (soft
-information); every consistent world is equally likely. No card the seat cannot
+voids are inferred). Bids, passes and calls are not used here (soft
+information): every consistent world is equally likely, and
+:mod:`agents.inference` weights the worlds by them. No card the seat cannot
 see is ever fixed.
 
 Ghost Hand: unseen cards go to the hands of seats 1 and 2 (six minus the cards
@@ -70,7 +71,7 @@ def _index_or_none(one_hot):
     return np.where(one_hot.any(axis=-1), one_hot.argmax(axis=-1), -1).astype(np.int8)
 
 
-def _card_of(single_bit_masks):
+def card_of(single_bit_masks):
     """uint32[...] masks holding at most one card -> int8[...] card id, -1 for empty."""
     masks = np.asarray(single_bit_masks, dtype=HAND_DTYPE)
     ids = np.bitwise_count(np.where(masks == 0, 0, masks - HAND_DTYPE(1)))
@@ -88,7 +89,7 @@ def _replay_tricks(played, trick_cards, first_leader, trump, players, infer_void
     s, tricks completed int8[N]).
     """
     n, num_seats = played.shape
-    by_seat = _card_of(played[:, :, None] & trick_cards[:, None, :])  # int8[N, S, K]
+    by_seat = card_of(played[:, :, None] & trick_cards[:, None, :])  # int8[N, S, K]
     voids = np.zeros((n, num_seats, NUM_SUITS), bool)
     rows = np.arange(n)
     leader = first_leader.astype(np.int64)

@@ -13,7 +13,7 @@ extra); a block whose imports are not installed is skipped.
 The shell examples ``ghost-euchre-evaluate ...`` (run as ``python -m arena``,
 the command's module), ``python -m arena ...`` and ``python evaluate.py ...``
 run as written when they are cheap: no placeholder (``SPEC``, ``FILE``), no
-``human`` (interactive), no ``pimc`` (search) and at most 1,000 games. New
+``human`` (interactive), no ``pimc`` or ``search`` (the search bots) and at most 1,000 games. New
 examples are picked up by these rules without touching this file.
 """
 
@@ -122,7 +122,7 @@ def _cheap(words):
     return not (
         any(re.fullmatch(r"\[?[A-Z][A-Z_]*\]?", word) or word.startswith("[") for word in words)
         or "human" in words
-        or any(word.startswith("pimc") for word in words)
+        or any(word.startswith(("pimc", "search")) for word in words)
         or any(g > MAX_GAMES for g in games)
     )
 
