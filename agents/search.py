@@ -82,6 +82,12 @@ class SearchPolicy(PIMCPolicy):
         ):
             if value not in choices:
                 raise ValueError(f"search: {key} must be one of {list(choices)}, got {value!r}")
+        if infer != "none" and getattr(game.rules, "auction", "single_round") != "single_round":
+            raise ValueError(
+                "search: inference reads the single-round auction's order, which an open "
+                f"auction's observation does not hold (auction={game.rules.auction!r}); "
+                "use infer=none there"
+            )
         for key, value, least in (("pool", pool, 1), ("top", top, 0)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
                 raise ValueError(f"search: {key} must be an int >= {least}, got {value!r}")
@@ -101,7 +107,10 @@ class SearchPolicy(PIMCPolicy):
         if network is None:  # the package's own file: no spec for a server's gate to read
             self.network = load_policy(shipped, game, network_seed)[0]
         elif isinstance(network, str):
-            self.network = make_policy(network, game, seed=network_seed)
+            try:
+                self.network = make_policy(network, game, seed=network_seed)
+            except ValueError as error:
+                raise ValueError(f"search: network={network}: {error}") from None
         else:
             raise ValueError(f"search: network must be a policy spec, got {network!r}")
         if rollout is None:  # the shipped network's auction over the heuristic's card play

@@ -100,6 +100,13 @@ def test_the_open_auction_is_refused_by_name():
         deal_actions(read_knowledge(obs, game), game)
 
 
+def test_search_refuses_inference_in_the_open_auction_at_once():
+    game = GhostEuchre(auction="open")
+    with pytest.raises(ValueError, match="use infer=none"):
+        make_policy("search", game)
+    assert make_policy("search:infer=none,samples=2", game).name.startswith("search(")
+
+
 def test_resampling_follows_the_weights():
     rng = np.random.default_rng(0)
     weights = np.array([[1.0, 1.0, 1.0, 1.0], [8.0, 0.0, 0.0, 0.0], [3.0, 1.0, 0.0, 0.0]])
