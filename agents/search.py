@@ -117,7 +117,7 @@ class SearchPolicy(PIMCPolicy):
             bidder = load_policy(shipped, self.playout_game, network_seed)[0]
             self.rollout = CompositePolicy(self.playout_game, bidder, self.rollout)
         heuristic = make_policy("heuristic", self.playout_game)
-        self.model = {
+        self.seat_model = {  # the model of the other seats
             "network": self.network,
             "heuristic": heuristic,
             "mix": MixedModel(self.network, heuristic),
@@ -165,14 +165,20 @@ class SearchPolicy(PIMCPolicy):
 
     def _worlds(self, knowledge, rng):
         """``samples`` worlds per position: uniform, or resampled by likelihood from a pool."""
-        if self.model is None:
+        if self.seat_model is None:
             return sample_worlds(knowledge, self.samples, rng)
         candidates = sample_worlds(knowledge, self.samples * self.pool, rng)
         n, count = candidates[0].shape[:2]
         rows = np.repeat(np.arange(n), count)
         flat = [part.reshape(n * count, *part.shape[2:]) for part in candidates]
         log_weights = log_likelihoods(
-            self.playout_game, knowledge, flat, self.model, self.floor, rows, self.evidence == "all"
+            self.playout_game,
+            knowledge,
+            flat,
+            self.seat_model,
+            self.floor,
+            rows,
+            self.evidence == "all",
         ).reshape(n, count)
         chosen, ess = resample(log_weights, self.samples, rng)
         self.ess_sum += float(ess.sum())
