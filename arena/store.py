@@ -86,6 +86,7 @@ from ghost_euchre_env import variants
 from ghost_euchre_env.records import GameRecord
 
 SCHEMA_VERSION = 4
+READABLE_VERSIONS = (3, 4)  # read only: version 3 lacks match_regrets alone, and reads as no regret
 DEFAULT_DB = os.path.join("runs", "league.sqlite")
 BUSY_TIMEOUT_S = 600.0  # how long a writer waits for another one to finish its transaction
 
@@ -306,7 +307,7 @@ class Store:
     ``Store(path)``; use as a context manager or call :meth:`close`. Raises
     ValueError (one line) for a file that is not such a store. read_only: the
     file is only read (never created, switched to WAL, given tables or upgraded;
-    ValueError unless it is a store of this version already).
+    ValueError unless it is a store of a version in ``READABLE_VERSIONS``).
     """
 
     def __init__(self, path=DEFAULT_DB, read_only=False):
@@ -325,7 +326,8 @@ class Store:
             self._check_ours()  # before anything is written: another application's file is left as it is
             if read_only:
                 self.db.execute("PRAGMA query_only=ON")
-                if self._schema_versions() != [SCHEMA_VERSION]:
+                versions = self._schema_versions()
+                if len(versions) != 1 or versions[0] not in READABLE_VERSIONS:
                     raise ValueError(
                         f"{self.path!r} holds no league store of version {SCHEMA_VERSION} "
                         "(read only: nothing is created or upgraded)"
@@ -478,6 +480,11 @@ class Store:
             [(match_id, *row) for row in totals],
         )
 
+    def _has_table(self, name):
+        """Whether the file has the table ``name``."""
+        query = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
+        return self.db.execute(query, (name,)).fetchone() is not None
+
     def _schema_versions(self):
         """The versions in ``schema_version`` ([] when the file has no such table yet)."""
         table = self.db.execute(
@@ -557,6 +564,8 @@ class Store:
     def match_regret(self, key):
         """(requested, worlds, oracle) of the bid regret stored with the match of this
         :func:`match_key`, or None (no such match, or stored without regret)."""
+        if not self._has_table("match_regrets"):  # version 3, read only
+            return None
         row = self.db.execute(
             "SELECT r.requested, r.worlds, r.oracle FROM match_regrets r JOIN matches m"
             " ON m.id = r.match_id WHERE m.match_key = ? LIMIT 1",
@@ -724,10 +733,9 @@ class Store:
         """Stored exploit runs (optionally of one variant / episode / rules dict, or one key), oldest
         first. Each: {"id", "exploit_key", "player_id", "spec", "content_hash", each of ``EXPLOIT_COLUMNS``
         (rules a dict, init a [spec, content_hash] list), "result"}."""
-        table = self.db.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'exploits'"
-        ).fetchone()
-        if table is None:  # a version-2 file from before the table: no exploit stored
+        if not self._has_table(
+            "exploits"
+        ):  # a version-2 file from before the table: no exploit stored
             return []
         where, args = self._where(variant, episode, rules)
         if key is not None:
@@ -856,6 +864,8 @@ class Store:
         """Each player's stored bid-regret sums over the matches of one variant, episode and rules
         dict: {player id: {"decisions", "regret_sum", "regret_squares", "best"}} (players with none
         left out)."""
+        if not self._has_table("match_regrets"):  # version 3, read only
+            return {}
         where, args = self._where(variant, episode, rules)
         sums = ", ".join(f"SUM(r.{column})" for column in REGRET_SUMS)
         rows = self.db.execute(
