@@ -142,9 +142,7 @@ def test_a_version_3_store_upgrades_and_reads_as_without_regret(tmp_path, capsys
     assert evaluate.main(league_argv(db, *REGRET)) == 0  # upgraded on opening, then completed
     assert "bid regret" in capsys.readouterr().out
     with sqlite3.connect(db) as plain:
-        assert plain.execute("SELECT version FROM schema_version").fetchall() == [
-            (SCHEMA_VERSION,)
-        ]
+        assert plain.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
         assert plain.execute("SELECT COUNT(*) FROM match_regrets").fetchone() == (3,)
 
 
