@@ -48,6 +48,7 @@ def test_a_league_stores_each_players_regret_and_the_leaderboard_shows_it(tmp_pa
     _, regrets = run_bidding_match(
         [STRONG, MIDDLE, WEAK], None, 3, 2, games=6, seed=0, rules={"target_score": 16}
     )
+    assert regrets is not None
     shown = {p["name"]: p["bid_regret"] for p in data["players"]}
     for name, regret in zip([STRONG, MIDDLE, WEAK], regrets, strict=True):
         assert shown[name]["decisions"] == regret.decisions == 3
