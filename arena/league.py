@@ -219,13 +219,17 @@ def run_league(
             f"[{number}/{len(plan)}] {label}: {len(result.sequence)} games in {result.wall_time_s:.1f} s"
         )
 
+    # a match's steps on the progress bar: its games, then its regret's decisions
+    work, unit = total_games, "game"
+    if regret is not None:
+        work, unit = total_games + regret[0] * variants.make(variant).num_players, "step"
     done, following = set(), 0  # tasks finished (stored or failed); the next task to write
     with (
         Workers(workers, ray) as pool,
-        ProgressBar(progress and bool(tasks), total_games * len(tasks), "game") as report,
+        ProgressBar(progress and bool(tasks), work * len(tasks), unit) as report,
     ):
         try:
-            for index, outcome in pool.run(_match_task, tasks, [total_games] * len(tasks), report):
+            for index, outcome in pool.run(_match_task, tasks, [work] * len(tasks), report):
                 done.add(index)
                 if isinstance(outcome, WorkerDied):
                     number, players, _, label = todo[index]
