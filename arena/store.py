@@ -58,7 +58,8 @@ reads them, never the games (kept for replays). Writes are transactions:
 (so an interrupted writer loses at most the match it was writing), and a match
 already stored is not written twice. A file of an older schema version is
 upgraded when opened, in one transaction (version 1 had no summaries: they are
-computed from its games; version 3 had no match_regrets: created empty; nor exploits: a version-2 file written before that
+computed from its games; version 3 had no match_regrets: it gets the table, empty,
+and opened read only reads as holding no regret; nor exploits: a version-2 file written before that
 table existed gets it with its first exploit, and reads as having none until then;
 version 2 recorded no code version for a class or built-in player (content_hash
 ''): those players are kept as the version 'unrecorded', never pooled with one
