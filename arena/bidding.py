@@ -75,13 +75,16 @@ def run_bidding_match(
     workers=1,
     ray=None,
     variant="ghost",
+    oracle=None,
+    record=False,
 ):
     """A duplicate match of ``players`` (specs or Policies), as a bidding match when ``card_play`` is given.
 
     card_play: None (each player plays its own cards) or the spec that plays
     every card; regret_decisions: auction decisions per player sampled for the
     bid regret (0: none), each valued on ``regret_worlds`` worlds with the rest
-    of the deal played by card_play (default heuristic). Returns (MatchResult,
+    of the deal played by ``oracle`` (default: card_play, else heuristic); record:
+    keep every game's actions (as run_match). Returns (MatchResult,
     one arena.regret.Regret per player or None). Other arguments: ``run_match``'s;
     the deal sequences, then the sampled decisions, are split over the workers
     (the result does not depend on the split).
@@ -97,13 +100,13 @@ def run_bidding_match(
         players = bidding_players(players, card_play, game, seed)
     if not regret_decisions:
         options = {"num_envs": num_envs, "progress": progress, "workers": workers, "ray": ray}
-        result = run_match(players, variant, games, seed, episode, rules, **options)
+        result = run_match(players, variant, games, seed, episode, rules, record=record, **options)
         return add_bidding(result, card_play, None), None
     plan, _ = plan_match(players, variant, games, seed, episode, rules, num_envs)
     start = time.perf_counter()
     with Workers(workers, ray) as pool:
         ranges = plan.ranges(pool.slots)
-        tasks = [(plan, lo, hi, regret_decisions) for lo, hi in ranges]
+        tasks = [(plan, lo, hi, regret_decisions, record) for lo, hi in ranges]
         with ProgressBar(progress, len(plan.sequence), "game") as report:
             played = pool.map(_recorded_task, tasks, [hi - lo for lo, hi in ranges], report)
         result = match_result(plan, [part for part, _ in played], time.perf_counter() - start)
@@ -117,8 +120,14 @@ def run_bidding_match(
         for p, (_, obs, mask, _, keys) in enumerate(samples):
             for lo in range(0, len(keys), REGRET_CHUNK):
                 rows = slice(lo, lo + REGRET_CHUNK)
-                oracle = (card_play or "heuristic", regret_worlds, seed + p, "relative", keys[rows])
-                tasks.append((p, (game, obs[rows], mask[rows], *oracle)))
+                rollout = (
+                    oracle or card_play or "heuristic",
+                    regret_worlds,
+                    seed + p,
+                    "relative",
+                    keys[rows],
+                )
+                tasks.append((p, (game, obs[rows], mask[rows], *rollout)))
         with ProgressBar(progress, sum(len(s[4]) for s in samples), "decision") as report:
             values = pool.map(
                 _values_task, [t[1] for t in tasks], [len(t[1][1]) for t in tasks], report
@@ -148,15 +157,15 @@ REGRET_CHUNK = 16  # sampled decisions valued per task
 def _recorded_task(task, progress):
     """Games lo..hi-1 of a match with each player recording its auction decisions.
 
-    task: (plan, lo, hi, size) -> (GamesPlayed, [reservoir of each player]).
+    task: (plan, lo, hi, size, record) -> (GamesPlayed, [reservoir of each player]).
     """
-    plan, lo, hi, size = task
+    plan, lo, hi, size, record = task
     policies, _, _ = build_players(plan.players, plan.game, plan.seed)
     recorders = [
         RecordingPolicy(policy, size, seed=plan.seed + index)
         for index, policy in enumerate(policies)
     ]
-    part = play_games(plan, recorders, lo, hi, progress=progress)
+    part = play_games(plan, recorders, lo, hi, record, progress)
     return part, [recorder.reservoir() for recorder in recorders]
 
 

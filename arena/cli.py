@@ -51,7 +51,9 @@ and its difference to each other player, paired by deal sequence), and the
 each player's bid regret over N sampled auction decisions against a rollout
 oracle (:mod:`arena.regret`; the rest of each deal played by the card-play
 policy, ``heuristic`` without --card-play; classic: the team's points). With
-``--league``, ``--card-play SPEC`` makes every player ``composite[PLAYER | SPEC]``.
+``--league``, ``--card-play SPEC`` makes every player ``composite[PLAYER | SPEC]``
+and ``--bid-regret N`` stores each match's regrets in --db (a match stored
+without them is played again for them); the leaderboard shows them.
 
 ``--workers N`` plays the deal sequences of a match (the matches of a league,
 the sampled decisions of ``--bid-regret``) in N processes at once (default:
@@ -198,7 +200,7 @@ def parse_args(argv=None):
         type=int,
         default=0,
         metavar="N",
-        help="bid regret of each player over N sampled auction decisions (a single match)",
+        help="bid regret of each player over N sampled auction decisions (a league: of each match, stored)",
     )
     parser.add_argument(
         "--regret-worlds",
@@ -509,8 +511,12 @@ def league_main(args):
     outputs = _check_outputs(args, [*writers, ("plot", write_leaderboard_plot)])
     if args.record:
         return _error("--record is for a single match; a league keeps its games in --db")
-    if args.bid_regret:
-        return _error("--bid-regret is for a single match, not --league")
+    regret = None
+    if args.bid_regret:  # each match also measures each player's bid regret, stored with it
+        worlds = REGRET_WORLDS if args.regret_worlds is None else args.regret_worlds
+        check_int("--bid-regret", args.bid_regret, 0)
+        check_int("--regret-worlds", worlds, 1)
+        regret = (args.bid_regret, worlds, args.card_play or "heuristic")
     if args.card_play is not None:  # a bidding league: each player bids, SPEC plays every card
         check_no_human([args.card_play], "card-play policy")
         args.players = [composite_spec(player, args.card_play) for player in args.players]
@@ -524,7 +530,8 @@ def league_main(args):
     with Store(db) as store:
         store.check_writable()  # a read-only store is refused before any match is played
         try:
-            run = run_league(args.players, store, **_play_options(args, rules), out=print)
+            options = _play_options(args, rules)
+            run = run_league(args.players, store, **options, out=print, regret=regret)
         except KeyboardInterrupt:
             print(f"\ninterrupted: finished matches are stored in {db}; rerun to resume")
             return 130

@@ -37,6 +37,10 @@ documentation; ``benchmarks/leaderboard_scaling.py``):
   (:mod:`euchre_trainer.exploit`), the one that won most against it: its win
   rate with the 95% interval, that win rate over the fair share (1/3; classic
   1/2), its points per deal over the fair share, the budget (decisions).
+- **bid regret** (None unless a league stored one, ``--bid-regret N``): the
+  points per auction decision the player's bids leave against a rollout oracle
+  (:mod:`arena.regret`), the mean over all its stored sampled decisions with a
+  95% normal interval (from the stored sums, :func:`arena.regret.regret_from_sums`).
 
 The leaderboard's JSON schema (``Leaderboard.to_dict()``)::
 
@@ -47,7 +51,9 @@ The leaderboard's JSON schema (``Leaderboard.to_dict()``)::
                   "points_per_deal", "deals",
                   "exploitability": {"win_rate", "win_rate_ci95", "win_rate_over_fair",
                                      "points_per_deal_over_fair", "budget", "seed"}
-                                    | null}, ...],             (best first)
+                                    | null,
+                  "bid_regret": {"decisions", "mean_regret", "mean_regret_ci95", "best_rate"}
+                                | null}, ...],             (best first)
      "head_to_head": [[share or null, ...], ...],               (rows and columns: players)
      "head_to_head_games": [[int, ...], ...]}
 """
@@ -61,8 +67,10 @@ import numpy as np
 
 from agents.checked import PolicyRaised
 from agents.specs import make_policy
+from arena.bidding import run_bidding_match
 from arena.match import check_no_human, make_game, match_teams, run_match, seatings
 from arena.parallel import ProgressBar, WorkerDied, Workers, above_bar
+from arena.regret import regret_from_sums
 from arena.stats import FIT_RATING_MODEL, plackett_luce_ratings, win_ci_from_sums
 from arena.store import code_version, match_key, player_identity, version_label
 from ghost_euchre_env import variants
@@ -137,6 +145,7 @@ def run_league(
     out=None,
     workers=1,
     ray=None,
+    regret=None,
 ):
     """Play every missing match of a league into ``store``; returns a :class:`LeagueRun`.
 
@@ -151,6 +160,11 @@ def run_league(
     league's order (a match finished early waits for the ones before it; on
     Ctrl-C or an error every finished match is written first). A match whose
     worker dies is one line and a ``failed`` entry; the rest is played.
+    regret: None, or (decisions N, worlds W, oracle card-play spec): each match
+    also measures each player's bid regret (:func:`arena.bidding.run_bidding_match`)
+    and stores it with the match. The regret is not part of a match's identity: a
+    match stored without one is played again (the same games) for its regret,
+    and one stored with a regret of other options is refused (ValueError).
     """
     start = time.perf_counter()
     game = make_game(variant, episode, rules)
@@ -166,7 +180,18 @@ def run_league(
         ids = [identities[p] for p in players]
         key = match_key(variant, episode, full_rules, seed, total_games, ids)
         label = _teams_text(players, variant)
-        if store.has_match(key):
+        stored = store.has_match(key)
+        if stored and regret is not None:
+            had = store.match_regret(key)
+            if had is not None and had != tuple(regret):
+                raise ValueError(
+                    f"match {label} has its bid regret stored with --bid-regret {had[0]}"
+                    f" --regret-worlds {had[1]} (oracle {had[2]!r}), not --bid-regret {regret[0]}"
+                    f" --regret-worlds {regret[1]} (oracle {regret[2]!r}): ask for those,"
+                    " or use another store"
+                )
+            stored = had is not None
+        if stored:
             run.skipped.append({"players": players, "match_key": key})
             say(f"[{number}/{len(plan)}] {label}: stored already")
         else:
@@ -177,14 +202,15 @@ def run_league(
     ) in plan:  # every player, played or not: the versions run now become the current ones
         for spec in players:
             player_ids.setdefault(spec, store.player_id(identities[spec]))
-    options = (variant, games, seed, episode, full_rules, num_envs, record)
+    options = (variant, games, seed, episode, full_rules, num_envs, record, regret)
     tasks = [(players, *options) for _, players, _, _ in todo]
     finished = {}  # task index -> MatchResult, finished and not yet written
 
     def write(index):
         number, players, key, label = todo[index]
-        result = finished.pop(index)
-        match_id = store.add_match(result, key, [player_ids[p] for p in players], num_envs, version)
+        result, regrets = finished.pop(index)
+        ids = [player_ids[p] for p in players]
+        match_id = store.add_match(result, key, ids, num_envs, version, regrets, regret)
         run.matches_time_s += result.wall_time_s
         run.played.append(
             {"players": players, "match_id": match_id, "wall_time_s": result.wall_time_s}
@@ -193,13 +219,17 @@ def run_league(
             f"[{number}/{len(plan)}] {label}: {len(result.sequence)} games in {result.wall_time_s:.1f} s"
         )
 
+    # a match's steps on the progress bar: its games, then its regret's decisions
+    work, unit = total_games, "game"
+    if regret is not None:
+        work, unit = total_games + regret[0] * variants.make(variant).num_players, "step"
     done, following = set(), 0  # tasks finished (stored or failed); the next task to write
     with (
         Workers(workers, ray) as pool,
-        ProgressBar(progress and bool(tasks), total_games * len(tasks), "game") as report,
+        ProgressBar(progress and bool(tasks), work * len(tasks), unit) as report,
     ):
         try:
-            for index, outcome in pool.run(_match_task, tasks, [total_games] * len(tasks), report):
+            for index, outcome in pool.run(_match_task, tasks, [work] * len(tasks), report):
                 done.add(index)
                 if isinstance(outcome, WorkerDied):
                     number, players, _, label = todo[index]
@@ -225,11 +255,19 @@ def run_league(
 
 
 def _match_task(task, progress):
-    """One match of a league: run_match's arguments -> its MatchResult."""
-    players, variant, games, seed, episode, rules, num_envs, record = task
-    return run_match(
-        players, variant, games, seed, episode, rules, num_envs, progress, record=record
-    )
+    """One match of a league: run_match's arguments and the regret's options (or None) ->
+    (its MatchResult, one Regret per player or None)."""
+    players, variant, games, seed, episode, rules, num_envs, record, regret = task
+    if regret is None:
+        result = run_match(
+            players, variant, games, seed, episode, rules, num_envs, progress, record=record
+        )
+        return result, None
+    decisions, worlds, oracle = regret
+    return run_bidding_match(
+        players, None, decisions, worlds, games, seed, episode, rules, num_envs,
+        progress=progress, variant=variant, oracle=oracle, record=record,
+    )  # fmt: skip
 
 
 def _teams_text(players, variant):
@@ -286,6 +324,7 @@ def leaderboard(store, variant="ghost", episode="game", rules=None, players=None
         totals = store.player_totals(variant, episode, full_rules)
         known = {p["id"]: p for p in store.players()}
         exploits = store.exploits(variant, episode, full_rules)
+        regrets = store.player_regrets(variant, episode, full_rules)
     if outcomes is None:
         raise ValueError(
             f"no {variant} matches (episode {episode}, rules {json.dumps(rules or {})}) "
@@ -337,6 +376,7 @@ def leaderboard(store, variant="ghost", episode="game", rules=None, players=None
                 "points_per_deal": total["points"] / max(total["deals"], 1),
                 "deals": total["deals"],
                 "exploitability": _worst_case(e for e in exploits if e["player_id"] == pid),
+                "bid_regret": regret_from_sums(**regrets[pid]) if pid in regrets else None,
             }
         )
     ranking = sorted(range(len(rows)), key=lambda r: -rows[r]["ordinal"])

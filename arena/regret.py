@@ -159,3 +159,22 @@ def regret_of(values, actions):
     mean = float(regrets.mean())
     half = Z95 * float(regrets.std(ddof=1)) / math.sqrt(n) if n > 1 else float("inf")
     return Regret(n, mean, (mean - half, mean + half), float((chosen >= best).mean()), regrets)
+
+
+def regret_from_sums(decisions, regret_sum, regret_squares, best):
+    """A stored regret's summary from its sums over ``decisions`` decisions (the store's
+    match_regrets, pooled): {"decisions", "mean_regret", "mean_regret_ci95", "best_rate"} as
+    :meth:`Regret.to_dict` (the same normal interval, sd from the sum of squares)."""
+    mean = regret_sum / decisions
+    variance = (
+        max(regret_squares - decisions * mean**2, 0.0) / (decisions - 1)
+        if decisions > 1
+        else math.inf
+    )
+    half = Z95 * math.sqrt(variance / decisions)
+    return {
+        "decisions": decisions,
+        "mean_regret": mean,
+        "mean_regret_ci95": [mean - half, mean + half],
+        "best_rate": best / decisions,
+    }

@@ -223,6 +223,10 @@ def leaderboard_table(board):
         rows[0].append("exploited by [95% CI] (budget)")
         for row, p in zip(rows[1:], board.players, strict=True):
             row.append(exploit_text(p["exploitability"]))
+    if any(p["bid_regret"] for p in board.players):  # the column once a regret is stored
+        rows[0].append("bid regret [95% CI] (decisions)")
+        for row, p in zip(rows[1:], board.players, strict=True):
+            row.append(regret_text(p["bid_regret"]))
     ranking = format_rows(rows, left=2)
     head = [["ahead of ->", *[str(p["rank"]) for p in board.players]]]
     for p, shares in zip(board.players, board.head_to_head, strict=True):
@@ -233,6 +237,14 @@ def leaderboard_table(board):
     )
     note = "head to head: share of the games met as opponents that the row player finished ahead"
     return "\n".join([info, *ranking, "", note, *format_rows(head)])
+
+
+def regret_text(regret):
+    """A leaderboard row's bid regret as text: points per auction decision, interval, decisions."""
+    if regret is None:
+        return ""
+    lo, hi = regret["mean_regret_ci95"]
+    return f"{regret['mean_regret']:.3f} [{lo:.3f}, {hi:.3f}] ({regret['decisions']})"
 
 
 def exploit_text(found):

@@ -35,6 +35,13 @@ Tables (schema version ``SCHEMA_VERSION``, kept in ``schema_version``)::
                                             sequences, and the sum over sequences of the
                                             square of the wins in each (for the clustered
                                             interval of :mod:`arena.stats`)
+    match_regrets(match_id, position, requested, worlds, oracle, decisions, regret_sum,
+                  regret_squares, best)      per match and position, its bid regret
+                                            (``--league ... --bid-regret N``): the options
+                                            (N requested, W worlds, the oracle's card-play
+                                            spec), then the sampled decisions, the sum of
+                                            their regrets and of their squares (points)
+                                            and how many were the oracle's best
     exploits(id, exploit_key, player_id, variant, episode, rules, budget, seed,
              games, init, response_hash, code_version, created, train_time_s, result)
                                             per approximate best response to a player
@@ -51,7 +58,8 @@ reads them, never the games (kept for replays). Writes are transactions:
 (so an interrupted writer loses at most the match it was writing), and a match
 already stored is not written twice. A file of an older schema version is
 upgraded when opened, in one transaction (version 1 had no summaries: they are
-computed from its games; nor exploits: a version-2 file written before that
+computed from its games; version 3 had no match_regrets: it gets the table, empty,
+and opened read only reads as holding no regret; nor exploits: a version-2 file written before that
 table existed gets it with its first exploit, and reads as having none until then;
 version 2 recorded no code version for a class or built-in player (content_hash
 ''): those players are kept as the version 'unrecorded', never pooled with one
@@ -78,7 +86,8 @@ from arena.stats import places
 from ghost_euchre_env import variants
 from ghost_euchre_env.records import GameRecord
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
+READABLE_VERSIONS = (3, 4)  # read only: version 3 lacks match_regrets alone, and reads as no regret
 DEFAULT_DB = os.path.join("runs", "league.sqlite")
 BUSY_TIMEOUT_S = 600.0  # how long a writer waits for another one to finish its transaction
 
@@ -141,6 +150,18 @@ CREATE TABLE IF NOT EXISTS match_totals (
     sequence_wins_squared INTEGER NOT NULL,
     PRIMARY KEY (match_id, position)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS match_regrets (
+    match_id INTEGER NOT NULL REFERENCES matches (id),
+    position INTEGER NOT NULL,
+    requested INTEGER NOT NULL,
+    worlds INTEGER NOT NULL,
+    oracle TEXT NOT NULL,
+    decisions INTEGER NOT NULL,
+    regret_sum REAL NOT NULL,
+    regret_squares REAL NOT NULL,
+    best INTEGER NOT NULL,
+    PRIMARY KEY (match_id, position)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS exploits (
     id INTEGER PRIMARY KEY,
     exploit_key TEXT NOT NULL UNIQUE,
@@ -165,6 +186,7 @@ EXPLOIT_COLUMNS = (
 )  # fmt: skip
 _AGGREGATED = ("seats", "final_scores", "points", "deals", "winner_seat", "sequence")
 TOTALS = ("games", "wins", "points", "deals", "sequences", "sequence_wins_squared")
+REGRET_SUMS = ("decisions", "regret_sum", "regret_squares", "best")
 
 
 def player_identity(spec):
@@ -286,7 +308,7 @@ class Store:
     ``Store(path)``; use as a context manager or call :meth:`close`. Raises
     ValueError (one line) for a file that is not such a store. read_only: the
     file is only read (never created, switched to WAL, given tables or upgraded;
-    ValueError unless it is a store of this version already).
+    ValueError unless it is a store of a version in ``READABLE_VERSIONS``).
     """
 
     def __init__(self, path=DEFAULT_DB, read_only=False):
@@ -305,7 +327,8 @@ class Store:
             self._check_ours()  # before anything is written: another application's file is left as it is
             if read_only:
                 self.db.execute("PRAGMA query_only=ON")
-                if self._schema_versions() != [SCHEMA_VERSION]:
+                versions = self._schema_versions()
+                if len(versions) != 1 or versions[0] not in READABLE_VERSIONS:
                     raise ValueError(
                         f"{self.path!r} holds no league store of version {SCHEMA_VERSION} "
                         "(read only: nothing is created or upgraded)"
@@ -380,7 +403,7 @@ class Store:
     def _upgrade(self, version):
         """Bring a file of an older schema version to ``SCHEMA_VERSION`` in one transaction;
         returns the versions then stored. Version 1 -> 2: every match's summaries from its games;
-        2 -> 3: the players' ``used`` column (their ids' order)."""
+        2 -> 3: the players' ``used`` column (their ids' order); 3 -> 4: the (empty) match_regrets."""
         try:
             with self.transaction():
                 versions = self._schema_versions()  # another process may have upgraded it first
@@ -458,6 +481,11 @@ class Store:
             [(match_id, *row) for row in totals],
         )
 
+    def _has_table(self, name):
+        """Whether the file has the table ``name``."""
+        query = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
+        return self.db.execute(query, (name,)).fetchone() is not None
+
     def _schema_versions(self):
         """The versions in ``schema_version`` ([] when the file has no such table yet)."""
         table = self.db.execute(
@@ -534,12 +562,73 @@ class Store:
         row = self.db.execute("SELECT 1 FROM matches WHERE match_key = ?", (key,)).fetchone()
         return row is not None
 
-    def add_match(self, result, key, player_ids, num_envs=None, version=None):
+    def match_regret(self, key):
+        """(requested, worlds, oracle) of the bid regret stored with the match of this
+        :func:`match_key`, or None (no such match, or stored without regret)."""
+        if not self._has_table("match_regrets"):  # version 3, read only
+            return None
+        row = self.db.execute(
+            "SELECT r.requested, r.worlds, r.oracle FROM match_regrets r JOIN matches m"
+            " ON m.id = r.match_id WHERE m.match_key = ? LIMIT 1",
+            (key,),
+        ).fetchone()
+        return None if row is None else tuple(row)
+
+    def add_regrets(self, key, regrets, options):
+        """Store the bid regret of each position of the stored match of this :func:`match_key`
+        (one transaction; nothing if it has one already); see :meth:`add_match`."""
+        with self.transaction():
+            (match_id,) = self.db.execute(
+                "SELECT id FROM matches WHERE match_key = ?", (key,)
+            ).fetchone()
+            self._add_regrets(match_id, regrets, options)
+
+    def _add_regrets(self, match_id, regrets, options):
+        """Insert one match_regrets row per position unless the match has them (in a transaction)."""
+        if (
+            regrets is None
+            or self.db.execute(
+                "SELECT 1 FROM match_regrets WHERE match_id = ?", (match_id,)
+            ).fetchone()
+        ):
+            return
+        requested, worlds, oracle = options
+        self.db.executemany(
+            "INSERT INTO match_regrets (match_id, position, requested, worlds, oracle,"
+            f" {', '.join(REGRET_SUMS)}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    match_id,
+                    position,
+                    int(requested),
+                    int(worlds),
+                    str(oracle),
+                    r.decisions,
+                    float(r.regrets.sum()),
+                    float((r.regrets**2).sum()),
+                    round(r.best_rate * r.decisions),
+                )
+                for position, r in enumerate(regrets)
+            ],
+        )
+
+    def add_match(
+        self,
+        result,
+        key,
+        player_ids,
+        num_envs=None,
+        version=None,
+        regrets=None,
+        regret_options=None,
+    ):
         """Store a MatchResult, all its games and its summaries in one transaction; returns its id.
 
         key: its :func:`match_key`; player_ids: store ids of ``result.players``
-        in order. If the match is already stored (another writer was first),
-        nothing is written and the stored match's id is returned.
+        in order; regrets: one :class:`arena.regret.Regret` per position or None,
+        regret_options: their (requested decisions, worlds, oracle card-play spec).
+        If the match is already stored (another writer was first), nothing is
+        written but its missing regrets, and the stored match's id is returned.
         """
         summary = result.to_dict()
         actions = result.actions or [None] * len(result.sequence)
@@ -571,6 +660,7 @@ class Store:
                 "SELECT id FROM matches WHERE match_key = ?", (key,)
             ).fetchone()
             if existing:
+                self._add_regrets(existing[0], regrets, regret_options)
                 return existing[0]
             cursor = self.db.execute(
                 "INSERT INTO matches (match_key, variant, episode, rules, seed, games, num_envs,"
@@ -603,6 +693,7 @@ class Store:
                 [(*row, match_id) for row in rows],
             )
             self._add_aggregates(match_id, *aggregates)
+            self._add_regrets(match_id, regrets, regret_options)
         return match_id
 
     def add_exploit(self, key, player, run, result):
@@ -643,10 +734,9 @@ class Store:
         """Stored exploit runs (optionally of one variant / episode / rules dict, or one key), oldest
         first. Each: {"id", "exploit_key", "player_id", "spec", "content_hash", each of ``EXPLOIT_COLUMNS``
         (rules a dict, init a [spec, content_hash] list), "result"}."""
-        table = self.db.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'exploits'"
-        ).fetchone()
-        if table is None:  # a version-2 file from before the table: no exploit stored
+        if not self._has_table(
+            "exploits"
+        ):  # a version-2 file from before the table: no exploit stored
             return []
         where, args = self._where(variant, episode, rules)
         if key is not None:
@@ -770,6 +860,22 @@ class Store:
             args,
         )
         return {pid: dict(zip(TOTALS, values, strict=True)) for pid, *values in rows}
+
+    def player_regrets(self, variant, episode, rules):
+        """Each player's stored bid-regret sums over the matches of one variant, episode and rules
+        dict: {player id: {"decisions", "regret_sum", "regret_squares", "best"}} (players with none
+        left out)."""
+        if not self._has_table("match_regrets"):  # version 3, read only
+            return {}
+        where, args = self._where(variant, episode, rules)
+        sums = ", ".join(f"SUM(r.{column})" for column in REGRET_SUMS)
+        rows = self.db.execute(
+            f"SELECT p.player_id, {sums} FROM match_regrets r JOIN match_players p"
+            " ON p.match_id = r.match_id AND p.position = r.position WHERE r.match_id IN"
+            f" (SELECT id FROM matches{where}) GROUP BY p.player_id",
+            args,
+        )
+        return {pid: dict(zip(REGRET_SUMS, values, strict=True)) for pid, *values in rows}
 
     @staticmethod
     def _where(variant, episode, rules):
