@@ -851,15 +851,7 @@ class Store:
         """Each player's :data:`TOTALS` summed over the matches of one variant, episode and
         rules dict: {player id: {"games", "wins", "points", "deals", "sequences",
         "sequence_wins_squared"}} (ints)."""
-        where, args = self._where(variant, episode, rules)
-        sums = ", ".join(f"SUM(t.{column})" for column in TOTALS)
-        rows = self.db.execute(
-            f"SELECT p.player_id, {sums} FROM match_totals t JOIN match_players p"
-            " ON p.match_id = t.match_id AND p.position = t.position WHERE t.match_id IN"
-            f" (SELECT id FROM matches{where}) GROUP BY p.player_id",
-            args,
-        )
-        return {pid: dict(zip(TOTALS, values, strict=True)) for pid, *values in rows}
+        return self._player_sums("match_totals", TOTALS, variant, episode, rules)
 
     def player_regrets(self, variant, episode, rules):
         """Each player's stored bid-regret sums over the matches of one variant, episode and rules
@@ -867,15 +859,20 @@ class Store:
         left out)."""
         if not self._has_table("match_regrets"):  # version 3, read only
             return {}
+        return self._player_sums("match_regrets", REGRET_SUMS, variant, episode, rules)
+
+    def _player_sums(self, table, columns, variant, episode, rules):
+        """{player id: {column: sum}} of a per-(match, position) ``table``'s ``columns`` (names of
+        this module's schema, never a caller's text) over the selected matches."""
         where, args = self._where(variant, episode, rules)
-        sums = ", ".join(f"SUM(r.{column})" for column in REGRET_SUMS)
+        sums = ", ".join(f"SUM(t.{column})" for column in columns)
         rows = self.db.execute(
-            f"SELECT p.player_id, {sums} FROM match_regrets r JOIN match_players p"
-            " ON p.match_id = r.match_id AND p.position = r.position WHERE r.match_id IN"
+            f"SELECT p.player_id, {sums} FROM {table} t JOIN match_players p"
+            " ON p.match_id = t.match_id AND p.position = t.position WHERE t.match_id IN"
             f" (SELECT id FROM matches{where}) GROUP BY p.player_id",
             args,
         )
-        return {pid: dict(zip(REGRET_SUMS, values, strict=True)) for pid, *values in rows}
+        return {pid: dict(zip(columns, values, strict=True)) for pid, *values in rows}
 
     @staticmethod
     def _where(variant, episode, rules):
