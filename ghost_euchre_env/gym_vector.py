@@ -61,7 +61,6 @@ from . import classic_bidding_v0, classic_euchre_v0, dealing, ghost_bidding_v0, 
 from .aec import render_as
 from .auction_aec import AuctionAEC
 from .bidding import policy_name
-from .classic import ClassicEuchre
 from .core import EpisodeState, check_actions, check_int
 from .gym_bidding import DEFAULT_POLICY, resolve_policy
 
@@ -413,8 +412,29 @@ def _only_raise(illegal_action):
         )
 
 
-def ghost_vector_env(
+def ghost_vector_env(num_envs, **options):
+    """``GhostEuchre-v0``'s vector entry point: N games of :class:`ghost_euchre_env.gym_env.GhostEuchreGymEnv`.
+
+    options: :func:`play_vector_env`'s; opponents: None (random), a policy or
+    spec string for every other seat, or a dict from seat or agent name to one;
+    policy_seed seeds the policies built from specs.
+    """
+    return play_vector_env(ghost_euchre_v0.raw_env, num_envs, skip_undecided=False, **options)
+
+
+def classic_vector_env(num_envs, **options):
+    """``ClassicEuchre-v0``'s vector entry point: N games of
+    :class:`ghost_euchre_env.gym_classic.ClassicEuchreGymEnv` (the learner's partner is one of
+    the ``opponents``: a dict names it by seat, e.g. ``{2: "heuristic"}`` for seat 0's);
+    options: :func:`play_vector_env`'s. An episode that ends before the learner's first
+    decision is skipped, as the single env does."""
+    return play_vector_env(classic_euchre_v0.raw_env, num_envs, skip_undecided=True, **options)
+
+
+def play_vector_env(
+    raw_env,
     num_envs,
+    skip_undecided,
     learner=0,
     opponents=None,
     render_mode=None,
@@ -426,16 +446,15 @@ def ghost_vector_env(
     policy_seed=None,
     **rules,
 ):
-    """``GhostEuchre-v0``'s vector entry point: N games of :class:`ghost_euchre_env.gym_env.GhostEuchreGymEnv`.
-
-    opponents: None (random), a policy or spec string for every other seat, or
-    a dict from seat or agent name to one; policy_seed seeds the policies built
-    from specs.
-    """
+    """The :class:`EuchreVectorEnv` of a full-game AEC env class ``raw_env`` (a variant's
+    ``raw_env``): its keywords are the variant's Gymnasium env's; skip_undecided as
+    :class:`EuchreVectorEnv`'s."""
     _only_raise(illegal_action)
-    aec = ghost_euchre_v0.raw_env(render_mode, episode, reward, **rules)
+    aec = raw_env(render_mode, episode, reward, **rules)
     built = _built(opponents, rules, aec.game.__class__, policy_seed)
-    return EuchreVectorEnv(aec, num_envs, learner, built, autoreset_mode, mask_in_observation)
+    return EuchreVectorEnv(
+        aec, num_envs, learner, built, autoreset_mode, mask_in_observation, skip_undecided
+    )
 
 
 def bidding_vector_env(
@@ -475,27 +494,3 @@ def classic_bidding_vector_env(num_envs, **kwargs):
     """``ClassicEuchreBidding-v0``'s vector entry point: :func:`bidding_vector_env` of
     classic's auction view (:class:`ghost_euchre_env.gym_bidding.ClassicEuchreBiddingGymEnv`)."""
     return bidding_vector_env(num_envs, bidding_aec=classic_bidding_v0.raw_env, **kwargs)
-
-
-def classic_vector_env(
-    num_envs,
-    learner=0,
-    opponents=None,
-    render_mode=None,
-    episode="game",
-    reward="points",
-    illegal_action="raise",
-    autoreset_mode=AutoresetMode.NEXT_STEP,
-    mask_in_observation=False,
-    policy_seed=None,
-    **rules,
-):
-    """``ClassicEuchre-v0``'s vector entry point: N games of
-    :class:`ghost_euchre_env.gym_classic.ClassicEuchreGymEnv` (the learner's partner is one of
-    the ``opponents``: a dict names it by seat, e.g. ``{2: "heuristic"}`` for seat 0's)."""
-    _only_raise(illegal_action)
-    aec = classic_euchre_v0.raw_env(render_mode, episode, reward, **rules)
-    built = _built(opponents, rules, ClassicEuchre, policy_seed)
-    return EuchreVectorEnv(
-        aec, num_envs, learner, built, autoreset_mode, mask_in_observation, skip_undecided=True
-    )
