@@ -57,3 +57,17 @@ def check_plays_like_game_0(env, venv, seed, asked):
         action = random_action(obs, rng)
         vobs, vmask, vplayer, _, _ = venv.step([action, int(np.flatnonzero(vmask[1])[0])])
         env.step(action)
+
+
+def card_play_renders(env):
+    """The ``render()`` texts of an auction-view AEC env (render_mode "ansi") played to the end by
+    random legal actions from seed 1 that show card play since the last decision (at least one)."""
+    env.reset(seed=1)
+    texts = []
+    for _ in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        env.step(None if terminated or truncated else random_action(obs, np.random.default_rng(0)))
+        texts.append(env.render())
+    played = [t for t in texts if "card play since the last decision" in t]
+    assert played
+    return texts, played

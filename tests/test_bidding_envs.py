@@ -7,7 +7,12 @@ import warnings
 import gymnasium
 import numpy as np
 import pytest
-from aec_helpers import check_pettingzoo_api, check_plays_like_game_0, config_id, random_action
+from aec_helpers import (
+    card_play_renders,
+    check_pettingzoo_api,
+    check_plays_like_game_0,
+    config_id,
+)
 from gymnasium.utils.env_checker import check_env
 
 from agents.heuristic import GhostHeuristic
@@ -33,14 +38,7 @@ def test_agents_act_only_in_the_auction_like_the_vector_view():
 
 def test_render_shows_the_card_play_between_decisions():
     env = ghost_bidding_v0.env(HEURISTIC, render_mode="ansi", episode="game", target_score=10)
-    env.reset(seed=1)
-    texts = []
-    for _ in env.agent_iter():
-        obs, _, terminated, truncated, _ = env.last()
-        env.step(None if terminated or truncated else random_action(obs, np.random.default_rng(0)))
-        texts.append(env.render())
-    played = [t for t in texts if "card play since the last decision" in t]
-    assert played
+    texts, played = card_play_renders(env)
     for text in played:
         assert "trick 6: " in text and "scored: points" in text
     assert "card play" not in texts[0]  # a bid or pass with no play after it

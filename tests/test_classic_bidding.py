@@ -8,7 +8,12 @@ import warnings
 import gymnasium
 import numpy as np
 import pytest
-from aec_helpers import check_pettingzoo_api, check_plays_like_game_0, config_id, random_action
+from aec_helpers import (
+    card_play_renders,
+    check_pettingzoo_api,
+    check_plays_like_game_0,
+    config_id,
+)
 from gymnasium.utils.env_checker import check_env
 from test_train import TINY
 
@@ -168,14 +173,7 @@ def test_the_aec_env_plays_like_game_0_of_the_vector_view():
 def test_render_shows_each_trick_of_the_card_play_lone_hands_included():
     heuristic = make_policy("heuristic", ClassicEuchre(), seed=0)
     env = classic_bidding_v0.env(heuristic, render_mode="ansi", episode="game", target_score=10)
-    env.reset(seed=1)
-    texts = []
-    for _ in env.agent_iter():
-        obs, _, terminated, truncated, _ = env.last()
-        env.step(None if terminated or truncated else random_action(obs, np.random.default_rng(0)))
-        texts.append(env.render())
-    played = [t for t in texts if "card play since the last decision" in t]
-    assert played
+    _, played = card_play_renders(env)
     for text in played:
         tricks = [line for line in text.splitlines() if line.startswith("trick ")]
         assert len(tricks) == 5 and "scored: points" in text, text
