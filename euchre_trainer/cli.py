@@ -45,7 +45,7 @@ def parse_args(argv=None):
         description="PPO self-play for Ghost Hand and classic Euchre: TensorBoard logs, checkpoints "
         "and a policy file under runs_dir/name, an evaluation table at the end.",
         allow_abbrev=False,
-        usage="%(prog)s [--config NAME|FILE | --resume CHECKPOINT] [--FIELD VALUE ...]",
+        usage="%(prog)s [--config NAME|FILE | --resume CHECKPOINT|RUN_FOLDER] [--FIELD VALUE ...]",
         epilog="Values are YAML: 1000, 3e-4, true, [256, 256], {auction: open}.",
     )
     parser.add_argument(
@@ -53,7 +53,9 @@ def parse_args(argv=None):
         help=f"YAML config file, or a config by name: default (the default), {', '.join(others)}",
     )
     parser.add_argument(
-        "--resume", metavar="CHECKPOINT", help="continue the run saved in this checkpoint"
+        "--resume",
+        metavar="CHECKPOINT",
+        help="continue the run saved in this checkpoint, or in a run folder's newest checkpoint",
     )
     docs = field_docs()
     defaults = make_config(read_yaml(find_config(DEFAULT_CONFIG)), DEFAULT_CONFIG)
@@ -83,6 +85,7 @@ def parse_args(argv=None):
                 )
             from euchre_trainer.checkpoint import read_checkpoint  # torch: only to resume
 
+            resume = newest_checkpoint(resume)
             saved = read_checkpoint(resume)
             values, saved_ranks = saved["config"], saved.get("world_size", 1)
             # checkpoints older than the field hold networks that see the suits as dealt
@@ -128,6 +131,19 @@ def parse_args(argv=None):
     except ValueError as error:
         parser.error(str(error))
     return config, resume, stem
+
+
+def newest_checkpoint(path):
+    """A checkpoint to resume: ``path`` itself, or a run folder's newest checkpoint (final.pt, else the
+    last of checkpoints/); ValueError (one line) for a folder that holds none."""
+    from euchre_trainer.failures import last_checkpoint
+
+    if not os.path.isdir(path):
+        return path
+    found = last_checkpoint(path)
+    if found is None:
+        raise ValueError(f"--resume: run folder {path!r} holds no checkpoint (final.pt or checkpoints/)")
+    return found
 
 
 def wait_passively():

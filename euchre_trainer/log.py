@@ -53,7 +53,7 @@ def check_run_folder(runs_dir, name, resume=None):
     if inside or (os.path.isdir(run_dir) and not os.listdir(run_dir)):
         return
     found = last_checkpoint(run_dir)
-    again = f"continue it with --resume {found}" if found else "it holds no checkpoint to resume"
+    again = f"continue it with --resume {run_dir}" if found else "it holds no checkpoint to resume"
     raise ValueError(
         f"run folder {run_dir} holds another run already; {again}, or name this one "
         f"--name {free_run_name(runs_dir, name)} (nothing was written)"

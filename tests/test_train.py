@@ -398,6 +398,15 @@ def test_command_line_errors_exit_with_one_line(argv, message, capsys):
     assert err.count("\n") == 1, err  # one line, not the usage of every option
 
 
+def test_resume_from_a_folder_without_a_checkpoint_is_a_one_line_error(tmp_path, capsys):
+    (tmp_path / "empty" / "checkpoints").mkdir(parents=True)
+    with pytest.raises(SystemExit) as stopped:
+        cli.parse_args(["--resume", str(tmp_path / "empty")])
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and err.count("\n") == 1
+    assert f"run folder {str(tmp_path / 'empty')!r} holds no checkpoint" in err
+
+
 def test_checkpoint_missing_keys_is_a_one_line_error(tmp_path, capsys):
     path = tmp_path / "partial.pt"
     torch.save({"format": CHECKPOINT_FORMAT, "config": {}, "update": 3}, path)
@@ -602,7 +611,7 @@ def test_a_reused_name_is_refused_and_leaves_the_first_run_as_it_was(tmp_path, c
     error = capsys.readouterr().err.strip()
     assert error.count("\n") == 0
     assert f"run folder {tmp_path / 'small3'} holds another run already" in error
-    assert f"--resume {tmp_path / 'small3' / 'final.pt'}" in error and "--name small3-2" in error
+    assert f"--resume {tmp_path / 'small3'};" in error and "--name small3-2" in error
     assert folder_bytes(tmp_path / "small3") == first  # not a byte changed, no second event file
     assert sorted(os.listdir(tmp_path)) == ["small3"]
 
@@ -644,7 +653,7 @@ def test_total_steps_are_rounded_up_to_whole_rollouts_and_a_resume_counts_its_ow
     assert re.search(r"^256 decisions \(\d+ by the learner\) in ", out, re.M)
     assert read_yaml(str(run / "config.yaml"))["total_steps"] == 256  # what ran
     learner = torch.load(run / "final.pt", weights_only=True)["learner_step"]
-    cli.main(["--resume", str(run / "final.pt"), "--total_steps", "640"])  # into its own folder
+    cli.main(["--resume", str(run), "--total_steps", "640"])  # its folder: final.pt, in place
     out = capsys.readouterr().out
     assert "not a whole number" not in out
     part = re.search(
