@@ -538,8 +538,9 @@ def league_main(args):
         board = leaderboard(store, args.variant, args.episode, rules, players=args.players)
     failed = f", {len(run.failed)} failed (rerun to retry them)" if run.failed else ""
     print(
-        f"played {len(run.played)} matches ({run.matches_time_s:.1f} s), "
-        f"{len(run.skipped)} already stored{failed}; store {db} ({run.total_time_s:.1f} s wall)"
+        f"played {len(run.played)} matches, {len(run.skipped)} already stored{failed}; store {db}; "
+        f"{run.total_time_s:.1f} s wall in all (the matches' own times sum to "
+        f"{run.matches_time_s:.1f} s; with --workers they overlap)"
     )
     print(leaderboard_table(board))
     for path, write, shown in outputs:

@@ -1,6 +1,6 @@
 """CleanRL-style PPO with invalid-action masking on the native vector env, in one file.
 
-    python examples/cleanrl_ppo.py --env-id GhostEuchre-v0 --num-envs 256 --total-timesteps 2000000
+    python -m ghost_euchre_examples.cleanrl_ppo --env-id GhostEuchre-v0 --num-envs 256 --total-timesteps 2000000
 
 ``gymnasium.make_vec(env_id, num_envs)`` is the batched engine (one engine call
 per step for all games, the other seats played by ``--opponents``, a policy

@@ -1,8 +1,11 @@
 """Rule-based bots written by names only: they read the table as ``variant.view(obs)`` and act by
 ``variant.actions``; no observation column or action id appears in them (docs/bots.md).
 
-    PYTHONPATH=examples ghost-euchre-evaluate rule_bots:GhostBowers heuristic random
-    PYTHONPATH=examples ghost-euchre-evaluate --variant classic rule_bots:ClassicBowers heuristic rule_bots:ClassicBowers heuristic
+    ghost-euchre-evaluate ghost_euchre_examples.rule_bots:GhostBowers heuristic random
+    ghost-euchre-evaluate --variant classic ghost_euchre_examples.rule_bots:ClassicBowers heuristic ghost_euchre_examples.rule_bots:ClassicBowers heuristic
+
+(installed with the package as ``ghost_euchre_examples.rule_bots``; a copy of your own plays as
+``rule_bots:GhostBowers`` from its folder with ``PYTHONPATH=.``)
 """
 
 import numpy as np

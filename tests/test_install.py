@@ -27,13 +27,14 @@ import ghost_euchre_env
 from agents.pretrained import NETWORKS
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-PACKAGES = {"ghost_euchre_env", "agents", "arena", "euchre_trainer"}
+PACKAGES = {"ghost_euchre_env", "agents", "arena", "euchre_trainer", "ghost_euchre_examples"}
 SOURCES = [
     "pyproject.toml",
     "README.md",
     "LICENSE",
     "configs",
-    *sorted(PACKAGES - {"euchre_trainer"}),
+    "examples",
+    *sorted(PACKAGES - {"euchre_trainer", "ghost_euchre_examples"}),
 ]
 
 pytestmark = pytest.mark.install
@@ -227,6 +228,15 @@ def test_the_native_vector_env_and_the_named_views_work_from_the_wheel(venv):
     result = _run(venv, "python", "-c", code)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["EuchreVectorEnv", "SB3VecEnv", "24"]
+
+
+def test_the_docs_examples_run_from_the_wheel(venv):
+    """docs/bots.md's rule bot by its installed module name, and the CleanRL-style example's help."""
+    bot = "ghost_euchre_examples.rule_bots:GhostBowers"
+    result = _run(venv, "ghost-euchre-evaluate", bot, "heuristic", "random", "--games", "6")
+    assert result.returncode == 0 and bot in result.stdout, result.stderr
+    result = _run(venv, "python", "-m", "ghost_euchre_examples.cleanrl_ppo", "--help")
+    assert result.returncode == 0 and "--env-id" in result.stdout, result.stderr
 
 
 def test_shipped_configs_and_networks_are_found_by_name(venv):

@@ -1,4 +1,5 @@
-"""A user's rule-based bot written by names only (examples/rule_bots.py) plays a match of each variant."""
+"""A user's rule-based bot written by names only (examples/rule_bots.py, installed as
+``ghost_euchre_examples.rule_bots``) plays a match of each variant."""
 
 import ast
 import pathlib
@@ -9,6 +10,7 @@ from arena.match import run_match
 from ghost_euchre_env import variants
 
 EXAMPLE = pathlib.Path(__file__).resolve().parent.parent / "examples" / "rule_bots.py"
+MODULE = "ghost_euchre_examples.rule_bots"  # the installed name of examples/rule_bots.py
 
 
 def numeric_indexes(source):
@@ -39,12 +41,11 @@ def test_the_bots_index_nothing_by_number():
 @pytest.mark.parametrize(
     ("variant", "players"),
     [
-        ("ghost", ["rule_bots:GhostBowers", "random", "random"]),
-        ("classic", ["rule_bots:ClassicBowers", "random", "rule_bots:ClassicBowers", "random"]),
+        ("ghost", [f"{MODULE}:GhostBowers", "random", "random"]),
+        ("classic", [f"{MODULE}:ClassicBowers", "random", f"{MODULE}:ClassicBowers", "random"]),
     ],
 )
-def test_a_bot_by_names_plays_a_match(monkeypatch, variant, players):
-    monkeypatch.syspath_prepend(str(EXAMPLE.parent))
+def test_a_bot_by_names_plays_a_match(variant, players):
     result = run_match(players, variant=variant, games=24, seed=5)
     bot, rand = result.players[0], result.players[1]
     assert bot["games"] == 24 and bot["contracts"] > 0  # it bids with both bowers
