@@ -11,25 +11,31 @@
 import numpy as np
 
 from agents import Policy
-from ghost_euchre_env.cards import CARD_RANK, EFFECTIVE_SUIT, STRENGTH
 
 SUITS = "CDHS"
 SAME_COLOUR = "SHDC"  # the other suit of each suit's colour: its jack is that suit's left bower
+NONE = 99  # above every strength: "no such card" for an argmin
 
 
-def lowest_card(legal):
-    """int64[N]: the legal card (bool[N, 24]) of the lowest rank."""
-    return np.where(legal, CARD_RANK, len(CARD_RANK)).argmin(axis=1)
+def weakest(table, cards):
+    """int64[N]: the card of ``cards`` (bool[N, 24]) weakest in the trick (as if led when none is)."""
+    return np.where(cards, table.strength, NONE).argmin(axis=1)
 
 
 class Bowers(Policy):
-    """The card play both bots share: lead the highest trump; otherwise play the lowest legal card."""
+    """The card play both bots share, read from the view's trick (``led_suit``, ``strength``,
+    ``takes_trick``, ``winning_seat``, ``best_left``): lead the highest trump, else a card that is
+    the best left of its suit; follow with the cheapest card that takes the trick, unless the
+    partner is taking it; otherwise throw the weakest card."""
 
     def __init__(self, game, seed=None):
         super().__init__(game, seed)
         card = self.variant.actions.card
         self.right_bower = np.array([card("J" + suit) for suit in SUITS])  # by suit
         self.left_bower = np.array([card("J" + suit) for suit in SAME_COLOUR])
+        self.suit_cards = np.array([[card(rank + suit) for rank in "9TJQKA"] for suit in SUITS])
+        partner = self.variant.partner  # a relative seat; None in Ghost Hand
+        self.partner = -2 if partner is None else partner  # -2: no seat's number
 
     def both_bowers(self, table):
         """bool[N, 4]: the hand holds both bowers of suit s."""
@@ -37,27 +43,36 @@ class Bowers(Policy):
 
     def play(self, table, legal):
         """int64[N]: the card to play, legal bool[N, 24] (the games with a card to play)."""
-        trump = np.maximum(table.trump, 0)  # named before any card is played
-        is_trump = EFFECTIVE_SUIT[trump] == trump[:, None]  # bool[N, 24]
-        rank_in_trump = STRENGTH[trump, trump][:, self.variant.actions.CARDS]  # int[N, 24]
-        leading = ~table.current_trick.any(axis=(1, 2))
-        trumps = legal & is_trump
-        highest_trump = np.where(trumps, rank_in_trump, -1).argmax(axis=1)
-        return np.where(leading & trumps.any(axis=1), highest_trump, lowest_card(legal))
+        trumps, bosses = legal & table.is_trump, legal & table.best_left
+        takers = legal & table.takes_trick
+        leading = table.led_suit < 0
+        partner_ahead = table.winning_seat == self.partner
+        return np.select(
+            [
+                leading & trumps.any(axis=1),
+                leading & bosses.any(axis=1),
+                ~leading & ~partner_ahead & takers.any(axis=1),
+            ],
+            [
+                np.where(trumps, table.strength, -1).argmax(axis=1),  # the highest trump
+                bosses.argmax(axis=1),
+                np.where(takers, table.strength, NONE).argmin(axis=1),  # the cheapest that takes
+            ],
+            weakest(table, legal),
+        )
 
 
 class GhostBowers(Bowers):
     """Ghost Hand: bid four with both bowers of a suit, else pass; name the bowers' suit trump
-    (without them: the suit it holds most of); lead the highest trump; else the lowest legal card."""
+    (without them: the suit it holds most of); then :class:`Bowers`' card play."""
 
     name = "ghost-bowers"
 
     def act(self, obs, mask):
         table, moves = self.variant.view(obs), self.variant.actions
         bowers = self.both_bowers(table)
-        by_suit = np.stack([(EFFECTIVE_SUIT[s] == s) & table.hand for s in range(len(SUITS))], 1)
         best_suit = np.where(
-            bowers.any(axis=1), bowers.argmax(axis=1), by_suit.sum(axis=2).argmax(axis=1)
+            bowers.any(axis=1), bowers.argmax(axis=1), self.suit_lengths(table).argmax(axis=1)
         )
         bid_four = mask[:, moves.bid(4)] & bowers.any(axis=1)
         naming = mask[:, moves.SUITS].any(axis=1)  # the declarer names trump
@@ -73,10 +88,14 @@ class GhostBowers(Bowers):
             mask.argmax(axis=1),  # anything else (a swap offered alone): the first legal move
         ).astype(np.int64)
 
+    def suit_lengths(self, table):
+        """int[N, 4]: the cards the hand would hold of suit s were s trump (its left bower too)."""
+        return table.hand[:, self.suit_cards].sum(axis=2) + table.hand[:, self.left_bower]
+
 
 class ClassicBowers(Bowers):
     """Classic: order up or name a suit it holds both bowers of, else pass; always play with its
-    partner; discard the lowest card; lead the highest trump; else the lowest legal card."""
+    partner; discard the weakest card; then :class:`Bowers`' card play."""
 
     name = "classic-bowers"
 
@@ -88,6 +107,6 @@ class ClassicBowers(Bowers):
         discarding = table.phase == self.variant.phases.index("discard")
         return np.select(
             [call.any(axis=1), mask[:, moves.PASS], mask[:, moves.WITH_PARTNER], discarding],
-            [suits[call.argmax(axis=1)], moves.PASS, moves.WITH_PARTNER, lowest_card(legal_cards)],
+            [suits[call.argmax(axis=1)], moves.PASS, moves.WITH_PARTNER, weakest(table, legal_cards)],
             np.where(legal_cards.any(axis=1), self.play(table, legal_cards), mask.argmax(axis=1)),
         ).astype(np.int64)

@@ -24,12 +24,25 @@ comparison a bot would write by hand, once per view.
 """
 
 import dataclasses
+import functools
 
 import numpy as np
 
-from .cards import HAND_DTYPE, NUM_CARDS, pack_bits
+from .cards import EFFECTIVE_SUIT, HAND_DTYPE, NUM_CARDS, NUM_SUITS, STRENGTH, pack_bits
 
 KINDS = ("cards", "card", "seat", "choice", "flags", "count", "fraction")
+
+# int8[5, 24]: each card's strength led (its own effective suit led) under trump t; row 4 (no
+# trump named: -1 indexes it) is -1.
+_LEAD_STRENGTH = np.vstack(
+    [STRENGTH[t, EFFECTIVE_SUIT[t, :NUM_CARDS], np.arange(NUM_CARDS)] for t in range(NUM_SUITS)]
+    + [np.full(NUM_CARDS, -1, np.int8)]
+)
+# int8[5, 5, 24]: a card's strength in a trick under trump t (4: none named, all -1) with led
+# suit s (4: none led, the card's own suit as led).
+_TRICK_STRENGTH = np.full((NUM_SUITS + 1, NUM_SUITS + 1, NUM_CARDS), -1, np.int8)
+_TRICK_STRENGTH[:NUM_SUITS, :NUM_SUITS] = STRENGTH[:, :, :NUM_CARDS]
+_TRICK_STRENGTH[:, NUM_SUITS] = _LEAD_STRENGTH
 
 
 @dataclasses.dataclass(frozen=True)
@@ -133,7 +146,9 @@ class ObservationView:
     """Observations float32[N, D] of one variant, read by field name.
 
     ``view.NAME`` is the decoded field (see :attr:`fields` and each
-    :class:`Field`'s ``decoded`` type); ``view.columns(NAME)`` its raw
+    :class:`Field`'s ``decoded`` type); the trick as the rules read it:
+    :attr:`led_suit`, :attr:`winning_card`, :attr:`strength`, :attr:`takes_trick`,
+    :attr:`best_left`, :attr:`is_trump`; ``view.columns(NAME)`` its raw
     float32[N, width] columns; ``view.mask(NAME)`` a ``cards`` field as uint32
     card masks ``[N, *shape]``; ``view.card_flags(NAME)`` a ``card`` field as
     bool[N, 24]. Built by ``variant.view(obs)`` (a subclass per variant, see
@@ -178,6 +193,72 @@ class ObservationView:
         cards = getattr(self, name)
         flat = cards.reshape(-1, NUM_CARDS)
         return pack_bits(flat).astype(HAND_DTYPE).reshape(cards.shape[:-1])
+
+    # The trick as the rules read it, from the fields trump, leader, current_trick and played_by
+    # (every variant has them); each is computed when first read, then kept.
+
+    @functools.cached_property
+    def is_trump(self) -> np.ndarray:
+        """bool[N, 24]: the card counts as trump (the left bower too); all False before trump is named."""
+        trump = self.trump.astype(np.intp)
+        return (EFFECTIVE_SUIT[trump] == trump[:, None]) & (trump >= 0)[:, None]
+
+    @functools.cached_property
+    def led_card(self) -> np.ndarray:
+        """int8[N]: the card led to the current trick; -1 when no card is on the table."""
+        leader = self.leader.astype(np.intp)
+        led = self.current_trick[np.arange(len(self)), np.maximum(leader, 0)]  # bool[N, 24]
+        return np.where((leader >= 0) & led.any(axis=1), led.argmax(axis=1), -1).astype(np.int8)
+
+    @functools.cached_property
+    def led_suit(self) -> np.ndarray:
+        """int8[N]: the effective suit (0..3: C, D, H, S) led to the current trick, as the engine's
+        ``led_suit`` (the left bower leads trump); -1 when no card is on the table."""
+        led = self.led_card.astype(np.intp)
+        suit = EFFECTIVE_SUIT[self.trump.astype(np.intp), led]
+        return np.where(led >= 0, suit, -1).astype(np.int8)
+
+    @functools.cached_property
+    def strength(self) -> np.ndarray:
+        """int8[N, 24]: each card's strength in the current trick, the engine's order (trumps
+        21..27: 9, T, Q, K, A, left, right bower; the led suit 1..6: 9..A; other cards 0); with
+        no card on the table, each card as if led (its own suit). -1 before trump is named."""
+        return _TRICK_STRENGTH[self.trump.astype(np.intp), self.led_suit.astype(np.intp)]
+
+    @functools.cached_property
+    def winning_card(self) -> np.ndarray:
+        """int8[N]: the card taking the current trick so far; -1 when no card is on the table."""
+        on_table = self.current_trick.any(axis=1)  # bool[N, 24]
+        best = np.where(on_table, self.strength, -1).argmax(axis=1)
+        return np.where(on_table.any(axis=1), best, -1).astype(np.int8)
+
+    @functools.cached_property
+    def winning_seat(self) -> np.ndarray:
+        """int8[N]: the relative seat (0: the observer) that played :attr:`winning_card`; -1 for none."""
+        card = self.winning_card.astype(np.intp)
+        seats = self.current_trick[np.arange(len(self)), :, np.maximum(card, 0)]  # bool[N, S]
+        return np.where(card >= 0, seats.argmax(axis=1), -1).astype(np.int8)
+
+    @functools.cached_property
+    def takes_trick(self) -> np.ndarray:
+        """bool[N, 24]: played now, the card would take the trick so far (every card when leading,
+        once trump is named)."""
+        card = self.winning_card.astype(np.intp)
+        to_beat = np.where(card >= 0, self.strength[np.arange(len(self)), np.maximum(card, 0)], -1)
+        return self.strength > to_beat[:, None]
+
+    @functools.cached_property
+    def best_left(self) -> np.ndarray:
+        """bool[N, 24]: the card is not played yet and no card of its effective suit that is not
+        played yet ranks above it (its own hand included; cards out of play that no seat has
+        played, such as the ghost hand or the kitty, count as not played). All False before trump
+        is named."""
+        trump = self.trump.astype(np.intp)
+        unplayed = ~self.played_by.any(axis=1)  # bool[N, 24]
+        rank = np.where(unplayed, _LEAD_STRENGTH[trump], -1)  # within a suit: the lead order
+        suit = EFFECTIVE_SUIT[trump].astype(np.intp)  # [N, 24]
+        top = np.stack([np.where(suit == s, rank, -1).max(axis=1) for s in range(NUM_SUITS)], 1)
+        return (rank >= 0) & (rank == np.take_along_axis(top, suit, 1))
 
 
 def view_class(name, fields):

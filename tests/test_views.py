@@ -9,7 +9,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ghost_euchre_env import classic, ghost, variants
-from ghost_euchre_env.cards import CARD_BIT, mask_to_bool, parse_card
+from ghost_euchre_env.cards import (
+    CARD_BIT,
+    EFFECTIVE_SUIT,
+    STRENGTH,
+    mask_to_bool,
+    parse_card,
+    trick_winner,
+)
 
 RULES = {
     "ghost": st.fixed_dictionaries(
@@ -145,3 +152,45 @@ def test_the_entry_points_build_the_variants_envs(name):
     if variant.gym_id is not None:
         assert gymnasium.make(variant.gym_id).observation_space.shape == (variant.obs_size,)
     assert pickle.loads(pickle.dumps(variant)) is variant  # policies carry it to worker processes
+
+
+@pytest.mark.parametrize("name", variants.available())
+def test_the_trick_read_by_name_is_the_engines(name):
+    """led_suit, winning_card and winning_seat against the engine's own state at every decision of
+    random games; strength, is_trump, takes_trick and best_left against the card tables."""
+    variant = variants.make(name)
+    env = variant.vector_env(64, seed=11, max_deals=4)
+    obs, mask, player = env.reset()
+    rng = np.random.default_rng(11)
+    seats, checked = variant.num_players, 0
+    for _ in range(150):
+        state, table = env.state, variant.view(obs)
+        assert (table.led_suit == state.led_suit).all()
+        trick = state.trick  # int8[N, S]: each absolute seat's card, -1 for none
+        started = (trick >= 0).any(axis=1)
+        winner = trick_winner(trick, state.trump, state.led_suit).astype(np.int64)
+        card = np.where(started, trick[np.arange(len(trick)), winner], -1)
+        assert (table.winning_card == card).all()
+        assert (table.winning_seat == np.where(started, (winner - player) % seats, -1)).all()
+        named = state.trump >= 0
+        for row in np.flatnonzero(named)[:4]:  # a few positions in full, card by card
+            trump, led = int(state.trump[row]), int(state.led_suit[row])
+            for c in range(24):
+                suit = int(EFFECTIVE_SUIT[trump, c])
+                expected = STRENGTH[trump, led if led >= 0 else suit, c]
+                assert table.strength[row, c] == expected
+                assert table.is_trump[row, c] == (suit == trump)
+                if card[row] >= 0:
+                    beaten = STRENGTH[trump, led, card[row]]
+                    assert table.takes_trick[row, c] == (expected > beaten)
+                unplayed = [
+                    d
+                    for d in range(24)
+                    if EFFECTIVE_SUIT[trump, d] == suit and not table.played_by[row, :, d].any()
+                ]
+                best = max(unplayed, key=lambda d: STRENGTH[trump, suit, d], default=None)
+                assert table.best_left[row, c] == (best == c)
+            checked += 1
+        assert (table.strength[~named] == -1).all() and not table.best_left[~named].any()
+        obs, mask, player, _, _ = env.step((rng.random(mask.shape) * mask).argmax(axis=1))
+    assert checked > 100
