@@ -17,17 +17,18 @@ import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[:0] = [ROOT, os.path.join(ROOT, "examples")]
+sys.path.insert(0, ROOT)
 
 import numpy as np  # noqa: E402
-from rule_bots import GhostBowers  # noqa: E402  # pyright: ignore[reportMissingImports]
 
 from agents import Policy, make_policy  # noqa: E402
 from ghost_euchre_env import variants  # noqa: E402
-from ghost_euchre_env.cards import CARD_RANK, EFFECTIVE_SUIT, STRENGTH  # noqa: E402
+from ghost_euchre_env.cards import EFFECTIVE_SUIT, STRENGTH  # noqa: E402
+from ghost_euchre_examples.rule_bots import GhostBowers  # noqa: E402
 
 RIGHT = np.array([8, 9, 10, 11])  # jacks of C, D, H, S
 LEFT = np.array([11, 10, 9, 8])
+SUIT_CARDS = np.arange(24).reshape(6, 4).T  # [suit, rank]: card rank * 4 + suit
 
 
 class GhostBowersByIndex(Policy):
@@ -36,22 +37,44 @@ class GhostBowersByIndex(Policy):
     name = "ghost-bowers-by-index"
 
     def act(self, obs, mask):
+        n = len(obs)
+        rows = np.arange(n)
         hand = obs[:, 0:24] > 0.5
         bowers = hand[:, RIGHT] & hand[:, LEFT]
-        by_suit = np.stack([(EFFECTIVE_SUIT[s] == s) & hand for s in range(4)], 1)
-        best = np.where(
-            bowers.any(axis=1), bowers.argmax(axis=1), by_suit.sum(axis=2).argmax(axis=1)
-        )
+        lengths = hand[:, SUIT_CARDS].sum(axis=2) + hand[:, LEFT]
+        best = np.where(bowers.any(axis=1), bowers.argmax(axis=1), lengths.argmax(axis=1))
         trump_bits = obs[:, 376:380] > 0.5
         trump = np.where(trump_bits.any(axis=1), trump_bits.argmax(axis=1), 0)
-        is_trump = EFFECTIVE_SUIT[trump] == trump[:, None]
-        rank_in_trump = STRENGTH[trump, trump][:, :24]
-        leading = ~(obs[:, 264:336] > 0.5).any(axis=1)
+        trick = (obs[:, 264:336] > 0.5).reshape(n, 3, 24)
+        leader_bits = obs[:, 345:348] > 0.5
+        led = trick[rows, leader_bits.argmax(axis=1)]
+        led_card = np.where(led.any(axis=1), led.argmax(axis=1), -1)
+        suit = EFFECTIVE_SUIT[trump]  # [N, 24]
+        led_suit = np.where(led_card >= 0, suit[rows, np.maximum(led_card, 0)], -1)
+        own_strength = STRENGTH[trump[:, None], suit, np.arange(24)]  # each card as if led
+        strength = np.where(
+            (led_suit >= 0)[:, None], STRENGTH[trump, np.maximum(led_suit, 0)][:, :24], own_strength
+        )
+        on_table = trick.any(axis=1)
+        winner = np.where(on_table, strength, -1).argmax(axis=1)
+        to_beat = np.where(on_table.any(axis=1), strength[rows, winner], -1)
+        unplayed = ~(obs[:, 48:120] > 0.5).reshape(n, 3, 24).any(axis=1)
+        rank = np.where(unplayed, own_strength, -1)
+        top = np.stack([np.where(suit == s, rank, -1).max(axis=1) for s in range(4)], 1)
+        best_left = (rank >= 0) & (rank == np.take_along_axis(top, suit.astype(np.intp), 1))
         legal = mask[:, :24]
-        trumps = legal & is_trump
-        highest = np.where(trumps, rank_in_trump, -1).argmax(axis=1)
-        lowest = np.where(legal, CARD_RANK, 6).argmin(axis=1)
-        play = np.where(leading & trumps.any(axis=1), highest, lowest)
+        trumps, bosses = legal & (suit == trump[:, None]), legal & best_left
+        takers = legal & (strength > to_beat[:, None])
+        leading = led_suit < 0
+        play = np.select(
+            [leading & trumps.any(axis=1), leading & bosses.any(axis=1), ~leading & takers.any(axis=1)],
+            [
+                np.where(trumps, strength, -1).argmax(axis=1),
+                bosses.argmax(axis=1),
+                np.where(takers, strength, 99).argmin(axis=1),
+            ],
+            np.where(legal, strength, 99).argmin(axis=1),
+        )
         return np.select(
             [
                 mask[:, 30] & bowers.any(axis=1),
