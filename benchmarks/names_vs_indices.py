@@ -17,14 +17,14 @@ import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+sys.path[:0] = [ROOT, os.path.join(ROOT, "examples")]
 
 import numpy as np  # noqa: E402
+from rule_bots import GhostBowers  # noqa: E402  # pyright: ignore[reportMissingImports]
 
 from agents import Policy, make_policy  # noqa: E402
 from ghost_euchre_env import variants  # noqa: E402
 from ghost_euchre_env.cards import EFFECTIVE_SUIT, STRENGTH  # noqa: E402
-from ghost_euchre_examples.rule_bots import GhostBowers  # noqa: E402
 
 RIGHT = np.array([8, 9, 10, 11])  # jacks of C, D, H, S
 LEFT = np.array([11, 10, 9, 8])
@@ -67,7 +67,11 @@ class GhostBowersByIndex(Policy):
         takers = legal & (strength > to_beat[:, None])
         leading = led_suit < 0
         play = np.select(
-            [leading & trumps.any(axis=1), leading & bosses.any(axis=1), ~leading & takers.any(axis=1)],
+            [
+                leading & trumps.any(axis=1),
+                leading & bosses.any(axis=1),
+                ~leading & takers.any(axis=1),
+            ],
             [
                 np.where(trumps, strength, -1).argmax(axis=1),
                 bosses.argmax(axis=1),

@@ -34,8 +34,7 @@ class Bowers(Policy):
         self.right_bower = np.array([card("J" + suit) for suit in SUITS])  # by suit
         self.left_bower = np.array([card("J" + suit) for suit in SAME_COLOUR])
         self.suit_cards = np.array([[card(rank + suit) for rank in "9TJQKA"] for suit in SUITS])
-        partner = self.variant.partner  # a relative seat; None in Ghost Hand
-        self.partner = -2 if partner is None else partner  # -2: no seat's number
+        self.partner = self.variant.partner  # a relative seat; None in Ghost Hand
 
     def both_bowers(self, table):
         """bool[N, 4]: the hand holds both bowers of suit s."""
@@ -46,12 +45,14 @@ class Bowers(Policy):
         trumps, bosses = legal & table.is_trump, legal & table.best_left
         takers = legal & table.takes_trick
         leading = table.led_suit < 0
-        partner_ahead = table.winning_seat == self.partner
+        take = ~leading & takers.any(axis=1)
+        if self.partner is not None:  # classic: not over the partner's winning card
+            take &= table.winning_seat != self.partner
         return np.select(
             [
                 leading & trumps.any(axis=1),
                 leading & bosses.any(axis=1),
-                ~leading & ~partner_ahead & takers.any(axis=1),
+                take,
             ],
             [
                 np.where(trumps, table.strength, -1).argmax(axis=1),  # the highest trump
@@ -107,6 +108,11 @@ class ClassicBowers(Bowers):
         discarding = table.phase == self.variant.phases.index("discard")
         return np.select(
             [call.any(axis=1), mask[:, moves.PASS], mask[:, moves.WITH_PARTNER], discarding],
-            [suits[call.argmax(axis=1)], moves.PASS, moves.WITH_PARTNER, weakest(table, legal_cards)],
+            [
+                suits[call.argmax(axis=1)],
+                moves.PASS,
+                moves.WITH_PARTNER,
+                weakest(table, legal_cards),
+            ],
             np.where(legal_cards.any(axis=1), self.play(table, legal_cards), mask.argmax(axis=1)),
         ).astype(np.int64)

@@ -198,6 +198,11 @@ class ObservationView:
     # (every variant has them); each is computed when first read, then kept.
 
     @functools.cached_property
+    def _rows(self) -> np.ndarray:
+        """int64[N]: 0..N-1, to pick one entry a row."""
+        return np.arange(len(self))
+
+    @functools.cached_property
     def is_trump(self) -> np.ndarray:
         """bool[N, 24]: the card counts as trump (the left bower too); all False before trump is named."""
         trump = self.trump.astype(np.intp)
@@ -207,7 +212,7 @@ class ObservationView:
     def led_card(self) -> np.ndarray:
         """int8[N]: the card led to the current trick; -1 when no card is on the table."""
         leader = self.leader.astype(np.intp)
-        led = self.current_trick[np.arange(len(self)), np.maximum(leader, 0)]  # bool[N, 24]
+        led = self.current_trick[self._rows, np.maximum(leader, 0)]  # bool[N, 24]
         return np.where((leader >= 0) & led.any(axis=1), led.argmax(axis=1), -1).astype(np.int8)
 
     @functools.cached_property
@@ -230,21 +235,21 @@ class ObservationView:
         """int8[N]: the card taking the current trick so far; -1 when no card is on the table."""
         on_table = self.current_trick.any(axis=1)  # bool[N, 24]
         best = np.where(on_table, self.strength, -1).argmax(axis=1)
-        return np.where(on_table.any(axis=1), best, -1).astype(np.int8)
+        return np.where(np.any(on_table, axis=1), best, -1).astype(np.int8)
 
     @functools.cached_property
     def winning_seat(self) -> np.ndarray:
         """int8[N]: the relative seat (0: the observer) that played :attr:`winning_card`; -1 for none."""
         card = self.winning_card.astype(np.intp)
-        seats = self.current_trick[np.arange(len(self)), :, np.maximum(card, 0)]  # bool[N, S]
-        return np.where(card >= 0, seats.argmax(axis=1), -1).astype(np.int8)
+        seats = self.current_trick[self._rows, :, np.maximum(card, 0)]  # bool[N, S]
+        return np.where(card >= 0, np.argmax(seats, axis=1), -1).astype(np.int8)
 
     @functools.cached_property
     def takes_trick(self) -> np.ndarray:
         """bool[N, 24]: played now, the card would take the trick so far (every card when leading,
         once trump is named)."""
         card = self.winning_card.astype(np.intp)
-        to_beat = np.where(card >= 0, self.strength[np.arange(len(self)), np.maximum(card, 0)], -1)
+        to_beat = np.where(card >= 0, self.strength[self._rows, np.maximum(card, 0)], -1)
         return self.strength > to_beat[:, None]
 
     @functools.cached_property

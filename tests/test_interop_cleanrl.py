@@ -1,12 +1,24 @@
 """examples/cleanrl_ppo.py (installed as ``ghost_euchre_examples.cleanrl_ppo``), the single-file
 PPO over make_vec, at a tiny budget."""
 
+import importlib.util
+import pathlib
+
 import torch
 
-from ghost_euchre_examples import cleanrl_ppo as example
+EXAMPLE = pathlib.Path(__file__).resolve().parent.parent / "examples" / "cleanrl_ppo.py"
+
+
+def load_example():
+    spec = importlib.util.spec_from_file_location("cleanrl_ppo", EXAMPLE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def test_cleanrl_ppo_runs_on_both_variants(capsys):
+    example = load_example()
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
