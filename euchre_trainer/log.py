@@ -60,6 +60,16 @@ def check_run_folder(runs_dir, name, resume=None):
     )
 
 
+def machine_load():
+    """'load L on C cores' when the machine's 1-minute load average exceeds its cores, else ''."""
+    cores = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # not offered on this system (Windows)
+        return ""
+    return f"load {load:.1f} on {cores} cores" if load > cores + 0.5 else ""
+
+
 class Log:
     """Where a run reports: TensorBoard, the progress bar or printed lines, config.yaml, the SPS clocks.
 
@@ -153,6 +163,9 @@ class Log:
             "SPS": self.recent_sps(),
             "pts/deal": f"{scalars['euchre/points_per_deal']:.2f}",
         }
+        busy = machine_load()
+        if busy:  # why the estimate grows: other processes share the cores
+            progress["busy"] = busy
         if evaluated:
             progress["win_vs_heuristic"] = f"{scalars['eval/win_rate_vs_heuristic']:.3f}"
             progress["win_vs_random"] = f"{scalars['eval/win_rate_vs_random']:.3f}"

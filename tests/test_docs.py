@@ -216,10 +216,22 @@ def test_ci_runs_the_readme_test_command_as_written():
         for page, language, code, _ in _blocks()
         if page == readme and language == "bash"
         for line in code.splitlines()
-        if line.endswith("python -m pytest")
+        if line.startswith("scripts/check")
     ]
-    assert "sphinx-build -W" in command  # the site builds with warnings as errors
     assert command in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    check = (ROOT / "scripts" / "check").read_text(encoding="utf-8")
+    assert "sphinx-build -W" in check  # the site builds with warnings as errors
+    assert "-c constraints.txt" in check and "python -m pytest" in check
+
+
+def test_the_constraints_pin_every_package_of_the_test_install():
+    """constraints.txt names one exact version of each package the test command installs."""
+    lines = (ROOT / "constraints.txt").read_text(encoding="utf-8").splitlines()
+    pins = [line for line in lines if line and not line.startswith("#")]
+    assert all(re.fullmatch(r"[A-Za-z0-9_.-]+==[^\s=]+", pin) for pin in pins), pins
+    names = {re.split(r"==", pin)[0].lower().replace("_", "-") for pin in pins}
+    for needed in ("pytest", "ruff", "pyright", "sphinx", "numpy", "torch", "gymnasium"):
+        assert needed in names, needed
 
 
 def test_the_readme_links_to_files_that_exist():
