@@ -142,7 +142,9 @@ def newest_checkpoint(path):
         return path
     found = last_checkpoint(path)
     if found is None:
-        raise ValueError(f"--resume: run folder {path!r} holds no checkpoint (final.pt or checkpoints/)")
+        raise ValueError(
+            f"--resume: run folder {path!r} holds no checkpoint (final.pt or checkpoints/)"
+        )
     return found
 
 
