@@ -1,4 +1,11 @@
-"""The PPO update: clipped PPO over the learner's decisions of all ranks, with the warm-up's imitation."""
+"""The PPO update: clipped PPO over the learner's decisions of all ranks, with the warm-up's imitation.
+
+Read :func:`ppo_update` as CleanRL's update loop: epochs, minibatches, the clipped loss, one
+optimizer step. What several ranks add is hidden in :class:`Shard` and :func:`minibatches`
+(which rows of a minibatch are this rank's); each extra loss is one visible term.
+"""
+
+import dataclasses
 
 import numpy as np
 import torch
@@ -7,21 +14,68 @@ from agents.networks import seen_rows
 from agents.ppo import mask_logits, masked_entropy, masked_log_probs
 
 
+@dataclasses.dataclass(frozen=True)
+class Shares:
+    """What every rank brought to this update, int64[world_size] each (by rank): its learner
+    ``decisions``, its warm-up ``lessons`` (the heuristic's auction decisions) and the ``deals`` it
+    played."""
+
+    decisions: np.ndarray
+    lessons: np.ndarray
+    deals: np.ndarray
+
+    @classmethod
+    def of_table(cls, table):
+        """From int64[world_size, 3]: each rank's decisions, lessons and deals."""
+        return cls(*np.asarray(table).T)
+
+    @property
+    def table(self):
+        """int64[world_size, 3]: each rank's decisions, lessons and deals."""
+        return np.stack([self.decisions, self.lessons, self.deals], axis=1)
+
+
+@dataclasses.dataclass(frozen=True)
+class Shard:
+    """This rank's rows among all ranks' rows (rank 0's first, then rank 1's, ...): rows
+    ``first .. first + count`` of ``total``."""
+
+    first: int
+    count: int
+    total: int
+
+    @classmethod
+    def of(cls, counts, rank):
+        """counts: int64[world_size], every rank's rows."""
+        return cls(int(counts[:rank].sum()), int(counts[rank]), int(counts.sum()))
+
+    def own(self, positions, device):
+        """This rank's rows among ``positions`` (int[M] in all ranks' rows), as its own row numbers
+        (a tensor on ``device``), in the order of ``positions``."""
+        local = positions - self.first
+        return torch.from_numpy(local[(local >= 0) & (local < self.count)]).to(device)
+
+
+@dataclasses.dataclass(frozen=True)
+class Minibatch:
+    """One minibatch: ``number`` in its epoch, ``size`` rows over all ranks, this rank's ``rows``
+    of the decisions, and this rank's ``lessons`` rows (None: no lesson in it) of ``lesson_size``."""
+
+    number: int
+    size: int
+    rows: torch.Tensor
+    lessons: torch.Tensor | None
+    lesson_size: int
+
+
 def batch_shares(run, buf, lessons, stats):
-    """int64[world_size, 3]: every rank's learner decisions, warm-up lessons and deals played in this
-    rollout (by rank); the run's counts of learner decisions and deals take all ranks' in."""
+    """:class:`Shares` of this rollout; the run's counts of learner decisions and deals take all
+    ranks' in."""
     lesson_count = sum(len(actions) for _, _, actions in lessons)
     shares = run.ranks.all_rows([buf.count, lesson_count, stats.counts["deals"]])
     run.learner_step += int(shares[:, 0].sum())
     run.deals += int(shares[:, 2].sum())
-    return shares
-
-
-def own_rows(positions, first, count, device):
-    """This rank's rows among ``positions`` (int[M] in the batch of all ranks, where this rank's ``count``
-    rows start at ``first``), as its own row numbers, in the order of ``positions``."""
-    local = positions - first
-    return torch.from_numpy(local[(local >= 0) & (local < count)]).to(device)
+    return Shares.of_table(shares)
 
 
 def share_mean(values, total):
@@ -29,23 +83,60 @@ def share_mean(values, total):
     return values.mean() if len(values) == total else values.sum() / total
 
 
-def advantage_statistics(run, advantages, order, first, count):
+def advantage_statistics(run, advantages, order, shard):
     """float64[minibatches, 2]: mean and std of each minibatch's advantages over all ranks in one epoch.
 
-    ``order`` (int[total]) is the epoch's order of all ranks' decisions, this rank's
-    ``count`` rows starting at ``first``; one collective for the whole epoch.
+    ``order`` (int[total]) is the epoch's order of all ranks' decisions; one collective for the
+    whole epoch.
     """
     size = run.config.minibatch_size
     starts = range(0, len(order), size)
     parts = []
     for start in starts:
-        mine = advantages[own_rows(order[start : start + size], first, count, advantages.device)]
+        mine = advantages[shard.own(order[start : start + size], advantages.device)]
         parts.append(torch.stack([mine.double().sum(), (mine.double() ** 2).sum()]))
     sums = run.ranks.all_sum(torch.stack(parts).cpu().numpy().reshape(-1)).reshape(-1, 2)
     total = np.minimum(size, len(order) - np.array(starts))
     mean = sums[:, 0] / total
     variance = np.maximum(sums[:, 1] - total * mean**2, 0.0) / np.maximum(total - 1, 1)
     return np.stack([mean, np.sqrt(variance)], axis=1)
+
+
+def minibatches(run, decisions, lessons, device):
+    """One epoch's minibatches (:class:`Minibatch`), drawn by ``run.minibatch_rng`` (the same on
+    every rank) over all ranks' decisions (:class:`Shard` ``decisions``), each with its share of the
+    lessons (:class:`Shard` ``lessons``). Returns (the epoch's order of the decisions, the iterator):
+    the order is drawn before the first minibatch."""
+    size = run.config.minibatch_size
+    order = run.minibatch_rng.permutation(decisions.total)
+    lesson_order = run.minibatch_rng.permutation(lessons.total) if lessons.total else None
+    lesson_size = -(-lessons.total * size // max(decisions.total, 1))  # same share per minibatch
+
+    def drawn():
+        for number, start in enumerate(range(0, decisions.total, size)):
+            positions = order[start : start + size]
+            taught = (
+                lesson_order[number * lesson_size : (number + 1) * lesson_size]
+                if lesson_order is not None
+                else order[:0]
+            )
+            rows = lessons.own(taught, device) if len(taught) else None
+            yield Minibatch(
+                number, len(positions), decisions.own(positions, device), rows, len(taught)
+            )
+
+    return order, drawn()
+
+
+def normalised(advantages, minibatch, statistics):
+    """The minibatch's advantages normalised over all ranks' rows of it (``statistics``: the epoch's
+    :func:`advantage_statistics`, or None when one rank holds every row)."""
+    if minibatch.size <= 1:
+        return advantages
+    if statistics is None:
+        return (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+    mean, std = statistics[minibatch.number]
+    return (advantages - float(mean)) / float(std + 1e-8)
 
 
 def clipped_ppo_loss(config, ratio, advantages, new_value, old_value, returns, entropy, total):
@@ -73,64 +164,72 @@ def clipped_ppo_loss(config, ratio, advantages, new_value, old_value, returns, e
     return loss, pg_loss, v_loss, entropy_loss
 
 
+def imitation_loss(model, lessons, rows, total):
+    """Cross-entropy of the network's masked logits against the heuristic's auction actions on this
+    rank's ``rows`` of the ``lessons`` (seen observations, masks, actions), its share of the mean
+    over the minibatch's ``total`` lessons."""
+    seen, mask, actions = lessons
+    logits, _ = model.from_seen(*seen_rows(seen, rows))
+    losses = torch.nn.functional.cross_entropy(
+        mask_logits(logits, mask[rows]), actions[rows], reduction="none"
+    )
+    return share_mean(losses, total)
+
+
 def ppo_update(run, buf, advantages, returns, lessons, shares):
     """``update_epochs`` passes of clipped PPO over the learner's decisions of all ranks.
 
-    The minibatches are drawn over the decisions of all ranks (rank 0's rows, then
-    rank 1's, ...: ``shares`` from :func:`batch_shares`) by ``minibatch_rng``, the
-    same on every rank; each rank computes its part of each minibatch's mean loss
-    (advantages normalised over the whole minibatch) and the gradients are summed
-    over the ranks before the step, so every rank takes the same step. During the
-    warm-up each minibatch also takes its share of the lessons (imitation of the
-    heuristic's auction decisions, cross-entropy). Returns the last minibatch's
-    losses (this rank's parts with several ranks) and the update's clip fraction.
+    Each rank computes its part of each minibatch's mean loss (advantages normalised over the
+    whole minibatch) and the gradients are summed over the ranks before the step, so every rank
+    takes the same step (``shares``: :func:`batch_shares`). During the warm-up each minibatch also
+    takes its share of the lessons (imitation of the heuristic's auction decisions). With the
+    oracle critic, the values come from it. Returns the last minibatch's losses (this rank's
+    parts with several ranks) and the update's clip fraction.
     """
     config, model, optimizer, device = run.config, run.model, run.optimizer, run.device
-    rank = run.ranks.rank
-    count, total = buf.count, int(shares[:, 0].sum())
-    first = int(shares[:rank, 0].sum())
-    lesson_count, lesson_total = int(shares[rank, 1]), int(shares[:, 1].sum())
-    lesson_first = int(shares[:rank, 1].sum())
+    decisions = Shard.of(shares.decisions, run.ranks.rank)
+    lesson_rows = Shard.of(shares.lessons, run.ranks.rank)
+    count = decisions.count
+
+    def tensor(array):
+        return torch.from_numpy(array).to(device)
+
     # the suits are renamed once for all epochs (no parameters involved)
-    b_seen = model.see(torch.from_numpy(buf.obs[:count]).to(device))
-    b_mask = torch.from_numpy(buf.mask[:count]).to(device)
-    b_actions = torch.from_numpy(buf.action[:count]).to(device)
-    b_logprobs = torch.from_numpy(buf.logprob[:count]).to(device)
-    b_values = torch.from_numpy(buf.value[:count]).to(device)
-    b_advantages = torch.from_numpy(advantages).to(device)
-    b_returns = torch.from_numpy(returns).to(device)
-    critic, critic_seen = run.critic, None  # the oracle critic's inputs, renamed once too
-    if critic is not None:
-        b_hidden = torch.from_numpy(buf.hidden[:count]).to(device)
-        critic_seen = critic.see(torch.from_numpy(buf.obs[:count]).to(device), b_hidden)
-    lesson_obs, lesson_mask, lesson_actions = (
-        torch.from_numpy(np.concatenate(x)).to(device) for x in zip(*lessons, strict=True)
-    ) if lessons else (None, None, None)  # fmt: skip
-    lesson_seen = model.see(lesson_obs) if lesson_obs is not None else None
-    lesson_size = -(
-        -lesson_total * config.minibatch_size // max(total, 1)
-    )  # same share per minibatch
+    b_seen = model.see(tensor(buf.obs[:count]))
+    b_mask, b_actions = tensor(buf.mask[:count]), tensor(buf.action[:count])
+    b_logprobs, b_values = tensor(buf.logprob[:count]), tensor(buf.value[:count])
+    b_advantages, b_returns = tensor(advantages), tensor(returns)
+    critic = run.critic  # the oracle critic sees the hidden cards too; renamed once as well
+    critic_seen = (
+        critic.see(tensor(buf.obs[:count]), tensor(buf.hidden[:count]))
+        if critic is not None
+        else None
+    )
+    taught = None  # the warm-up's lessons: (seen observations, masks, actions)
+    if lessons:
+        lesson_obs, lesson_mask, lesson_actions = (
+            tensor(np.concatenate(x)) for x in zip(*lessons, strict=True)
+        )
+        taught = (model.see(lesson_obs), lesson_mask, lesson_actions)
+
     zero = torch.zeros((), device=device)
-    pg_loss, v_loss, entropy_loss, approx_kl, imitation_loss = zero, zero, zero, zero, zero
+    pg_loss, v_loss, entropy_loss, approx_kl, imitation = zero, zero, zero, zero, zero
     clipfracs = []
     for _epoch in range(config.update_epochs):
-        order = run.minibatch_rng.permutation(total)
-        lesson_order = run.minibatch_rng.permutation(lesson_total) if lesson_total else None
-        adv_stats = (
-            advantage_statistics(run, b_advantages, order, first, count)
+        order, epoch = minibatches(run, decisions, lesson_rows, device)
+        statistics = (
+            advantage_statistics(run, b_advantages, order, decisions)
             if config.norm_adv and run.ranks.world_size > 1
             else None
         )
-        for number, start in enumerate(range(0, total, config.minibatch_size)):
-            positions = order[start : start + config.minibatch_size]
-            mb = own_rows(positions, first, count, device)
-            logits, new_value = model.from_seen(*seen_rows(b_seen, mb))
+        for mb in epoch:
+            logits, new_value = model.from_seen(*seen_rows(b_seen, mb.rows))
             if critic is not None and critic_seen is not None:
-                new_value = critic.from_seen(critic_seen[mb])
-            log_probs = masked_log_probs(logits, b_mask[mb])
-            new_logprob = log_probs.gather(1, b_actions[mb][:, None]).squeeze(1)
-            entropy = masked_entropy(log_probs, b_mask[mb])
-            logratio = new_logprob - b_logprobs[mb]
+                new_value = critic.from_seen(critic_seen[mb.rows])
+            log_probs = masked_log_probs(logits, b_mask[mb.rows])
+            new_logprob = log_probs.gather(1, b_actions[mb.rows][:, None]).squeeze(1)
+            entropy = masked_entropy(log_probs, b_mask[mb.rows])
+            logratio = new_logprob - b_logprobs[mb.rows]
             ratio = logratio.exp()
             with torch.no_grad():  # sums of the approximate KL and of the clipped ratios
                 kl_and_clipped = torch.stack(
@@ -139,44 +238,28 @@ def ppo_update(run, buf, advantages, returns, lessons, shares):
                         ((ratio - 1.0).abs() > config.clip_coef).to(ratio.dtype).sum(),
                     ]
                 )
-            mb_adv = b_advantages[mb]
-            if config.norm_adv and len(positions) > 1:
-                if adv_stats is None:  # one rank holds the whole minibatch
-                    mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
-                else:
-                    mean, std = adv_stats[number]
-                    mb_adv = (mb_adv - float(mean)) / float(std + 1e-8)
+            mb_adv = b_advantages[mb.rows]
+            if config.norm_adv:
+                mb_adv = normalised(mb_adv, mb, statistics)
             loss, pg_loss, v_loss, entropy_loss = clipped_ppo_loss(
                 config,
                 ratio,
                 mb_adv,
                 new_value,
-                b_values[mb],
-                b_returns[mb],
+                b_values[mb.rows],
+                b_returns[mb.rows],
                 entropy,
-                len(positions),
+                mb.size,
             )
-            if lesson_order is not None:
-                lesson_positions = lesson_order[number * lesson_size : (number + 1) * lesson_size]
-                if len(lesson_positions):
-                    assert lesson_seen is not None and lesson_mask is not None
-                    assert lesson_actions is not None
-                    lb = own_rows(lesson_positions, lesson_first, lesson_count, device)
-                    lesson_logits, _ = model.from_seen(*seen_rows(lesson_seen, lb))
-                    imitation_loss = share_mean(
-                        torch.nn.functional.cross_entropy(
-                            mask_logits(lesson_logits, lesson_mask[lb]),
-                            lesson_actions[lb],
-                            reduction="none",
-                        ),
-                        len(lesson_positions),
-                    )
-                    loss = loss + config.imitation_coef * imitation_loss
+            if mb.lessons is not None and taught is not None:
+                imitation = imitation_loss(model, taught, mb.lessons, mb.lesson_size)
+                loss = loss + config.imitation_coef * imitation
+
             optimizer.zero_grad()
             loss.backward()
             kl_and_clipped = run.ranks.sum_gradients(run.trained_parameters(), kl_and_clipped)
-            approx_kl = kl_and_clipped[0] / len(positions)
-            clipfracs.append(kl_and_clipped[1].item() / len(positions))
+            approx_kl = kl_and_clipped[0] / mb.size
+            clipfracs.append(kl_and_clipped[1].item() / mb.size)
             torch.nn.utils.clip_grad_norm_(run.trained_parameters(), config.max_grad_norm)
             optimizer.step()
         if config.target_kl is not None and approx_kl > config.target_kl:
@@ -187,5 +270,5 @@ def ppo_update(run, buf, advantages, returns, lessons, shares):
         "losses/entropy": entropy_loss.item(),
         "losses/approx_kl": approx_kl.item(),
         "losses/clipfrac": float(np.mean(clipfracs)) if clipfracs else float("nan"),
-        "losses/imitation_loss": imitation_loss.item(),
+        "losses/imitation_loss": imitation.item(),
     }

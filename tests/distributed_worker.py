@@ -35,7 +35,7 @@ def record(out):
             "advantages": advantages.copy(),
             "returns": returns.copy(),
             "lessons": [tuple(part.copy() for part in lesson) for lesson in lessons],
-            "shares": shares.copy(),
+            "shares": shares.table,
         }
         result = update(run, buf, advantages, returns, lessons, shares)
         before["after"] = copy.deepcopy(run.model.state_dict())

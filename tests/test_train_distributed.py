@@ -23,7 +23,7 @@ from euchre_trainer import cli
 from euchre_trainer.config import make_config
 from euchre_trainer.ranks import Ranks, backend_for, pick_device, rank_seed
 from euchre_trainer.run import setup
-from euchre_trainer.update import ppo_update
+from euchre_trainer.update import Shares, ppo_update
 from ghost_euchre_env import GhostEuchreVec
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -86,9 +86,11 @@ def test_each_update_is_the_single_process_update_on_both_ranks_decisions(
         buf = types.SimpleNamespace(count=len(merged["action"]), **merged)
         lessons = [tuple(np.concatenate(x) for x in zip(*p["lessons"], strict=True))
                    for p in parts if p["lessons"]]  # fmt: skip
-        shares = parts[0]["shares"].sum(axis=0, keepdims=True)  # one rank holding everything
-        assert shares[0, 0] == buf.count and shares[0, 1] == sum(len(x[2]) for x in lessons)
-        with_lessons += bool(shares[0, 1])
+        table = parts[0]["shares"].sum(axis=0, keepdims=True)  # one rank holding everything
+        shares = Shares.of_table(table)
+        assert shares.decisions[0] == buf.count
+        assert shares.lessons[0] == sum(len(x[2]) for x in lessons)
+        with_lessons += bool(shares.lessons[0])
         run.model.load_state_dict(parts[0]["model"])
         run.optimizer.load_state_dict(parts[0]["optimizer"])
         run.minibatch_rng.bit_generator.state = parts[0]["minibatch_rng"]
