@@ -128,10 +128,10 @@ class ProgramPolicy(Policy):
 
     def game_over(self, games, scores, won, truncated):
         """Tell the program these games ended: games int[M] ids, scores int[M, S] by relative seat
-        (0: its own; classic: each seat's team score), won bool[M], truncated bool[M]."""
+        (0: its own; classic: each seat's team score), won bool[M], truncated bool[M]. The message
+        goes with the next one (one write, one wake-up of the program, instead of two)."""
         if self._program is not None:
-            text = self.messages.game_over(games, scores, won, truncated)
-            self._program.tell(text, f"the end of {shown_games(games)}")
+            self._program.later(self.messages.game_over(games, scores, won, truncated))
 
     def end_match(self):
         """The match is over: the program is told, its input closed, and it is stopped (a next
@@ -202,6 +202,7 @@ class Program:
         os.set_blocking(self._in, False)
         os.set_blocking(self._out, False)
         self._buffer = bytearray()
+        self._pending = []  # messages sent with the next one (game_over)
         self._stopped = False
 
     # ------------------------------------------------------------------ talk
@@ -220,17 +221,13 @@ class Program:
                 f"wrote more than {MAX_LINE_BYTES >> 20} MB without a newline, answering {doing}"
             ) from None
 
-    def tell(self, text, doing):
-        """Send ``text`` (a message that is not answered), within ``timeout`` seconds."""
-        try:
-            self._send(text, time.monotonic() + self.timeout)
-        except _Late:
-            raise self.failed(self._late(f"read {doing}")) from None
-        except _Gone:
-            raise self.failed(self._exited(f"reading {doing}")) from None
+    def later(self, text):
+        """Send ``text`` (a message that is not answered) with the next message."""
+        self._pending.append(text)
 
     def _send(self, text, deadline):
-        data = memoryview((text + "\n").encode())
+        data = memoryview("".join(f"{line}\n" for line in (*self._pending, text)).encode())
+        self._pending.clear()
         while data:
             if not self._wait(self._in, deadline, write=True):
                 raise _Late

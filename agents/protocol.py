@@ -69,7 +69,7 @@ def _nested(values, shape):
 
 
 class _Memo(dict):
-    """{int key: text}, computed by ``make(key)`` on a miss; emptied when it holds _MEMO_LIMIT texts."""
+    """{key (an int, or a row's bytes): text}, computed by ``make(key)`` on a miss; emptied when it holds _MEMO_LIMIT texts."""
 
     def __init__(self, make):
         super().__init__()
@@ -96,7 +96,13 @@ class Messages:
         self.actions = action_names(self.variant)
         self.action_ids = {name: a for a, name in enumerate(self.actions)}
         self._legal = _Memo(self._names_of)
-        self._columns = [self._column_writer(f) for f in self.variant.fields]
+        self._card_columns = self.variant.card_columns()[0]  # int64[B, 24]: every block of cards
+        self._card_bits = (2.0 ** np.arange(NUM_CARDS)).astype(np.float32)  # exact below 2**24
+        self._columns, block = [], 0
+        for field in self.variant.fields:
+            self._columns.append(self._column_writer(field, block))
+            block += int(np.prod(field.shape, dtype=np.int64)) if field.kind == "cards" else 0
+            block += 1 if field.kind == "card" else 0
         self._bits = 1 << np.arange(self.variant.num_actions, dtype=np.int64)
 
     def __reduce__(self):  # copied to a worker process: its tables are built again there
@@ -148,8 +154,10 @@ class Messages:
 
     def observations(self, obs):
         """One JSON object text per row of obs float32[N, D]: the named view's fields (module docstring)."""
-        view = self.variant.view(np.asarray(obs, np.float32))
-        columns = [write(view) for write in self._columns]
+        obs = np.asarray(obs, np.float32)
+        view = self.variant.view(obs)
+        masks = (obs[:, self._card_columns] @ self._card_bits).astype(np.int64)  # [N, B] card masks
+        columns = [write(view, masks) for write in self._columns]
         return ["{" + ",".join(row) + "}" for row in zip(*columns, strict=True)]
 
     def legal(self, mask):
@@ -160,23 +168,27 @@ class Messages:
     def _names_of(self, key):
         return "[" + ",".join(f'"{n}"' for a, n in enumerate(self.actions) if key >> a & 1) + "]"
 
-    def _column_writer(self, field):
-        """write(view) -> N texts '"name":value' of one field (see the module docstring)."""
+    def _column_writer(self, field, block):
+        """write(view, masks) -> N texts '"name":value' of one field (see the module docstring);
+        masks: int64[N, B] the card mask of every block of cards, this field's from ``block`` on."""
         prefix = f'"{field.name}":'
         shape = field.shape
         if field.kind == "cards":
             memo = _Memo(_card_list)
-            size = int(np.prod(shape, dtype=np.int64))
+            blocks = int(np.prod(shape, dtype=np.int64))
 
-            def cards(view):
-                masks = view.mask(field.name).reshape(len(view), size).tolist()
-                return [prefix + _nested([memo[m] for m in row], shape) for row in masks]
+            def cards(view, masks):
+                if not shape:
+                    return [prefix + memo[m] for m in masks[:, block].tolist()]
+                own = masks[:, block : block + blocks].T.tolist()
+                columns = [[memo[m] for m in column] for column in own]
+                return [prefix + "[" + ",".join(row) + "]" for row in zip(*columns, strict=True)]
 
             return cards
         if field.kind in ("card", "seat", "choice"):
             table = self._choice_table(field)
 
-            def choice(view):
+            def choice(view, masks):
                 return [table[v] for v in getattr(view, field.name).tolist()]
 
             return choice
@@ -190,16 +202,21 @@ class Messages:
                 )
             )
 
-            def flag(view):
+            def flag(view, masks):
                 keys = getattr(view, field.name).reshape(len(view), size) @ bits
                 return [flags[k] for k in keys.tolist()]
 
             return flag
 
-        def numbers(view):  # count (ints) and fraction (float32, shortest text)
-            value = getattr(view, field.name)
-            texts = value.astype(str).reshape(len(view), -1).tolist()
-            return [prefix + _nested(row, shape) for row in texts]
+        decoded = np.float32 if field.kind == "fraction" else np.int8
+        written = _Memo(  # {the row's bytes: its text}
+            lambda key: prefix + _nested(np.frombuffer(key, decoded).astype(str).tolist(), shape)
+        )
+
+        def numbers(view, masks):  # count (ints) and fraction (float32, shortest text)
+            value = np.ascontiguousarray(getattr(view, field.name), decoded).reshape(len(view), -1)
+            rows = value.view(np.dtype((np.void, value.shape[1] * value.itemsize)))
+            return [written[k] for k in rows.reshape(-1).tolist()]
 
         return numbers
 
