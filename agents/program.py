@@ -116,15 +116,19 @@ class ProgramPolicy(Policy):
         """obs float32[N, D], mask bool[N, A], games int[N] (the match's ids, or None) -> int64[N]."""
         del keys  # a program draws its own random numbers (the hello message gives the seed)
         mask = np.asarray(mask, bool)
-        program = self._running()
         doing = (
             f"the decision of {shown_games(games) if games is not None else f'{len(mask)} games'}"
         )
-        line = program.ask(self.messages.decide(obs, mask, games), doing)
         try:
-            return self.messages.read_actions(line, mask, games)
-        except AnswerError as error:
-            raise program.failed(str(error)) from None
+            program = self._running()
+            line = program.ask(self.messages.decide(obs, mask, games), doing)
+            try:
+                return self.messages.read_actions(line, mask, games)
+            except AnswerError as error:
+                raise program.failed(str(error)) from None
+        except ProgramError:  # stopped already: a next decision starts it again
+            self.end_match()
+            raise
 
     def game_over(self, games, scores, won, truncated):
         """Tell the program these games ended: games int[M] ids, scores int[M, S] by relative seat

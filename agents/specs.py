@@ -288,7 +288,7 @@ def make_policy(spec, game, seed=None):
             raise ValueError(f"policy spec {spec!r}: {reason}")
         check_options(spec, ProgramPolicy, kwargs, "proc", given=("path",))
         try:
-            policy = ProgramPolicy(game, seed=seed, path=target, **kwargs)
+            policy = ProgramPolicy(game, seed=seed, path=str(target), **kwargs)
         except ValueError as error:
             raise ValueError(f"policy spec {spec!r}: {error}") from None
         policy.name = spec.strip()

@@ -105,7 +105,7 @@ def per_decision(act, batches):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--batches", default="1,16,100,1000,4096")
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--games", type=int, default=300)
@@ -140,7 +140,7 @@ def main(argv=None):
             )
         proc.end_match()
         opponents = ["heuristic", "random"]
-        seconds = {}
+        seconds, decisions = {}, 0
         for name, player in (("python", SimpleRule(game)), ("program", f"proc:{program}")):
             SimpleRule.decisions = 0
             start = time.perf_counter()

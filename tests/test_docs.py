@@ -143,9 +143,9 @@ def scratch(tmp_path_factory):
         if file_name:
             (folder / file_name).write_text(code, encoding="utf-8")
     compiler = shutil.which("cc") or shutil.which("gcc")
-    for source in (ROOT / "examples" / "proc").glob("*.c") if compiler else ():
-        # the protocol page's programs, built as it says (cc -O2 -o NAME NAME.c)
-        subprocess.run([compiler, "-O2", "-o", str(folder / source.stem), str(source)], check=True)
+    if compiler:  # the protocol page's programs, built as it says (cc -O2 -o NAME NAME.c)
+        for source in (ROOT / "examples" / "proc").glob("*.c"):
+            subprocess.run([compiler, "-O2", "-o", folder / source.stem, source], check=True)
     return folder
 
 

@@ -503,6 +503,7 @@ COMPILER = shutil.which("cc") or shutil.which("gcc")
 @pytest.mark.slow
 @pytest.mark.skipif(COMPILER is None, reason="no C compiler")
 def test_the_c_examples_build_and_play_matches_and_a_league(here):
+    assert COMPILER is not None
     for name in ("first_legal", "simple_rule"):
         source = os.path.join(ROOT, "examples", "proc", f"{name}.c")
         subprocess.run([COMPILER, "-O2", "-Wall", "-Werror", "-o", name, source], check=True)
