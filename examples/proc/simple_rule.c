@@ -69,33 +69,30 @@ static void choose(const char *game, const char *next) {
     }
     const char *pick = names[0];
     if (!play) {
-        int longest_suit = 0;
+        int held[4] = {0}, longest = 0; /* cards of each suit C, D, H, S in "hand" */
         if (field(game, next, "hand", &hand, &hand_end)) {
-            for (const char *s = "CDHS"; *s; s++) {
-                int held = strings(hand, hand_end, *s);
-                if (held > longest_suit) longest_suit = held;
+            for (int s = 0; s < 4; s++) {
+                held[s] = strings(hand, hand_end, "CDHS"[s]);
+                if (held[s] > longest) longest = held[s];
             }
         }
-        for (int i = count - 1; i >= 0; i--) { /* pass when it may, or the lowest bid */
-            if (strncmp(names[i], "pass\"", 5) == 0) pick = names[i];
+        int most = -1;
+        for (int i = count - 1; i >= 0; i--) { /* names are in action order: the first wins */
+            const char *name = names[i];
+            if (strncmp(name, "pass\"", 5) == 0) pick = name;
         }
-        for (int i = count - 1; i >= 0 && longest_suit >= 4; i--) {
-            if (strncmp(names[i], "bid ", 4) == 0) pick = names[i];
+        for (int i = count - 1; i >= 0 && longest >= 4; i--) {
+            if (strncmp(names[i], "bid ", 4) == 0) pick = names[i]; /* the lowest bid */
         }
-        if (strncmp(pick, "pass\"", 5) != 0 && field(game, next, "hand", &hand, &hand_end)) {
-            int longest = -1, best = 0; /* naming a suit ("trump H", "suit H"): the longest */
-            for (int i = 0; i < count; i++) {
-                const char *space = strchr(names[i], ' ');
-                const char *quote = strchr(names[i], '"');
-                if (space == NULL || space > quote) continue;
-                int held = strings(hand, hand_end, space[1]);
-                if (held > longest && (strncmp(names[i], "trump", 5) == 0 ||
-                                       strncmp(names[i], "suit", 4) == 0)) {
-                    longest = held;
-                    best = i;
-                }
+        for (int i = 0; i < count && strncmp(pick, "pass\"", 5) != 0; i++) {
+            /* naming a suit ("trump H", "suit H"): the longest in hand */
+            int suit_action = strncmp(names[i], "trump ", 6) == 0 || strncmp(names[i], "suit ", 5) == 0;
+            if (!suit_action) continue;
+            int suit = (int)(strchr("CDHS", strchr(names[i], ' ')[1]) - "CDHS");
+            if (held[suit] > most) {
+                most = held[suit];
+                pick = names[i];
             }
-            if (longest >= 0) pick = names[best];
         }
     } else {
         int leading = !(field(game, next, "current_trick", &trick, &trick_end) &&
