@@ -23,7 +23,7 @@ A program that exits, does not answer within ``timeout`` seconds, writes a line
 that is not JSON, or answers a name that is not an action or not legal is
 stopped and named in one line (:class:`ProgramError`, a
 :class:`agents.checked.PlugInError`) with the game and the log file. POSIX only
-(Linux, macOS): the pipes are read and written without blocking, with ``select``.
+(Linux, macOS): the pipes are read and written without blocking, with ``poll``.
 """
 
 import contextlib
@@ -62,6 +62,8 @@ def program_error(path):
     """Why ``path`` cannot be run as a program bot (one phrase), or '' when it can."""
     if not isinstance(path, str) or not path:
         return "proc needs a program's path, as in proc:./mybot"
+    if os.name != "posix" or not hasattr(select, "poll"):
+        return "proc:PATH runs programs on Linux and macOS only (POSIX pipes)"
     if not os.path.exists(path):
         return (
             f"no program file {path!r} (a path from the current folder {os.getcwd()}, "
@@ -263,13 +265,13 @@ class Program:
 
     @staticmethod
     def _wait(fd, deadline, write):
-        """Whether ``fd`` is ready (to write, or to read) before ``deadline``."""
+        """Whether ``fd`` is ready (to write, or to read; a closed end counts) before ``deadline``."""
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return False
-        if write:
-            return bool(select.select([], [fd], [], remaining)[1])
-        return bool(select.select([fd], [], [], remaining)[0])
+        poller = select.poll()  # not select.select: any descriptor number, however many are open
+        poller.register(fd, select.POLLOUT if write else select.POLLIN)
+        return bool(poller.poll(remaining * 1000))
 
     def _late(self, what):
         return f"did not {what} within {self.timeout:g} s (the option timeout=SECONDS)"

@@ -28,7 +28,7 @@ from agents.versions import fingerprint
 from arena import cli as evaluate
 from arena.bidding import run_bidding_match
 from arena.league import run_league
-from arena.match import run_match
+from arena.match import play_interactive, run_match
 from arena.store import Store
 from arena.web_specs import SpecGate
 from ghost_euchre_env import variants
@@ -516,3 +516,17 @@ def test_the_c_examples_build_and_play_matches_and_a_league(here):
         ["proc:./first_legal", "proc:./simple_rule", "heuristic", "random"], store, games=6
     )
     assert len(run.played) == 4
+
+
+@pytest.mark.slow
+def test_a_program_plays_at_the_table_of_a_narrated_game(here):
+    _, record = write_program(str(here), "bot")
+    lines = []
+    scores = play_interactive(
+        ["proc:./bot", "heuristic", "random"], games=2, rules=RULES, out=lines.append
+    )
+    assert len(scores) == 2 and any("=== game 2 of 2 ===" in line for line in lines)
+    seen = records(record)
+    assert {g for r in seen if r["type"] == "decide" for g in r["games"]} == {0, 1}
+    assert [r["type"] for r in seen][-2:] == ["match_over", "eof"]
+    assert gone({r["pid"] for r in seen})
