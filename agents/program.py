@@ -27,7 +27,6 @@ stopped and named in one line (:class:`ProgramError`, a
 """
 
 import contextlib
-import ctypes
 import datetime
 import os
 import select
@@ -354,6 +353,8 @@ def _dies_with_parent():
     process terminated), or None elsewhere."""
     if not sys.platform.startswith("linux"):
         return None
+    import ctypes  # here: only where a program starts
+
     try:
         prctl = ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):
