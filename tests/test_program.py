@@ -530,3 +530,23 @@ def test_a_program_plays_at_the_table_of_a_narrated_game(here):
     assert {g for r in seen if r["type"] == "decide" for g in r["games"]} == {0, 1}
     assert [r["type"] for r in seen][-2:] == ["match_over", "eof"]
     assert gone({r["pid"] for r in seen})
+
+
+def test_the_protocol_page_shows_the_messages_as_they_are_written():
+    with open(os.path.join(ROOT, "docs", "protocol.md"), encoding="utf-8") as handle:
+        page = handle.read()
+    shown = re.findall(r"```json\n(.*?)\n```", page, re.DOTALL)
+    hello, name, decide, answer, ended = shown
+    game = variants.make("ghost").make_game()
+    messages = Messages(game)
+    assert hello == messages.hello(4052128211375542337)
+    assert messages.read_name(name.encode()) == "my-bot"
+    state = game.init(np.array([5], np.uint64))  # the page's game: dealt from key 5, then
+    for _ in range(9):  # nine decisions of the first legal action
+        game.step(state, game.legal_mask(state).argmax(axis=1))
+    obs, mask = game.observe(state, state.player.astype(np.int64)), game.legal_mask(state)
+    assert decide == messages.decide(obs, mask, [3])
+    assert messages.read_actions(answer.encode(), mask, [3]).tolist() == [
+        messages.action_ids["pass"]
+    ]
+    assert ended == messages.game_over([3], np.array([[32, 17, -4]]), [True], [False])
