@@ -1,5 +1,6 @@
 """The one interface every bot implements: batched, observation-in, action-out."""
 
+import contextlib
 import functools
 import importlib
 import os
@@ -50,6 +51,12 @@ class Policy:
     decision), and drawing from ``agents.streams.draws(self, keys)`` makes its
     choices independent of the batch (of how a match is split over workers);
     ``stream_key`` is its own key, from ``seed``.
+
+    Two more optional hooks, for a bot that keeps something per match (a
+    program, :mod:`agents.program`): a policy whose ``act`` takes ``games`` gets
+    the match's game ids int[N] of the rows; ``game_over(games, scores, won,
+    truncated)`` is called when games end (:func:`game_over`) and ``end_match()``
+    when the match is over, on an error too (:func:`end_match`).
     """
 
     name = "policy"
@@ -69,3 +76,30 @@ class Policy:
 
     def reset(self, games):
         """Hook: games (int[M]) started a new episode. Default: nothing to forget."""
+
+
+def game_over(policy, games, scores, won, truncated):
+    """Tell ``policy`` (if it has a ``game_over`` method) that games ended: games int[M] the match's
+    ids; scores int[M, S] final scores by seat relative to the policy's (0: its own; classic: each
+    seat's team score); won bool[M] its seat (team) won; truncated bool[M] ended at max_deals."""
+    method = getattr(policy, "game_over", None)
+    if callable(method):
+        method(games, scores, won, truncated)
+
+
+def end_match(policy):
+    """Tell ``policy`` (if it has an ``end_match`` method) that its match is over."""
+    method = getattr(policy, "end_match", None)
+    if callable(method):
+        method()
+
+
+@contextlib.contextmanager
+def playing(policies):
+    """``with playing(policies):`` a match; at its end, on an error or Ctrl-C too, each policy is told
+    (:func:`end_match`: a program bot stops, :mod:`agents.program`)."""
+    try:
+        yield
+    finally:
+        for policy in policies:
+            end_match(policy)

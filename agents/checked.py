@@ -61,11 +61,15 @@ def checked_act(policy, what, obs, mask, keys=None, games=None):
     """``policy``'s actions int64[N] for obs float32[N, D] and mask bool[N, A] (``keys``: as
     :func:`agents.streams.act_keyed`), checked: :class:`PolicyRaised` when its ``act`` raises,
     :class:`PlugInError` unless it returns N legal integer actions; both name ``what``
-    (e.g. "player 'x'") and the game (games: int[N] the rows' game ids; None: row numbers)."""
+    (e.g. "player 'x'") and the game (games: int[N] the rows' game ids, given to a policy whose
+    ``act`` takes ``games``; None: row numbers). A :class:`PlugInError` the policy raises itself (a
+    program bot's failure, :mod:`agents.program`) is its one line, after ``what``."""
     try:
-        chosen = act_keyed(policy, obs, mask, keys)
+        chosen = act_keyed(policy, obs, mask, keys, games)
     except HumanQuit:  # the person at the terminal stopped: not a failure
         raise
+    except PlugInError as error:  # a bot that tells its own failure in one line (proc:PATH)
+        raise PlugInError(f"{what}: {error}") from None
     except Exception as error:  # a bot's own code: named, its traceback kept
         doing = f"in {len(mask)} decisions" if games is None else f"in {shown_games(games)}"
         raise raised(what, error, doing) from error

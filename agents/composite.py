@@ -16,7 +16,7 @@ auction policy's. Each part is called once per ``act`` with its rows only.
 
 import numpy as np
 
-from .base import Policy
+from .base import Policy, end_match, game_over
 from .streams import act_keyed
 
 LEARN_MODES = ("all", "auction", "play")
@@ -70,10 +70,11 @@ class CompositePolicy(Policy):
         self.play = play
         self.name = name or composite_spec(auction.name, play.name)
 
-    def act(self, obs, mask, keys=None):
+    def act(self, obs, mask, keys=None, games=None):
         """obs float32[N, D], mask bool[N, A] -> int64[N]: each row from the part whose decision it is.
 
-        keys: uint64[N] decision keys, passed on to the parts that take them (:mod:`agents.streams`).
+        keys: uint64[N] decision keys, games: int[N] game ids, each passed on to the parts that
+        take them (:mod:`agents.streams`).
         """
         mask = np.asarray(mask, dtype=bool)
         cards = self.variant.card_play(np.asarray(obs))
@@ -83,12 +84,24 @@ class CompositePolicy(Policy):
             (self.auction, np.flatnonzero(~cards)),
         ):
             if len(rows) == len(mask):
-                return np.asarray(act_keyed(part, obs, mask, keys), dtype=np.int64)
+                return np.asarray(act_keyed(part, obs, mask, keys, games), dtype=np.int64)
             if len(rows):
                 part_keys = None if keys is None else np.asarray(keys)[rows]
-                actions[rows] = act_keyed(part, np.take(obs, rows, axis=0), mask[rows], part_keys)
+                part_games = None if games is None else np.asarray(games)[rows]
+                part_obs = np.take(obs, rows, axis=0)
+                actions[rows] = act_keyed(part, part_obs, mask[rows], part_keys, part_games)
         return actions
 
     def reset(self, games):
         self.auction.reset(games)
         self.play.reset(games)
+
+    def game_over(self, *ended):
+        """Passed on to the parts that take it (:func:`agents.base.game_over`)."""
+        for part in (self.auction, self.play):
+            game_over(part, *ended)
+
+    def end_match(self):
+        """Passed on to the parts that take it (:func:`agents.base.end_match`)."""
+        for part in (self.auction, self.play):
+            end_match(part)

@@ -36,7 +36,7 @@ import numpy as np
 
 from ghost_euchre_env import variants
 
-from .base import Policy
+from .base import Policy, end_match
 from .streams import RowRandom, act_keyed, child_keys, takes_keys
 from .worlds import read_knowledge, sample_worlds, world_states
 
@@ -106,6 +106,10 @@ class PIMCPolicy(Policy):
         rng = self.rng if keys is None else RowRandom(keys)
         actions[search] = self.search(np.asarray(obs)[search], mask[search], keys, rng)
         return actions
+
+    def end_match(self):
+        """The match is over: passed on to the playout policy (a program stops, :mod:`agents.program`)."""
+        end_match(self.rollout)
 
     def search(self, obs, mask, keys, rng):
         """int64[N]: the searched action of N positions with a choice.

@@ -29,6 +29,7 @@ import numpy as np
 
 from ghost_euchre_env import variants
 
+from .base import end_match
 from .composite import CompositePolicy
 from .inference import MixedModel, action_probabilities, log_likelihoods, resample
 from .pimc import PIMCPolicy
@@ -137,6 +138,11 @@ class SearchPolicy(PIMCPolicy):
             options.append(f"prior={self.prior:g}")
         options.append(f"rollout={played_out_by}")
         self.name = f"search({','.join(options)})"
+
+    def end_match(self):
+        """The match is over: passed on to the playout policy and the network."""
+        super().end_match()
+        end_match(self.network)
 
     @property
     def mean_ess(self):

@@ -10,6 +10,8 @@ Grammar (one string, no spaces needed):
   file named like a shipped network is written with its folder (``ppo:./ghost``);
 - ``package.module:ClassName``: any class with the :class:`agents.base.Policy`
   interface, built as ``ClassName(game, seed=seed, **kwargs)``;
+- ``proc:PATH``: a program in any language, spoken to in lines of JSON
+  (:mod:`agents.program`; options ``timeout`` and ``log``);
 - ``composite[AUCTION | PLAY]``: two specs (composites included), the first
   making the auction and trump decisions, the second the card play
   (:mod:`agents.composite`), e.g. ``composite[pimc | heuristic]``.
@@ -17,8 +19,8 @@ Grammar (one string, no spaces needed):
 Any of them may end with ``:key=value,key=value`` keyword arguments for the
 policy's constructor; values are read as int, float, ``true``/``false``, or else
 kept as strings. The names ``game`` and ``seed`` (and ``path`` after ``ppo:``)
-are reserved: make_policy passes them itself. Examples: ``random``, ``pimc:samples=16``,
-``ppo:ghost``, ``ppo:runs/a/final.pt``,
+are reserved: make_policy passes them itself (``path`` after ``proc:`` too). Examples: ``random``, ``pimc:samples=16``,
+``ppo:ghost``, ``ppo:runs/a/final.pt``, ``proc:./mybot:timeout=5``,
 ``mybots.greedy:GreedyBot:depth=2,temperature=0.5``. After a built-in name a value
 may itself be a spec with colons: ``pimc:rollout=ppo:ghost,samples=16``.
 """
@@ -38,15 +40,18 @@ from .base import Policy, find_module, import_hint
 from .composite import CompositePolicy, composite_spec, is_composite, split_composite
 from .network_file import fit_error, network_sizes
 from .pretrained import NETWORKS, network_path
+from .program import ProgramPolicy, program_error
 
 EXPECTED = (
-    "random, heuristic, human, pimc, search, ppo:NAME (a shipped network), ppo:PATH or package.module:ClassName "
+    "random, heuristic, human, pimc, search, ppo:NAME (a shipped network), ppo:PATH, proc:PATH "
+    "(a program) or package.module:ClassName "
     "(each optionally followed by :key=value,...), or composite[AUCTION_SPEC | PLAY_SPEC]"
 )
 _IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"
 _MODULE_RE = re.compile(rf"{_IDENTIFIER}(\.{_IDENTIFIER})*")
 _CLASS_RE = re.compile(_IDENTIFIER)
 _KEY_RE = re.compile(_IDENTIFIER)
+PATHS = ("ppo", "proc")  # the kinds whose target is a file path: ppo:PATH, proc:PATH
 
 # Built-in names -> "module:factory"; the factory is called as factory(game, seed=seed, **kwargs).
 BUILTINS = {
@@ -86,10 +91,10 @@ def parse_value(text):
 
 
 def split_spec(spec):
-    """-> (kind, target, kwargs): kind is a built-in name, 'ppo', 'class' or 'composite'.
+    """-> (kind, target, kwargs): kind is a built-in name, 'ppo', 'proc', 'class' or 'composite'.
 
     target is the checkpoint path for 'ppo' (a shipped network's name resolved to its
-    file), 'module:Class' for 'class', else None
+    file), the program's path for 'proc', 'module:Class' for 'class', else None
     (a composite's parts: :func:`agents.composite.split_composite`).
     """
     if not isinstance(spec, str) or not spec.strip():
@@ -105,7 +110,7 @@ def split_spec(spec):
         return head, None, parse_kwargs(arguments, spec)
     parts = spec.split(":")
     kwargs = {}
-    if len(parts) > 1 and "=" in parts[-1] and not (parts[0] == "ppo" and len(parts) == 2):
+    if len(parts) > 1 and "=" in parts[-1] and not (parts[0] in PATHS and len(parts) == 2):
         kwargs = parse_kwargs(parts.pop(), spec)
     head, rest = parts[0], parts[1:]
     if head == "ppo":
@@ -116,6 +121,14 @@ def split_spec(spec):
                 "as in ppo:ghost or ppo:runs/NAME/final.pt"
             )
         return "ppo", network_path(path) or path, kwargs
+    if head == "proc":
+        path = ":".join(rest)
+        if not path:
+            raise ValueError(
+                f"policy spec {spec!r}: proc needs a program's path, as in proc:./mybot "
+                "or proc:./mybot:timeout=5"
+            )
+        return "proc", path, kwargs
     if head in BUILTINS:
         if rest:
             raise ValueError(
@@ -132,8 +145,8 @@ def split_spec(spec):
 class SpecTree:
     """A policy spec parsed, nothing imported, opened or built (see :func:`spec_tree`).
 
-    kind: a built-in name, 'ppo', 'class' or 'composite'; target: the checkpoint
-    path for 'ppo', 'module:Class' for 'class', else None; options: the
+    kind: a built-in name, 'ppo', 'proc', 'class' or 'composite'; target: the checkpoint
+    path for 'ppo', the program's path for 'proc', 'module:Class' for 'class', else None; options: the
     ``key=value`` arguments as :func:`parse_value` read them; parts: a
     composite's (auction, play) trees, else ().
     """
@@ -156,7 +169,9 @@ def spec_text(tree):
     """The spec string of a :class:`SpecTree`: ``spec_tree(spec_text(t)) == t`` for a parsed tree."""
     if tree.kind == "composite":
         return composite_spec(*(spec_text(part) for part in tree.parts))
-    head = {"ppo": f"ppo:{tree.target}", "class": tree.target}.get(tree.kind, tree.kind)
+    head = {"ppo": f"ppo:{tree.target}", "proc": f"proc:{tree.target}", "class": tree.target}.get(
+        tree.kind, tree.kind
+    )
     if not tree.options:
         return head
     values = {True: "true", False: "false"}
@@ -267,6 +282,16 @@ def make_policy(spec, game, seed=None):
                 ) from None
             parts = (policy, other) if learn == "auction" else (other, policy)
             policy = CompositePolicy(game, *parts)
+    elif kind == "proc":
+        reason = program_error(target)
+        if reason:
+            raise ValueError(f"policy spec {spec!r}: {reason}")
+        check_options(spec, ProgramPolicy, kwargs, "proc", given=("path",))
+        try:
+            policy = ProgramPolicy(game, seed=seed, path=str(target), **kwargs)
+        except ValueError as error:
+            raise ValueError(f"policy spec {spec!r}: {error}") from None
+        policy.name = spec.strip()
     else:
         factory: Callable[..., Policy] = _load_attribute(BUILTINS.get(kind, target), spec)
         if not callable(factory):

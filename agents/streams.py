@@ -67,28 +67,42 @@ class RowRandom:
 
 def takes_keys(policy):
     """Whether ``policy.act`` accepts ``keys=`` (a policy keyed by game)."""
+    return _takes(policy, "keys")
+
+
+def takes_games(policy):
+    """Whether ``policy.act`` accepts ``games=``: int[N] the match's game ids of the rows (a bot
+    that names its games, :mod:`agents.program`)."""
+    return _takes(policy, "games")
+
+
+def _takes(policy, name):
     act = policy.act
     function = getattr(act, "__func__", act)  # a method: its class's function, read once
     try:
-        return _accepts_keys(function)
+        return _accepts(function, name)
     except TypeError:  # not hashable: look at this one
-        return _accepts_keys.__wrapped__(act)
+        return _accepts.__wrapped__(act, name)
 
 
 @functools.lru_cache(maxsize=256)
-def _accepts_keys(function):
-    """Whether the callable ``function`` has a ``keys`` parameter (inspect.signature costs ~60 us a call)."""
+def _accepts(function, name):
+    """Whether the callable ``function`` has a parameter ``name`` (inspect.signature costs ~60 us a call)."""
     try:
-        return "keys" in inspect.signature(function).parameters
+        return name in inspect.signature(function).parameters
     except (TypeError, ValueError):
         return False
 
 
-def act_keyed(policy, obs, mask, keys):
-    """``policy.act(obs, mask)``, with ``keys=keys`` when it takes them and keys is not None."""
+def act_keyed(policy, obs, mask, keys, games=None):
+    """``policy.act(obs, mask)``, with ``keys=keys`` and ``games=games`` (int[N] game ids) when it
+    takes them and they are not None."""
+    extra = {}
     if keys is not None and takes_keys(policy):
-        return policy.act(obs, mask, keys=keys)
-    return policy.act(obs, mask)
+        extra["keys"] = keys
+    if games is not None and takes_games(policy):
+        extra["games"] = games
+    return policy.act(obs, mask, **extra)
 
 
 def draws(policy, keys):

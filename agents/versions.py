@@ -3,7 +3,9 @@
 A stored player is its spec plus :func:`fingerprint` (SHA-256, hex; '' when
 nothing can be read), so that a bot whose code changed is a new player:
 
-- ``ppo:PATH`` (and ``ppo:NAME``): the checkpoint file's bytes;
+- ``ppo:PATH`` (and ``ppo:NAME``): the checkpoint file's bytes; ``proc:PATH``: the
+  program file's bytes (a program rebuilt is a new version; what it reads at run
+  time is not looked at);
 - ``package.module:Class`` and the built-in names (``heuristic``, ``random``,
   ``pimc``, ``human``: their modules in :mod:`agents`): the source of the
   defining module and of the *local* modules it imports, transitively. Local:
@@ -44,7 +46,7 @@ def fingerprint(spec):
     if is_composite(spec):
         return _combine([fingerprint(part) for part in split_composite(spec)])
     kind, target, options = split_spec(spec)
-    if kind == "ppo":
+    if kind in ("ppo", "proc"):
         return file_hash(target) if target and os.path.isfile(target) else ""
     module = (BUILTINS.get(kind) or target or "").partition(":")[0]
     own = source_hash(module)

@@ -21,6 +21,7 @@ import time
 
 import numpy as np
 
+from agents.base import playing
 from agents.composite import CompositePolicy
 from arena.match import (
     build_players,
@@ -165,7 +166,8 @@ def _recorded_task(task, progress):
         RecordingPolicy(policy, size, seed=plan.seed + index)
         for index, policy in enumerate(policies)
     ]
-    part = play_games(plan, recorders, lo, hi, record, progress)
+    with playing(recorders):
+        part = play_games(plan, recorders, lo, hi, record, progress)
     return part, [recorder.reservoir() for recorder in recorders]
 
 

@@ -60,6 +60,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.base import game_over, playing
 from agents.checked import checked_act
 from agents.human import HumanPolicy, Narrator, seat_labels
 from agents.specs import HUMAN_SEAT, check_policy, make_policy, uses_human
@@ -443,6 +444,14 @@ def play_games(plan, policies, lo, hi, record=False, progress=None):
                 won = result.terminated[done] & unique
                 winner_seat[finished[won]] = _seat_scores(variant, scores)[won].argmax(axis=1)
                 truncated[finished] = result.truncated[done]
+                _tell_game_over(
+                    plan,
+                    policies,
+                    alive[done],
+                    final_scores[finished],
+                    winner_seat[finished],
+                    truncated[finished],
+                )
                 keep = np.flatnonzero(~done)
                 state, alive = state.take(keep), alive[keep]
                 if progress:
@@ -451,12 +460,28 @@ def play_games(plan, policies, lo, hi, record=False, progress=None):
     return GamesPlayed(final_scores, winner_seat, truncated, decisions, deal_records, played)
 
 
+def _tell_game_over(plan, policies, games, scores, winner, truncated):
+    """Tell each policy that takes it (:func:`agents.base.game_over`) that ``games`` (int[M] ids)
+    ended, from its own seat: scores int[M, S] by seat, winner int[M] seat (-1: none), truncated bool[M]."""
+    teams = variants.make(plan.variant).teams
+    seats = scores.shape[1]
+    rows = np.arange(len(games))[:, None]
+    for index, policy in enumerate(policies):
+        if not callable(getattr(policy, "game_over", None)):
+            continue
+        seat = np.argmax(plan.seat_player[games] == index, axis=1)
+        relative = scores[rows, (seat[:, None] + np.arange(seats)) % seats]
+        won = (winner >= 0) & (teams[np.maximum(winner, 0)] == teams[seat])
+        game_over(policy, games, relative, won, truncated)
+
+
 def _play_task(task, progress):
     """A task of a match: (plan, policies or None: built here, lo, hi, record) -> GamesPlayed."""
     plan, policies, lo, hi, record = task
     if policies is None:
         policies, _, _ = build_players(plan.players, plan.game, plan.seed)
-    return play_games(plan, policies, lo, hi, record, progress)
+    with playing(policies):
+        return play_games(plan, policies, lo, hi, record, progress)
 
 
 def run_match(
@@ -678,20 +703,26 @@ def play_interactive(
         if isinstance(policy, HumanPolicy):
             policy.take_seat(seat, labels, out)
     results = []
-    for number, key in enumerate(dealing.stream_keys(seed, games)):
-        state = game.init(np.array([key], np.uint64))
-        narrator = Narrator(game, labels, out)
-        out(f"=== game {number + 1} of {games} ===")
-        while True:
-            narrator.before(state)
-            player = state.player.astype(np.int64)
-            mask = game.legal_mask(state)
-            obs = game.observe(state, player)
-            actions = act(policies, names, np.arange(game.num_players)[None, :], obs, mask, player)
-            narrator.action(state, int(actions[0]))
-            result = game.step(state, actions)
-            narrator.after(state, result)
-            if result.terminated[0] or result.truncated[0]:
-                results.append(state.scores[0].tolist())
-                break
+    with playing(policies):
+        for number, key in enumerate(dealing.stream_keys(seed, games)):
+            results.append(_play_narrated(game, policies, names, labels, key, number, games, out))
     return results
+
+
+def _play_narrated(game, policies, names, labels, key, number, games, out):
+    """Game ``number`` of ``games`` (dealing key ``key``) played and narrated; its final scores."""
+    state = game.init(np.array([key], np.uint64))
+    narrator = Narrator(game, labels, out)
+    out(f"=== game {number + 1} of {games} ===")
+    seats = np.arange(game.num_players)[None, :]
+    while True:
+        narrator.before(state)
+        player = state.player.astype(np.int64)
+        mask = game.legal_mask(state)
+        obs = game.observe(state, player)
+        actions = act(policies, names, seats, obs, mask, player, games=np.array([number]))
+        narrator.action(state, int(actions[0]))
+        result = game.step(state, actions)
+        narrator.after(state, result)
+        if result.terminated[0] or result.truncated[0]:
+            return state.scores[0].tolist()

@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from agents.base import Policy
+from agents.base import Policy, end_match, game_over
 from agents.pimc import PIMCPolicy
 from agents.streams import RowRandom, act_keyed, child_keys
 from agents.worlds import read_knowledge, sample_worlds
@@ -80,8 +80,8 @@ class RecordingPolicy(Policy):
         self.size = size
         self._sample = None  # (priority, obs, mask, action, key) of the kept decisions
 
-    def act(self, obs, mask, keys=None):
-        actions = act_keyed(self.inner, obs, mask, keys)
+    def act(self, obs, mask, keys=None, games=None):
+        actions = act_keyed(self.inner, obs, mask, keys, games)
         rows = np.flatnonzero(auction_rows(self.variant, obs, mask))
         if len(rows):
             if keys is None:
@@ -97,6 +97,12 @@ class RecordingPolicy(Policy):
 
     def reset(self, games):
         self.inner.reset(games)
+
+    def game_over(self, *ended):
+        game_over(self.inner, *ended)
+
+    def end_match(self):
+        end_match(self.inner)
 
     def reservoir(self):
         """(priority float64[M], obs, mask, action, key) of the kept decisions, or None before any."""

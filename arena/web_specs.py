@@ -43,7 +43,9 @@ any import, file access or call:
   the other rules (depth, length, ``human``, no search in a playout, policy
   files inside the directories and checked as above);
 - never ``human`` (the page's person is the only human seat; a human bot would
-  wait on the server's terminal), at any depth, and no other ``module:Class``.
+  wait on the server's terminal) nor ``proc:PATH`` (a program of the server's
+  machine, started by a request), at any depth, even named by ``--allow-spec``;
+  and no other ``module:Class``.
 
 :meth:`SpecGate.check` returns the spec to build: the same tree with each policy
 file's resolved path, written back with :func:`agents.specs.spec_text` and parsed
@@ -257,6 +259,11 @@ class SpecGate:
             )
         if tree.kind == "human":
             raise ValueError("human is the page's own seat, not a bot; choose a bot spec")
+        if tree.kind == "proc":
+            raise ValueError(
+                "proc:PATH runs a program: never on the web page (play it with the evaluate "
+                "command); choose a bot spec"
+            )
         if playout and tree.kind not in ("composite", "ppo", *PLAYOUT_BOTS):
             raise ValueError(
                 f"a playout is random, heuristic, ppo:NAME or a composite of those, not "

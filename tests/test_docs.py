@@ -14,7 +14,9 @@ The shell examples ``ghost-euchre-evaluate ...`` (run as ``python -m arena``,
 the command's module), ``python -m arena ...`` and ``python evaluate.py ...``
 run as written when they are cheap: no placeholder (``SPEC``, ``FILE``), no
 ``human`` (interactive), no ``pimc`` or ``search`` (the search bots) and at most 1,000 games. New
-examples are picked up by these rules without touching this file.
+examples are picked up by these rules without touching this file. The C programs of
+``examples/proc`` are built into the scratch folder when a C compiler is there (the
+examples that play them skip without one).
 """
 
 import ast
@@ -26,6 +28,7 @@ import pathlib
 import pkgutil
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 
@@ -139,6 +142,10 @@ def scratch(tmp_path_factory):
     for _, code, _, file_name in _python_blocks():
         if file_name:
             (folder / file_name).write_text(code, encoding="utf-8")
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler:  # the protocol page's programs, built as it says (cc -O2 -o NAME NAME.c)
+        for source in (ROOT / "examples" / "proc").glob("*.c"):
+            subprocess.run([compiler, "-O2", "-o", folder / source.stem, source], check=True)
     return folder
 
 
@@ -178,6 +185,10 @@ def test_python_example_runs_as_written(page, code, scratch, monkeypatch):
 
 @pytest.mark.parametrize("words", [w for w in _shell_examples() if _cheap(w)], ids=shlex.join)
 def test_shell_example_runs_as_written(words, scratch):
+    programs = [w.split(":")[1] for w in words if w.startswith("proc:")]
+    missing = [p for p in programs if not (scratch / p).exists()]
+    if missing:
+        pytest.skip(f"plays {', '.join(missing)}, built with a C compiler, which is not installed")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(scratch), str(ROOT)])}
     env.update(_settings(words))
     completed = subprocess.run(
