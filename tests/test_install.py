@@ -237,6 +237,15 @@ def test_the_docs_examples_run_from_the_wheel(venv):
     assert result.returncode == 0 and bot in result.stdout, result.stderr
     result = _run(venv, "python", "-m", "ghost_euchre_examples.cleanrl_ppo", "--help")
     assert result.returncode == 0 and "--env-id" in result.stdout, result.stderr
+    where = "import ghost_euchre_examples as e; print(e.__path__[0])"
+    folder = pathlib.Path(_run(venv, "python", "-c", where).stdout.strip()) / "proc"
+    assert sorted(p.name for p in folder.glob("*.c")) == ["first_legal.c", "simple_rule.c"]
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler:  # docs/protocol.md's steps: copy, compile, play
+        program = venv[1] / "first_legal"
+        subprocess.run([compiler, "-O2", "-o", program, folder / "first_legal.c"], check=True)
+        result = _run(venv, "ghost-euchre-evaluate", "proc:./first_legal", "heuristic", "random")
+        assert result.returncode == 0 and "proc:./first_legal" in result.stdout, result.stderr
 
 
 def test_shipped_configs_and_networks_are_found_by_name(venv):
