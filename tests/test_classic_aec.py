@@ -103,7 +103,7 @@ def test_aec_reset_options_returns_and_infos():
     for agent in env.agent_iter():
         obs, reward, terminated, truncated, info = env.last()
         returns[agent] += reward
-        summary = info["last_deal"]
+        summary = env.unwrapped.last_deal
         if summary["deal"] == 0:
             assert summary == classic_euchre_v0.raw_env.no_deal
         elif not summaries or summaries[-1] != summary:
@@ -145,7 +145,7 @@ def test_aec_hand_traced_lone_deal():
         env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[-1]))
     assert "player_0" not in movers and len(movers) == 15  # player_0 sits out; three cards a trick
     assert env.rewards == {"player_0": 4.0, "player_1": 0.0, "player_2": 4.0, "player_3": 0.0}
-    assert env.infos["player_1"]["last_deal"] == {
+    assert env.unwrapped.last_deal == {
         "deal": 1,
         "thrown_in": False,
         "dealer": 3,
