@@ -10,8 +10,7 @@ docstring documents the env.
 
 import copy
 import warnings
-from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import gymnasium
 import numpy as np
@@ -153,7 +152,9 @@ class EuchreAEC(AECEnv):
     @classmethod
     def door(cls) -> options.Door:
         """This env's door: its name in messages, its options and its variant's rules."""
-        return options.Door(f"{cls.metadata['name']}.env()", cls.door_kind, cls.engine, cls.agent_names)
+        return options.Door(
+            f"{cls.metadata['name']}.env()", cls.door_kind, cls.engine, cls.agent_names
+        )
 
     def make_game(self, chosen: options.EnvOptions):
         """The batched engine of one game, made with the checked options."""
@@ -163,7 +164,10 @@ class EuchreAEC(AECEnv):
         super().__init__()
         chosen = options.parse(self.door(), {"render_mode": render_mode, **given})
         self.options = chosen
-        illegal_action, illegal_action_penalty = chosen.illegal_action, chosen.illegal_action_penalty
+        illegal_action, illegal_action_penalty = (
+            chosen.illegal_action,
+            chosen.illegal_action_penalty,
+        )
         self.game = self.make_game(chosen)
         self.render_mode = render_mode
         self.illegal_action = illegal_action

@@ -5,7 +5,7 @@ Import       ``from ghost_euchre_env import classic_euchre_v0``
 Create       ``classic_euchre_v0.env(render_mode=None, episode="game", reward="points",
              illegal_action="raise", illegal_action_penalty=-1.0, **rules)``
 Actions      Discrete(31) (OpenSpiel ``euchre``'s action ids)
-Parallel API no (turn based)
+Parallel API ``parallel_env(**same options)``, one decision a step (:mod:`ghost_euchre_env.parallel`)
 Agents       ``["player_0", "player_1", "player_2", "player_3"]`` (seats 0..3, clockwise;
              player_0 & player_2 play against player_1 & player_3)
 Observation  Dict(observation=Box(float32, [464]), action_mask=Box(int8, [31]))
@@ -127,6 +127,7 @@ from .classic import (
     action_name,
 )
 from .core import layout_table
+from .parallel import EuchreParallel
 from .render import render_classic
 
 __doc__ = (__doc__ or "").format(
@@ -193,3 +194,9 @@ class raw_env(EuchreAEC):
 env = (
     raw_env.wrapped
 )  # env(render_mode=None, episode="game", reward="points", ...): the usual entry point
+
+
+def parallel_env(render_mode=None, **options):
+    """The PettingZoo Parallel env of this game, with the options of ``env()``; see
+    :mod:`ghost_euchre_env.parallel`."""
+    return EuchreParallel(raw_env, render_mode, **options)

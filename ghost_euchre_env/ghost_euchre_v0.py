@@ -5,7 +5,7 @@ Import       ``from ghost_euchre_env import ghost_euchre_v0``
 Create       ``ghost_euchre_v0.env(render_mode=None, episode="game", reward="points",
              illegal_action="raise", illegal_action_penalty=-1.0, **rules)``
 Actions      Discrete(34)
-Parallel API no (turn based)
+Parallel API ``parallel_env(**same options)``, one decision a step (:mod:`ghost_euchre_env.parallel`)
 Agents       ``["player_0", "player_1", "player_2"]`` (seats 0, 1, 2, clockwise)
 Observation  Dict(observation=Box(float32, [390]), action_mask=Box(int8, [34]))
 Render modes ``"ansi"`` (returns text), ``"human"`` (prints it)
@@ -130,6 +130,7 @@ from .ghost import (
     GhostEuchre,
     action_name,
 )
+from .parallel import EuchreParallel
 from .render import render_ghost
 
 __doc__ = (__doc__ or "").format(
@@ -199,3 +200,9 @@ class raw_env(EuchreAEC):
 env = (
     raw_env.wrapped
 )  # env(render_mode=None, episode="game", reward="points", ...): the usual entry point
+
+
+def parallel_env(render_mode=None, **options):
+    """The PettingZoo Parallel env of this game, with the options of ``env()``; see
+    :mod:`ghost_euchre_env.parallel`."""
+    return EuchreParallel(raw_env, render_mode, **options)

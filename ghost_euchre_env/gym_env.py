@@ -183,7 +183,10 @@ class GhostEuchreGymEnv(gymnasium.Env):
         obs = self.aec.observe(self.learner)
         self._mask = obs["action_mask"].astype(bool)
         if self.mask_in_observation:
-            return {"observations": obs["observation"], "action_mask": self._mask.astype(np.float32)}
+            return {
+                "observations": obs["observation"],
+                "action_mask": self._mask.astype(np.float32),
+            }
         return obs["observation"]
 
     def _info(self):
@@ -200,4 +203,3 @@ class GhostEuchreGymEnv(gymnasium.Env):
 
     def close(self):
         self.aec.close()
-

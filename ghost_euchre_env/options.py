@@ -57,14 +57,14 @@ OPTIONS = {
         Option(
             "learner",
             0,
-            "a seat 0..S-1 or an agent name (`\"player_1\"`)",
+            'a seat 0..S-1 or an agent name (`"player_1"`)',
             "Gymnasium, vector",
             "the seat the library plays",
         ),
         Option(
             "opponents",
             None,
-            "None (random legal play), a spec string (`\"heuristic\"`, `\"ppo:ghost\"`), a "
+            'None (random legal play), a spec string (`"heuristic"`, `"ppo:ghost"`), a '
             "policy object with a batched `act(obs, mask)`, a callable `(obs, mask) -> action`, "
             "or a dict from seat or agent name to any of these (seats it does not name: the "
             "default)",
@@ -129,7 +129,7 @@ OPTIONS = {
             AutoresetMode.NEXT_STEP,
             '`AutoresetMode.NEXT_STEP` or `SAME_STEP`, or their values `"NextStep"`, `"SameStep"`',
             "vector",
-            "Gymnasium's autoreset mode (an attribute and `metadata[\"autoreset_mode\"]`)",
+            'Gymnasium\'s autoreset mode (an attribute and `metadata["autoreset_mode"]`)',
         ),
         Option(
             "policy_seed",
@@ -212,7 +212,9 @@ def parse(door: Door, given: dict) -> EnvOptions:
     auction = door.kind.endswith("auction") or door.kind == "auction_aec"
     render_mode = value["render_mode"]
     if render_mode is not None and render_mode not in RENDER_MODES:
-        raise ValueError(f"render_mode must be None or one of {list(RENDER_MODES)}, got {render_mode!r}")
+        raise ValueError(
+            f"render_mode must be None or one of {list(RENDER_MODES)}, got {render_mode!r}"
+        )
     check_choice("episode", value["episode"], EPISODES)
     check_choice("reward", value["reward"], REWARDS[auction])
     check_choice("illegal_action", value["illegal_action"], ILLEGAL_ACTION_MODES)
