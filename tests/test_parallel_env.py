@@ -37,7 +37,7 @@ def test_same_games_as_the_aec_env_for_the_same_seed_and_actions(module, episode
         par_returns = dict.fromkeys(aec.possible_agents, 0.0)
         decisions = 0
         for agent in aec.agent_iter():
-            obs, reward, terminated, truncated, info = aec.last()
+            obs, reward, terminated, truncated, _ = aec.last()
             aec_returns[agent] += reward
             if terminated or truncated:
                 aec.step(None)
