@@ -175,7 +175,10 @@ class EuchreVectorEnv(VectorEnv):
             else:
                 seeds = seed
             if not isinstance(seeds, list) or None in seeds:
-                raise ValueError(f"seed must be None, an int or a list of {n} ints, got {seed!r}")
+                raise ValueError(
+                    f"seed must be None, an int in 0..2**64-1 or a list of {n} such ints, "
+                    f"got {seed!r}"
+                )
             state = self.game.init(dealing.stream_keys(seeds, n), options)  # checks every seed
             self._np_random, self._np_random_seed = seeding.np_random(int(seeds[0]))
         self._batch = state

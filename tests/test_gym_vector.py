@@ -196,7 +196,7 @@ def test_constructor_errors_are_one_clear_line():
         env.step(np.zeros(2, int))
     with pytest.raises(ValueError, match="seed"):
         env.reset(seed=-1)
-    with pytest.raises(ValueError, match="a list of 2 ints"):
+    with pytest.raises(ValueError, match="a list of 2 such ints"):
         env.reset(seed=[1, None])
 
 
