@@ -9,6 +9,7 @@ docstring documents the env.
 """
 
 import copy
+import dataclasses
 import warnings
 from typing import ClassVar
 
@@ -189,6 +190,9 @@ class EuchreAEC(AECEnv):
         self.action_spaces = {agent: spaces.Discrete(num_actions) for agent in agents}
         self.game_state: EpisodeState | None = None
         self._seat_of = {agent: seat for seat, agent in enumerate(agents)}
+        self._every_seat = np.arange(len(agents), dtype=np.int64)
+        self._mirror: EpisodeState | None = None  # S copies of the game (observe_every_seat)
+        self._mirror_fields: list[str] = []
         self._seat_index = [
             np.array([seat]) for seat in range(len(agents))
         ]  # int64[1] per seat, for observe
@@ -402,6 +406,20 @@ class EuchreAEC(AECEnv):
             ]
         mask = self._mask if seat == self._on_move else self._no_actions
         return {"observation": obs.copy(), "action_mask": mask.copy()}
+
+    def observe_every_seat(self):
+        """float32[S, D]: every seat's observation now, in one engine call (a new array): the
+        game is copied into the S rows of a batch kept for this, seat s observing row s."""
+        state = self._state()
+        every = self._every_seat
+        mirror = self._mirror
+        if mirror is None or type(mirror) is not type(state):
+            mirror = self._mirror = state.take(np.zeros(len(every), np.intp))
+            self._mirror_fields = [f.name for f in dataclasses.fields(state)]
+        else:
+            for name in self._mirror_fields:
+                getattr(mirror, name)[...] = getattr(state, name)  # [1, ...] to [S, ...]
+        return self.game.observe(mirror, every)
 
     def render(self):
         return render_as(

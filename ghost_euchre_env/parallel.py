@@ -103,14 +103,17 @@ class EuchreParallel(ParallelEnv):
 
     def _observations(self):
         aec = self.aec
-        live = aec._on_move is not None
-        observations = {}
-        for agent in self.possible_agents:
-            obs = aec.observe(agent)
-            if live and agent != aec.agent_selection:
-                obs["action_mask"] = self._wait.copy()
-            observations[agent] = obs
-        return observations
+        rows = aec.observe_every_seat()  # one engine call for every seat
+        mover = aec._on_move
+        if mover is None:  # the episode is over: no action for anyone
+            masks = [aec._no_actions] * len(rows)
+        else:
+            masks = [self._wait] * len(rows)
+            masks[mover] = aec._mask
+        return {
+            agent: {"observation": row, "action_mask": mask.copy()}
+            for agent, row, mask in zip(self.possible_agents, rows, masks, strict=True)
+        }
 
     def _infos(self):
         aec = self.aec
