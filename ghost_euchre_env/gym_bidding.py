@@ -66,8 +66,8 @@ class GhostEuchreBiddingGymEnv(GhostEuchreGymEnv):
 
     def make_aec(self, chosen: options.EnvOptions):
         return self.aec_class(
-            chosen.card_play,
-            "ansi" if chosen.render_mode else None,
+            render_mode="ansi" if chosen.render_mode else None,
+            card_play=chosen.card_play,
             episode=chosen.episode,
             reward=chosen.reward,
             illegal_action=chosen.illegal_action,

@@ -13,18 +13,24 @@ validation and rendering are the AEC env's:
 - reward: the learner's reward summed over its action and the opponents'
   actions up to its next turn (or the end of the episode);
 - terminated / truncated: the AEC env's, for the learner;
-- info: the learner's AEC info (``phase``, ``last_deal``, ``illegal_action``:
-  fixed-shape numbers) plus ``action_mask``;
+- info: the learner's AEC info (``phase``, ``illegal_action`` and the latest
+  deal's summary as flat ``last_deal_*`` keys: numbers that stack) plus
+  ``action_mask``;
 - a step (the learner's action and the opponents' after it) and a reset are
   all or nothing: when any action is refused or an opponent raises, the env is
   put back as it was before the call (the opponents' generator included) and
   the error passes on.
 
-An opponent is any callable ``(obs float32[390], mask bool[34]) -> action``;
 ``opponents`` is None (every other seat plays uniformly random legal actions,
-drawn from the env's ``np_random``), one callable for every other seat, or a
-dict from agent name (``"player_1"``) or seat to callable (missing seats play
-randomly). ``reset(seed=s)`` deals like the AEC env seeded with ``s`` and seeds
+drawn from the env's ``np_random``), one opponent for every other seat, or a
+dict from agent name (``"player_1"``) or seat to one (missing seats play
+randomly); an opponent is a spec string (``"heuristic"``, built with
+``agents.make_policy`` seeded ``policy_seed``), a policy object with a batched
+``act(obs, mask)``, or a callable ``(obs float32[390], mask bool[34]) ->
+action``. ``mask_in_observation=True`` makes the observation
+``Dict(observations=Box, action_mask=Box(0, 1, [34], float32))``, as the
+vector env's. Every keyword is checked by :mod:`ghost_euchre_env.options`
+(an unknown one is a ``TypeError``). ``reset(seed=s)`` deals like the AEC env seeded with ``s`` and seeds
 the random opponents; ``reset()`` continues with the next episode.
 
 ``gymnasium.make_vec("GhostEuchre-v0", num_envs=N)`` builds the native vector
@@ -36,7 +42,7 @@ release, info took the AEC env's fixed-shape numeric infos (``legal_actions``
 dropped: ``action_masks()`` holds them).
 """
 
-from typing import cast
+from typing import Any, cast
 
 import gymnasium
 import numpy as np
@@ -179,7 +185,7 @@ class GhostEuchreGymEnv(gymnasium.Env):
     def _episode_over(self):
         return self.aec.terminations[self.learner] or self.aec.truncations[self.learner]
 
-    def _observation(self):
+    def _observation(self) -> Any:  # Gymnasium's ObsType: an array, or a dict of two
         obs = self.aec.observe(self.learner)
         self._mask = obs["action_mask"].astype(bool)
         if self.mask_in_observation:

@@ -24,12 +24,19 @@ action...). Random opponents (``opponents=None``) draw from the vector env's
   of RLlib's action-masking module).
 - ``action_masks()``: bool[N, A], the learner's legal actions now;
   ``infos["action_mask"]`` holds the same, and ``infos["phase"]`` int64[N].
-- ``metadata["autoreset_mode"]``: ``AutoresetMode.NEXT_STEP`` by default
+- ``autoreset_mode`` (an attribute, as Gymnasium's vector envs have it, and
+  ``metadata["autoreset_mode"]``): ``AutoresetMode.NEXT_STEP`` by default
   (Gymnasium's default; the step after an episode ended resets that game,
   ignores its action and returns reward 0) or ``SAME_STEP``
   (``autoreset_mode=AutoresetMode.SAME_STEP`` or ``"SameStep"``: the step
   that ends an episode returns the next episode's first observation, with
   ``infos["final_obs"]`` and ``infos["final_info"]`` for the games that ended).
+- ``illegal_action``: ``"raise"`` (``ValueError``, nothing changed) or
+  ``"terminate"``: an illegal learner action (a library's checker sends
+  unmasked random ones) ends that game's episode with ``illegal_action_penalty``
+  as its reward, as the single env does; out-of-range actions still raise.
+- ``call``, ``get_attr``, ``set_attr`` as Gymnasium's ``SyncVectorEnv`` (one
+  batched env: an attribute is the same for every game).
 - ``render()``: the table of game ``render_game`` (an attribute, default 0),
   as the single env renders it (``render_mode`` "ansi" returns it, "human"
   prints it); it renders when called, not at every step.
@@ -38,15 +45,16 @@ action...). Random opponents (``opponents=None``) draw from the vector env's
   leaves every game (and the random opponents' generator) as it was, and the
   error passes on.
 
-Opponents are batched policies, objects with ``act(obs float32[M, D], mask
-bool[M, A]) -> int[M]`` (``agents.Policy``): the env asks each policy once
-per round of moves, with just the games where one of its seats is on move, in
-no fixed order, so a policy must not keep per-game memory (observations have
-perfect recall). The registered entry points also take spec strings (``"heuristic"``,
-``"pimc:..."``, ``"ppo:NAME|PATH"``, ``"module:Class"``, composites) and build
-them with ``agents.make_policy``: the one place this package reaches above
-itself, through :func:`ghost_euchre_env.gym_bidding.resolve_policy` (imported
-by name, only when a string is given; pass policy objects to avoid it).
+Opponents are what the single env takes (:mod:`ghost_euchre_env.options`):
+batched policies, objects with ``act(obs float32[M, D], mask bool[M, A]) ->
+int[M]`` (``agents.Policy``), which the env asks once per round of moves, with
+just the games where one of its seats is on move, in no fixed order, so a
+policy must not keep per-game memory (observations have perfect recall); spec
+strings (``"heuristic"``, ``"pimc:..."``, ``"ppo:NAME|PATH"``, ``"module:Class"``,
+composites), built with ``agents.make_policy`` (imported by name, only when a
+string is given); and per-game callables ``(obs, mask) -> action``, asked game by
+game. ``num_envs`` is checked against this machine's memory before anything is
+allocated.
 """
 
 import dataclasses

@@ -23,6 +23,15 @@ from ghost_euchre_env import (
     ghost_euchre_v0,
     options,
 )
+from ghost_euchre_env.gym_vector import EuchreVectorEnv
+
+
+def native(env_id, num_envs, **kwargs) -> EuchreVectorEnv:
+    """``gymnasium.make_vec(env_id, num_envs, **kwargs)``: the native vector env itself."""
+    env = gymnasium.make_vec(env_id, num_envs, **kwargs).unwrapped
+    assert isinstance(env, EuchreVectorEnv)
+    return env
+
 
 GYM_IDS = [GYM_ENV_ID, BIDDING_GYM_ENV_ID, CLASSIC_GYM_ENV_ID, CLASSIC_BIDDING_GYM_ENV_ID]
 BIDDING_IDS = [BIDDING_GYM_ENV_ID, CLASSIC_BIDDING_GYM_ENV_ID]
@@ -35,7 +44,10 @@ AEC_DOORS = {
     "classic_euchre_v0.parallel_env()": classic_euchre_v0.parallel_env,
 }
 LEARNER_DOORS = {
-    **{f"gymnasium.make({env_id!r})": lambda env_id=env_id, **kw: gymnasium.make(env_id, **kw) for env_id in GYM_IDS},
+    **{
+        f"gymnasium.make({env_id!r})": lambda env_id=env_id, **kw: gymnasium.make(env_id, **kw)
+        for env_id in GYM_IDS
+    },
     **{
         f"gymnasium.make_vec({env_id!r})": lambda env_id=env_id, **kw: gymnasium.make_vec(
             env_id, 2, **kw
@@ -56,11 +68,20 @@ def test_an_unknown_keyword_is_a_type_error_in_pythons_words(door):
 
 
 BAD_VALUES = [
-    ({"render_mode": "rgb_array"}, "render_mode must be None or one of ['human', 'ansi'], got 'rgb_array'"),
+    (
+        {"render_mode": "rgb_array"},
+        "render_mode must be None or one of ['human', 'ansi'], got 'rgb_array'",
+    ),
     ({"episode": "set"}, "episode must be one of ['deal', 'game'], got 'set'"),
     ({"reward": "tricks"}, "reward must be one of"),
-    ({"illegal_action": "ignore"}, "illegal_action must be one of ['raise', 'terminate'], got 'ignore'"),
-    ({"illegal_action_penalty": math.nan}, "illegal_action_penalty must be a finite number, got nan"),
+    (
+        {"illegal_action": "ignore"},
+        "illegal_action must be one of ['raise', 'terminate'], got 'ignore'",
+    ),
+    (
+        {"illegal_action_penalty": math.nan},
+        "illegal_action_penalty must be a finite number, got nan",
+    ),
     ({"illegal_action_penalty": True}, "illegal_action_penalty must be a finite number, got True"),
     ({"target_score": 0}, "target_score must be an int >= 1, got 0"),
 ]
@@ -167,31 +188,36 @@ def test_seeds_outside_what_they_can_mean_are_refused_at_every_door(seed):
     ],
 )
 def test_autoreset_mode_takes_the_enum_and_its_values(given, mode):
-    env = gymnasium.make_vec(GYM_ENV_ID, 2, autoreset_mode=given)
+    env = native(GYM_ENV_ID, 2, autoreset_mode=given)
     assert env.autoreset_mode is mode and env.metadata["autoreset_mode"] is mode
 
 
 def test_autoreset_mode_refuses_others():
     for bad in ("Disabled", AutoresetMode.DISABLED, "same_step", 1):
-        with pytest.raises(ValueError, match=r"autoreset_mode must be one of \['NextStep', 'SameStep'\]"):
+        with pytest.raises(
+            ValueError, match=r"autoreset_mode must be one of \['NextStep', 'SameStep'\]"
+        ):
             gymnasium.make_vec(GYM_ENV_ID, 2, autoreset_mode=bad)
 
 
 def test_num_envs_that_cannot_fit_is_refused_before_allocating():
-    with pytest.raises(ValueError, match=r"num_envs=1000000000000 needs about [\d,]+ GiB .* at most [\d,]+ games fit"):
+    with pytest.raises(
+        ValueError,
+        match=r"num_envs=1000000000000 needs about [\d,]+ GiB .* at most [\d,]+ games fit",
+    ):
         gymnasium.make_vec(GYM_ENV_ID, num_envs=10**12)
     for bad in (0, True, 2.0):
         with pytest.raises(ValueError, match="num_envs must be an int >= 1"):
-            gymnasium.make_vec(GYM_ENV_ID, num_envs=bad)
+            gymnasium.make_vec(GYM_ENV_ID, num_envs=bad)  # pyright: ignore[reportArgumentType]
 
 
 def test_gymnasium_vector_env_attributes_and_methods():
-    env = gymnasium.make_vec(CLASSIC_GYM_ENV_ID, 3, opponents="heuristic")
+    env = native(CLASSIC_GYM_ENV_ID, 3, opponents="heuristic")
     env.reset(seed=0)
     assert env.num_envs == 3 and env.autoreset_mode == AutoresetMode.NEXT_STEP
     masks = env.call("action_masks")
     assert len(masks) == 3
-    np.testing.assert_array_equal(np.stack(masks), env.action_masks())
+    np.testing.assert_array_equal(np.asarray(masks), env.action_masks())
     assert env.get_attr("render_game") == (0, 0, 0)
     env.set_attr("render_game", [2, 2, 2])
     assert env.render_game == 2
@@ -203,10 +229,14 @@ def test_gymnasium_vector_env_attributes_and_methods():
 @pytest.mark.parametrize("env_id", [GYM_ENV_ID, CLASSIC_BIDDING_GYM_ENV_ID])
 def test_vector_illegal_action_terminate_is_the_single_envs(env_id, mode):
     """Unmasked random actions (a library's spec probe): sub-env i is the single env seeded i."""
-    kwargs = {"opponents": "heuristic", "illegal_action": "terminate", "illegal_action_penalty": -2.5}
-    native = gymnasium.make_vec(env_id, 3, autoreset_mode=mode, **kwargs)
+    kwargs = {
+        "opponents": "heuristic",
+        "illegal_action": "terminate",
+        "illegal_action_penalty": -2.5,
+    }
+    vector = native(env_id, 3, autoreset_mode=mode, **kwargs)
     sync = SyncVectorEnv([lambda: gymnasium.make(env_id, **kwargs)] * 3, autoreset_mode=mode)
-    obs, info = native.reset(seed=11)
+    obs, info = vector.reset(seed=11)
     expected_obs, expected_info = sync.reset(seed=11)
     rng = np.random.default_rng(0)
     penalties = 0
@@ -215,8 +245,8 @@ def test_vector_illegal_action_terminate_is_the_single_envs(env_id, mode):
         np.testing.assert_array_equal(info["action_mask"], expected_info["action_mask"])
         # mostly legal actions, one in five anything
         legal = np.where(info["action_mask"], rng.random(info["action_mask"].shape), -1).argmax(1)
-        actions = np.where(rng.random(3) < 0.2, rng.integers(0, native.single_action_space.n, 3), legal)
-        obs, reward, terminated, truncated, info = native.step(actions)
+        actions = np.where(rng.random(3) < 0.2, rng.integers(0, vector.game.num_actions, 3), legal)
+        obs, reward, terminated, truncated, info = vector.step(actions)
         expected = sync.step(actions)
         expected_obs, expected_info = expected[0], expected[4]
         for got, want in zip((reward, terminated, truncated), expected[1:4], strict=True):

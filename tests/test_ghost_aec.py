@@ -156,18 +156,20 @@ def test_infos_are_fixed_shape_numbers_with_phase_and_deal_summary():
     rng = np.random.default_rng(0)
     seen_phases, summaries = set(), []
     no_deal = ghost_euchre_v0.raw_env.no_deal
+    flat = flat_deal(no_deal)
+    raw = env.unwrapped
+    assert isinstance(raw, ghost_euchre_v0.raw_env)
     for _ in env.agent_iter():
         obs, _, terminated, truncated, info = env.last()
         seen_phases.add(info["phase"])
         for other in env.agents:
             other_info = env.infos[other]
-            flat = flat_deal(no_deal)
             assert set(other_info) == {"phase", "illegal_action", *flat}
             assert other_info["illegal_action"] == -1
             for key, value in other_info.items():  # numbers and tuples of numbers: they stack
                 assert np.shape(value) == np.shape(flat.get(key, 0))
                 assert np.asarray(value).dtype.kind in "biu", key
-        summary = env.unwrapped.last_deal
+        summary = raw.last_deal
         assert flat_deal(summary) == {key: info[key] for key in flat}
         if summary["deal"] == 0:
             assert summary == no_deal
@@ -353,7 +355,9 @@ def test_hand_traced_deal(episode):
             assert np.flatnonzero(dead).tolist() == [2, 12, 16, 17, 20, 21]
             assert not env.observe("player_0")["observation"][dead_start:dead_stop].any()
     assert env.rewards == {"player_0": 4.0, "player_1": 1.0, "player_2": 1.0}
-    summary = env.unwrapped.last_deal
+    raw = env.unwrapped
+    assert isinstance(raw, ghost_euchre_v0.raw_env)
+    summary = raw.last_deal
     assert summary == {
         "deal": 1,
         "thrown_in": False,

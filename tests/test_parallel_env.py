@@ -36,6 +36,7 @@ def test_same_games_as_the_aec_env_for_the_same_seed_and_actions(module, episode
         aec_returns = dict.fromkeys(aec.possible_agents, 0.0)
         par_returns = dict.fromkeys(aec.possible_agents, 0.0)
         decisions = 0
+        terms = truncs = {}
         for agent in aec.agent_iter():
             obs, reward, terminated, truncated, _ = aec.last()
             aec_returns[agent] += reward
@@ -72,7 +73,9 @@ def test_bad_actions_change_nothing_and_terminate_ends_the_episode():
     par = ghost_euchre_v0.parallel_env()
     observations, _ = par.reset(seed=1)
     mover = par.aec.agent_selection
-    before = par.aec.game_state.copy()
+    state = par.aec.game_state
+    assert state is not None
+    before = state.copy()
     illegal = int(np.flatnonzero(observations[mover]["action_mask"] == 0)[0])
     for actions, match in [
         ({}, f"the action of {mover}, the agent on move"),
