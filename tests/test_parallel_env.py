@@ -20,7 +20,7 @@ CONFIGS = [{}, {"episode": "deal"}, {"illegal_action": "terminate"}]
 def test_parallel_api_test_passes(module, config):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the checker resets with a dummy option; the env warns
-        parallel_api_test(module.parallel_env(**config), num_cycles=3000)
+        parallel_api_test(module.parallel_env(**config), num_cycles=1000)
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__.rsplit(".", 1)[-1])
