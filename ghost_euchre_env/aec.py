@@ -9,10 +9,9 @@ docstring documents the env.
 """
 
 import copy
-import math
+import dataclasses
 import warnings
-from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import gymnasium
 import numpy as np
@@ -20,10 +19,9 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from . import dealing
+from . import dealing, options
 from .core import BatchedGame, EpisodeState
 
-ILLEGAL_ACTION_MODES = ("raise", "terminate")
 # What reset and step change besides game_state (see EuchreAEC.snapshot)
 EPISODE_FIELDS = (
     "agents",
@@ -37,6 +35,7 @@ EPISODE_FIELDS = (
     "_on_move",
     "_obs_cache",
     "_last_deal",
+    "_deal_infos",
 )
 RESET_OPTIONS = ("dealer", "deals")
 
@@ -79,6 +78,15 @@ n-step returns over at least {num_players} transitions.{note}
 The documentation's page "Using it with RL libraries" (docs/rl-libraries.md)."""
 
 
+def flat_deal(summary):
+    """The infos' keys of a deal summary (a dict as a variant's ``no_deal``): ``last_deal_number``
+    for its ``deal``, ``last_deal_<field>`` for every other field (numbers, tuples by seat)."""
+    return {
+        "last_deal_number" if key == "deal" else f"last_deal_{key}": value
+        for key, value in summary.items()
+    }
+
+
 def seat_names(num_players):
     """('player_0', 'player_1', ...): the agent name of each seat."""
     return tuple(f"player_{seat}" for seat in range(num_players))
@@ -113,7 +121,7 @@ class EuchreAEC(AECEnv):
         "is_parallelizable": False,
         "render_fps": 1,
     }
-    engine: Callable[..., Any] = BatchedGame  # called with (episode=, reward=, **rules)
+    engine: type = BatchedGame  # the variant's engine, called with (episode=, reward=, **rules)
     agent_names: ClassVar[tuple[str, ...]] = ()
     phase_names: ClassVar[tuple[str, ...]] = ()
     scores_field: ClassVar[tuple[int, int]] = (0, 0)
@@ -140,36 +148,31 @@ class EuchreAEC(AECEnv):
         """``cls(*args, **kwargs)`` in PettingZoo's order-enforcing wrapper: the module's ``env()``."""
         return wrappers.OrderEnforcingWrapper(cls(*args, **kwargs))
 
-    def __init__(
-        self,
-        render_mode=None,
-        episode="game",
-        reward="points",
-        illegal_action="raise",
-        illegal_action_penalty=-1.0,
-        **rules,
-    ):
+    door_kind = "aec"  # its kind of door (ghost_euchre_env.options.KINDS)
+
+    @classmethod
+    def door(cls) -> options.Door:
+        """This env's door: its name in messages, its options and its variant's rules."""
+        return options.Door(
+            f"{cls.metadata['name']}.env()", cls.door_kind, cls.engine, cls.agent_names
+        )
+
+    def make_game(self, chosen: options.EnvOptions):
+        """The batched engine of one game, made with the checked options."""
+        return self.engine(episode=chosen.episode, reward=chosen.reward, **chosen.rules)
+
+    def __init__(self, render_mode=None, **given):
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}"
-            )
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(
-                f"illegal_action must be one of {list(ILLEGAL_ACTION_MODES)}, got {illegal_action!r}"
-            )
-        if (
-            isinstance(illegal_action_penalty, bool)
-            or not isinstance(illegal_action_penalty, (int, float, np.number))
-            or not math.isfinite(illegal_action_penalty)
-        ):
-            raise ValueError(
-                f"illegal_action_penalty must be a finite number, got {illegal_action_penalty!r}"
-            )
-        self.game = self.engine(episode=episode, reward=reward, **rules)
+        chosen = options.parse(self.door(), {"render_mode": render_mode, **given})
+        self.options = chosen
+        illegal_action, illegal_action_penalty = (
+            chosen.illegal_action,
+            chosen.illegal_action_penalty,
+        )
+        self.game = self.make_game(chosen)
         self.render_mode = render_mode
         self.illegal_action = illegal_action
-        self.illegal_action_penalty = float(illegal_action_penalty)
+        self.illegal_action_penalty = illegal_action_penalty
         agents = self.agent_names
         num_actions = self.game.num_actions
         self.possible_agents = list(agents)
@@ -187,6 +190,9 @@ class EuchreAEC(AECEnv):
         self.action_spaces = {agent: spaces.Discrete(num_actions) for agent in agents}
         self.game_state: EpisodeState | None = None
         self._seat_of = {agent: seat for seat, agent in enumerate(agents)}
+        self._every_seat = np.arange(len(agents), dtype=np.int64)
+        self._mirror: EpisodeState | None = None  # S copies of the game (observe_every_seat)
+        self._mirror_fields: list[str] = []
         self._seat_index = [
             np.array([seat]) for seat in range(len(agents))
         ]  # int64[1] per seat, for observe
@@ -199,7 +205,7 @@ class EuchreAEC(AECEnv):
         )  # int8[A] legal actions of the agent on move (zeros when none)
         self._on_move = None  # seat on move, None once the episode is over
         self._obs_cache = [None] * len(agents)  # float32[D] per seat, for the current step
-        self._last_deal = dict(self.no_deal)
+        self._set_last_deal(self.no_deal)
 
     def snapshot(self):
         """Everything ``reset`` and ``step`` change, copied: :meth:`restore` puts it back.
@@ -254,6 +260,17 @@ class EuchreAEC(AECEnv):
             "scores": tuple(deals.scores[0].tolist()),
         }
 
+    def _set_last_deal(self, summary):
+        """Keep ``summary`` (a dict as ``no_deal``) as the latest finished deal, and its infos."""
+        self._last_deal = dict(summary)
+        self._deal_infos = flat_deal(summary)
+
+    @property
+    def last_deal(self) -> dict:
+        """The summary of the latest finished deal of the episode, as a dict (the infos hold it
+        as flat ``last_deal_*`` keys); ``no_deal`` while none has ended."""
+        return dict(self._last_deal)
+
     # ---------------------------------------------------------------- episodes
     def reset(self, seed=None, options=None):
         """Start an episode: a seeded stream, or the next episode of the current one (seed None)."""
@@ -284,7 +301,7 @@ class EuchreAEC(AECEnv):
         self._cumulative_rewards = dict.fromkeys(agents, 0.0)
         self.terminations = dict.fromkeys(agents, False)
         self.truncations = dict.fromkeys(agents, False)
-        self._last_deal = dict(self.no_deal)
+        self._set_last_deal(self.no_deal)
         self._new_turn()
         if self.render_mode == "human":
             self.render()
@@ -315,7 +332,7 @@ class EuchreAEC(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict(zip(self.agent_names, result.rewards[0].tolist(), strict=True))
         if len(result.deals.game):
-            self._last_deal = self.deal_info(result.deals, deal_number)
+            self._set_last_deal(self.deal_info(result.deals, deal_number))
         if result.terminated[0]:
             self.terminations = dict.fromkeys(self.agent_names, True)
         elif result.truncated[0]:
@@ -352,14 +369,9 @@ class EuchreAEC(AECEnv):
         self._mask = self._no_actions
         self._on_move = None
         phase = self.infos[agent]["phase"]
-        self.infos = {
-            a: {
-                "phase": phase,
-                "last_deal": self._last_deal,
-                "illegal_action": action if a == agent else -1,
-            }
-            for a in agents
-        }
+        base = {"phase": phase, "illegal_action": -1, **self._deal_infos}
+        self.infos = {a: base.copy() for a in agents}
+        self.infos[agent]["illegal_action"] = action
         self._accumulate_rewards()
 
     def _new_turn(self):
@@ -376,11 +388,8 @@ class EuchreAEC(AECEnv):
             self._on_move = player
             self._mask = self.game.legal_mask(game_state)[0].view(np.int8)
             self.agent_selection = agents[player]
-        last_deal = self._last_deal
-        self.infos = {
-            agent: {"phase": phase, "last_deal": last_deal, "illegal_action": -1}
-            for agent in agents
-        }
+        base = {"phase": phase, "illegal_action": -1, **self._deal_infos}
+        self.infos = {agent: base.copy() for agent in agents}
 
     # ------------------------------------------------------------- observation
     def observe(self, agent):
@@ -397,6 +406,20 @@ class EuchreAEC(AECEnv):
             ]
         mask = self._mask if seat == self._on_move else self._no_actions
         return {"observation": obs.copy(), "action_mask": mask.copy()}
+
+    def observe_every_seat(self):
+        """float32[S, D]: every seat's observation now, in one engine call (a new array): the
+        game is copied into the S rows of a batch kept for this, seat s observing row s."""
+        state = self._state()
+        every = self._every_seat
+        mirror = self._mirror
+        if mirror is None or type(mirror) is not type(state):
+            mirror = self._mirror = state.take(np.zeros(len(every), np.intp))
+            self._mirror_fields = [f.name for f in dataclasses.fields(state)]
+        else:
+            for name in self._mirror_fields:
+                getattr(mirror, name)[...] = getattr(state, name)  # [1, ...] to [S, ...]
+        return self.game.observe(mirror, every)
 
     def render(self):
         return render_as(

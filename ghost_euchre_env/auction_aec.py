@@ -7,8 +7,7 @@ plays made inside a step are kept for ``render()`` and for
 ``snapshot``/``restore`` (all-or-nothing steps).
 """
 
-import functools
-
+from . import options
 from .aec import EuchreAEC
 from .bidding import AuctionGame
 from .cards import card_name
@@ -28,7 +27,7 @@ def plays_text(plays, names, per_trick):
 
 
 class AuctionAEC(EuchreAEC):
-    """The auction-only env of a variant: ``raw_env(card_play, render_mode=None, episode="deal", ...)``.
+    """The auction-only env of a variant: ``raw_env(card_play="heuristic", render_mode=None, episode="deal", ...)``.
 
     A subclass lists this class before the variant's ``raw_env`` and sets ``auction_game`` (the
     auction view's class) and ``cards_per_trick(last_deal)``.
@@ -37,20 +36,21 @@ class AuctionAEC(EuchreAEC):
     auction_game: type[AuctionGame]
     game: AuctionGame
 
-    def __init__(
-        self,
-        card_play,
-        render_mode=None,
-        episode="deal",
-        reward="points",
-        illegal_action="raise",
-        illegal_action_penalty=-1.0,
-        **rules,
-    ):
-        self.engine = functools.partial(self.auction_game, card_play)
-        super().__init__(
-            render_mode, episode, reward, illegal_action, illegal_action_penalty, **rules
-        )
+    door_kind = "auction_aec"
+
+    def __init__(self, card_play=options.DEFAULT_POLICY, render_mode=None, **given):
+        super().__init__(render_mode, card_play=card_play, **given)
+
+    @classmethod
+    def door(cls) -> options.Door:
+        name = f"{cls.metadata['name']}.env()"
+        return options.Door(name, cls.door_kind, cls.auction_game.ENGINE, cls.agent_names)
+
+    def make_game(self, chosen: options.EnvOptions):
+        """The auction view of the variant's engine, its card play built from ``card_play``."""
+        engine = self.auction_game.ENGINE
+        play = options.resolve_policy(chosen.card_play, chosen.rules, engine, chosen.policy_seed)
+        return self.auction_game(play, chosen.episode, chosen.reward, **chosen.rules)
 
     def cards_per_trick(self, last_deal):
         """The cards of each trick of the deal ``last_deal`` (an info's ``last_deal``)."""

@@ -2,7 +2,7 @@
 
 ============ ==========================================================================
 Import       ``from ghost_euchre_env import classic_bidding_v0``
-Create       ``classic_bidding_v0.env(card_play, render_mode=None, episode="deal",
+Create       ``classic_bidding_v0.env(card_play="heuristic", render_mode=None, episode="deal",
              reward="points", illegal_action="raise", illegal_action_penalty=-1.0, **rules)``
 Actions      Discrete(31), OpenSpiel ``euchre``'s ids; legal: 24 (pass), 25-28 (order up or
              name a suit), 29-30 (alone, with partner) and the dealer's discard (a card id)
@@ -19,10 +19,11 @@ the upcard or passing, naming trump in the second round (the dealer stuck with
 ``stick_the_dealer``), going alone or with the partner, and the dealer's
 discard, which is made with trump known before any card is played and is part
 of what ordering up is worth. The card play of every deal happens inside
-``step``, made by ``card_play``: any object with the batched ``act(obs
+``step``, made by ``card_play``: a policy spec string (``"heuristic"``, the default; built
+with ``agents.make_policy``, seeded ``policy_seed``) or any object with the batched ``act(obs
 float32[M, 464], mask bool[M, 31]) -> int[M]`` of ``agents.Policy`` (e.g.
 ``agents.make_policy("heuristic", ghost_euchre_env.ClassicEuchre())``; this
-package never imports ``agents``). The env is :mod:`classic_euchre_v0` on
+package imports ``agents`` only by name, when a spec string is given). The env is :mod:`classic_euchre_v0` on
 :class:`ghost_euchre_env.bidding.ClassicAuctionGame`, so actions, observations,
 infos, seeding, options, bad input and dead steps are as documented there; the
 differences:
@@ -69,4 +70,4 @@ class raw_env(AuctionAEC, classic_raw_env):
 
 env = (
     raw_env.wrapped
-)  # env(card_play, render_mode=None, episode="deal", ...): the usual entry point
+)  # env(card_play="heuristic", render_mode=None, episode="deal", ...): the usual entry point

@@ -5,7 +5,7 @@ Import       ``from ghost_euchre_env import classic_euchre_v0``
 Create       ``classic_euchre_v0.env(render_mode=None, episode="game", reward="points",
              illegal_action="raise", illegal_action_penalty=-1.0, **rules)``
 Actions      Discrete(31) (OpenSpiel ``euchre``'s action ids)
-Parallel API no (turn based)
+Parallel API ``parallel_env(**same options)``, one decision a step (:mod:`ghost_euchre_env.parallel`)
 Agents       ``["player_0", "player_1", "player_2", "player_3"]`` (seats 0..3, clockwise;
              player_0 & player_2 play against player_1 & player_3)
 Observation  Dict(observation=Box(float32, [464]), action_mask=Box(int8, [31]))
@@ -51,8 +51,9 @@ that keep them as dicts (RLlib, Stable-Baselines3) take them as they are:
 ``"phase"`` (index into ``PHASE_NAMES``: 0 bidding, 1 discard, 2 alone, 3 play,
 4 over), ``"illegal_action"`` (-1, or the offending action id in the
 offender's info after an illegal action under ``illegal_action="terminate"``)
-and ``"last_deal"``, the summary of the latest finished deal of the episode: a
-dict with ``deal`` (its number in the episode, redeals included; 0 while no
+and ``"last_deal_<field>"`` for each field of the summary of the latest finished deal
+of the episode (``env.unwrapped.last_deal`` holds it as a dict): ``deal``
+(``"last_deal_number"``: its number in the episode, redeals included; 0 while no
 deal has ended, the other fields then being -1, False or zeros), ``thrown_in``
 (eight passes), ``dealer``, ``maker``, ``lone_defender`` (seats, -1 for none),
 ``trump`` (0..3 = C, D, H, S, -1 for none), ``upcard`` (card id),
@@ -112,6 +113,11 @@ Version history
   ``legal_actions`` dropped for the observation's ``action_mask``, an
   ``illegal_action`` key at every step). Observations, actions, rewards and
   dealing are unchanged.
+* v0, before its first published release: the deal summary in the infos as
+  flat ``last_deal_*`` keys (a nested dict does not stack), the dict as the
+  ``last_deal`` attribute; ``parallel_env()``; a keyword the env does not take
+  is a ``TypeError`` (:mod:`ghost_euchre_env.options`), a seed above 2**64-1 is
+  refused. Valid options play as before.
 """
 
 from typing import ClassVar
@@ -127,6 +133,7 @@ from .classic import (
     action_name,
 )
 from .core import layout_table
+from .parallel import EuchreParallel
 from .render import render_classic
 
 __doc__ = (__doc__ or "").format(
@@ -193,3 +200,9 @@ class raw_env(EuchreAEC):
 env = (
     raw_env.wrapped
 )  # env(render_mode=None, episode="game", reward="points", ...): the usual entry point
+
+
+def parallel_env(render_mode=None, **options):
+    """The PettingZoo Parallel env of this game, with the options of ``env()``; see
+    :mod:`ghost_euchre_env.parallel`."""
+    return EuchreParallel(raw_env, render_mode, **options)

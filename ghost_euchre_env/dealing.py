@@ -43,20 +43,29 @@ def stream_keys(seed, num_games):
     if seed is None:
         return stream_keys(secrets.randbits(63), num_games)  # fresh entropy from the OS
     if np.ndim(seed) == 0:
-        _check_seed(seed)
-        base = mix64(np.uint64(int(seed) % (1 << 64)))
+        check_seed(seed)
+        base = mix64(np.uint64(int(seed)))
         return mix64(base + np.arange(num_games, dtype=np.uint64) * _GOLDEN)
     seeds = list(seed)
     if len(seeds) != num_games:
         raise ValueError(f"seed list has {len(seeds)} entries; expected one per game ({num_games})")
     for s in seeds:
-        _check_seed(s)
-    return mix64(mix64(np.array([int(s) % (1 << 64) for s in seeds], dtype=np.uint64)))
+        check_seed(s)
+    return mix64(mix64(np.array([int(s) for s in seeds], dtype=np.uint64)))
 
 
-def _check_seed(seed):
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative int or None, got {seed!r}")
+MAX_SEED = (1 << 64) - 1  # a stream key is 64 bits: a larger seed would deal as a smaller one
+
+
+def check_seed(seed, what="seed"):
+    """``seed`` as an int, or ValueError unless it is an int in 0..2**64-1 (not a bool)."""
+    if (
+        isinstance(seed, (bool, np.bool_))
+        or not isinstance(seed, (int, np.integer))
+        or not 0 <= seed <= MAX_SEED
+    ):
+        raise ValueError(f"{what} must be None or an int in 0..2**64-1, got {seed!r}")
+    return int(seed)
 
 
 def episode_keys(keys, episodes):

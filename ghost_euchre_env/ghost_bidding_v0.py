@@ -2,7 +2,7 @@
 
 ============ ==========================================================================
 Import       ``from ghost_euchre_env import ghost_bidding_v0``
-Create       ``ghost_bidding_v0.env(card_play, render_mode=None, episode="deal",
+Create       ``ghost_bidding_v0.env(card_play="heuristic", render_mode=None, episode="deal",
              reward="points", illegal_action="raise", illegal_action_penalty=-1.0, **rules)``
 Actions      Discrete(34); only 24 (PASS), 25-28 (trump), 29-32 (bids, MOON), 33 (SWAP) are ever legal
 Parallel API no (turn based)
@@ -14,10 +14,11 @@ Single agent ``gymnasium.make("GhostEuchreBidding-v0")``, see :mod:`ghost_euchre
 
 The agents make the auction decisions (SWAP, PASS, bids 3-5, MOON) and the
 declarer names trump; the card play of every deal happens inside ``step``,
-made by ``card_play``: any object with the batched ``act(obs float32[M, 390],
+made by ``card_play``: a policy spec string (``"heuristic"``, the default; built
+with ``agents.make_policy``, seeded ``policy_seed``) or any object with the batched ``act(obs float32[M, 390],
 mask bool[M, 34]) -> int[M]`` of ``agents.Policy`` (e.g.
 ``agents.make_policy("heuristic", ghost_euchre_env.GhostEuchre())``; this
-package never imports ``agents``). The env is :mod:`ghost_euchre_v0` on
+package imports ``agents`` only by name, when a spec string is given). The env is :mod:`ghost_euchre_v0` on
 :class:`ghost_euchre_env.bidding.AuctionGame`, so actions, observations,
 infos, seeding, options, bad input and dead steps are as documented there;
 the differences:
@@ -55,4 +56,4 @@ class raw_env(AuctionAEC, ghost_raw_env):
 
 env = (
     raw_env.wrapped
-)  # env(card_play, render_mode=None, episode="deal", ...): the usual entry point
+)  # env(card_play="heuristic", render_mode=None, episode="deal", ...): the usual entry point

@@ -5,7 +5,7 @@ Import       ``from ghost_euchre_env import ghost_euchre_v0``
 Create       ``ghost_euchre_v0.env(render_mode=None, episode="game", reward="points",
              illegal_action="raise", illegal_action_penalty=-1.0, **rules)``
 Actions      Discrete(34)
-Parallel API no (turn based)
+Parallel API ``parallel_env(**same options)``, one decision a step (:mod:`ghost_euchre_env.parallel`)
 Agents       ``["player_0", "player_1", "player_2"]`` (seats 0, 1, 2, clockwise)
 Observation  Dict(observation=Box(float32, [390]), action_mask=Box(int8, [34]))
 Render modes ``"ansi"`` (returns text), ``"human"`` (prints it)
@@ -50,8 +50,9 @@ that keep them as dicts (RLlib, Stable-Baselines3) take them as they are:
 ``"phase"`` (index into ``PHASE_NAMES``: 0 auction, 1 trump, 2 play, 3 over),
 ``"illegal_action"`` (-1, or the offending action id in the offender's info
 after an illegal action under ``illegal_action="terminate"``) and
-``"last_deal"``, the summary of the latest finished deal of the episode: a dict
-with ``deal`` (its number in the episode, redeals included; 0 while no deal has
+``"last_deal_<field>"`` for each field of the summary of the latest finished deal
+of the episode (``env.unwrapped.last_deal`` holds it as a dict): ``deal``
+(``"last_deal_number"``: its number in the episode, redeals included; 0 while no deal has
 ended, the other fields then being -1, 0 or zeros), ``thrown_in`` (all passed),
 ``dealer``, ``declarer``, ``swapper`` (seats, -1 for none), ``bid`` (3, 4, 5, 6
 for a moon, 0 for none), ``trump`` (0..3 = C, D, H, S, -1 for none) and, as
@@ -114,6 +115,11 @@ Version history
   ``legal_actions`` dropped for the observation's ``action_mask``, an
   ``illegal_action`` key at every step). Observations, actions, rewards and
   dealing are unchanged.
+* v0, before its first published release: the deal summary in the infos as
+  flat ``last_deal_*`` keys (a nested dict does not stack), the dict as the
+  ``last_deal`` attribute; ``parallel_env()``; a keyword the env does not take
+  is a ``TypeError`` (:mod:`ghost_euchre_env.options`), a seed above 2**64-1 is
+  refused. Valid options play as before.
 """
 
 from typing import ClassVar
@@ -130,6 +136,7 @@ from .ghost import (
     GhostEuchre,
     action_name,
 )
+from .parallel import EuchreParallel
 from .render import render_ghost
 
 __doc__ = (__doc__ or "").format(
@@ -199,3 +206,9 @@ class raw_env(EuchreAEC):
 env = (
     raw_env.wrapped
 )  # env(render_mode=None, episode="game", reward="points", ...): the usual entry point
+
+
+def parallel_env(render_mode=None, **options):
+    """The PettingZoo Parallel env of this game, with the options of ``env()``; see
+    :mod:`ghost_euchre_env.parallel`."""
+    return EuchreParallel(raw_env, render_mode, **options)

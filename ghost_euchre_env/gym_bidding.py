@@ -36,96 +36,50 @@ with ``agents.make_policy``, imported by name when a string is given (this
 package has no import of ``agents``; pass policy objects to avoid it).
 """
 
-import importlib
-
-from .classic import ClassicEuchre
+from . import BIDDING_GYM_ENV_ID, CLASSIC_BIDDING_GYM_ENV_ID, options
 from .classic_bidding_v0 import raw_env as classic_bidding_raw_env
-from .ghost import GhostEuchre
 from .ghost_bidding_v0 import raw_env as bidding_raw_env
 from .gym_env import GhostEuchreGymEnv
+from .options import DEFAULT_POLICY, as_callable, resolve_policy
 
-DEFAULT_POLICY = "heuristic"
-
-
-def resolve_policy(policy, rules, engine=GhostEuchre, seed=None):
-    """A policy object: ``policy`` itself, or the spec string built (with ``seed``) for an
-    ``engine`` (the variant's engine class) with ``rules``."""
-    if isinstance(policy, str):
-        agents = importlib.import_module("agents")
-        return agents.make_policy(policy, engine(**rules), seed=seed)
-    return policy
-
-
-def as_callable(policy):
-    """(obs float32[390], mask bool[34]) -> int: a batched policy's ``act`` on one observation, or ``policy`` if callable."""
-    act = getattr(policy, "act", None)
-    if act is None:
-        return policy
-    return lambda obs, mask: int(act(obs[None], mask[None])[0])
+__all__ = [
+    "DEFAULT_POLICY",
+    "ClassicEuchreBiddingGymEnv",
+    "GhostEuchreBiddingGymEnv",
+    "as_callable",
+    "resolve_policy",
+]
 
 
 class GhostEuchreBiddingGymEnv(GhostEuchreGymEnv):
     """``GhostEuchreBiddingGymEnv(learner=0, opponents="heuristic", card_play="heuristic",
     render_mode=None, episode="deal", reward="points", illegal_action="raise",
-    illegal_action_penalty=-1.0, **rules)``; see the module docstring.
+    illegal_action_penalty=-1.0, mask_in_observation=False, policy_seed=None, **rules)``; see
+    the module docstring.
     """
 
-    ENGINE: type = GhostEuchre  # the variant's engine (what spec strings are built for)
-    bidding_aec: type = bidding_raw_env  # the variant's auction-only AEC env
-
-    def __init__(
-        self,
-        learner=0,
-        opponents: object = DEFAULT_POLICY,
-        card_play: object = DEFAULT_POLICY,
-        render_mode=None,
-        episode="deal",
-        reward="points",
-        illegal_action="raise",
-        illegal_action_penalty=-1.0,
-        **rules,
-    ):
-        self._rules = rules
-        self.card_play = resolve_policy(card_play, rules, self.ENGINE)
-        super().__init__(
-            learner,
-            opponents,
-            render_mode,
-            episode,
-            reward,
-            illegal_action,
-            illegal_action_penalty,
-            **rules,
-        )
-
+    env_id = BIDDING_GYM_ENV_ID
+    aec_class = bidding_raw_env  # the variant's auction-only AEC env
+    door_kind = "gym_auction"
+    default_opponent = DEFAULT_POLICY
     skips_undecided = True  # a moon bid before the learner's turn ends the auction
 
-    def make_aec(
-        self, render_mode, episode, reward, illegal_action, illegal_action_penalty, **rules
-    ):
-        return self.bidding_aec(
-            self.card_play,
-            render_mode,
-            episode,
-            reward,
-            illegal_action,
-            illegal_action_penalty,
-            **rules,
+    def make_aec(self, chosen: options.EnvOptions):
+        return self.aec_class(
+            render_mode="ansi" if chosen.render_mode else None,
+            card_play=chosen.card_play,
+            episode=chosen.episode,
+            reward=chosen.reward,
+            illegal_action=chosen.illegal_action,
+            illegal_action_penalty=chosen.illegal_action_penalty,
+            policy_seed=chosen.policy_seed,
+            **chosen.rules,
         )
 
-    def _parse_opponents(self, opponents):
-        if isinstance(opponents, dict):
-            given = {key: self._opponent(value) for key, value in opponents.items()}
-            default = self._opponent(DEFAULT_POLICY)
-            chosen = super()._parse_opponents(given)
-            return {
-                agent: default if policy == self._random_action else policy
-                for agent, policy in chosen.items()
-            }
-        return super()._parse_opponents(self._opponent(opponents))
-
-    def _opponent(self, policy):
-        return as_callable(resolve_policy(policy, self._rules, self.ENGINE))
+    @property
+    def card_play(self):
+        """The card-play policy (built from its spec string when one was given)."""
+        return self.aec.game.card_play
 
 
 class ClassicEuchreBiddingGymEnv(GhostEuchreBiddingGymEnv):
@@ -134,6 +88,6 @@ class ClassicEuchreBiddingGymEnv(GhostEuchreBiddingGymEnv):
     ``opponents`` says); arguments as :class:`GhostEuchreBiddingGymEnv`, rules:
     :class:`~ghost_euchre_env.classic.ClassicRules`."""
 
-    ENGINE = ClassicEuchre
-    bidding_aec = classic_bidding_raw_env
+    env_id = CLASSIC_BIDDING_GYM_ENV_ID
+    aec_class = classic_bidding_raw_env
     skips_undecided = True  # a partner's lone hand before the learner's turn ends the auction

@@ -14,6 +14,7 @@ alone before its first turn, with ``episode="deal"``) is played out inside
 is the native vector env (:mod:`ghost_euchre_env.gym_vector`).
 """
 
+from . import CLASSIC_GYM_ENV_ID
 from .classic_euchre_v0 import raw_env as classic_raw_env
 from .gym_env import GhostEuchreGymEnv
 
@@ -23,11 +24,6 @@ class ClassicEuchreGymEnv(GhostEuchreGymEnv):
     reward="points", illegal_action="raise", illegal_action_penalty=-1.0, **rules)``;
     see the module docstring and ``GhostEuchreGymEnv``."""
 
+    env_id = CLASSIC_GYM_ENV_ID
+    aec_class = classic_raw_env
     skips_undecided = True
-
-    def make_aec(
-        self, render_mode, episode, reward, illegal_action, illegal_action_penalty, **rules
-    ):
-        return classic_raw_env(
-            render_mode, episode, reward, illegal_action, illegal_action_penalty, **rules
-        )

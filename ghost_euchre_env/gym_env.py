@@ -13,18 +13,24 @@ validation and rendering are the AEC env's:
 - reward: the learner's reward summed over its action and the opponents'
   actions up to its next turn (or the end of the episode);
 - terminated / truncated: the AEC env's, for the learner;
-- info: the learner's AEC info (``phase``, ``last_deal``, ``illegal_action``:
-  fixed-shape numbers) plus ``action_mask``;
+- info: the learner's AEC info (``phase``, ``illegal_action`` and the latest
+  deal's summary as flat ``last_deal_*`` keys: numbers that stack) plus
+  ``action_mask``;
 - a step (the learner's action and the opponents' after it) and a reset are
   all or nothing: when any action is refused or an opponent raises, the env is
   put back as it was before the call (the opponents' generator included) and
   the error passes on.
 
-An opponent is any callable ``(obs float32[390], mask bool[34]) -> action``;
 ``opponents`` is None (every other seat plays uniformly random legal actions,
-drawn from the env's ``np_random``), one callable for every other seat, or a
-dict from agent name (``"player_1"``) or seat to callable (missing seats play
-randomly). ``reset(seed=s)`` deals like the AEC env seeded with ``s`` and seeds
+drawn from the env's ``np_random``), one opponent for every other seat, or a
+dict from agent name (``"player_1"``) or seat to one (missing seats play
+randomly); an opponent is a spec string (``"heuristic"``, built with
+``agents.make_policy`` seeded ``policy_seed``), a policy object with a batched
+``act(obs, mask)``, or a callable ``(obs float32[390], mask bool[34]) ->
+action``. ``mask_in_observation=True`` makes the observation
+``Dict(observations=Box, action_mask=Box(0, 1, [34], float32))``, as the
+vector env's. Every keyword is checked by :mod:`ghost_euchre_env.options`
+(an unknown one is a ``TypeError``). ``reset(seed=s)`` deals like the AEC env seeded with ``s`` and seeds
 the random opponents; ``reset()`` continues with the next episode.
 
 ``gymnasium.make_vec("GhostEuchre-v0", num_envs=N)`` builds the native vector
@@ -36,88 +42,76 @@ release, info took the AEC env's fixed-shape numeric infos (``legal_actions``
 dropped: ``action_masks()`` holds them).
 """
 
-from collections.abc import Callable
 from typing import Any, cast
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from . import GYM_ENV_ID as ENV_ID  # noqa: F401 (re-exported as gym_env.ENV_ID)
+from . import GYM_ENV_ID as ENV_ID
+from . import options
 from .aec import EuchreAEC, render_as
-from .ghost_euchre_v0 import AGENTS, raw_env
+from .ghost_euchre_v0 import raw_env
 
 
 class GhostEuchreGymEnv(gymnasium.Env):
     """``GhostEuchreGymEnv(learner=0, opponents=None, render_mode=None, episode="game",
-    reward="points", illegal_action="raise", illegal_action_penalty=-1.0, **rules)``.
+    reward="points", illegal_action="raise", illegal_action_penalty=-1.0,
+    mask_in_observation=False, policy_seed=None, **rules)``: the options of
+    :mod:`ghost_euchre_env.options`.
 
     learner: seat 0..2 or agent name. With ``illegal_action="terminate"`` an
     illegal learner action ends the episode with the penalty as its reward.
     """
 
     metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}  # noqa: RUF012 (an instance attribute in the base)
+    env_id = ENV_ID  # the id it is registered as (named in messages)
+    aec_class: type[EuchreAEC] = raw_env  # the variant's AEC env this view runs on
+    door_kind = "gym"
+    default_opponent: object = None  # plays the seats an opponents dict does not name (random)
 
-    def __init__(
-        self,
-        learner: int | str = 0,
-        opponents=None,
-        render_mode=None,
-        episode="game",
-        reward="points",
-        illegal_action="raise",
-        illegal_action_penalty=-1.0,
-        **rules,
-    ):
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}"
-            )
-        self.aec = self.make_aec(
-            "ansi" if render_mode else None,
-            episode,
-            reward,
-            illegal_action,
-            illegal_action_penalty,
-            **rules,
+    @classmethod
+    def door(cls) -> options.Door:
+        """This env's door: its name in messages, its options and its variant's rules."""
+        aec = cls.aec_class
+        name = f"gymnasium.make({cls.env_id!r})"
+        return options.Door(name, cls.door_kind, aec.door().engine, aec.agent_names)
+
+    def __init__(self, **given):
+        chosen = options.parse(self.door(), given)
+        self.options = chosen
+        self.render_mode = chosen.render_mode
+        self.aec = self.make_aec(chosen)
+        agents = self.aec.possible_agents
+        self.learner = agents[chosen.learner]
+        engine = self.door().engine
+        self.opponents = {
+            agents[seat]: self._random_action if policy is None else options.as_callable(policy)
+            for seat, policy in options.resolve_opponents(
+                chosen, agents, engine, self.default_opponent
+            ).items()
+        }
+        board = cast(spaces.Dict, self.aec.observation_space(self.learner))["observation"]
+        num_actions = self.aec.game.num_actions
+        self.mask_in_observation = chosen.mask_in_observation
+        if chosen.mask_in_observation:
+            mask_space = spaces.Box(0.0, 1.0, (num_actions,), np.float32)
+            self.observation_space = spaces.Dict({"observations": board, "action_mask": mask_space})
+        else:
+            self.observation_space = board
+        self.action_space = spaces.Discrete(num_actions)
+        self._mask = np.zeros(num_actions, bool)
+
+    def make_aec(self, chosen: options.EnvOptions) -> EuchreAEC:
+        """The AEC env this view runs on (it renders as text; this view prints it for "human")."""
+        return self.aec_class(
+            "ansi" if chosen.render_mode else None,
+            episode=chosen.episode,
+            reward=chosen.reward,
+            illegal_action=chosen.illegal_action,
+            illegal_action_penalty=chosen.illegal_action_penalty,
+            **chosen.rules,
         )
-        self.render_mode = render_mode
-        self.learner = _agent_name(learner, "learner", self.aec.possible_agents)
-        self.opponents = self._parse_opponents(opponents)
-        aec_space = cast(spaces.Dict, self.aec.observation_space(self.learner))
-        self.observation_space = aec_space["observation"]
-        self.action_space = spaces.Discrete(self.aec.game.num_actions)
-        self._mask = np.zeros(self.aec.game.num_actions, bool)
-
-    def make_aec(
-        self, render_mode, episode, reward, illegal_action, illegal_action_penalty, **rules
-    ) -> EuchreAEC:
-        """The AEC env this view runs on (a subclass may run on another ghost_euchre_v0-like env)."""
-        return raw_env(
-            render_mode, episode, reward, illegal_action, illegal_action_penalty, **rules
-        )
-
-    def _parse_opponents(self, opponents):
-        others = [agent for agent in self.aec.possible_agents if agent != self.learner]
-        if opponents is None:
-            return dict.fromkeys(others, self._random_action)
-        if callable(opponents):
-            return dict.fromkeys(others, opponents)
-        if not isinstance(opponents, dict):
-            raise ValueError(
-                f"opponents must be None, a callable or a dict of callables, got {type(opponents).__name__}"
-            )
-        chosen: dict[str, Callable[..., Any]] = dict.fromkeys(others, self._random_action)
-        for key, policy in opponents.items():
-            agent = _agent_name(key, "opponents key", self.aec.possible_agents)
-            if agent == self.learner:
-                raise ValueError(f"opponents names {agent}, the learner's seat")
-            if not callable(policy):
-                raise ValueError(
-                    f"opponent for {agent} must be a callable (obs, mask) -> action, got {policy!r}"
-                )
-            chosen[agent] = policy
-        return chosen
 
     def _random_action(self, obs, mask):
         legal = np.flatnonzero(mask)
@@ -191,14 +185,18 @@ class GhostEuchreGymEnv(gymnasium.Env):
     def _episode_over(self):
         return self.aec.terminations[self.learner] or self.aec.truncations[self.learner]
 
-    def _observation(self):
+    def _observation(self) -> Any:  # Gymnasium's ObsType: an array, or a dict of two
         obs = self.aec.observe(self.learner)
         self._mask = obs["action_mask"].astype(bool)
+        if self.mask_in_observation:
+            return {
+                "observations": obs["observation"],
+                "action_mask": self._mask.astype(np.float32),
+            }
         return obs["observation"]
 
     def _info(self):
         info = dict(self.aec.infos[self.learner])
-        info["last_deal"] = dict(info["last_deal"])
         info["action_mask"] = self._mask.copy()
         return info
 
@@ -211,18 +209,3 @@ class GhostEuchreGymEnv(gymnasium.Env):
 
     def close(self):
         self.aec.close()
-
-
-def _agent_name(value, what, agents=AGENTS):
-    """An agent name of ``agents`` from a seat or a name; ValueError otherwise."""
-    if isinstance(value, str) and value in agents:
-        return value
-    if (
-        isinstance(value, (int, np.integer))
-        and not isinstance(value, bool)
-        and 0 <= value < len(agents)
-    ):
-        return agents[value]
-    raise ValueError(
-        f"{what} must be a seat 0..{len(agents) - 1} or one of {list(agents)}, got {value!r}"
-    )

@@ -24,12 +24,19 @@ action...). Random opponents (``opponents=None``) draw from the vector env's
   of RLlib's action-masking module).
 - ``action_masks()``: bool[N, A], the learner's legal actions now;
   ``infos["action_mask"]`` holds the same, and ``infos["phase"]`` int64[N].
-- ``metadata["autoreset_mode"]``: ``AutoresetMode.NEXT_STEP`` by default
+- ``autoreset_mode`` (an attribute, as Gymnasium's vector envs have it, and
+  ``metadata["autoreset_mode"]``): ``AutoresetMode.NEXT_STEP`` by default
   (Gymnasium's default; the step after an episode ended resets that game,
   ignores its action and returns reward 0) or ``SAME_STEP``
   (``autoreset_mode=AutoresetMode.SAME_STEP`` or ``"SameStep"``: the step
   that ends an episode returns the next episode's first observation, with
   ``infos["final_obs"]`` and ``infos["final_info"]`` for the games that ended).
+- ``illegal_action``: ``"raise"`` (``ValueError``, nothing changed) or
+  ``"terminate"``: an illegal learner action (a library's checker sends
+  unmasked random ones) ends that game's episode with ``illegal_action_penalty``
+  as its reward, as the single env does; out-of-range actions still raise.
+- ``call``, ``get_attr``, ``set_attr`` as Gymnasium's ``SyncVectorEnv`` (one
+  batched env: an attribute is the same for every game).
 - ``render()``: the table of game ``render_game`` (an attribute, default 0),
   as the single env renders it (``render_mode`` "ansi" returns it, "human"
   prints it); it renders when called, not at every step.
@@ -38,17 +45,19 @@ action...). Random opponents (``opponents=None``) draw from the vector env's
   leaves every game (and the random opponents' generator) as it was, and the
   error passes on.
 
-Opponents are batched policies, objects with ``act(obs float32[M, D], mask
-bool[M, A]) -> int[M]`` (``agents.Policy``): the env asks each policy once
-per round of moves, with just the games where one of its seats is on move, in
-no fixed order, so a policy must not keep per-game memory (observations have
-perfect recall). The registered entry points also take spec strings (``"heuristic"``,
-``"pimc:..."``, ``"ppo:NAME|PATH"``, ``"module:Class"``, composites) and build
-them with ``agents.make_policy``: the one place this package reaches above
-itself, through :func:`ghost_euchre_env.gym_bidding.resolve_policy` (imported
-by name, only when a string is given; pass policy objects to avoid it).
+Opponents are what the single env takes (:mod:`ghost_euchre_env.options`):
+batched policies, objects with ``act(obs float32[M, D], mask bool[M, A]) ->
+int[M]`` (``agents.Policy``), which the env asks once per round of moves, with
+just the games where one of its seats is on move, in no fixed order, so a
+policy must not keep per-game memory (observations have perfect recall); spec
+strings (``"heuristic"``, ``"pimc:..."``, ``"ppo:NAME|PATH"``, ``"module:Class"``,
+composites), built with ``agents.make_policy`` (imported by name, only when a
+string is given); and per-game callables ``(obs, mask) -> action``, asked game by
+game. ``num_envs`` is checked against this machine's memory before anything is
+allocated.
 """
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -57,52 +66,52 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from . import classic_bidding_v0, classic_euchre_v0, dealing, ghost_bidding_v0, ghost_euchre_v0
+from . import (
+    BIDDING_GYM_ENV_ID,
+    CLASSIC_BIDDING_GYM_ENV_ID,
+    CLASSIC_GYM_ENV_ID,
+    GYM_ENV_ID,
+    classic_bidding_v0,
+    classic_euchre_v0,
+    dealing,
+    ghost_bidding_v0,
+    ghost_euchre_v0,
+    options,
+)
 from .aec import render_as
-from .auction_aec import AuctionAEC
 from .bidding import policy_name
 from .core import EpisodeState, check_actions, check_int
-from .gym_bidding import DEFAULT_POLICY, resolve_policy
-
-AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
+from .options import DEFAULT_POLICY
 
 
 class EuchreVectorEnv(VectorEnv):
     """N games of one learner seat against batched policies; see the module docstring.
 
-    ``EuchreVectorEnv(aec, num_envs, learner=0, opponents=None,
-    autoreset_mode=AutoresetMode.NEXT_STEP, mask_in_observation=False, skip_undecided=False,
-    render_game=0)``. aec: an unwrapped AEC env of the variant (its batched
-    ``game`` is the engine stepped here; its spaces, names and renderer are the
-    ones used); opponents: None (random legal moves), one policy for every
-    other seat, or a dict from seat or agent name to a policy or None.
-    skip_undecided: start the next episode at once when one ends before the
-    learner's first decision (as the single auction and classic envs do).
+    ``EuchreVectorEnv(aec, num_envs, chosen, opponents, skip_undecided=False, render_game=0)``.
+    aec: an unwrapped AEC env of the variant (its batched ``game`` is the engine stepped here;
+    its spaces, names and renderer are the ones used); chosen: the door's checked options
+    (:class:`ghost_euchre_env.options.EnvOptions`); opponents: {seat: None (random legal moves)
+    or a batched policy} for every seat but the learner's. skip_undecided: start the next
+    episode at once when one ends before the learner's first decision (as the single auction
+    and classic envs do).
     """
 
     def __init__(
         self,
         aec,
         num_envs,
-        learner=0,
-        opponents=None,
-        autoreset_mode=AutoresetMode.NEXT_STEP,
-        mask_in_observation=False,
+        chosen: options.EnvOptions,
+        opponents,
         skip_undecided=False,
         render_game=0,
     ):
-        check_int("num_envs", num_envs, 1)
-        if autoreset_mode not in AUTORESET_MODES:  # (an AutoresetMode is also equal to its value)
-            raise ValueError(
-                f"autoreset_mode must be one of {[m.value for m in AUTORESET_MODES]}, got {autoreset_mode!r}"
-            )
-        mode = AutoresetMode(autoreset_mode)
+        options.check_num_envs(num_envs, bytes_per_game(aec.door().engine))
         self.aec = aec
         self.game = aec.game
         self.num_envs = num_envs
         self.names = tuple(aec.possible_agents)
-        self.learner = _seat(learner, self.names, "learner")
-        self.opponents = _parse_opponents(opponents, self.learner, self.names)
+        self.learner = chosen.learner
+        self.opponents = opponents
         policies = list({id(policy): policy for policy in self.opponents.values()}.values())
         self._groups = [  # (policy, its seats), each policy once
             (policy, [seat for seat, p in self.opponents.items() if p is policy])
@@ -112,17 +121,20 @@ class EuchreVectorEnv(VectorEnv):
         for index, (_, seats) in enumerate(self._groups):
             self._group_of_seat[seats] = index
         self.skip_undecided = skip_undecided
-        self.render_mode = aec.render_mode
+        self.render_mode = chosen.render_mode
         self.render_game = render_game
+        self.illegal_action = chosen.illegal_action
+        self.illegal_action_penalty = chosen.illegal_action_penalty
+        self.autoreset_mode = chosen.autoreset_mode
         self.metadata = {
             "render_modes": aec.metadata["render_modes"],
             "render_fps": aec.metadata["render_fps"],
-            "autoreset_mode": mode,
+            "autoreset_mode": chosen.autoreset_mode,
         }
         num_actions = self.game.num_actions
         board = aec.observation_space(self.names[self.learner])["observation"]
-        self.mask_in_observation = mask_in_observation
-        if mask_in_observation:
+        self.mask_in_observation = chosen.mask_in_observation
+        if chosen.mask_in_observation:
             mask_space = spaces.Box(0.0, 1.0, (num_actions,), np.float32)
             self.single_observation_space = spaces.Dict(
                 {"observations": board, "action_mask": mask_space}
@@ -135,6 +147,7 @@ class EuchreVectorEnv(VectorEnv):
         self._batch: EpisodeState | None = None  # the N games (see ``state``)
         self._mask = np.zeros((num_envs, num_actions), bool)
         self._ended = np.zeros(num_envs, bool)  # NEXT_STEP: games to restart at the next step
+        self._cut = np.zeros(num_envs, bool)  # NEXT_STEP: games ended by an illegal action
 
     # ---------------------------------------------------------------- episodes
     def reset(
@@ -164,13 +177,21 @@ class EuchreVectorEnv(VectorEnv):
         elif seed is None:
             state = self.game.init(dealing.stream_keys(None, n), options)
         else:
-            seeds = [seed + i for i in range(n)] if isinstance(seed, (int, np.integer)) else seed
+            if isinstance(seed, (int, np.integer, np.bool_)):  # a bool is refused here
+                first = dealing.check_seed(seed)
+                seeds = [first + i for i in range(n)]  # each checked by stream_keys
+            else:
+                seeds = seed
             if not isinstance(seeds, list) or None in seeds:
-                raise ValueError(f"seed must be None, an int or a list of {n} ints, got {seed!r}")
+                raise ValueError(
+                    f"seed must be None, an int in 0..2**64-1 or a list of {n} such ints, "
+                    f"got {seed!r}"
+                )
             state = self.game.init(dealing.stream_keys(seeds, n), options)  # checks every seed
             self._np_random, self._np_random_seed = seeding.np_random(int(seeds[0]))
         self._batch = state
         self._ended = np.zeros(n, bool)
+        self._cut = np.zeros(n, bool)
         scratch = np.zeros(n, np.float32), np.zeros(n, bool), np.zeros(n, bool)
         self._play_others(np.ones(n, bool), *scratch, None)
         return self._observe(), self._infos()
@@ -187,21 +208,31 @@ class EuchreVectorEnv(VectorEnv):
         actions = np.asarray(actions)
         if actions.shape != (n,):
             raise ValueError(f"actions must have shape ({n},), got {actions.shape}")
-        any_action = self._mask | self._ended[:, None]  # a restarting game's action is ignored
-        chosen = check_actions(actions, any_action)
+        allowed = self._mask | self._ended[:, None]  # a restarting game's action is ignored
         rewards = np.zeros(n, np.float32)
         terminated = np.zeros(n, bool)
         truncated = np.zeros(n, bool)
+        if self.illegal_action == "terminate":  # an illegal action ends its game, penalised
+            chosen = check_actions(actions, np.ones_like(allowed))  # shape, type and range
+            cut = ~allowed[np.arange(n), chosen]
+            rewards[cut] = self.illegal_action_penalty
+            terminated |= cut
+        else:
+            chosen = check_actions(actions, allowed)
+            cut = np.zeros(n, bool)
         fresh = self._ended.copy()  # NEXT_STEP: the games whose episode ended at the last step
         if fresh.any():
             self.game.next_episodes(self.state, np.flatnonzero(fresh))
-        moving = np.flatnonzero(~fresh)
+        self._cut = np.zeros(n, bool)
+        moving = np.flatnonzero(~fresh & ~cut)
         if len(moving):
             self._apply(moving, chosen[moving], rewards, terminated, truncated, fresh)
         same_step = self.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
         finals = {"obs": np.full(n, None, dtype=object), "phase": np.zeros(n, np.int64)}
         self._play_others(fresh, rewards, terminated, truncated, finals if same_step else None)
         done = terminated | truncated
+        if not same_step:
+            self._cut = cut  # their learner has no action until they restart
         obs = self._observe()
         infos = self._infos()
         if same_step and done.any():
@@ -312,7 +343,8 @@ class EuchreVectorEnv(VectorEnv):
         """The learner's observations of every game; refreshes the masks (all False where the episode is over)."""
         state = self.state
         learner = np.full(self.num_envs, self.learner, np.int64)
-        self._mask = self.game.legal_mask(state) & (state.player == self.learner)[:, None]
+        on_move = (state.player == self.learner) & ~self._cut
+        self._mask = self.game.legal_mask(state) & on_move[:, None]
         return self._as_observation(self.game.observe(state, learner), self._mask)
 
     def _as_observation(self, board, mask):
@@ -333,6 +365,33 @@ class EuchreVectorEnv(VectorEnv):
         """bool[N, A]: the learner's legal actions in each game now (all False in a game whose episode is over)."""
         return self._mask.copy()
 
+    # ------------------------------------------- Gymnasium's vector env methods
+    def call(self, name, *args, **kwargs):
+        """A tuple of N results, as ``SyncVectorEnv.call``: ``action_masks`` gives game i's row
+        (bool[A]); any other attribute of this one batched env is called (or read) once and its
+        result given for every game."""
+        if name == "action_masks":
+            return tuple(self.action_masks())
+        value = getattr(self, name)
+        result = value(*args, **kwargs) if callable(value) else value
+        return (result,) * self.num_envs
+
+    def get_attr(self, name):
+        """``call(name)``, as ``SyncVectorEnv.get_attr``: the attribute once per game."""
+        return self.call(name)
+
+    def set_attr(self, name, values):
+        """Set an attribute of this one batched env, as ``SyncVectorEnv.set_attr``: ``values``
+        is one value, or a list or tuple of N equal ones (the games cannot differ)."""
+        if isinstance(values, (list, tuple)):
+            if len(values) != self.num_envs or any(v != values[0] for v in values):
+                raise ValueError(
+                    f"set_attr({name!r}) takes one value or {self.num_envs} equal ones (the "
+                    f"native env's games share their attributes), got {values!r}"
+                )
+            values = values[0]
+        setattr(self, name, values)
+
     def render(self):
         """The table of game ``render_game``, as the single env renders it."""
         state = self.state
@@ -348,149 +407,95 @@ class EuchreVectorEnv(VectorEnv):
 
     def _all_or_nothing(self, call, *args):
         """``call(*args)``; if it raises, the games, masks and generator are put back as they were."""
-        saved = self._mask, self._ended
+        saved = self._mask, self._ended, self._cut
         batch = None if self._batch is None else self._batch.copy()
         generator, seed = self._np_random, self._np_random_seed
         draws = {} if generator is None else generator.bit_generator.state  # a copy, cheap
         try:
             return call(*args)
         except BaseException:
-            self._batch, (self._mask, self._ended) = batch, saved
+            self._batch, (self._mask, self._ended, self._cut) = batch, saved
             self._np_random, self._np_random_seed = generator, seed
             if generator is not None:
                 generator.bit_generator.state = draws
             raise
 
 
-def _seat(value, names, what):
-    """A seat from a seat number or an agent name; ValueError otherwise."""
-    if isinstance(value, str) and value in names:
-        return names.index(value)
-    if (
-        isinstance(value, (int, np.integer))
-        and not isinstance(value, bool)
-        and 0 <= value < len(names)
-    ):
-        return int(value)
-    raise ValueError(
-        f"{what} must be a seat 0..{len(names) - 1} or one of {list(names)}, got {value!r}"
-    )
+def bytes_per_game(game):
+    """The memory one game of the native env holds (its engine state, the learner's observation
+    and mask, and the step's copies of them), to check ``num_envs`` before allocating; game: the
+    variant's engine class."""
+    state = game.state_type.empty(1)
+    fields = sum(getattr(state, f.name).nbytes for f in dataclasses.fields(state))
+    return 3 * (fields + game.obs_size * 4 + game.num_actions)
 
 
-def _parse_opponents(opponents, learner, names):
-    """{seat: policy or None} for every seat but the learner's."""
-    others = [seat for seat in range(len(names)) if seat != learner]
-    if not isinstance(opponents, dict):
-        opponents = dict.fromkeys(others, opponents)
-    chosen = dict.fromkeys(others)
-    for key, policy in opponents.items():
-        seat = _seat(key, names, "opponents key")
-        if seat == learner:
-            raise ValueError(f"opponents names {names[seat]}, the learner's seat")
-        if policy is not None and not callable(getattr(policy, "act", None)):
-            raise ValueError(
-                f"opponent for {names[seat]} must be None or a batched policy with "
-                f"act(obs[M, D], mask[M, A]) -> int[M] (an agents.Policy), got {policy!r}; "
-                "per-game callables work with vectorization_mode='sync'"
-            )
-        chosen[seat] = policy
-    return chosen
+def _door(raw_env, kind):
+    """The vector door of a variant's (auction or full-game) AEC env class ``raw_env``."""
+    gym_id = VECTOR_IDS[raw_env.metadata["name"]]
+    name = f"gymnasium.make_vec({gym_id!r})"
+    return options.Door(name, kind, raw_env.door().engine, raw_env.agent_names)
 
 
-def _built(opponents, rules, engine, seed):
-    """``opponents`` with every spec string built into a policy (dicts: each value)."""
-    if isinstance(opponents, dict):
-        return {key: _built(value, rules, engine, seed) for key, value in opponents.items()}
-    return resolve_policy(opponents, rules, engine, seed)
+VECTOR_IDS = {
+    "ghost_euchre_v0": GYM_ENV_ID,
+    "classic_euchre_v0": CLASSIC_GYM_ENV_ID,
+    "ghost_bidding_v0": BIDDING_GYM_ENV_ID,
+    "classic_bidding_v0": CLASSIC_BIDDING_GYM_ENV_ID,
+}
 
 
-def _only_raise(illegal_action):
-    if illegal_action != "raise":
-        raise ValueError(
-            f"the native vector env takes illegal_action='raise' only, got {illegal_action!r}; "
-            "use vectorization_mode='sync' for 'terminate'"
-        )
-
-
-def ghost_vector_env(num_envs, **options):
+def ghost_vector_env(num_envs, **given):
     """``GhostEuchre-v0``'s vector entry point: N games of :class:`ghost_euchre_env.gym_env.GhostEuchreGymEnv`.
 
-    options: :func:`play_vector_env`'s; opponents: None (random), a policy or
-    spec string for every other seat, or a dict from seat or agent name to one;
-    policy_seed seeds the policies built from specs.
+    given: the options of :mod:`ghost_euchre_env.options` (the single env's, and
+    ``autoreset_mode``); policy_seed seeds the policies built from specs.
     """
-    return play_vector_env(ghost_euchre_v0.raw_env, num_envs, skip_undecided=False, **options)
+    return play_vector_env(ghost_euchre_v0.raw_env, num_envs, False, given)
 
 
-def classic_vector_env(num_envs, **options):
+def classic_vector_env(num_envs, **given):
     """``ClassicEuchre-v0``'s vector entry point: N games of
     :class:`ghost_euchre_env.gym_classic.ClassicEuchreGymEnv` (the learner's partner is one of
-    the ``opponents``: a dict names it by seat, e.g. ``{2: "heuristic"}`` for seat 0's);
-    options: :func:`play_vector_env`'s. An episode that ends before the learner's first
-    decision is skipped, as the single env does."""
-    return play_vector_env(classic_euchre_v0.raw_env, num_envs, skip_undecided=True, **options)
+    the ``opponents``: a dict names it by seat, e.g. ``{2: "heuristic"}`` for seat 0's). An
+    episode that ends before the learner's first decision is skipped, as the single env does."""
+    return play_vector_env(classic_euchre_v0.raw_env, num_envs, True, given)
 
 
-def play_vector_env(
-    raw_env,
-    num_envs,
-    skip_undecided,
-    learner=0,
-    opponents=None,
-    render_mode=None,
-    episode="game",
-    reward="points",
-    illegal_action="raise",
-    autoreset_mode=AutoresetMode.NEXT_STEP,
-    mask_in_observation=False,
-    policy_seed=None,
-    **rules,
-):
-    """The :class:`EuchreVectorEnv` of a full-game AEC env class ``raw_env`` (a variant's
-    ``raw_env``): its keywords are the variant's Gymnasium env's; skip_undecided as
-    :class:`EuchreVectorEnv`'s."""
-    _only_raise(illegal_action)
-    aec = raw_env(render_mode, episode, reward, **rules)
-    built = _built(opponents, rules, aec.game.__class__, policy_seed)
-    return EuchreVectorEnv(
-        aec, num_envs, learner, built, autoreset_mode, mask_in_observation, skip_undecided
-    )
+def play_vector_env(raw_env, num_envs, skip_undecided, given, kind="vector", default=None):
+    """The :class:`EuchreVectorEnv` of a variant's AEC env class ``raw_env`` with the keywords
+    ``given`` (checked by :func:`ghost_euchre_env.options.parse`); skip_undecided as
+    :class:`EuchreVectorEnv`'s; default: who plays the seats an ``opponents`` dict does not name."""
+    door = _door(raw_env, kind)
+    chosen = options.parse(door, given)
+    options.check_num_envs(num_envs, bytes_per_game(door.engine))  # before any game is made
+    aec_options = {
+        "episode": chosen.episode,
+        "reward": chosen.reward,
+        "illegal_action": chosen.illegal_action,
+        "illegal_action_penalty": chosen.illegal_action_penalty,
+        **chosen.rules,
+    }
+    if kind == "vector_auction":
+        aec_options |= {"card_play": chosen.card_play, "policy_seed": chosen.policy_seed}
+    aec = raw_env(render_mode=chosen.render_mode, **aec_options)
+    opponents = options.resolve_opponents(chosen, door.agents, door.engine, default)
+    batched = {seat: options.as_batched(policy) for seat, policy in opponents.items()}
+    return EuchreVectorEnv(aec, num_envs, chosen, batched, skip_undecided)
 
 
-def bidding_vector_env(
-    num_envs,
-    learner=0,
-    opponents=DEFAULT_POLICY,
-    card_play=DEFAULT_POLICY,
-    render_mode=None,
-    episode="deal",
-    reward="points",
-    illegal_action="raise",
-    autoreset_mode=AutoresetMode.NEXT_STEP,
-    mask_in_observation=False,
-    policy_seed=None,
-    bidding_aec: type[AuctionAEC] = ghost_bidding_v0.raw_env,
-    **rules,
-):
+def bidding_vector_env(num_envs, **given):
     """``GhostEuchreBidding-v0``'s vector entry point: N games of the auction view
     (:class:`ghost_euchre_env.gym_bidding.GhostEuchreBiddingGymEnv`); seats not named in an
-    ``opponents`` dict play the heuristic, as there. bidding_aec: the variant's auction-only
-    AEC env (:func:`classic_bidding_vector_env` passes classic's)."""
-    _only_raise(illegal_action)
-    engine = bidding_aec.auction_game.ENGINE
-    play = resolve_policy(card_play, rules, engine, seed=policy_seed)
-    aec = bidding_aec(play, render_mode, episode, reward, **rules)
-    if isinstance(opponents, dict):  # seats it does not name play the default
-        names = tuple(aec.possible_agents)
-        seat = _seat(learner, names, "learner")
-        opponents = {name: DEFAULT_POLICY for i, name in enumerate(names) if i != seat} | opponents
-    built = _built(opponents, rules, engine, policy_seed)
-    return EuchreVectorEnv(
-        aec, num_envs, learner, built, autoreset_mode, mask_in_observation, skip_undecided=True
+    ``opponents`` dict play the heuristic, as there."""
+    return play_vector_env(
+        ghost_bidding_v0.raw_env, num_envs, True, given, "vector_auction", DEFAULT_POLICY
     )
 
 
-def classic_bidding_vector_env(num_envs, **kwargs):
-    """``ClassicEuchreBidding-v0``'s vector entry point: :func:`bidding_vector_env` of
-    classic's auction view (:class:`ghost_euchre_env.gym_bidding.ClassicEuchreBiddingGymEnv`)."""
-    return bidding_vector_env(num_envs, bidding_aec=classic_bidding_v0.raw_env, **kwargs)
+def classic_bidding_vector_env(num_envs, **given):
+    """``ClassicEuchreBidding-v0``'s vector entry point: N games of classic's auction view
+    (:class:`ghost_euchre_env.gym_bidding.ClassicEuchreBiddingGymEnv`)."""
+    return play_vector_env(
+        classic_bidding_v0.raw_env, num_envs, True, given, "vector_auction", DEFAULT_POLICY
+    )

@@ -71,7 +71,9 @@ def test_gymnasium_check_env_and_masks(kwargs):
 def test_gymnasium_bad_policies_are_named():
     with pytest.raises(ValueError, match="unknown policy spec 'nobot'"):
         GhostEuchreBiddingGymEnv(card_play="nobot")
-    with pytest.raises(ValueError, match="opponent for player_1 must be a callable"):
+    with pytest.raises(
+        ValueError, match="opponent for player_1 must be None, a spec string, a policy"
+    ):
         GhostEuchreBiddingGymEnv(opponents={1: 3})
 
 

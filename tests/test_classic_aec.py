@@ -100,10 +100,12 @@ def test_aec_reset_options_returns_and_infos():
     rng = np.random.default_rng(4)
     returns = dict.fromkeys(AGENTS, 0.0)
     summaries = []
+    raw = env.unwrapped
+    assert isinstance(raw, classic_euchre_v0.raw_env)
     for agent in env.agent_iter():
-        obs, reward, terminated, truncated, info = env.last()
+        obs, reward, terminated, truncated, _ = env.last()
         returns[agent] += reward
-        summary = info["last_deal"]
+        summary = raw.last_deal
         if summary["deal"] == 0:
             assert summary == classic_euchre_v0.raw_env.no_deal
         elif not summaries or summaries[-1] != summary:
@@ -145,7 +147,9 @@ def test_aec_hand_traced_lone_deal():
         env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[-1]))
     assert "player_0" not in movers and len(movers) == 15  # player_0 sits out; three cards a trick
     assert env.rewards == {"player_0": 4.0, "player_1": 0.0, "player_2": 4.0, "player_3": 0.0}
-    assert env.infos["player_1"]["last_deal"] == {
+    raw = env.unwrapped
+    assert isinstance(raw, classic_euchre_v0.raw_env)
+    assert raw.last_deal == {
         "deal": 1,
         "thrown_in": False,
         "dealer": 3,

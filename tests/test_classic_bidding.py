@@ -203,8 +203,7 @@ def test_gymnasium_check_env_masks_and_the_learners_team_points():
         assert obs[PLAYING] == 0 or terminated  # no card play is asked for
         rewards.append(reward)
         if terminated or truncated:
-            deal = info["last_deal"]
-            assert reward == deal["points"][1 % 2]  # the learner's team's points
+            assert reward == info["last_deal_points"][1 % 2]  # the learner's team's points
             _, info = env.reset()
     assert phases == {1} and any(rewards)
 

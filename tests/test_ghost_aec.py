@@ -11,6 +11,7 @@ from aec_helpers import check_pettingzoo_api, config_id, play_episode, random_ac
 from gymnasium import spaces
 
 from ghost_euchre_env import ghost_euchre_v0
+from ghost_euchre_env.aec import flat_deal
 from ghost_euchre_env.ghost import OBS_OFFSETS
 from ghost_euchre_env.vector import GhostEuchreVec
 
@@ -140,7 +141,7 @@ def test_points_returns_equal_scores_and_win_rewards_are_plus_one_minus_half():
     for agent in env.agent_iter():
         obs, reward, terminated, truncated, info = env.last()
         returns[agent] += reward
-        last_scores = info["last_deal"]["scores"]
+        last_scores = info["last_deal_scores"]
         env.step(None if terminated or truncated else random_action(obs, rng))
     assert tuple(returns[a] for a in AGENTS) == last_scores
 
@@ -155,18 +156,21 @@ def test_infos_are_fixed_shape_numbers_with_phase_and_deal_summary():
     rng = np.random.default_rng(0)
     seen_phases, summaries = set(), []
     no_deal = ghost_euchre_v0.raw_env.no_deal
+    flat = flat_deal(no_deal)
+    raw = env.unwrapped
+    assert isinstance(raw, ghost_euchre_v0.raw_env)
     for _ in env.agent_iter():
         obs, _, terminated, truncated, info = env.last()
         seen_phases.add(info["phase"])
         for other in env.agents:
             other_info = env.infos[other]
-            assert set(other_info) == {"phase", "last_deal", "illegal_action"}
+            assert set(other_info) == {"phase", "illegal_action", *flat}
             assert other_info["illegal_action"] == -1
-            assert set(other_info["last_deal"]) == set(no_deal)
-            for key, value in other_info["last_deal"].items():
-                assert np.shape(value) == np.shape(no_deal[key])
+            for key, value in other_info.items():  # numbers and tuples of numbers: they stack
+                assert np.shape(value) == np.shape(flat.get(key, 0))
                 assert np.asarray(value).dtype.kind in "biu", key
-        summary = info["last_deal"]
+        summary = raw.last_deal
+        assert flat_deal(summary) == {key: info[key] for key in flat}
         if summary["deal"] == 0:
             assert summary == no_deal
         elif not summaries or summaries[-1] != summary:
@@ -351,7 +355,9 @@ def test_hand_traced_deal(episode):
             assert np.flatnonzero(dead).tolist() == [2, 12, 16, 17, 20, 21]
             assert not env.observe("player_0")["observation"][dead_start:dead_stop].any()
     assert env.rewards == {"player_0": 4.0, "player_1": 1.0, "player_2": 1.0}
-    summary = env.infos["player_0"]["last_deal"]
+    raw = env.unwrapped
+    assert isinstance(raw, ghost_euchre_v0.raw_env)
+    summary = raw.last_deal
     assert summary == {
         "deal": 1,
         "thrown_in": False,

@@ -62,7 +62,7 @@ def test_learner_rewards_add_up_to_its_final_score():
             _, reward, terminated, truncated, info = env.step(masked_random(env, rng))
             total += reward
             done = terminated or truncated
-        assert total == info["last_deal"]["scores"][2]
+        assert total == info["last_deal_scores"][2]
 
 
 def test_opponents_are_called_for_their_seats_only_with_their_obs_and_mask():

@@ -43,7 +43,7 @@ def test_wrapper_hands_every_seat_exactly_its_points(module, config):
                 returns[seat] += reward
             done = terminateds["__all__"] or truncateds["__all__"]
         assert set(infos) == set(env.possible_agents)  # every seat hears the end
-        scores = np.asarray(infos["player_0"]["last_deal"]["scores"])
+        scores = np.asarray(infos["player_0"]["last_deal_scores"])
         if module is classic_euchre_v0:
             scores = scores[[0, 1, 0, 1]]
         assert [returns[f"player_{s}"] for s in range(len(scores))] == scores.tolist()

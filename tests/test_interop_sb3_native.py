@@ -22,7 +22,11 @@ def one_torch_thread():
 
 def test_docs_maskable_ppo_on_the_native_vec_env_runs_as_written():
     example = run_snippet(doc_snippet("sb3_native"), "sb3_native_example")
-    assert example["model"].num_timesteps >= 2048
+    model = example["model"]
+    assert model.num_timesteps >= 2048
+    # SB3's episode statistics (what it logs as rollout/ep_rew_mean and ep_len_mean)
+    assert len(model.ep_info_buffer) > 0
+    assert all(set(info) == {"r", "l", "t"} and info["l"] >= 1 for info in model.ep_info_buffer)
 
 
 def test_masks_seeds_and_terminal_observations():
@@ -34,14 +38,20 @@ def test_masks_seeds_and_terminal_observations():
     np.testing.assert_array_equal(obs, twin.reset())
     rng = np.random.default_rng(0)
     ended = 0
+    returns, lengths = np.zeros(8), np.zeros(8, int)
     for _ in range(60):
         masks = get_action_masks(env)
         assert masks.shape == (8, 31) and masks.any(axis=1).all()
         actions = np.where(masks, rng.random(masks.shape), -1).argmax(axis=1)
         env.step_async(actions)
-        _obs, _rewards, dones, infos = env.step_wait()
+        _obs, rewards, dones, infos = env.step_wait()
+        returns += rewards
+        lengths += 1
         for game in np.flatnonzero(dones):
             assert env.observation_space.contains(infos[game]["terminal_observation"])
+            episode = infos[game]["episode"]
+            assert (episode["r"], episode["l"]) == (returns[game], lengths[game])
+            returns[game], lengths[game] = 0.0, 0
             ended += 1
     assert ended > 0
 

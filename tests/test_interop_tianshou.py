@@ -55,11 +55,11 @@ def seat_scores(module, scores):
     return scores if module is ghost_euchre_v0 else scores[..., [0, 1, 0, 1]]
 
 
-def playing_seats(module, last_deal, row, num_seats):
+def playing_seats(module, info, row, num_seats):
     """The seats that played the deal in the info of ``row``: all but the partner of a lone maker."""
     seats = set(range(num_seats))
-    if module is classic_euchre_v0 and last_deal.maker_alone[row]:
-        seats.discard((int(last_deal.maker[row]) + 2) % num_seats)
+    if module is classic_euchre_v0 and info.last_deal_maker_alone[row]:
+        seats.discard((int(info.last_deal_maker[row]) + 2) % num_seats)
     return sorted(seats)
 
 
@@ -79,10 +79,10 @@ def check_stored_transitions(module, buffer, num_seats, min_episodes):
         starts = np.concatenate([[0], done + 1])[: len(done)]
         for start, end in zip(starts, done, strict=True):
             returns = batch.rew[start : end + 1].sum(axis=0)
-            final = seat_scores(module, batch.info.last_deal.scores[end])
+            final = seat_scores(module, batch.info.last_deal_scores[end])
             np.testing.assert_array_equal(returns, final)
             movers = batch.obs.agent_id[start : end + 1]
-            for seat in playing_seats(module, batch.info.last_deal, end, num_seats):
+            for seat in playing_seats(module, batch.info, end, num_seats):
                 last = np.flatnonzero(movers == f"player_{seat}")[-1]
                 assert end - start - last < num_seats
             episodes += 1

@@ -13,10 +13,16 @@ for ``gymnasium.make_vec``::
     MaskablePPO("MlpPolicy", env).learn(100_000)
 
 ``action_masks()`` (bool[N, A]) is what sb3-contrib's ``MaskablePPO`` asks
-for, through ``env_method("action_masks")``. ``seed(s)`` seeds game i with
+for, through ``env_method("action_masks")``. The info of a game whose episode
+ends holds SB3's episode statistics, ``info["episode"] = {"r": return, "l":
+length (learner decisions), "t": seconds since the env was made}``, as SB3's
+``Monitor`` writes them, so SB3 logs ``rollout/ep_rew_mean`` and
+``rollout/ep_len_mean`` (no ``VecMonitor`` needed). ``seed(s)`` seeds game i with
 ``s + i`` at the next reset, as SB3's own vector envs do. Importing this module
 needs stable-baselines3.
 """
+
+import time
 
 import gymnasium
 import numpy as np
@@ -43,6 +49,9 @@ class SB3VecEnv(VecEnv):
             )
         self.env = env
         self._actions = None
+        self._returns = np.zeros(env.num_envs, np.float64)  # each game's episode so far
+        self._lengths = np.zeros(env.num_envs, np.int64)
+        self._start = time.time()
         super().__init__(env.num_envs, env.single_observation_space, env.single_action_space)
 
     def reset(self):
@@ -52,6 +61,7 @@ class SB3VecEnv(VecEnv):
         self._reset_seeds()
         self._reset_options()
         self.reset_infos = [{} for _ in range(self.num_envs)]
+        self._returns[:], self._lengths[:] = 0.0, 0
         return obs
 
     def step_async(self, actions):
@@ -60,12 +70,21 @@ class SB3VecEnv(VecEnv):
     def step_wait(self):
         obs, rewards, terminated, truncated, infos = self.env.step(self._actions)
         done = terminated | truncated
+        self._returns += rewards
+        self._lengths += 1
         step_infos = [{} for _ in range(self.num_envs)]
+        elapsed = round(time.time() - self._start, 6)
         for game in np.flatnonzero(done):
             step_infos[game] = {
                 "terminal_observation": infos["final_obs"][game],
                 "TimeLimit.truncated": bool(truncated[game] and not terminated[game]),
+                "episode": {
+                    "r": float(self._returns[game]),
+                    "l": int(self._lengths[game]),
+                    "t": elapsed,
+                },
             }
+        self._returns[done], self._lengths[done] = 0.0, 0
         return obs, rewards, done, step_infos
 
     def action_masks(self):

@@ -1,0 +1,55 @@
+"""TorchRL 0.14 on every door, unmodified: the RL-libraries page's blocks run as written, and
+every action of their masked rollouts is legal."""
+
+import pytest
+import torch
+from docs_snippets import doc_snippet, run_snippet
+
+pytest.importorskip("torchrl")
+
+pytestmark = pytest.mark.slow  # importing TorchRL and its checks take several seconds
+
+
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def legal(rollout, group=()):
+    """Whether every action of ``rollout`` was legal by the mask it was taken under."""
+    mask = rollout[(*group, "action_mask")]
+    action = rollout[(*group, "action")]
+    return bool(mask.gather(-1, action.unsqueeze(-1)).all())
+
+
+def test_gym_env_by_id_with_the_mask():
+    example = run_snippet(doc_snippet("torchrl_gym"), "torchrl_gym_example")
+    rollout = example["rollout"]
+    assert rollout.shape[0] > 10 and legal(rollout)
+
+
+def test_gym_wrapper_over_the_native_vector_env():
+    example = run_snippet(doc_snippet("torchrl_vector"), "torchrl_vector_example")
+    rollout = example["rollout"]
+    assert rollout.shape == (64, 100) and legal(rollout)
+    assert rollout["next", "done"].any()  # games ended and restarted within the rollout
+    assert not (rollout["next", "reward"] == -1).all()
+
+
+def test_pettingzoo_wrapper_over_the_aec_and_parallel_envs():
+    example = run_snippet(doc_snippet("torchrl_pettingzoo"), "torchrl_pettingzoo_example")
+    env, rollout = example["env"], example["rollout"]  # the last: classic's Parallel env
+    assert rollout.shape == (100,)
+    for group in env.group_map:
+        acting = rollout[group, "action_mask"].sum(-1) > 1  # waiting seats: PASS only
+        assert legal(rollout, (group,)) and acting.any()
+
+
+def test_a_keyword_torchrl_passes_is_dropped_on_the_type_error():
+    from torchrl.envs import GymEnv
+
+    env = GymEnv("GhostEuchre-v0", frame_skip=2)  # passes frameskip=2, retried without it
+    assert env.wrapper_frame_skip == 2
