@@ -96,7 +96,7 @@ from arena.report import (
     write_leaderboard_plot,
     write_plot,
 )
-from arena.store import DEFAULT_DB, Store
+from arena.store import DEFAULT_DB, Store, reading_store
 from ghost_euchre_env.core import check_int
 from ghost_euchre_env.records import (
     RecordError,
@@ -566,7 +566,7 @@ def leaderboard_main(args):
         )
     if not _is_sqlite(args.db):
         return _error(f"{args.db!r} is not a league store (not an SQLite file)")
-    with Store(args.db) as store:
+    with reading_store(args.db) as store:  # nothing written: a read-only store reads as well
         rules = _parse_rules(args.rule)
         board = leaderboard(store, args.variant, args.episode, rules, players=args.players or None)
     print(leaderboard_table(board))
@@ -578,7 +578,7 @@ def leaderboard_main(args):
 
 def replay_main(args):
     if _is_sqlite(args.file):
-        with Store(args.file) as store:
+        with reading_store(args.file) as store:
             if args.match is None:
                 if args.game is not None:
                     return _error("--game needs --match in a league store (listed without --match)")

@@ -140,7 +140,9 @@ def train(config, resume, config_stem):
         run.critic.hidden_size if run.critic is not None else 0,
     )
 
-    remove_temporary(run_dir)  # what a killed checkpoint write left (this run is its folder's writer)
+    remove_temporary(
+        run_dir
+    )  # what a killed checkpoint write left (this run is its folder's writer)
     ctrl_c = CtrlC(log.write)
     try:
         with ctrl_c, stopped_by_plug_ins(run, run_dir, log):  # a plug-in that fails: one line
@@ -153,7 +155,9 @@ def train(config, resume, config_stem):
                 periodic_checkpoint(run, run_dir)
             log.close()
             finish(run, log, run_dir)
-        if ctrl_c.requested:  # asked during the last update: the run is whole, its evaluation skipped
+        if (
+            ctrl_c.requested
+        ):  # asked during the last update: the run is whole, its evaluation skipped
             final = os.path.join(run_dir, "final.pt")
             raise Interrupted(f"after the last update {run.update}", final, saved=True)
         with stopped_by_plug_ins(run, run_dir, log):  # here a first Ctrl-C stops at once

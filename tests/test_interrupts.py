@@ -24,7 +24,14 @@ SMALL = [  # a long run of small updates, an evaluation line after each (the tes
 
 def start_training(tmp_path, *extra):
     return subprocess.Popen(
-        [sys.executable, os.path.join(ROOT, "train.py"), "--runs_dir", str(tmp_path), *SMALL, *extra],
+        [
+            sys.executable,
+            os.path.join(ROOT, "train.py"),
+            "--runs_dir",
+            str(tmp_path),
+            *SMALL,
+            *extra,
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -96,6 +103,8 @@ def test_ctrl_c_while_reading_the_command_line_is_one_line_and_130(monkeypatch, 
     with pytest.raises(SystemExit) as stop:
         cli.main([])
     assert stop.value.code == 130
-    assert capsys.readouterr().err.strip().endswith(
-        "stopped by Ctrl-C before the first update; nothing was saved"
+    assert (
+        capsys.readouterr()
+        .err.strip()
+        .endswith("stopped by Ctrl-C before the first update; nothing was saved")
     )
