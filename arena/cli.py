@@ -332,6 +332,8 @@ def serve_main(argv):
         return _error(error)
     except OSError as error:
         return _error(f"cannot listen on {args.host}:{args.port}: {error.strerror or error}")
+    except PolicyRaised as error:  # an allowed spec's module raised at import: named first
+        return _raised(error)
     return 0
 
 
@@ -373,9 +375,14 @@ def _run(command, args):
     except (ValueError, OSError) as error:  # bad input or an unreadable file: one line
         return _error(error)
     except PolicyRaised as error:  # a bot's own code raised: named first, then its traceback
-        _error(error)
-        print(error.trace, end="", file=sys.stderr)
-        return 1
+        return _raised(error)
+
+
+def _raised(error):
+    """Status 1 for user code that raised (:class:`PolicyRaised`): its line, then its traceback."""
+    _error(error)
+    print(error.trace, end="", file=sys.stderr)
+    return 1
 
 
 def _error(message):

@@ -13,6 +13,7 @@ import sys
 
 import yaml
 
+from agents.checked import PolicyRaised
 from arena.commands import program_name
 from euchre_trainer.config import (
     CONFIG_DIR,
@@ -151,8 +152,8 @@ def run(argv=None):
 def main(argv=None):
     """The command's entry point: exit status 0 when the run ends, 2 for a bad command line; when another
     rank of a torchrun job stops, one line and status 1; a plug-in that fails mid-run: one line naming
-    it and the update, then status 2 (a bad value came back) or its traceback and status 1 (it raised);
-    Ctrl-C: the update being played ends, its checkpoint is written, one line says how to resume, status
+    it and the update, then status 2 (a bad value came back) or its traceback and status 1 (it raised),
+    and status 1 after one line naming it when a user's module raises while the run is set up; Ctrl-C: the update being played ends, its checkpoint is written, one line says how to resume, status
     130 (a second Ctrl-C stops at once: euchre_trainer.interrupt)."""
     try:
         return _main(argv)
@@ -163,6 +164,10 @@ def main(argv=None):
             flush=True,
         )
         raise SystemExit(130) from None
+    except PolicyRaised as error:  # a user's module, bot or network raised while it was built
+        print(f"{program_name('train')}: error: {error}", file=sys.stderr)
+        print(error.trace, end="", file=sys.stderr, flush=True)
+        raise SystemExit(1) from None
 
 
 def _main(argv):

@@ -12,9 +12,10 @@ INTERRUPTED_STATUS = 130
 """the exit status of a command stopped by Ctrl-C (128 + SIGINT), as a shell reports it"""
 
 
-class Interrupted(Exception):
+class Interrupted(KeyboardInterrupt):
     """A run stopped by Ctrl-C: ``str()`` is the one line (where it stopped, what was saved, how to
-    resume)."""
+    resume). A KeyboardInterrupt, so that a caller of the trainer that stops on Ctrl-C (exploit)
+    still does."""
 
     def __init__(self, where, checkpoint, saved):
         super().__init__(where, checkpoint, saved)

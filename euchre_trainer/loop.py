@@ -163,6 +163,8 @@ def train(config, resume, config_stem):
         with stopped_by_plug_ins(run, run_dir, log):  # here a first Ctrl-C stops at once
             if log.active and config.final_eval_games:
                 final_evaluation(run, log)
+    except Interrupted:
+        raise
     except KeyboardInterrupt:  # a second Ctrl-C, or one during the final evaluation: at once
         log.close()
         where = (
