@@ -80,6 +80,7 @@ import sys
 from agents.checked import PolicyRaised
 from agents.composite import composite_spec, is_composite, split_composite
 from agents.human import HumanQuit
+from agents.pimc import check_fits
 from agents.specs import parse_value, split_spec
 from arena.bidding import bidding_table, run_bidding_match
 from arena.commands import command_name, program_name
@@ -491,9 +492,7 @@ def match_main(args):
     if bidding:
         if args.record:
             raise ValueError("--record is for plain matches, not with --card-play or --bid-regret")
-        worlds = REGRET_WORLDS if args.regret_worlds is None else args.regret_worlds
-        check_int("--bid-regret", args.bid_regret, 0)
-        check_int("--regret-worlds", worlds, 1)
+        worlds = _regret_worlds(args)
         result, regrets = run_bidding_match(
             args.players, args.card_play, args.bid_regret, worlds, **_play_options(args, rules)
         )
@@ -512,6 +511,16 @@ def match_main(args):
     return 0
 
 
+def _regret_worlds(args):
+    """--regret-worlds (its default when not given), checked with --bid-regret: ints >= 0 and >= 1, and
+    one decision's worlds must fit in the machine's memory (agents.pimc.check_fits)."""
+    worlds = REGRET_WORLDS if args.regret_worlds is None else args.regret_worlds
+    check_int("--bid-regret", args.bid_regret, 0)
+    check_int("--regret-worlds", worlds, 1)
+    check_fits(f"--regret-worlds {worlds}", worlds)
+    return worlds
+
+
 def league_main(args):
     rules = _parse_rules(args.rule)
     writers = [("json", write_json), ("csv", write_leaderboard_csv)]
@@ -520,9 +529,7 @@ def league_main(args):
         return _error("--record is for a single match; a league keeps its games in --db")
     regret = None
     if args.bid_regret:  # each match also measures each player's bid regret, stored with it
-        worlds = REGRET_WORLDS if args.regret_worlds is None else args.regret_worlds
-        check_int("--bid-regret", args.bid_regret, 0)
-        check_int("--regret-worlds", worlds, 1)
+        worlds = _regret_worlds(args)  # before the store is opened: a refusal leaves no file
         regret = (args.bid_regret, worlds, args.card_play or "heuristic")
     if args.card_play is not None:  # a bidding league: each player bids, SPEC plays every card
         check_no_human([args.card_play], "card-play policy")
