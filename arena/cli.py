@@ -309,8 +309,14 @@ def serve_main(argv):
     parser.add_argument(
         "--behind-proxy",
         metavar="ADDR",
-        help="the address of a reverse proxy in front of the page: its X-Forwarded-For names "
-        "the client (default: the header is ignored)",
+        help="the IP addresses or networks (comma-separated) of a reverse proxy in front of the "
+        "page: its X-Forwarded-For names the client (default: the header is ignored)",
+    )
+    parser.add_argument(
+        "--trust-every-proxy",
+        action="store_true",
+        help="believe X-Forwarded-For from every peer (anyone who reaches the page can then "
+        "pose as any client, past the per-client game cap)",
     )
     args = parser.parse_args(argv)
     if not 0 <= args.port <= MAX_PORT:
@@ -328,6 +334,7 @@ def serve_main(argv):
             args.allow_spec,
             args.public,
             args.behind_proxy,
+            args.trust_every_proxy,
         )
     except ValueError as error:
         return _error(error)
