@@ -91,6 +91,11 @@ def parse_args(argv=None):
             values = {"canonical_suits": canonical, **values}
             stem, source = values.get("name", ""), str(resume)
         else:
+            if config_path is not None and not config_path.strip():  # not the default, silently
+                parser.error(
+                    f"--config {config_path!r}: expected a config name ({', '.join(['default', *others])}) "
+                    "or a YAML file"
+                )
             config_path = source = find_config(str(config_path or DEFAULT_CONFIG))
             values = read_yaml(config_path)
             stem = os.path.splitext(os.path.basename(config_path))[0]
