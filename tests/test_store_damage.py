@@ -7,10 +7,12 @@ import shutil
 import sqlite3
 
 import pytest
+from web_helpers import assert_error, web_client
 
 from arena import cli as evaluate
 from arena.league import leaderboard, run_league
 from arena.store import SCHEMA_VERSION, Store
+from arena.web import create_app
 
 RULES = {"target_score": 8}
 
@@ -116,3 +118,11 @@ def test_a_version_3_store_reads_read_only_and_is_left_as_it_was(
     with Store(path, read_only=True) as store:
         assert all(p["bid_regret"] is None for p in leaderboard(store, rules=RULES).players)
     assert SCHEMA_VERSION == 4
+
+
+def test_the_page_answers_a_damaged_store_with_a_json_503(regret_db, tmp_path):
+
+    path = damaged_copy(regret_db, tmp_path, "UPDATE match_totals SET games = 'abc'")
+    with web_client(create_app(db=str(path))) as client:
+        response = client.get("/api/leaderboard")
+    assert_error(response, 503, "is damaged: table match_totals, match 1, position 0")
