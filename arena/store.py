@@ -875,11 +875,10 @@ class Store:
             digits = digits.reshape(len(games), -1)
             lineup = np.array(lineups, np.int64).reshape(len(rows), digits.shape[1], 2)
             at = np.repeat(np.arange(len(rows)), [len(orders) for orders in counts])
-            sound = ((digits >= 1) & (digits <= digits.shape[1])).all() and (games >= 1).all()
         except (TypeError, ValueError, AttributeError, UnicodeError, OverflowError):
-            sound = False
-        if not sound:  # find the row, for the message (a sound store never comes here)
-            self._damaged_outcome(rows, lineups)
+            raise self._damaged_outcome(rows, lineups) from None
+        if not (((digits >= 1) & (digits <= digits.shape[1])).all() and (games >= 1).all()):
+            raise self._damaged_outcome(rows, lineups)  # finds the row (a sound store: never)
         return {
             "match_id": lineup[at, 0, 0],
             "player_ids": lineup[at, :, 1],
@@ -948,7 +947,7 @@ class Store:
             )
 
     def _damaged_outcome(self, rows, lineups):
-        """Raise the ValueError naming the first match_outcomes row (or its match_players) that is not
+        """The ValueError naming the first match_outcomes row (or its match_players) that is not
         {places: games} over the match's positions."""
         positions = {}
         for match_id, _ in lineups:
@@ -969,13 +968,13 @@ class Store:
                 for places, n in counts.items()
             )
             if not sound:
-                raise self.damaged(
+                return self.damaged(
                     "match_outcomes",
                     f"match {match_id}",
                     f"outcomes={text!r}; expected {{places: games}}, one place 1..{seats} per position"
                     f" of its {seats} (match_players) and games >= 1",
                 )
-        raise self.damaged("match_outcomes", "some match", "the positions of the matches differ")
+        return self.damaged("match_outcomes", "some match", "the positions of the matches differ")
 
     def damaged(self, table, row, what):
         """The ValueError of a damaged row: one line naming the store, the table and the row."""

@@ -99,10 +99,10 @@ class GhostActions(Actions):
 
     def bid(self, level):
         """Action id of a bid of ``level`` tricks (3, 4, 5; 6 or 'moon': the moon)."""
-        hashable = isinstance(level, (int, np.integer, str)) and not isinstance(level, bool)
-        action = (
-            self._BY_LEVEL.get(ghost.MOON_LEVEL if level == "moon" else level) if hashable else None
-        )
+        if isinstance(level, str) and level == "moon":
+            level = ghost.MOON_LEVEL
+        is_int = isinstance(level, (int, np.integer)) and not isinstance(level, bool)
+        action = self._BY_LEVEL.get(int(level)) if is_int else None
         if action is None:
             raise ValueError(f"not a bid: {level!r}; expected 3, 4, 5, 6 or 'moon'")
         return action
