@@ -7,6 +7,7 @@ resumed run makes exactly the decisions the uninterrupted run would have made.
 
 import signal
 import threading
+import time
 
 INTERRUPTED_STATUS = 130
 """the exit status of a command stopped by Ctrl-C (128 + SIGINT), as a shell reports it"""
@@ -33,16 +34,22 @@ class Interrupted(KeyboardInterrupt):
 
 class CtrlC:
     """A context in which the first SIGINT asks the run to stop (:attr:`requested`, and ``say`` is
-    called with a line) and a second raises KeyboardInterrupt as usual. Outside the main thread, or
+    called with a line) and a second, a second or more later, raises KeyboardInterrupt as usual. Outside the main thread, or
     when SIGINT is not Python's default handler (a caller's own), nothing is changed."""
 
+    AGAIN_AFTER_S = 1.0
+    """a SIGINT this soon after the first is the same Ctrl-C (torchrun forwards the terminal's to
+    its workers, which had it already), not a second one"""
+
     def __init__(self, say):
-        self.say, self.requested, self._previous = say, False, None
+        self.say, self.requested, self._previous, self._first = say, False, None, 0.0
 
     def _handle(self, signum, frame):
         if self.requested:
-            raise KeyboardInterrupt
-        self.requested = True
+            if time.monotonic() - self._first >= self.AGAIN_AFTER_S:
+                raise KeyboardInterrupt
+            return
+        self.requested, self._first = True, time.monotonic()
         self.say(
             "Ctrl-C: stopping after this update, once its checkpoint is written "
             "(Ctrl-C again stops at once, without one)"

@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
-from euchre_trainer import cli
+from euchre_trainer import cli, interrupt
 from euchre_trainer.failures import last_checkpoint, remove_temporary, saved_checkpoints
-from euchre_trainer.interrupt import Interrupted
+from euchre_trainer.interrupt import CtrlC, Interrupted
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SMALL = [  # a long run of small updates, an evaluation line after each (the test's cue)
@@ -108,3 +108,20 @@ def test_ctrl_c_while_reading_the_command_line_is_one_line_and_130(monkeypatch, 
         .err.strip()
         .endswith("stopped by Ctrl-C before the first update; nothing was saved")
     )
+
+
+def test_the_first_ctrl_c_asks_a_second_one_a_second_later_stops_at_once(monkeypatch):
+    said = []
+    ctrl_c = CtrlC(said.append)
+    now = [100.0]
+    monkeypatch.setattr(interrupt.time, "monotonic", lambda: now[0])
+    with ctrl_c:
+        assert signal.getsignal(signal.SIGINT) == ctrl_c._handle
+        ctrl_c._handle(signal.SIGINT, None)
+        assert ctrl_c.requested and len(said) == 1 and "Ctrl-C again" in said[0]
+        now[0] += 0.5  # the same Ctrl-C, forwarded (torchrun's workers get it twice)
+        ctrl_c._handle(signal.SIGINT, None)
+        now[0] += 1.0
+        with pytest.raises(KeyboardInterrupt):
+            ctrl_c._handle(signal.SIGINT, None)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
