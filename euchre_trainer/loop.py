@@ -143,7 +143,7 @@ def train(config, resume, config_stem):
     remove_temporary(
         run_dir
     )  # what a killed checkpoint write left (this run is its folder's writer)
-    ctrl_c = CtrlC(log.write)
+    ctrl_c = CtrlC(log.write if log.active else lambda line: None)  # rank 0 says it
     try:
         with ctrl_c, stopped_by_plug_ins(run, run_dir, log):  # a plug-in that fails: one line
             while run.update < run.num_updates:
