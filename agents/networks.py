@@ -183,7 +183,7 @@ def network_class(spec):
     if not isinstance(spec, str) or not _CLASS_SPEC.fullmatch(spec):
         raise ValueError(f"expected a network class as package.module:ClassName, got {spec!r}")
     module_name, _, name = spec.partition(":")
-    module = find_module(module_name)
+    module = find_module(module_name, f"network class {spec!r}")
     if module is None:
         raise ValueError(f"{spec!r}: no module named {module_name!r} ({import_hint(module_name)})")
     found = getattr(module, name, None)

@@ -30,6 +30,7 @@ figures (``benchmarks/pimc_speed.py``, matches) are on the documentation's Resul
 """
 
 import dataclasses
+import os
 import typing
 
 import numpy as np
@@ -41,6 +42,44 @@ from .streams import RowRandom, act_keyed, child_keys, takes_keys
 from .worlds import read_knowledge, sample_worlds, world_states
 
 OBJECTIVES = ("relative", "points")
+WORLD_BYTES = 32 * 1024
+"""memory one sampled world of one decision takes with its playouts (one per legal action): 30.5 KB
+measured in Ghost Hand, 24.8 KB in classic, on a decision of 5-6 legal actions (tracemalloc's peak of
+one ``act``)"""
+CANDIDATE_BYTES = 4 * 1024
+"""memory one candidate world of ``search``'s inference takes (4.2 KB measured in classic)"""
+
+
+def physical_memory():
+    """The machine's memory in bytes (None where the system does not say)."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_fits(what, samples, pool=0, memory=None):
+    """ValueError (one line: the estimate, the bound and the reason) unless one decision's ``samples``
+    worlds with their playouts (and, for an inference, ``pool`` candidate worlds per world) fit in the
+    machine's memory (``memory`` bytes; default :func:`physical_memory`): refused before anything is
+    allocated, where NumPy would end in a MemoryError after minutes. ``what`` names the option."""
+    memory = physical_memory() if memory is None else memory
+    per_world = WORLD_BYTES + pool * CANDIDATE_BYTES
+    need = samples * per_world
+    if memory is None or need <= memory:
+        return
+    candidates = f" and {pool} candidates of {CANDIDATE_BYTES // 1024} KiB" if pool else ""
+    bound = (
+        f"at most {memory // per_world:,} worlds per decision"
+        + (f" with pool={pool}" if pool else "")
+        if memory >= per_world
+        else f"pool={pool} does not fit even one world"
+    )
+    raise ValueError(
+        f"{what} cannot fit in memory: one decision needs about {need / 2**30:,.1f} GiB "
+        f"({WORLD_BYTES // 1024} KiB per world with its playouts{candidates}), this machine has "
+        f"{memory / 2**30:,.1f} GiB: {bound}"
+    )
 
 
 class PIMCPolicy(Policy):
@@ -69,6 +108,8 @@ class PIMCPolicy(Policy):
         for key, value in (("samples", samples), ("max_games", max_games)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"pimc: {key} must be an int >= 1, got {value!r}")
+        if type(self) is PIMCPolicy:  # a subclass checks its own sizes (search: its pool too)
+            check_fits(f"pimc: samples={samples}", int(samples))
         if objective not in OBJECTIVES:
             raise ValueError(
                 f"pimc: objective must be one of {list(OBJECTIVES)}, got {objective!r}"

@@ -32,7 +32,7 @@ from ghost_euchre_env import variants
 from .base import end_match
 from .composite import CompositePolicy
 from .inference import MixedModel, action_probabilities, log_likelihoods, resample
-from .pimc import PIMCPolicy
+from .pimc import PIMCPolicy, check_fits
 from .pretrained import network_path
 from .worlds import read_knowledge, sample_worlds
 
@@ -92,6 +92,11 @@ class SearchPolicy(PIMCPolicy):
         for key, value, least in (("pool", pool, 1), ("top", top, 0)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
                 raise ValueError(f"search: {key} must be an int >= {least}, got {value!r}")
+        check_fits(
+            f"search: samples={samples}, pool={pool}",
+            int(samples),
+            int(pool) if infer != "none" else 0,
+        )
         for key, value, high in (("floor", floor, 1.0), ("prior", prior, np.inf)):
             if (
                 isinstance(value, bool)

@@ -369,7 +369,7 @@ def _make_part(spec, role, part, game, seed):
 
 def _load_attribute(path, spec):
     module_name, _, attribute = path.partition(":")
-    module = find_module(module_name)
+    module = find_module(module_name, f"policy spec {spec!r}")
     if module is None:
         raise ValueError(
             f"policy spec {spec!r}: no module named {module_name!r} (expected "

@@ -1,7 +1,8 @@
 """Bot versions: a fingerprint of the code (or the file) a policy spec plays with.
 
 A stored player is its spec plus :func:`fingerprint` (SHA-256, hex; '' when
-nothing can be read), so that a bot whose code changed is a new player:
+nothing can be read: a league refuses to store such a player's results rather than
+pool two versions), so that a bot whose code changed is a new player:
 
 - ``ppo:PATH`` (and ``ppo:NAME``): the checkpoint file's bytes; ``proc:PATH``: the
   program file's bytes (a program rebuilt is a new version; what it reads at run
@@ -19,6 +20,10 @@ nothing can be read), so that a bot whose code changed is a new player:
   statements, never by running them: a module imported inside a function
   counts, one loaded by name at run time (``importlib.import_module(name)``)
   does not;
+- a module with no source file (a sourceless ``.pyc``, an extension): its file's
+  bytes; a class with no file at all (defined in ``__main__`` by ``python -c``,
+  a notebook, or a script run as ``__main__``): its code as loaded
+  (:func:`code_hash`: the bytecode of its methods and its attributes);
 - an option value that is itself a spec (``pimc:rollout=ppo:ghost``) and a
   composite's two parts add their own fingerprints.
 
@@ -30,8 +35,11 @@ import cache); each command line starts a fresh process.
 import ast
 import hashlib
 import importlib.util
+import inspect
+import marshal
 import os
 import site
+import sys
 import sysconfig
 
 from .composite import is_composite, split_composite
@@ -44,12 +52,13 @@ def fingerprint(spec):
     """The version of the code ``spec`` plays with: SHA-256 (hex) as the module docstring says, or ''
     when there is nothing to read (a missing checkpoint file or module)."""
     if is_composite(spec):
-        return _combine([fingerprint(part) for part in split_composite(spec)])
+        parts = [fingerprint(part) for part in split_composite(spec)]
+        return _combine(parts) if all(parts) else ""
     kind, target, options = split_spec(spec)
     if kind in ("ppo", "proc"):
         return file_hash(target) if target and os.path.isfile(target) else ""
-    module = (BUILTINS.get(kind) or target or "").partition(":")[0]
-    own = source_hash(module)
+    module, _, attribute = (BUILTINS.get(kind) or target or "").partition(":")
+    own = source_hash(module) or compiled_hash(module, attribute)
     nested = [fingerprint(value) for value in options.values() if _is_spec(value)]
     if not nested or not own:
         return own
@@ -76,6 +85,71 @@ def source_hash(module):
         with open(sources[name], "rb") as handle:
             digest.update(f"{name}\0{hashlib.sha256(handle.read()).hexdigest()}\n".encode())
     return digest.hexdigest()
+
+
+def compiled_hash(module, attribute):
+    """The version of a module with no source to read: SHA-256 (hex) of its file when it has one (a
+    sourceless ``.pyc``, an extension module), else of the code of ``attribute`` in the loaded module
+    (a class defined in ``__main__`` by ``python -c``, a notebook or a script: :func:`code_hash`);
+    '' when neither exists."""
+    try:
+        found = importlib.util.find_spec(module)
+    except (ImportError, ValueError):  # __main__ has no spec when run as a script or from stdin
+        found = None
+    if found is not None and found.origin and os.path.isfile(found.origin):
+        return _combine([module, file_hash(found.origin)])
+    loaded = sys.modules.get(module)
+    target = getattr(loaded, attribute, None) if loaded is not None and attribute else None
+    return "" if target is None else code_hash(target)
+
+
+def code_hash(target):
+    """SHA-256 (hex) of a class's or a function's code as loaded: each function's bytecode, constants,
+    names and defaults (``marshal`` of its code object), a class's bases and attributes in name order,
+    a nested class's the same way; other attribute values by type, and plain values (numbers, text) by
+    value. An edited class is a new version; the same source loaded again is the same one."""
+    digest = hashlib.sha256()
+    _feed_code(digest, target, set())
+    return digest.hexdigest()
+
+
+_PLAIN = (int, float, complex, str, bytes, bool, type(None))
+
+
+def _feed_code(digest, value, seen):
+    if isinstance(value, (staticmethod, classmethod)):
+        value = value.__func__
+    if isinstance(value, property):
+        for part in (value.fget, value.fset, value.fdel):
+            _feed_code(digest, part, seen)
+        return
+    if inspect.isfunction(value):
+        digest.update(marshal.dumps(value.__code__))
+        digest.update(
+            repr([d for d in (value.__defaults__ or ()) if isinstance(d, _PLAIN)]).encode()
+        )
+        return
+    if inspect.isclass(value):
+        if id(value) in seen:
+            return
+        seen.add(id(value))
+        digest.update(
+            f"class {value.__qualname__}({[b.__qualname__ for b in value.__bases__]})".encode()
+        )
+        for base in value.__bases__:  # bases defined beside it count (not the library's)
+            if base.__module__ == value.__module__:
+                _feed_code(digest, base, seen)
+        for name in sorted(vars(value)):
+            attribute = vars(value)[name]
+            dunder = name.startswith("__") and name.endswith("__")
+            if not dunder or inspect.isfunction(getattr(attribute, "__func__", attribute)):
+                digest.update(f"\0{name}=".encode())
+                _feed_code(digest, attribute, seen)
+        return
+    plain = isinstance(value, _PLAIN) or (
+        isinstance(value, (tuple, frozenset)) and all(isinstance(v, _PLAIN) for v in value)
+    )
+    digest.update((repr(value) if plain else type(value).__qualname__).encode())
 
 
 def local_sources(module):

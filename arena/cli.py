@@ -80,6 +80,7 @@ import sys
 from agents.checked import PolicyRaised
 from agents.composite import composite_spec, is_composite, split_composite
 from agents.human import HumanQuit
+from agents.pimc import check_fits
 from agents.specs import parse_value, split_spec
 from arena.bidding import bidding_table, run_bidding_match
 from arena.commands import command_name, program_name
@@ -96,7 +97,7 @@ from arena.report import (
     write_leaderboard_plot,
     write_plot,
 )
-from arena.store import DEFAULT_DB, Store
+from arena.store import DEFAULT_DB, Store, reading_store
 from ghost_euchre_env.core import check_int
 from ghost_euchre_env.records import (
     RecordError,
@@ -308,8 +309,14 @@ def serve_main(argv):
     parser.add_argument(
         "--behind-proxy",
         metavar="ADDR",
-        help="the address of a reverse proxy in front of the page: its X-Forwarded-For names "
-        "the client (default: the header is ignored)",
+        help="the IP addresses or networks (comma-separated) of a reverse proxy in front of the "
+        "page: its X-Forwarded-For names the client (default: the header is ignored)",
+    )
+    parser.add_argument(
+        "--trust-every-proxy",
+        action="store_true",
+        help="believe X-Forwarded-For from every peer (anyone who reaches the page can then "
+        "pose as any client, past the per-client game cap)",
     )
     args = parser.parse_args(argv)
     if not 0 <= args.port <= MAX_PORT:
@@ -327,11 +334,14 @@ def serve_main(argv):
             args.allow_spec,
             args.public,
             args.behind_proxy,
+            args.trust_every_proxy,
         )
     except ValueError as error:
         return _error(error)
     except OSError as error:
         return _error(f"cannot listen on {args.host}:{args.port}: {error.strerror or error}")
+    except PolicyRaised as error:  # an allowed spec's module raised at import: named first
+        return _raised(error)
     return 0
 
 
@@ -373,9 +383,14 @@ def _run(command, args):
     except (ValueError, OSError) as error:  # bad input or an unreadable file: one line
         return _error(error)
     except PolicyRaised as error:  # a bot's own code raised: named first, then its traceback
-        _error(error)
-        print(error.trace, end="", file=sys.stderr)
-        return 1
+        return _raised(error)
+
+
+def _raised(error):
+    """Status 1 for user code that raised (:class:`PolicyRaised`): its line, then its traceback."""
+    _error(error)
+    print(error.trace, end="", file=sys.stderr)
+    return 1
 
 
 def _error(message):
@@ -484,9 +499,7 @@ def match_main(args):
     if bidding:
         if args.record:
             raise ValueError("--record is for plain matches, not with --card-play or --bid-regret")
-        worlds = REGRET_WORLDS if args.regret_worlds is None else args.regret_worlds
-        check_int("--bid-regret", args.bid_regret, 0)
-        check_int("--regret-worlds", worlds, 1)
+        worlds = _regret_worlds(args)
         result, regrets = run_bidding_match(
             args.players, args.card_play, args.bid_regret, worlds, **_play_options(args, rules)
         )
@@ -505,6 +518,16 @@ def match_main(args):
     return 0
 
 
+def _regret_worlds(args):
+    """--regret-worlds (its default when not given), checked with --bid-regret: ints >= 0 and >= 1, and
+    one decision's worlds must fit in the machine's memory (agents.pimc.check_fits)."""
+    worlds = REGRET_WORLDS if args.regret_worlds is None else args.regret_worlds
+    check_int("--bid-regret", args.bid_regret, 0)
+    check_int("--regret-worlds", worlds, 1)
+    check_fits(f"--regret-worlds {worlds}", worlds)
+    return worlds
+
+
 def league_main(args):
     rules = _parse_rules(args.rule)
     writers = [("json", write_json), ("csv", write_leaderboard_csv)]
@@ -513,9 +536,7 @@ def league_main(args):
         return _error("--record is for a single match; a league keeps its games in --db")
     regret = None
     if args.bid_regret:  # each match also measures each player's bid regret, stored with it
-        worlds = REGRET_WORLDS if args.regret_worlds is None else args.regret_worlds
-        check_int("--bid-regret", args.bid_regret, 0)
-        check_int("--regret-worlds", worlds, 1)
+        worlds = _regret_worlds(args)  # before the store is opened: a refusal leaves no file
         regret = (args.bid_regret, worlds, args.card_play or "heuristic")
     if args.card_play is not None:  # a bidding league: each player bids, SPEC plays every card
         check_no_human([args.card_play], "card-play policy")
@@ -567,7 +588,7 @@ def leaderboard_main(args):
         )
     if not _is_sqlite(args.db):
         return _error(f"{args.db!r} is not a league store (not an SQLite file)")
-    with Store(args.db) as store:
+    with reading_store(args.db) as store:  # nothing written: a read-only store reads as well
         rules = _parse_rules(args.rule)
         board = leaderboard(store, args.variant, args.episode, rules, players=args.players or None)
     print(leaderboard_table(board))
@@ -579,7 +600,7 @@ def leaderboard_main(args):
 
 def replay_main(args):
     if _is_sqlite(args.file):
-        with Store(args.file) as store:
+        with reading_store(args.file) as store:
             if args.match is None:
                 if args.game is not None:
                     return _error("--game needs --match in a league store (listed without --match)")

@@ -172,6 +172,13 @@ def run_league(
     total_games = len(seatings(variant, games)[0])
     plan = league_plan(specs, variant, episode, rules)
     identities = {spec: player_identity(spec) for spec in {s for m in plan for s in m}}
+    unversioned = sorted(spec for spec, (_, version) in identities.items() if not version)
+    if unversioned:  # its results would pool with any other version's: refused, nothing played
+        raise ValueError(
+            f"player {unversioned[0]!r} has no version to store its results under: neither a "
+            "source file, a module file nor a loaded class was found to fingerprint "
+            "(agents.versions); define it in a module, or play it with run_match (nothing stored)"
+        )
     version = code_version()
     run = LeagueRun([], [], 0.0, 0.0)
     say = above_bar(out)

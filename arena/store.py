@@ -187,6 +187,31 @@ EXPLOIT_COLUMNS = (
 _AGGREGATED = ("seats", "final_scores", "points", "deals", "winner_seat", "sequence")
 TOTALS = ("games", "wins", "points", "deals", "sequences", "sequence_wins_squared")
 REGRET_SUMS = ("decisions", "regret_sum", "regret_squares", "best")
+_COLUMNS = {"match_totals": TOTALS, "match_regrets": REGRET_SUMS}
+_INTEGER = "typeof({0}) = 'integer'"
+_NUMBER = "typeof({0}) IN ('integer', 'real')"
+_SUMMARY_CHECKS = {  # table: [(SQL true for a sound row, what a sound row holds)], per (match, position)
+    "match_totals": [
+        (" AND ".join(_INTEGER.format(c) for c in TOTALS), "integer totals"),
+        ("games >= sequences AND sequences >= 1", "games >= sequences >= 1"),
+        ("wins BETWEEN 0 AND games", "0 <= wins <= games"),
+        ("deals >= 0 AND sequence_wins_squared >= 0", "deals and sequence_wins_squared >= 0"),
+    ],
+    "match_regrets": [
+        (
+            _INTEGER.format("decisions") + " AND " + _INTEGER.format("best"),
+            "integer decisions, best",
+        ),
+        (" AND ".join(_NUMBER.format(c) for c in ("regret_sum", "regret_squares")), "numeric sums"),
+        ("decisions >= 1 AND best BETWEEN 0 AND decisions", "0 <= best <= decisions >= 1"),
+        ("regret_sum >= 0", "regret_sum >= 0 (a regret is never negative)"),
+        # a sum of squares is at least the square of the sum over the count (variance >= 0)
+        (
+            "regret_squares * decisions >= regret_sum * regret_sum * (1 - 1e-9)",
+            "regret_squares * decisions >= regret_sum ** 2 (a variance >= 0)",
+        ),
+    ],
+}
 
 
 def player_identity(spec):
@@ -328,6 +353,11 @@ class Store:
             if read_only:
                 self.db.execute("PRAGMA query_only=ON")
                 versions = self._schema_versions()
+                if len(versions) == 1 and versions[0] < min(READABLE_VERSIONS):
+                    raise _OlderVersion(
+                        f"{self.path!r} holds a league store of version {versions[0]}, which "
+                        f"reads once upgraded to {SCHEMA_VERSION} (read only: nothing is upgraded)"
+                    )
                 if len(versions) != 1 or versions[0] not in READABLE_VERSIONS:
                     raise ValueError(
                         f"{self.path!r} holds no league store of version {SCHEMA_VERSION} "
@@ -409,6 +439,10 @@ class Store:
                 versions = self._schema_versions()  # another process may have upgraded it first
                 if versions != [version]:
                     return versions
+                if (
+                    version >= 2
+                ):  # its summaries are read as they are: sound before anything is written
+                    self._check_summaries("match_totals")
                 self._create_tables()
                 columns = [row[1] for row in self.db.execute("PRAGMA table_info(players)")]
                 if "used" not in columns:
@@ -833,13 +867,18 @@ class Store:
             ).fetchall()
         if not rows:
             return None
-        counts = json.loads("[" + ",".join(text for _, text in rows) + "]")  # one parse, not R
-        text = "".join(order for orders in counts for order in orders)
-        digits = np.frombuffer(text.encode("ascii"), np.uint8).astype(np.int64) - 48
-        games = np.array([n for orders in counts for n in orders.values()], np.int64)
-        digits = digits.reshape(len(games), -1)
-        lineup = np.array(lineups, np.int64).reshape(len(rows), digits.shape[1], 2)
-        at = np.repeat(np.arange(len(rows)), [len(orders) for orders in counts])
+        try:
+            counts = json.loads("[" + ",".join(text for _, text in rows) + "]")  # one parse, not R
+            text = "".join(order for orders in counts for order in orders)
+            digits = np.frombuffer(text.encode("ascii"), np.uint8).astype(np.int64) - 48
+            games = np.array([n for orders in counts for n in orders.values()], np.int64)
+            digits = digits.reshape(len(games), -1)
+            lineup = np.array(lineups, np.int64).reshape(len(rows), digits.shape[1], 2)
+            at = np.repeat(np.arange(len(rows)), [len(orders) for orders in counts])
+        except (TypeError, ValueError, AttributeError, UnicodeError, OverflowError):
+            raise self._damaged_outcome(rows, lineups) from None
+        if not (((digits >= 1) & (digits <= digits.shape[1])).all() and (games >= 1).all()):
+            raise self._damaged_outcome(rows, lineups)  # finds the row (a sound store: never)
         return {
             "match_id": lineup[at, 0, 0],
             "player_ids": lineup[at, :, 1],
@@ -865,6 +904,7 @@ class Store:
         """{player id: {column: sum}} of a per-(match, position) ``table``'s ``columns`` (names of
         this module's schema, never a caller's text) over the selected matches."""
         where, args = self._where(variant, episode, rules)
+        self._check_summaries(table, where, args)
         sums = ", ".join(f"SUM(t.{column})" for column in columns)
         rows = self.db.execute(
             f"SELECT p.player_id, {sums} FROM {table} t JOIN match_players p"
@@ -873,6 +913,72 @@ class Store:
             args,
         )
         return {pid: dict(zip(columns, values, strict=True)) for pid, *values in rows}
+
+    def _check_summaries(self, table, where="", args=()):
+        """ValueError naming the store, ``table`` and the first row (match, position) of the selected
+        matches whose values cannot be a summary (``_SUMMARY_CHECKS``: text, a negative count, a
+        negative variance), or whose position names no player (match_players, players)."""
+        selected = f"t.match_id IN (SELECT id FROM matches{where})"
+        for sound, expected in _SUMMARY_CHECKS[table]:
+            row = self.db.execute(
+                f"SELECT t.match_id, t.position, {', '.join(f't.{c}' for c in _COLUMNS[table])}"
+                f" FROM {table} t WHERE {selected} AND NOT ({sound}) LIMIT 1",
+                args,
+            ).fetchone()
+            if row is not None:
+                values = ", ".join(
+                    f"{c}={v!r}" for c, v in zip(_COLUMNS[table], row[2:], strict=True)
+                )
+                raise self.damaged(
+                    table, f"match {row[0]}, position {row[1]}", f"{values}; expected {expected}"
+                )
+        row = self.db.execute(
+            f"SELECT t.match_id, t.position, p.player_id FROM {table} t LEFT JOIN match_players p"
+            " ON p.match_id = t.match_id AND p.position = t.position"
+            f" WHERE {selected} AND (p.player_id IS NULL OR p.player_id NOT IN (SELECT id FROM players))"
+            " LIMIT 1",
+            args,
+        ).fetchone()
+        if row is not None:
+            raise self.damaged(
+                "match_players",
+                f"match {row[0]}, position {row[1]}",
+                f"player_id={row[2]!r} names no stored player",
+            )
+
+    def _damaged_outcome(self, rows, lineups):
+        """The ValueError naming the first match_outcomes row (or its match_players) that is not
+        {places: games} over the match's positions."""
+        positions = {}
+        for match_id, _ in lineups:
+            positions[match_id] = positions.get(match_id, 0) + 1
+        for match_id, text in rows:
+            seats = positions.get(match_id, 0)
+            try:
+                counts = json.loads(text)
+            except (TypeError, ValueError):
+                counts = None
+            sound = isinstance(counts, dict) and all(
+                isinstance(places, str)
+                and len(places) == seats
+                and all(p in "123456789"[:seats] for p in places)
+                and isinstance(n, int)
+                and not isinstance(n, bool)
+                and n >= 1
+                for places, n in counts.items()
+            )
+            if not sound:
+                return self.damaged(
+                    "match_outcomes",
+                    f"match {match_id}",
+                    f"outcomes={text!r}; expected {{places: games}}, one place 1..{seats} per position"
+                    f" of its {seats} (match_players) and games >= 1",
+                )
+        return self.damaged("match_outcomes", "some match", "the positions of the matches differ")
+
+    def damaged(self, table, row, what):
+        """The ValueError of a damaged row: one line naming the store, the table and the row."""
+        return ValueError(f"league store {self.path!r} is damaged: table {table}, {row}: {what}")
 
     @staticmethod
     def _where(variant, episode, rules):
@@ -973,6 +1079,20 @@ class Store:
                 f"match {match_id} has no game {missing[0]} (games 0..{len(rows) - 1})"
             )
         return records
+
+
+def reading_store(path):
+    """A :class:`Store` to read ``path`` (a leaderboard, a replay): opened read only when its version
+    reads as it is (nothing is written to it, a read-only file included); a store of version 1 or 2
+    is upgraded first (its summaries are computed once)."""
+    try:
+        return Store(path, read_only=True)
+    except _OlderVersion:
+        return Store(path)
+
+
+class _OlderVersion(ValueError):
+    """A store older than the versions read as they are (``READABLE_VERSIONS``)."""
 
 
 class _RolledBack(Exception):

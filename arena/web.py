@@ -70,6 +70,7 @@ import copy
 import dataclasses
 import hashlib
 import io
+import logging
 import os
 import secrets
 import socket
@@ -105,12 +106,14 @@ from .table import Table, seed_key
 from .web_http import (
     LOOPBACK_NAMES,
     ApiError,
+    LogOnce,
     SameOrigin,
     error_response,
     is_loopback,
     listen,
     read_json,
     serve_config,
+    trusted_proxies,
     until_gone,
 )
 from .web_league import LeagueReader, league_board, match_records, stored_matches
@@ -805,19 +808,22 @@ def serve(
     allow_specs=(),
     public=False,
     behind_proxy=None,
+    trust_every_proxy=False,
 ):
     """Run the page at http://host:port/ until Ctrl-C (uvicorn).
 
     policy_dirs: the directories of the policy files offered (None: the shipped
     ``agents/pretrained/``); allow_specs: specs the operator allows as written;
     public: serve a non-loopback address (then only the built-in bots and the
-    shipped policy files are offered); behind_proxy: the address of the reverse
-    proxy in front of the page, whose ``X-Forwarded-For`` is then believed (None:
-    the header is ignored; each client is its socket's address). Raises ValueError
+    shipped policy files are offered); behind_proxy: the addresses or networks of the
+    reverse proxy in front of the page (comma-separated), whose ``X-Forwarded-For`` is
+    then believed (None: the header is ignored; each client is its socket's address);
+    trust_every_proxy: believe it from every peer (:func:`arena.web_http.trusted_proxies`). Raises ValueError
     (one line) for a bad combination, OSError when the address cannot be listened on.
     """
     import uvicorn
 
+    proxy = trusted_proxies(behind_proxy, trust_every_proxy)  # before anything starts
     loopback = is_loopback(host)
     if not loopback and not public:
         raise ValueError(
@@ -844,4 +850,5 @@ def serve(
             flush=True,
         )
     print(f"Ghost Hand Euchre page: http://{shown}:{port}/  (Ctrl-C stops)", flush=True)
-    uvicorn.Server(serve_config(app, proxy=behind_proxy)).run(sockets=[sock])
+    logging.getLogger("asyncio").addFilter(LogOnce())  # out of descriptors: said once
+    uvicorn.Server(serve_config(app, proxy=proxy)).run(sockets=[sock])

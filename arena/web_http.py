@@ -35,6 +35,7 @@
 import functools
 import ipaddress
 import json
+import logging
 import os
 import re
 import socket
@@ -305,22 +306,61 @@ async def _busy(scope, receive, send):
     )(scope, receive, send)
 
 
-def connection_cap(max_connections):
-    """``max_connections``, lowered so that the open connections leave FD_RESERVE file descriptors
-    (and those open now) to the rest of the server under the process's soft RLIMIT_NOFILE."""
+def free_descriptors():
+    """File descriptors this process may still open under its soft RLIMIT_NOFILE (None: no limit)."""
     try:
         import resource
 
         limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
     except (ImportError, OSError, ValueError):  # no such limit on this system
-        return max_connections
+        return None
     if limit == resource.RLIM_INFINITY:
-        return max_connections
+        return None
     try:
         in_use = len(os.listdir("/proc/self/fd"))
     except OSError:
         in_use = 0
-    return max(1, min(max_connections, limit - in_use - FD_RESERVE))
+    return limit - in_use
+
+
+def accept_batch(most=128):
+    """Connections accepted in one round of the event loop (asyncio accepts up to the server's
+    ``backlog`` at once, before the connections it closes give their descriptors back): at most half
+    the free descriptors, so that a burst of connections under a low open-file limit is refused by
+    the connection cap instead of running the process out of descriptors."""
+    free = free_descriptors()
+    return most if free is None else max(1, min(most, (free - FD_RESERVE) // 2))
+
+
+class LogOnce(logging.Filter):
+    """Lets asyncio's "socket.accept() out of system resource" through once (then drops it and
+    counts): out of descriptors, asyncio writes it with a traceback for every try."""
+
+    MESSAGE = "socket.accept() out of system resource"
+
+    def __init__(self):
+        super().__init__()
+        self.dropped = 0
+
+    def filter(self, record):
+        if not str(record.msg).startswith(self.MESSAGE):
+            return True
+        self.dropped += 1
+        if self.dropped > 1:
+            return False
+        record.msg = (
+            f"{self.MESSAGE}: too many open files; new connections wait until some close "
+            "(raise the open-file limit, ulimit -n; said once)"
+        )
+        record.args, record.exc_info, record.exc_text = (), None, None
+        return True
+
+
+def connection_cap(max_connections):
+    """``max_connections``, lowered so that the open connections leave FD_RESERVE file descriptors
+    (and those open now) to the rest of the server under the process's soft RLIMIT_NOFILE."""
+    free = free_descriptors()
+    return max_connections if free is None else max(1, min(max_connections, free - FD_RESERVE))
 
 
 def guarded_protocol(request_timeout_s=10.0, max_connections=100, idle_timeout_s=5.0):
@@ -434,14 +474,49 @@ def listen(host, port):
     return sock
 
 
+def trusted_proxies(behind_proxy, trust_every=False):
+    """uvicorn's ``forwarded_allow_ips`` for ``--behind-proxy`` (None: ignore ``X-Forwarded-For``).
+
+    behind_proxy: comma-separated IP addresses or networks (``10.0.0.5``, ``10.0.0.0/8``,
+    ``::1``), or None; trust_every: believe the header from every peer (``"*"``), an explicit
+    choice that defeats the per-client game cap for anyone who can reach the page. ValueError (one
+    line) for anything else: a host name, a port, ``*``, an empty item, or a network holding every
+    address (``0.0.0.0/0``) without trust_every."""
+    if trust_every:
+        if behind_proxy is not None:
+            raise ValueError("--trust-every-proxy believes every peer: drop --behind-proxy")
+        return "*"
+    if behind_proxy is None:
+        return None
+    trusted = []
+    for item in str(behind_proxy).split(","):
+        try:
+            network = ipaddress.ip_network(item.strip(), strict=False)
+        except ValueError:
+            raise ValueError(
+                f"--behind-proxy {behind_proxy!r}: {item.strip()!r} is not an IP address or network "
+                "(e.g. 127.0.0.1, 10.0.0.0/8, ::1; several separated by commas; every peer: "
+                "--trust-every-proxy)"
+            ) from None
+        if network.prefixlen == 0:
+            raise ValueError(
+                f"--behind-proxy {behind_proxy!r}: {item.strip()!r} holds every address; to believe "
+                "X-Forwarded-For from every peer say so with --trust-every-proxy"
+            )
+        address = network.network_address
+        trusted.append(str(address) if network.num_addresses == 1 else str(network))
+    return ",".join(trusted)
+
+
 def serve_config(app, request_timeout_s=10.0, max_connections=100, idle_timeout_s=5.0, proxy=None):
     """The uvicorn Config of the page: h11 with deadlines and a connection cap
     (:func:`arena.web_http.guarded_protocol`), 5 s keep-alive, 8 kB of headers at most, no
     WebSocket protocol (an upgrade reaches :class:`SameOrigin` as a plain request, refused).
 
-    proxy: the address of the reverse proxy in front of the server, whose
-    ``X-Forwarded-For`` names the client (uvicorn's ``forwarded_allow_ips``); None:
-    the header is ignored and the client is the socket's peer.
+    proxy: the addresses of the reverse proxy in front of the server, whose
+    ``X-Forwarded-For`` names the client (uvicorn's ``forwarded_allow_ips``, as
+    :func:`trusted_proxies` returns it); None: the header is ignored and the client is
+    the socket's peer.
     """
     return uvicorn.Config(
         app,
@@ -450,6 +525,7 @@ def serve_config(app, request_timeout_s=10.0, max_connections=100, idle_timeout_
         timeout_keep_alive=5,
         h11_max_incomplete_event_size=8192,
         limit_concurrency=4 * max_connections,  # uvicorn's own cap, behind ours
+        backlog=accept_batch(),
         proxy_headers=proxy is not None,
         forwarded_allow_ips=proxy,
         log_level="warning",

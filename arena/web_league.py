@@ -89,7 +89,10 @@ class LeagueReader:
         if key is not None and key in self._cache:
             return self._cache[key]
         with store.reading():
-            value = work(store)
+            try:
+                value = work(store)
+            except ValueError as error:  # a damaged row (arena.store): named, not a 500
+                raise ApiError(503, str(error)) from None
         if key is not None:
             if len(self._cache) >= MAX_CACHED:
                 self._cache.clear()

@@ -407,8 +407,8 @@ class SpecGate:
             not p or p in (".", "..") or not set(p) <= SAFE_NAME for p in parts
         ):
             return None
-        path = os.path.realpath(os.path.join(directory, name))
-        if not _inside(path, directory) or not os.path.isfile(path):
+        path = _real_path(os.path.join(directory, name))
+        if path is None or not _inside(path, directory) or not os.path.isfile(path):
             return None
         return path
 
@@ -417,12 +417,23 @@ class RecordedRefusal(ValueError):
     """A policy file refused for the partner spec recorded in it."""
 
 
+def _real_path(path):
+    """``os.path.realpath(path)``, or None when the path changes under it (a file swapped for a
+    symlink between its checks: readlink's EINVAL): the file is then not offered (a 4xx, not a 500)."""
+    try:
+        return os.path.realpath(path)
+    except OSError:
+        return None
+
+
 def _is_file_at(opened, path, directory):
     """Whether the opened file (its ``os.fstat``) is the one at ``path``'s real path, inside ``directory``."""
-    real = os.path.realpath(path)
+    real = _real_path(path)
     try:
-        there = os.stat(real)
+        there = os.stat(real) if real is not None else None
     except OSError:
+        there = None
+    if there is None:
         return False
     return _inside(real, directory) and (there.st_dev, there.st_ino) == (
         opened.st_dev,

@@ -32,6 +32,15 @@ A field is decoded once, when it is first read, from a slice of `obs`;
 9, T, J, Q, K, A times suit C, D, H, S: `card = rank * 4 + suit`),
 `actions.card("JH")` is the id that plays the jack of hearts, and
 `view.mask(name)` turns a field of cards into uint32 card masks.
+
+A bad argument is one `ValueError` naming it and what is allowed:
+`actions.card(99)`, `actions.bid([3])`, `view.columns("nope")` (which lists
+the fields), and `variant.encode` of a value outside its field's range or
+shape. An observation no engine writes is read as far as it can be: card and
+flag columns count as set above 0.5, fractions are returned as they are, and
+a card, seat, choice or count field whose columns decode to no value (NaN, two
+columns set, a count outside 0..127) is a `ValueError` naming the row and the
+field when that field is read.
 """
 
 

@@ -16,6 +16,7 @@ the package uses ``agents`` and ``arena``, which never import it):
 - :mod:`~euchre_trainer.log`, :mod:`~euchre_trainer.evaluation`: TensorBoard and progress; evaluations
 - :mod:`~euchre_trainer.checkpoint`: atomic checkpoints, exact resume
 - :mod:`~euchre_trainer.failures`: a run stopped by a plug-in (a network, bot or teacher that fails mid-run)
+- :mod:`~euchre_trainer.interrupt`: Ctrl-C (the update ends, its checkpoint is written, exit status 130)
 - :mod:`~euchre_trainer.ranks`: torchrun ranks, devices, collectives
 
 Every field of :class:`TrainConfig` is a command-line option ``--FIELD VALUE``;

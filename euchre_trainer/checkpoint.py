@@ -9,6 +9,7 @@ import torch
 from agents.networks import fit_weights
 from agents.ppo import load_file
 from arena.files import write_atomic
+from euchre_trainer.failures import saved_checkpoints
 from euchre_trainer.run import start_games
 
 CHECKPOINT_FORMAT = "ghost-euchre-train-v1"
@@ -154,19 +155,25 @@ def save_checkpoint(run, path):
 
 
 def periodic_checkpoint(run, run_dir):
-    """Every ``checkpoint_every`` updates (not the last): checkpoints/update_NNNNNN.pt, old ones pruned
-    (every rank takes part, rank 0 writes)."""
+    """Every ``checkpoint_every`` updates (not the last): :func:`update_checkpoint`."""
     config = run.config
-    if not (
+    if (
         config.checkpoint_every
         and run.update % config.checkpoint_every == 0
         and run.update < run.num_updates
     ):
-        return
+        update_checkpoint(run, run_dir)
+
+
+def update_checkpoint(run, run_dir):
+    """checkpoints/update_NNNNNN.pt of the update just played, the oldest beyond ``keep_checkpoints``
+    pruned (every rank takes part, rank 0 writes); returns its path."""
     folder = os.path.join(run_dir, "checkpoints")
-    save_checkpoint(run, os.path.join(folder, f"update_{run.update:06d}.pt"))
+    path = os.path.join(folder, f"update_{run.update:06d}.pt")
+    save_checkpoint(run, path)
     if run.ranks.rank:
-        return
-    saved = sorted(os.listdir(folder))
-    for old in saved[: -config.keep_checkpoints] if config.keep_checkpoints else []:
+        return path
+    keep = run.config.keep_checkpoints
+    for old in saved_checkpoints(folder)[:-keep] if keep else []:
         os.remove(os.path.join(folder, old))
+    return path

@@ -13,6 +13,7 @@ import sys
 
 import yaml
 
+from agents.checked import PolicyRaised
 from arena.commands import program_name
 from euchre_trainer.config import (
     CONFIG_DIR,
@@ -93,6 +94,11 @@ def parse_args(argv=None):
             values = {"canonical_suits": canonical, **values}
             stem, source = values.get("name", ""), str(resume)
         else:
+            if config_path is not None and not config_path.strip():  # not the default, silently
+                parser.error(
+                    f"--config {config_path!r}: expected a config name ({', '.join(['default', *others])}) "
+                    "or a YAML file"
+                )
             config_path = source = find_config(str(config_path or DEFAULT_CONFIG))
             values = read_yaml(config_path)
             stem = os.path.splitext(os.path.basename(config_path))[0]
@@ -169,10 +175,29 @@ def run(argv=None):
 def main(argv=None):
     """The command's entry point: exit status 0 when the run ends, 2 for a bad command line; when another
     rank of a torchrun job stops, one line and status 1; a plug-in that fails mid-run: one line naming
-    it and the update, then status 2 (a bad value came back) or its traceback and status 1 (it raised)."""
+    it and the update, then status 2 (a bad value came back) or its traceback and status 1 (it raised),
+    and status 1 after one line naming it when a user's module raises while the run is set up; Ctrl-C: the update being played ends, its checkpoint is written, one line says how to resume, status
+    130 (a second Ctrl-C stops at once: euchre_trainer.interrupt)."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # before the run started (reading the config, importing torch, setup)
+        print(
+            f"{program_name('train')}: stopped by Ctrl-C before the first update; nothing was saved",
+            file=sys.stderr,
+            flush=True,
+        )
+        raise SystemExit(130) from None
+    except PolicyRaised as error:  # a user's module, bot or network raised while it was built
+        print(f"{program_name('train')}: error: {error}", file=sys.stderr)
+        print(error.trace, end="", file=sys.stderr, flush=True)
+        raise SystemExit(1) from None
+
+
+def _main(argv):
     wait_passively()
     config, resume, stem = parse_args(argv)
     from euchre_trainer.failures import TrainingStopped
+    from euchre_trainer.interrupt import INTERRUPTED_STATUS, Interrupted
     from euchre_trainer.loop import train
     from euchre_trainer.ranks import RankFailure
 
@@ -182,6 +207,9 @@ def main(argv=None):
         print(f"{program_name('train')}: error: {stop}", file=sys.stderr)
         print(stop.trace, end="", file=sys.stderr, flush=True)
         raise SystemExit(stop.status) from None
+    except Interrupted as stop:  # Ctrl-C: where it stopped, what was saved, how to resume
+        print(f"{program_name('train')}: {stop}", file=sys.stderr, flush=True)
+        raise SystemExit(INTERRUPTED_STATUS) from None
     except RankFailure as failure:  # another rank stopped: one line, not a traceback
         print(failure, file=sys.stderr, flush=True)
         # Leave without interpreter teardown: destroying a process group whose collective

@@ -4,6 +4,7 @@ what came back, and where it resumes from (the last checkpoint, untouched)."""
 
 import contextlib
 import os
+import re
 
 from agents.checked import PlugInError, PolicyRaised
 
@@ -24,13 +25,37 @@ class TrainingStopped(Exception):
         return f"{self.what}; resume with --resume {self.checkpoint}"
 
 
+_PERIODIC = re.compile(r"update_\d{6,}\.pt")
+
+
+def saved_checkpoints(folder):
+    """[name]: the periodic checkpoints ``update_NNNNNN.pt`` in ``folder`` (a run's checkpoints/), oldest
+    first; [] when there is no folder. A write's temporary file (``.tmp-*``, arena.files.write_atomic)
+    is never one of them."""
+    if not os.path.isdir(folder):
+        return []
+    return sorted(n for n in os.listdir(folder) if _PERIODIC.fullmatch(n))
+
+
+def remove_temporary(run_dir):
+    """Remove what a killed write left in a run folder (``.tmp-*`` files beside its files and
+    checkpoints: arena.files.write_atomic's temporaries); called when a run (re)starts there, the only
+    writer of its folder."""
+    for folder in (run_dir, os.path.join(run_dir, "checkpoints")):
+        if os.path.isdir(folder):
+            for name in os.listdir(folder):
+                if name.startswith(".tmp-"):
+                    with contextlib.suppress(FileNotFoundError):
+                        os.remove(os.path.join(folder, name))
+
+
 def last_checkpoint(run_dir):
     """The newest checkpoint of a run folder (final.pt, else the last checkpoints/update_*.pt), or None."""
     final = os.path.join(run_dir, "final.pt")
     if os.path.isfile(final):
         return final
     folder = os.path.join(run_dir, "checkpoints")
-    saved = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+    saved = saved_checkpoints(folder)
     return os.path.join(folder, saved[-1]) if saved else None
 
 

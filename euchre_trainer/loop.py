@@ -16,10 +16,12 @@ from euchre_trainer.checkpoint import (
     restore,
     save_checkpoint,
     save_torch,
+    update_checkpoint,
 )
 from euchre_trainer.distill import teacher_lessons
 from euchre_trainer.evaluation import final_evaluation, periodic_evaluation
-from euchre_trainer.failures import stopped_by_plug_ins
+from euchre_trainer.failures import last_checkpoint, remove_temporary, stopped_by_plug_ins
+from euchre_trainer.interrupt import CtrlC, Interrupted
 from euchre_trainer.log import Log, check_run_folder, free_run_name
 from euchre_trainer.opponents import take_snapshot
 from euchre_trainer.ranks import default_threads, same_config_on_every_rank, start_ranks
@@ -30,7 +32,7 @@ from euchre_trainer.update import batch_shares, ppo_update
 
 
 def finish(run, log, run_dir):
-    """The final checkpoint, then on rank 0: the policy file, the summary line and the evaluation table."""
+    """The final checkpoint, then on rank 0: the policy file and the summary line."""
     save_checkpoint(run, os.path.join(run_dir, "final.pt"))
     if not log.active:
         return
@@ -54,9 +56,32 @@ def finish(run, log, run_dir):
         f"rollouts and updates: {decisions / seconds:,.0f} decisions/s; {deals} deals, "
         f"{deals / seconds:,.0f} deals/s{whole}; saved {run_dir}/final.pt and policy.pt"
     )
-    if run.config.final_eval_games:
-        final_evaluation(run, log)
-    log.writer.close()
+
+
+def play_update(run, buf, log):
+    """One update: the rollout of every game, the PPO update, the snapshot, the logs and evaluation."""
+    config = run.config
+    tick, step_before = time.perf_counter(), run.global_step
+    if config.anneal_lr:
+        run.optimizer.param_groups[0]["lr"] = config.learning_rate * (
+            1.0 - run.update / run.num_updates
+        )
+    # --- rollout (each rank plays its own games)
+    torch.set_num_threads(config.rollout_threads)
+    stats, lessons = collect_rollout(run, buf)
+    advantages, returns = advantages_and_returns(run, buf)
+    taught = lessons + teacher_lessons(run, buf)
+    # --- update (minibatches over all ranks' decisions, gradients summed over the ranks)
+    torch.set_num_threads(config.torch_threads)
+    shares = batch_shares(run, buf, taught, stats)
+    losses = ppo_update(run, buf, advantages, returns, taught, shares)
+    run.update += 1
+    log.timed(run.global_step - step_before, time.perf_counter() - tick)
+    take_snapshot(run)
+    # --- log
+    scalars = update_scalars(run, buf, returns, stats, lessons, losses)
+    evaluation = periodic_evaluation(run, log)
+    log.update(run, {**scalars, **evaluation}, evaluated=bool(evaluation))
 
 
 def whole_rollouts(config):
@@ -115,32 +140,42 @@ def train(config, resume, config_stem):
         run.critic.hidden_size if run.critic is not None else 0,
     )
 
-    with stopped_by_plug_ins(run, run_dir, log):  # a network, bot or teacher that fails: one line
-        while run.update < run.num_updates:
-            tick, step_before = time.perf_counter(), run.global_step
-            if config.anneal_lr:
-                run.optimizer.param_groups[0]["lr"] = config.learning_rate * (
-                    1.0 - run.update / run.num_updates
-                )
-            # --- rollout (each rank plays its own games)
-            torch.set_num_threads(config.rollout_threads)
-            stats, lessons = collect_rollout(run, buf)
-            advantages, returns = advantages_and_returns(run, buf)
-            taught = lessons + teacher_lessons(run, buf)
-            # --- update (minibatches over all ranks' decisions, gradients summed over the ranks)
-            torch.set_num_threads(config.torch_threads)
-            shares = batch_shares(run, buf, taught, stats)
-            losses = ppo_update(run, buf, advantages, returns, taught, shares)
-            run.update += 1
-            log.timed(run.global_step - step_before, time.perf_counter() - tick)
-            take_snapshot(run)
-            # --- log and checkpoint
-            scalars = update_scalars(run, buf, returns, stats, lessons, losses)
-            evaluation = periodic_evaluation(run, log)
-            log.update(run, {**scalars, **evaluation}, evaluated=bool(evaluation))
-            periodic_checkpoint(run, run_dir)
+    remove_temporary(
+        run_dir
+    )  # what a killed checkpoint write left (this run is its folder's writer)
+    ctrl_c = CtrlC(log.write if log.active else lambda line: None)  # rank 0 says it
+    try:
+        with ctrl_c, stopped_by_plug_ins(run, run_dir, log):  # a plug-in that fails: one line
+            while run.update < run.num_updates:
+                play_update(run, buf, log)
+                if ctrl_c.stop(run.ranks) and run.update < run.num_updates:
+                    log.close()
+                    saved = update_checkpoint(run, run_dir)
+                    raise Interrupted(f"after update {run.update}", saved, saved=True)
+                periodic_checkpoint(run, run_dir)
+            log.close()
+            finish(run, log, run_dir)
+        if (
+            ctrl_c.requested
+        ):  # asked during the last update: the run is whole, its evaluation skipped
+            final = os.path.join(run_dir, "final.pt")
+            raise Interrupted(f"after the last update {run.update}", final, saved=True)
+        with stopped_by_plug_ins(run, run_dir, log):  # here a first Ctrl-C stops at once
+            if log.active and config.final_eval_games:
+                final_evaluation(run, log)
+    except Interrupted:
+        raise
+    except KeyboardInterrupt:  # a second Ctrl-C, or one during the final evaluation: at once
         log.close()
-        finish(run, log, run_dir)
+        where = (
+            f"during update {run.update + 1}"
+            if run.update < run.num_updates
+            else "during the final evaluation"
+        )
+        raise Interrupted(where, last_checkpoint(run_dir), saved=False) from None
+    finally:
+        if log.active:
+            log.writer.close()
     if ranks.world_size > 1:
         dist.destroy_process_group()
     return run_dir

@@ -343,6 +343,7 @@ def _record_from_dict(number, game, variant, episode, rules, seats, scores):
     key, names, actions, final = (game.get(k) for k in ("key", "names", "actions", "final_scores"))
     if not (isinstance(key, str) and len(key) == 16 and all(c in HEX_DIGITS for c in key)):
         raise RecordError(f"{label}: key must be 16 hex digits, got {_short(key)}")
+    _check_variant(label, variant, seats, names, final)
     if not (isinstance(names, list) and len(names) in (0, seats)) or not all(
         isinstance(n, str) for n in names
     ):
@@ -368,6 +369,24 @@ def _record_from_dict(number, game, variant, episode, rules, seats, scores):
         names=tuple(names),
         final_scores=tuple(int(s) for s in final),
     )
+
+
+def _check_variant(label, variant, seats, names, final):
+    """RecordError naming the file's variant when a game's names and final scores are those of
+    another variant's game (a record given the wrong variant), rather than its names."""
+    if not (isinstance(names, list) and isinstance(final, list)) or len(names) in (0, seats):
+        return
+    for other in VARIANTS:
+        described = variants.make(other)
+        if other != variant and (len(names), len(final)) == (
+            described.num_players,
+            described.num_teams,
+        ):
+            raise RecordError(
+                f"{label}: the file's variant is {variant!r} ({seats} seats), but the game has "
+                f"{len(names)} names and {len(final)} final scores, as a {other!r} game does; "
+                f"is its variant {other!r}?"
+            )
 
 
 HEX_DIGITS = frozenset("0123456789abcdefABCDEF")

@@ -59,11 +59,15 @@ class Actions:
 
     @staticmethod
     def card(card):
-        """'JH', 'J♥' or a card id -> the action id that plays it (card ids are action ids 0..23)."""
-        return (
-            card
-            if isinstance(card, (int, np.integer)) and not isinstance(card, bool)
-            else parse_card(card)
+        """'JH', 'J♥' or a card id 0..23 -> the action id that plays it (card ids are action ids
+        0..23); ValueError for anything else."""
+        if isinstance(card, (int, np.integer)) and not isinstance(card, bool):
+            if 0 <= card < NUM_CARDS:
+                return int(card)
+        elif isinstance(card, str):
+            return parse_card(card)
+        raise ValueError(
+            f"not a card: {card!r}; expected a card id 0..{NUM_CARDS - 1} or a name such as 'JH'"
         )
 
     def name(self, action):
@@ -95,8 +99,11 @@ class GhostActions(Actions):
 
     def bid(self, level):
         """Action id of a bid of ``level`` tricks (3, 4, 5; 6 or 'moon': the moon)."""
-        action = self._BY_LEVEL.get(ghost.MOON_LEVEL if level == "moon" else level)
-        if action is None or isinstance(level, bool):
+        if isinstance(level, str) and level == "moon":
+            level = ghost.MOON_LEVEL
+        is_int = isinstance(level, (int, np.integer)) and not isinstance(level, bool)
+        action = self._BY_LEVEL.get(int(level)) if is_int else None
+        if action is None:
             raise ValueError(f"not a bid: {level!r}; expected 3, 4, 5, 6 or 'moon'")
         return action
 

@@ -17,6 +17,14 @@ Field kinds (:class:`Field` ``kind``):
 - ``count``: a count divided by ``scale`` -> ``int8[N, *shape]`` count;
 - ``fraction``: a fraction, kept as ``float32[N, *shape]`` (its unit in the meaning).
 
+A damaged observation (one no engine writes) is read as far as it can be and no
+further: ``cards`` and ``flags`` columns count as set when above 0.5 (NaN: not
+set), ``fraction`` columns are returned as they are, and a ``card``, ``seat``,
+``choice`` or ``count`` field whose columns decode to no value (NaN, two columns
+set, a value other than 0 or 1, a count outside 0..127) raises ValueError naming
+the row, the field and its columns when it is read. :func:`encode` checks every
+value against its field's range (and shape) and names the first one outside it.
+
 The variant descriptors (:mod:`.variants`) give each layout field its kind, and
 build one view class per variant (:func:`view_class`): each field is a
 descriptor of that class, so reading ``view.hand`` costs the slice and the
@@ -31,6 +39,7 @@ import numpy as np
 from .cards import EFFECTIVE_SUIT, HAND_DTYPE, NUM_CARDS, NUM_SUITS, STRENGTH, pack_bits
 
 KINDS = ("cards", "card", "seat", "choice", "flags", "count", "fraction")
+COUNT_MAX = 127  # a count decodes to int8
 
 # int8[5, 24]: each card's strength led (its own effective suit led) under trump t; row 4 (no
 # trump named: -1 indexes it) is -1.
@@ -90,16 +99,40 @@ class Field:
             ordinals = np.arange(1, width + 1, dtype=np.float32)
             values = self.values if self.kind == "choice" else range(width)
             lookup = np.array([self.none if self.kind == "choice" else -1, *values], np.int8)
-            return lambda columns: lookup.take((columns @ ordinals).astype(np.intp))
+
+            def one_hot(columns):
+                sound = ((columns == 0) | (columns == 1)).all(axis=1) & (columns.sum(axis=1) <= 1)
+                if not sound.all():
+                    self._damaged(columns, sound, "at most one column 1, the others 0")
+                return lookup.take((columns @ ordinals).astype(np.intp))
+
+            return one_hot
         shape = (*self.shape, NUM_CARDS) if self.kind == "cards" else self.shape
         if self.kind == "count":
             scale = np.float32(self.scale)
-            return lambda columns: np.rint(columns * scale).astype(np.int8)
+
+            def count(columns):
+                counts = np.rint(columns * scale)
+                sound = ((counts >= 0) & (counts <= COUNT_MAX)).reshape(len(counts), -1).all(axis=1)
+                if not sound.all():
+                    self._damaged(columns, sound, f"counts 0..{COUNT_MAX} (times 1/{self.scale})")
+                return counts.astype(np.int8)
+
+            return count
         if self.kind == "fraction":
             return (lambda columns: columns[:, 0]) if shape == () else (lambda columns: columns)
         if len(shape) == 1:  # cards, flags: already [N, width]
             return lambda columns: columns > 0.5
         return lambda columns: columns.reshape(len(columns), *shape) > 0.5
+
+    def _damaged(self, columns, sound, expected):
+        """Raise the ValueError of a damaged observation: its first row whose columns of this field
+        cannot be decoded (NaN, two columns set, a value out of range)."""
+        row = int(np.flatnonzero(~sound)[0])
+        raise ValueError(
+            f"observation row {row} is damaged: field {self.name!r} ({self.kind}) has columns "
+            f"{columns[row].tolist()}; expected {expected}"
+        )
 
     @property
     def decoded(self):
@@ -109,9 +142,12 @@ class Field:
         return f"{dtype}[{', '.join(['N', *map(str, shape)])}]"
 
     def encode(self, value, out):
-        """Write the decoded ``value`` (as ``decode`` returns it) into out float32[N, width]."""
+        """Write the decoded ``value`` (as ``decode`` returns it) into out float32[N, width];
+        ValueError (one line naming the field, the row and the range) for a value no observation
+        holds, or a shape other than :attr:`decoded`'s."""
         n = len(out)
         value = np.asarray(value)
+        self._check_encodable(value, n)
         if self.kind in ("cards", "flags", "fraction"):
             out[:] = value.reshape(n, -1)
         elif self.kind == "count":
@@ -124,6 +160,36 @@ class Field:
             out[:] = 0
             rows = np.flatnonzero(index >= 0)
             out[rows, index[rows]] = 1
+
+    def _check_encodable(self, value, n):
+        shape = (n, *self.shape, *((NUM_CARDS,) if self.kind == "cards" else ()))
+        if value.shape != shape and not (self.kind == "fraction" and value.size == n * self.width):
+            raise ValueError(
+                f"encode: field {self.name!r} is {self.decoded}, got an array of shape {value.shape}"
+            )
+        if self.kind == "fraction":
+            allowed, expected = np.isfinite(value), "finite numbers"
+        elif self.kind in ("cards", "flags"):
+            allowed, expected = (value == 0) | (value == 1), "False/True (0/1)"
+        elif self.kind == "choice":
+            allowed = np.isin(value, [*self.values, self.none])
+            expected = f"one of {list(self.values)} or {self.none} (none)"
+        else:
+            low, high = {"card": (-1, NUM_CARDS - 1), "seat": (-1, self.width - 1)}.get(
+                self.kind, (0, COUNT_MAX)
+            )
+            allowed = (value >= low) & (value <= high) & (value == np.round(value))
+            expected = f"integers {low}..{high}" + (" (-1: none)" if low < 0 else "")
+        if not np.all(allowed):
+            where = np.argwhere(~np.asarray(allowed).reshape(value.shape))[0]
+            raise ValueError(
+                f"encode: field {self.name!r} row {where[0]}: {value[tuple(where)].item()!r} is out "
+                f"of range; expected {expected}"
+            )
+
+    @property
+    def width(self):
+        return self.stop - self.start
 
 
 class _FieldReader:
@@ -177,16 +243,21 @@ class ObservationView:
 
     def columns(self, name):
         """float32[N, width]: the field's columns (a view of the observation)."""
-        field = self.fields[name]
+        field = self.fields.get(name) if isinstance(name, str) else None
+        if field is None:
+            raise ValueError(
+                f"observations have no field {name!r}; fields: {', '.join(self.fields)}"
+            )
         return self.obs[:, field.start : field.stop]
 
     def card_flags(self, name):
         """bool[N, 24]: a ``card`` field as a set of cards (all False for none)."""
+        columns = self.columns(name)
         if self.fields[name].kind != "card":
             raise ValueError(
                 f"card_flags reads a card field; {name!r} is a {self.fields[name].kind} field"
             )
-        return self.columns(name) > 0.5
+        return columns > 0.5
 
     def mask(self, name):
         """``uint32[N, *shape]``: a ``cards`` field's blocks as card masks (bit c = card c)."""

@@ -1,0 +1,81 @@
+"""Issue 54, class 2: bot versions of classes without a source file. A class defined in ``__main__`` and
+a sourceless ``.pyc`` module are fingerprinted by what exists (the code as loaded, the module's file), so
+an edited bot is a new player and never inherits the old one's results; a player with no version at all
+is refused by a league rather than pooled."""
+
+import os
+import py_compile
+import subprocess
+import sys
+
+import pytest
+
+from agents.versions import code_hash, fingerprint
+from arena.league import run_league
+from arena.store import Store
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCRIPT = """
+from agents.base import Policy
+from arena.league import run_league
+from arena.store import Store
+
+class Bot(Policy):
+    name = "bot"
+    def act(self, obs, mask):
+        return mask.argmax(axis=1)
+
+with Store("league.sqlite") as store:
+    run = run_league(["__main__:Bot", "random", "heuristic"], store, games=2, rules={"target_score": 4})
+    print(f"played {len(run.played)}, stored {len(run.skipped)}")
+"""
+
+
+def run_script(text, folder):
+    return subprocess.run(
+        [sys.executable, "-c", text], cwd=folder, capture_output=True, text=True, check=True,
+        env={**os.environ, "PYTHONPATH": ROOT},
+    ).stdout  # fmt: skip
+
+
+@pytest.mark.slow
+def test_an_edited_class_in_main_is_a_new_player(tmp_path):
+    assert "played 1, stored 0" in run_script(SCRIPT, tmp_path)
+    assert "played 0, stored 1" in run_script(SCRIPT, tmp_path)  # the same code: stored already
+    edited = SCRIPT.replace("argmax(axis=1)", "argmax(axis=1).copy()")
+    assert "played 1, stored 0" in run_script(edited, tmp_path)  # a new version: played
+
+
+def test_code_hash_follows_the_code_not_the_object():
+    def make(offset):
+        namespace = {}
+        exec(f"class Bot:\n    def act(self, x):\n        return x + {offset}\n", namespace)
+        return namespace["Bot"]
+
+    assert code_hash(make(1)) == code_hash(make(1))
+    assert code_hash(make(1)) != code_hash(make(2))
+
+
+def test_a_sourceless_module_is_versioned_by_its_file(tmp_path, monkeypatch):
+    source = tmp_path / "src" / "pyc_bot.py"
+    source.parent.mkdir()
+    compiled = tmp_path / "pyc_bot.pyc"
+
+    def build(body):
+        source.write_text(f"from agents.heuristic import HeuristicPolicy as Bot\nX = {body}\n")
+        py_compile.compile(str(source), str(compiled))
+        sys.modules.pop("pyc_bot", None)
+        return fingerprint("pyc_bot:Bot")
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    first = build(1)
+    assert first and first == build(1)
+    assert build(2) != first
+
+
+def test_a_player_without_a_version_is_refused_before_anything_is_played(tmp_path, monkeypatch):
+    monkeypatch.setattr("arena.league.player_identity", lambda spec: (spec, ""))
+    with Store(tmp_path / "l.sqlite") as store:
+        with pytest.raises(ValueError, match="has no version to store its results under"):
+            run_league(["random", "heuristic", "pimc:samples=2"], store, games=2)
+        assert store.matches() == []
