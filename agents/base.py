@@ -2,7 +2,6 @@
 
 import contextlib
 import functools
-import importlib
 import os
 from typing import Any
 
@@ -11,26 +10,6 @@ import numpy as np
 from ghost_euchre_env import variants
 
 from .streams import policy_key
-
-
-def find_module(name, what):
-    """The module ``name`` imported, or None when no module of that name exists. A module that
-    exists but fails to import (a syntax error, a NUL byte, a missing dependency, an exception or
-    ``sys.exit`` at import, a package whose ``__init__`` raises) is user code that raised:
-    :class:`agents.checked.PolicyRaised` whose line names ``what`` (e.g. "policy spec 'm:Bot'") and
-    the module, with the traceback kept (exit status 1 in every command)."""
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as error:
-        if error.name is not None and (name == error.name or name.startswith(error.name + ".")):
-            return None
-        failure = error
-    except (Exception, SystemExit) as error:  # noqa: BLE001 (user code at import: named, then shown)
-        failure = error
-    # imported here: agents.checked imports agents.human, which imports this module
-    from .checked import raised
-
-    raise raised(what, failure, f"while importing module {name!r}") from None
 
 
 def import_hint(module_name):

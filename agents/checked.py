@@ -7,6 +7,7 @@ anything but one legal integer action per game (:class:`PlugInError`).
 :class:`CheckedPolicy` puts a policy behind it for code that calls ``act``.
 """
 
+import importlib
 import traceback
 
 from ghost_euchre_env.core import check_actions
@@ -46,6 +47,23 @@ def raised(what, error, doing):
         "(its traceback follows)",
         "".join(traceback.format_exception(error)),
     )
+
+
+def find_module(name, what):
+    """The module ``name`` imported, or None when no module of that name exists. A module that
+    exists but fails to import (a syntax error, a NUL byte, a missing dependency, an exception or
+    ``sys.exit`` at import, a package whose ``__init__`` raises) is user code that raised:
+    :class:`PolicyRaised` whose line names ``what`` (e.g. "policy spec 'm:Bot'") and
+    the module, with the traceback kept (exit status 1 in every command)."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as error:
+        if error.name is not None and (name == error.name or name.startswith(error.name + ".")):
+            return None
+        failure = error
+    except (Exception, SystemExit) as error:  # noqa: BLE001 (user code at import: named, then shown)
+        failure = error
+    raise raised(what, failure, f"while importing module {name!r}") from None
 
 
 def shown_games(games):

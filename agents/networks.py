@@ -26,8 +26,8 @@ from ghost_euchre_env import classic, ghost
 from ghost_euchre_env.cards import CARD_RANK, CARD_SUIT, CARDS, NUM_CARDS, NUM_SUITS, PARTNER_SUIT
 from ghost_euchre_env.suits import COLOUR_KEEPING, permutation_tables
 
-from .base import find_module, import_hint
-from .checked import PlugInError, PolicyRaised, raised
+from .base import import_hint
+from .checked import PlugInError, PolicyRaised, find_module, raised
 
 _CLASS_SPEC = re.compile(
     r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*"

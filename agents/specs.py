@@ -36,7 +36,8 @@ from collections.abc import Callable
 
 from ghost_euchre_env.core import check_int
 
-from .base import Policy, find_module, import_hint
+from .base import Policy, import_hint
+from .checked import find_module
 from .composite import CompositePolicy, composite_spec, is_composite, split_composite
 from .network_file import fit_error, network_sizes
 from .pretrained import NETWORKS, network_path
