@@ -110,7 +110,18 @@ def test_ctrl_c_while_reading_the_command_line_is_one_line_and_130(monkeypatch, 
     )
 
 
-def test_the_first_ctrl_c_asks_a_second_one_a_second_later_stops_at_once(monkeypatch):
+@pytest.fixture
+def default_sigint():
+    """Python's own SIGINT handler for the test (a job started in the background by a shell
+    inherits SIGINT ignored, which CtrlC leaves as it finds it), the process's afterwards."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_the_first_ctrl_c_asks_a_second_one_a_second_later_stops_at_once(
+    monkeypatch, default_sigint
+):
     said = []
     ctrl_c = CtrlC(said.append)
     now = [100.0]
