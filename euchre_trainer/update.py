@@ -16,9 +16,11 @@ from agents.ppo import mask_logits, masked_entropy, masked_log_probs
 
 @dataclasses.dataclass(frozen=True)
 class Shares:
-    """What every rank brought to this update, int64[world_size] each (by rank): its learner
-    ``decisions``, its warm-up ``lessons`` (the heuristic's auction decisions) and the ``deals`` it
-    played."""
+    """What each rank brought to this update.
+
+    decisions, lessons, deals: int64[world_size], each rank's learner decisions, warm-up lessons
+    (the heuristic's auction decisions) and deals played, by rank.
+    """
 
     decisions: np.ndarray
     lessons: np.ndarray
@@ -37,8 +39,10 @@ class Shares:
 
 @dataclasses.dataclass(frozen=True)
 class Shard:
-    """This rank's rows among all ranks' rows (rank 0's first, then rank 1's, ...): rows
-    ``first .. first + count`` of ``total``."""
+    """This rank's rows among all ranks' rows (rank 0's first, then rank 1's, and so on).
+
+    They are rows ``first`` to ``first + count - 1`` of the ``total`` rows of all ranks.
+    """
 
     first: int
     count: int
