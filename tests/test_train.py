@@ -611,7 +611,7 @@ def test_a_reused_name_is_refused_and_leaves_the_first_run_as_it_was(tmp_path, c
     error = capsys.readouterr().err.strip()
     assert error.count("\n") == 0
     assert f"run folder {tmp_path / 'small3'} holds another run already" in error
-    assert f"--resume {tmp_path / 'small3'};" in error and "--name small3-2" in error
+    assert f"--resume {tmp_path / 'small3'}, " in error and "--name small3-2" in error
     assert folder_bytes(tmp_path / "small3") == first  # not a byte changed, no second event file
     assert sorted(os.listdir(tmp_path)) == ["small3"]
 
