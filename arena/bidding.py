@@ -37,14 +37,8 @@ from arena.parallel import ProgressBar, Workers
 from arena.regret import RecordingPolicy, action_values, merge_samples, regret_of
 from arena.report import format_rows
 from arena.stats import Z95
-from ghost_euchre_env.cards import CARD_SUIT
+from ghost_euchre_env import variants
 from ghost_euchre_env.core import check_int
-from ghost_euchre_env.ghost import BID_LEVELS
-
-CONTRACT_KINDS = {
-    "ghost": ("3", "4", "5", "moon"),  # the bid's level
-    "classic": ("ordered up", "named", "alone"),  # with the partner in round 1 or 2; alone: either
-}
 
 
 def bidding_players(players, card_play, game, seed):
@@ -178,18 +172,10 @@ def _values_task(task, progress):
     return values
 
 
-def contract_kinds(variant, deals):
-    """int64[M]: the kind of each deal's contract (an index of ``CONTRACT_KINDS[variant]``)."""
-    if variant == "ghost":
-        return np.searchsorted(BID_LEVELS, deals.bid)
-    ordered_up = CARD_SUIT[deals.upcard] == deals.trump  # round 2 cannot name the upcard's suit
-    return np.where(deals.maker_alone, 2, np.where(ordered_up, 0, 1))
-
-
 def bidding_stats(result):
     """One dict per player of a :class:`arena.match.MatchResult`: contracts by kind and more.
 
-    Keys: ``contracts_by_kind`` {kind: [contracts, made]} (``CONTRACT_KINDS``),
+    Keys: ``contracts_by_kind`` {kind: [contracts, made]} (the variant's ``contract_kinds``),
     ``points_per_contract`` (None without contracts), ``points_per_deal``.
     """
     deals = result.deal_summary
@@ -199,13 +185,13 @@ def bidding_stats(result):
     seat = np.maximum(declarer, 0)
     who = players[rows, seat]
     scored = points[rows, seat]
-    kind = contract_kinds(result.variant, deals)
+    kind = deals.contract
     stats = []
     for p in range(len(result.players)):
         mine = contract & (who == p)
         by_kind = {
             name: [int((mine & (kind == k)).sum()), int((mine & made & (kind == k)).sum())]
-            for k, name in enumerate(CONTRACT_KINDS[result.variant])
+            for k, name in enumerate(variants.make(result.variant).contract_kinds)
         }
         stats.append(
             {
@@ -236,8 +222,7 @@ def points_difference(result, a, b):
 
 def bidding_table(result, regrets=None):
     """The bidding lines of a match as a text table (regrets: one arena.regret.Regret per player, or None)."""
-    kinds = CONTRACT_KINDS[result.variant]
-    named = (f"bid {n}" for n in kinds) if result.variant == "ghost" else kinds
+    named = variants.make(result.variant).contract_labels
     header = ["player", *(f"{n} (made)" for n in named), "pts/contract", "pts/deal"]
     header += [f"pts/deal - {p['name']} [95% CI]" for p in result.players[1:]]
     if regrets is not None:

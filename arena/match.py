@@ -68,7 +68,6 @@ from agents.streams import child_keys
 from arena.parallel import ProgressBar, TaskNotLoaded, Workers
 from arena.stats import RATING_MODEL, clustered_win_ci, openskill_ratings
 from ghost_euchre_env import dealing, variants
-from ghost_euchre_env.classic import SEAT_TEAM
 from ghost_euchre_env.core import EPISODES, check_int
 from ghost_euchre_env.records import VARIANTS, GameRecord, make_game
 
@@ -117,26 +116,28 @@ def match_teams(variant, seat_player, final_scores):
 
 
 def deal_stats(variant, deals, seat_player):
-    """Per-deal (player of each seat, points by seat, declarer seat, made, moon, swapper seat).
+    """Per-deal (player of each seat, points by seat, maker seat, made, moon, swapper seat).
 
-    deals: the variant's deal summary with global game ids in ``game``.
+    deals: the variant's deal summary with global game ids in ``game``; points
+    by seat are the seat's team's (classic: both partners show the team's).
     """
+    variant = variants.make(variant)
     players = seat_player[deals.game]
-    rows = np.arange(len(deals.game))
-    if variant == "ghost":
-        declarer = np.where(deals.thrown_in, -1, deals.declarer).astype(np.int64)
-        taken = deals.tricks[rows, np.maximum(declarer, 0)]
-        made = (declarer >= 0) & (taken >= deals.bid)  # bid 6 = moon: all six tricks
-        return players, deals.points, declarer, made, deals.bid == 6, deals.swapper.astype(np.int64)
-    declarer = np.where(deals.thrown_in, -1, deals.maker).astype(np.int64)
-    team_tricks = (
-        deals.tricks[:, SEAT_TEAM == 0].sum(axis=1),
-        deals.tricks[:, SEAT_TEAM == 1].sum(axis=1),
+    kinds = variant.contract_kinds
+    moon = (
+        deals.contract == kinds.index("moon")
+        if "moon" in kinds
+        else np.zeros(len(deals.game), bool)
     )
-    maker_team = SEAT_TEAM[np.maximum(declarer, 0)]
-    made = (declarer >= 0) & (np.where(maker_team == 0, *team_tricks) >= 3)
-    points = deals.points[:, SEAT_TEAM]  # team points shown at every seat of the team
-    return players, points, declarer, made, np.zeros(len(rows), bool), np.full(len(rows), -1)
+    swapper = getattr(deals, "swapper", np.full(len(deals.game), -1))  # a Ghost Hand field
+    return (
+        players,
+        deals.points[:, variant.teams],
+        deals.maker.astype(np.int64),
+        deals.made,
+        moon,
+        swapper.astype(np.int64),
+    )
 
 
 def contract_points(result):

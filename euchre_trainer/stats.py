@@ -6,21 +6,21 @@ import re
 import numpy as np
 
 from euchre_trainer.opponents import LEARNER
-from ghost_euchre_env import classic
-from ghost_euchre_env.ghost import BID_3, MOON, MOON_LEVEL, PASS, SWAP
+from ghost_euchre_env import classic, variants
+from ghost_euchre_env.ghost import MOON_LEVEL
 
 AGAINST = ("games", "won", "deals", "margin")  # counted against each kind of player
 
 
 def margins(rewards, variant):
-    """float32[N, S] rewards by seat -> each seat's reward minus its opponents' (zero-sum).
+    """float32[N, S] rewards by seat -> each seat's reward minus the mean of its opponents' (zero-sum).
 
-    ghost: minus the mean of the other two seats'; classic (rewards are the
+    Ghost Hand: minus the mean of the other two seats'; classic (rewards are the
     team's, at both seats of a team): minus the other team's.
     """
-    if variant == "classic":
-        return rewards - np.roll(rewards, -1, axis=1)  # seat s + 1 is on the other team
-    return rewards - (rewards.sum(axis=1, keepdims=True) - rewards) / 2
+    opponents = variants.make(variant).opponent_seats
+    weights = (opponents / opponents.sum(axis=1, keepdims=True)).astype(rewards.dtype)
+    return rewards - rewards @ weights.T
 
 
 class LearnerCounts:
@@ -117,21 +117,19 @@ class DealStats(LearnerCounts):
         self.add_margins(deals, roles, deals.points)
         learner = roles[deals.game] == LEARNER  # bool[M, 3]
         seats = np.arange(3)
-        declarer = learner & (deals.declarer[:, None] == seats)
-        moon = (
-            deals.bid == MOON_LEVEL
-        )  # bid is 6 for a moon, so "made" is tricks >= bid at every level
+        declarer = learner & (deals.maker[:, None] == seats)
+        made = deals.made
+        moon = deals.bid == MOON_LEVEL
         c = self.counts
         c["deals"] += len(deals.game)
         c["thrown_in"] += int(deals.thrown_in.sum())
         c["seat_deals"] += int(learner.sum())
         c["declared"] += int(declarer.sum())
-        c["made"] += int((declarer & (deals.tricks >= deals.bid[:, None])).sum())
+        c["made"] += int((declarer & made[:, None]).sum())
         c["moons"] += int((declarer & moon[:, None]).sum())
         c["swaps"] += int((learner & (deals.swapper[:, None] == seats)).sum())
         c["points"] += int(deals.points[learner].sum())
         c["contract_points"] += int(deals.points[declarer].sum())
-        made = (declarer & (deals.tricks >= deals.bid[:, None])).any(axis=1)
         declared = declarer.any(axis=1)
         for level, name in self.LEVELS:
             at_level = declared & (deals.bid == level)
@@ -191,9 +189,9 @@ class ClassicDealStats(LearnerCounts):
         self.add_margins(deals, roles, deals.points[:, classic.SEAT_TEAM])
         learner = roles[deals.game] == LEARNER  # bool[M, 4]
         maker = learner & (deals.maker[:, None] == classic.SEATS)  # the learner seat made trump
-        ordered = deals.trump == (deals.upcard & 3)  # round 2 cannot name the upcard's suit
-        team_tricks = deals.tricks + np.roll(deals.tricks, 2, axis=1)  # int[M, 4] by seat
-        made = team_tricks >= 3
+        ordered = deals.ordered_up[:, None]
+        made = deals.made[:, None]
+        alone = deals.alone[:, None]
         makers_team = (
             learner & ((deals.maker[:, None] & 1) == classic.SEAT_TEAM) & ~deals.thrown_in[:, None]
         )
@@ -201,11 +199,11 @@ class ClassicDealStats(LearnerCounts):
         c["deals"] += len(deals.game)
         c["thrown_in"] += int(deals.thrown_in.sum())
         c["seat_deals"] += int(learner.sum())
-        c["ordered_up"] += int((maker & ordered[:, None]).sum())
+        c["ordered_up"] += int((maker & ordered).sum())
         c["made_trump"] += int(maker.sum())
         c["maker_made"] += int((maker & made).sum())
-        c["alone"] += int((maker & deals.maker_alone[:, None]).sum())
-        c["alone_made"] += int((maker & deals.maker_alone[:, None] & made).sum())
+        c["alone"] += int((maker & alone).sum())
+        c["alone_made"] += int((maker & alone & made).sum())
         c["euchred"] += int((makers_team & ~made).sum())
         c["points"] += int(deals.points[:, classic.SEAT_TEAM][learner].sum())
 
@@ -235,15 +233,13 @@ DEAL_STATS = {"ghost": DealStats, "classic": ClassicDealStats}
 def auction_counts(masks, actions, variant):
     """(auction decisions, bids) among decisions masks bool[M, A], actions int[M].
 
-    ghost: decisions with PASS legal (the auction) other than SWAP, and those that
-    bid 3, 4, 5 or MOON; classic: decisions with PASS legal, and those that order
-    up or name a suit.
+    An auction decision has PASS legal and passes or bids (Ghost Hand's SWAP is
+    not one); a bid is one of the variant's ``bid_actions`` (classic: order up or
+    name a suit).
     """
-    auction = masks[:, PASS] & (actions != SWAP)  # PASS is legal only in the auction
-    if variant == "classic":
-        bids = (actions >= classic.SUIT_CLUBS) & (actions < classic.SUIT_CLUBS + 4)
-    else:
-        bids = (actions >= BID_3) & (actions <= MOON)
+    variant = variants.make(variant)
+    bids = np.isin(actions, variant.bid_actions)
+    auction = masks[:, variant.actions.PASS] & (bids | (actions == variant.actions.PASS))
     return int(auction.sum()), int((auction & bids).sum())
 
 

@@ -44,6 +44,7 @@ from .cards import (
     ALL_CARDS,
     CARD_BIT,
     CARD_BIT_OR_NONE,
+    CARD_SUIT,
     HAND_DTYPE,
     NO_CARD,
     NO_SUIT,
@@ -239,15 +240,17 @@ class ClassicState(EpisodeState):
 class ClassicDealSummary(DealSummary):
     """Every deal that ended in one step (see :class:`core.DealSummary`: game, thrown_in, dealer, tricks by seat, points and scores by team).
 
-    thrown_in: eight passes; maker, lone_defender: int8[M] (-1 none); trump,
-    upcard: int8[M]; maker_alone: bool[M].
+    thrown_in: eight passes; the shared ``contract`` indexes ``contract_kinds``
+    ("ordered up", "named", "alone"), ``made``: the maker's team took three
+    tricks or more, ``alone``: the maker played alone; lone_defender: int8[M]
+    (-1 none); trump, upcard: int8[M]; ordered_up: bool[M] trump was made in
+    round 1 (the upcard's suit), alone or not.
     """
 
-    maker: np.ndarray
     trump: np.ndarray
     upcard: np.ndarray
-    maker_alone: np.ndarray
     lone_defender: np.ndarray
+    ordered_up: np.ndarray
 
 
 # ------------------------------------------------------------- lookup tables
@@ -401,6 +404,9 @@ class ClassicEuchre(BatchedGame[ClassicRules, ClassicState, ClassicDealSummary])
     summary_type = ClassicDealSummary
     score_column = SEAT_TEAM.astype(np.intp)  # a seat shares its team's score
     deal_keys = ("hands", "upcard")  # {"hands": [[5 ids] x 4], "upcard": id}
+    # with the partner, in round 1 (the upcard's suit) or round 2; alone: in either round
+    contract_kinds = ("ordered up", "named", "alone")
+    bid_actions = tuple(range(SUIT_CLUBS, SUIT_CLUBS + NUM_SUITS))  # order up / name a suit
     hand_size = HAND_SIZE
 
     def __init__(self, episode="game", reward="points", **rules):
@@ -612,13 +618,22 @@ class ClassicEuchre(BatchedGame[ClassicRules, ClassicState, ClassicDealSummary])
     def _summary_fields(state, games):
         n = len(state.player)
         maker = state.maker[games]
+        trump = state.trump[games]
+        upcard = state.upcard[games]
+        alone = (maker >= 0) & (
+            seat_view(state.alone).take((maker & 3).astype(np.intp) * n + games) == 1
+        )
+        ordered_up = CARD_SUIT.take(upcard) == trump  # round 2 cannot name the upcard's suit
+        scoring_team, _ = ClassicEuchre._deal_result(state, games)
         return {
             "maker": maker,
-            "trump": state.trump[games],
-            "upcard": state.upcard[games],
-            "maker_alone": (maker >= 0)
-            & (seat_view(state.alone).take((maker & 3).astype(np.intp) * n + games) == 1),
+            "contract": np.where(alone, 2, np.where(ordered_up, 0, 1)).astype(np.int8),
+            "made": scoring_team == (maker & 1),
+            "alone": alone,
+            "trump": trump,
+            "upcard": upcard,
             "lone_defender": state.lone_defender[games],
+            "ordered_up": ordered_up,
         }
 
     def _game_won(self, scores):

@@ -192,7 +192,7 @@ class raw_env(EuchreAEC):
         return {
             "maker": int(deals.maker[0]),
             "upcard": int(deals.upcard[0]),
-            "maker_alone": bool(deals.maker_alone[0]),
+            "maker_alone": bool(deals.alone[0]),
             "lone_defender": int(deals.lone_defender[0]),
         }
 

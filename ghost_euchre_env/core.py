@@ -240,7 +240,13 @@ class DealSummary:
     game: int[M] game index; thrown_in: bool[M] nobody made trump (no play, 0
     points); dealer: int8[M]; tricks: int8[M, S] by seat; points: int32[M, W]
     scored by this deal and scores: int32[M, W] game scores after it, by seat
-    or team (the state's ``score_width``). A variant adds its own fields.
+    or team (the state's ``score_width``).
+
+    The outcome every variant shares: maker: int8[M] the seat that won the
+    auction (Ghost Hand's declarer), -1 when thrown in; contract: int8[M] its
+    kind, an index of the engine's ``contract_kinds`` (-1 none); made: bool[M]
+    the maker's side took what the contract asked; alone: bool[M] the maker
+    played a lone hand. A variant adds its own fields.
     """
 
     game: np.ndarray
@@ -249,6 +255,10 @@ class DealSummary:
     tricks: np.ndarray
     points: np.ndarray
     scores: np.ndarray
+    maker: np.ndarray
+    contract: np.ndarray
+    made: np.ndarray
+    alone: np.ndarray
 
 
 RulesT = TypeVar("RulesT", bound=Rules)
@@ -311,7 +321,9 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
     - ``_apply(state, actions int8[N]) -> (scored, thrown_in)``: one decision
       in every game; the games whose deal was played out or thrown in;
     - ``deal_points(state, games) -> int32[M, W]`` and
-      ``_summary_fields(state, games) -> dict`` (the variant's summary fields);
+      ``_summary_fields(state, games) -> dict`` (the variant's summary fields
+      and the shared outcome's ``maker``, ``contract``, ``made`` and ``alone``
+      as if played: the thrown-in rows are cleared here);
     - ``_game_won(scores int32[M, W]) -> bool[M]``.
     """
 
@@ -327,6 +339,8 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
     score_column: ClassVar[np.ndarray] = np.zeros(0, np.intp)
     deal_keys: ClassVar[tuple[str, ...]] = ("hands",)
     hand_size = 0
+    contract_kinds: ClassVar[tuple[str, ...]] = ()  # a deal summary's ``contract`` indexes these
+    bid_actions: ClassVar[tuple[int, ...]] = ()  # the auction's actions that take a contract
 
     def __init__(self, episode="game", reward="points", **rules):
         check_choice("episode", episode, EPISODES)
@@ -508,14 +522,18 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
     def _summary(self, state, scored, thrown_in, points):
         """The :class:`DealSummary` of the deals ``scored`` (with ``points``), then ``thrown_in``."""
         ended = np.concatenate([scored, thrown_in])
+        played = np.arange(len(ended)) < len(scored)
+        fields = self._summary_fields(state, ended)
+        for name, none in (("maker", NO_SEAT), ("contract", -1), ("made", False), ("alone", False)):
+            fields[name] = np.where(played, fields[name], none).astype(fields[name].dtype)
         return self.summary_type(
             game=ended,
-            thrown_in=np.arange(len(ended)) >= len(scored),
+            thrown_in=~played,
             dealer=state.dealer[ended],
             tricks=take_rows(state.tricks_won, ended),
             points=np.concatenate([points, np.zeros((len(thrown_in), points.shape[1]), np.int32)]),
             scores=take_rows(state.scores, ended),
-            **self._summary_fields(state, ended),
+            **fields,
         )
 
     def _close_games(self, state, ended, over, terminated, truncated, auto_reset):

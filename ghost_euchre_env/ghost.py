@@ -221,15 +221,27 @@ class GhostState(EpisodeState):
 class GhostDealSummary(DealSummary):
     """Every deal that ended in one step (see :class:`core.DealSummary`: game, thrown_in, dealer, tricks, points and scores by seat).
 
-    declarer, swapper: int8[M] (-1 none); bid: int8[M] 0 none, 3..5, 6 moon;
-    trump: int8[M]; reneges: int8[M, 3] by seat.
+    The shared ``maker`` is the declarer, ``contract`` the bid's index in
+    ``BID_LEVELS`` ("3", "4", "5", "moon"); ``alone`` is never set. swapper:
+    int8[M] (-1 none); bid: int8[M] 0 none, 3..5, 6 moon; trump: int8[M];
+    reneges: int8[M, 3] by seat.
     """
 
-    declarer: np.ndarray
     swapper: np.ndarray
     bid: np.ndarray
     trump: np.ndarray
     reneges: np.ndarray
+
+
+def _contract(state, games):
+    """(declarer int8[M], bid int32[M] 3..6, made bool[M]) of the played-out deals ``games``.
+
+    Made: the declarer took at least the bid (a moon ranks as six: every trick).
+    """
+    declarer = state.declarer[games]
+    bid = state.high_bid[games].astype(np.int32)
+    taken = take_rows(state.tricks_won, games)[np.arange(len(games)), declarer]
+    return declarer, bid, taken >= bid
 
 
 def _passed_index_table():
@@ -372,6 +384,8 @@ class GhostEuchre(BatchedGame[GhostRules, GhostState, GhostDealSummary]):
     summary_type = GhostDealSummary
     score_column = np.arange(NUM_PLAYERS)  # every seat keeps its own score
     deal_keys = ("hands", "ghost")  # {"hands": [[6 ids] x 3], "ghost": [6 ids]}
+    contract_kinds = ("3", "4", "5", "moon")  # the bid's level (BID_LEVELS)
+    bid_actions = (BID_3, BID_4, BID_5, MOON)  # the auction's actions that take a contract
     hand_size = HAND_SIZE
 
     # ----------------------------------------------------------------- deals
@@ -539,10 +553,8 @@ class GhostEuchre(BatchedGame[GhostRules, GhostState, GhostDealSummary]):
             np.int32
         )  # a non-declarer scores its tricks
         rows = np.arange(len(games))
-        declarer = state.declarer[games]
-        bid = state.high_bid[games].astype(np.int32)
+        declarer, bid, made = _contract(state, games)
         taken = points[rows, declarer]
-        made = taken >= bid
         moon = bid == MOON_LEVEL
         points[rows, declarer] = np.where(
             made,
@@ -553,8 +565,12 @@ class GhostEuchre(BatchedGame[GhostRules, GhostState, GhostDealSummary]):
 
     @staticmethod
     def _summary_fields(state, games):
+        declarer, bid, made = _contract(state, games)
         return {
-            "declarer": state.declarer[games],
+            "maker": declarer,
+            "contract": np.searchsorted(BID_LEVELS, bid).astype(np.int8),
+            "made": made,
+            "alone": np.zeros(len(games), bool),
             "swapper": state.swapper[games],
             "bid": state.high_bid[games],
             "trump": state.trump[games],

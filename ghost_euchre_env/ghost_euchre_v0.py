@@ -196,7 +196,7 @@ class raw_env(EuchreAEC):
     def deal_details(deals):
         """Declarer, swapper, bid (0 none, 3..5, 6 moon) and reneges of the one deal of a GhostDealSummary."""
         return {
-            "declarer": int(deals.declarer[0]),
+            "declarer": int(deals.maker[0]),
             "swapper": int(deals.swapper[0]),
             "bid": int(deals.bid[0]),
             "reneges": tuple(deals.reneges[0].tolist()),

@@ -46,7 +46,7 @@ def playthrough(seed, **rules):
                 lines.append("  all passed: thrown in")
             else:
                 lines.append(
-                    f"  deal over: declarer {deals.declarer[row]} bid {deals.bid[row]} trump "
+                    f"  deal over: declarer {deals.maker[row]} bid {deals.bid[row]} trump "
                     f"{action_name(25 + int(deals.trump[row]))[-1]} tricks {deals.tricks[row].tolist()} "
                     f"points {deals.points[row].tolist()} scores {deals.scores[row].tolist()}"
                 )

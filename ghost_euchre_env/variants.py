@@ -238,7 +238,8 @@ class Variant(Generic[ActionsT]):
     layout (:class:`views.Field`, in column order); phases: the observation's
     phase names (``view.phase`` indexes them); render: ``render(game, state,
     g=0, names=None, unicode=True)`` -> the table as text; bidding_vec: its
-    auction view's vector env (the card play made inside the step).
+    auction view's vector env (the card play made inside the step);
+    contract_labels: how a table heads each of ``contract_kinds``.
     """
 
     name: str
@@ -255,6 +256,22 @@ class Variant(Generic[ActionsT]):
     play_phase: int  # the engine's phase code of the card play
     state_phases: tuple[str, ...]  # the engine state's phase names, by phase code
     bidding_vec: type
+    contract_labels: tuple[str, ...]
+
+    @property
+    def contract_kinds(self):
+        """The kinds a deal summary's ``contract`` indexes: ('3', '4', '5', 'moon'); ('ordered up', 'named', 'alone')."""
+        return self.engine.contract_kinds
+
+    @property
+    def bid_actions(self):
+        """The auction's action ids that take a contract (a bid; classic: order up or name a suit)."""
+        return self.engine.bid_actions
+
+    @property
+    def opponent_seats(self):
+        """bool[S, S]: seat t is on another team than seat s."""
+        return self.teams[:, None] != self.teams[None, :]
 
     @property
     def num_players(self):
@@ -386,6 +403,7 @@ GHOST: Variant[GhostActions] = Variant(
     play_phase=ghost.PLAY,
     state_phases=ghost.PHASE_NAMES,
     bidding_vec=GhostBiddingVec,
+    contract_labels=("bid 3", "bid 4", "bid 5", "bid moon"),
 )
 CLASSIC: Variant[ClassicActions] = Variant(
     name="classic",
@@ -402,6 +420,7 @@ CLASSIC: Variant[ClassicActions] = Variant(
     play_phase=classic.PLAY,
     state_phases=classic.PHASE_NAMES,
     bidding_vec=ClassicBiddingVec,
+    contract_labels=classic.ClassicEuchre.contract_kinds,
 )
 _REGISTRY = {v.name: v for v in (GHOST, CLASSIC)}
 NAMES = tuple(_REGISTRY)  # ('ghost', 'classic')

@@ -173,7 +173,7 @@ def test_going_alone_sits_the_partner_out_and_the_lead_skips_it():
         0,
         5,
         0,
-    ] and result.deals.maker_alone.tolist() == [True]
+    ] and result.deals.alone.tolist() == [True]
     assert result.rewards[0].tolist() == [4, 0, 4, 0]  # lone maker takes all five: 4 to the team
 
 

@@ -54,7 +54,7 @@ def _deals_by_game(summaries, num_games):
                     int(deals.maker[k]),
                     int(deals.trump[k]),
                     int(deals.upcard[k]),
-                    bool(deals.maker_alone[k]),
+                    bool(deals.alone[k]),
                     tuple(int(p) for p in deals.points[k]),
                 )
             )

@@ -59,7 +59,7 @@ def play_both(allow_lone_defender, stick_the_dealer, seed, pass_rate=0.0, num_de
         rewards[games] += result.rewards
         deals = result.deals
         seen["thrown_in"] += int(deals.thrown_in.sum())
-        seen["maker_alone"] += int(deals.maker_alone.sum())
+        seen["maker_alone"] += int(deals.alone.sum())
         seen["lone_defender"] += int((deals.lone_defender >= 0).sum())
         made = deals.points[np.arange(len(deals.game)), deals.maker % 2]
         seen["euchred"] += int(((made == 0) & ~deals.thrown_in).sum())

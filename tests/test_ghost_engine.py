@@ -193,10 +193,7 @@ def test_moon_deal_follow_suit_and_left_bower_play_out():
     assert state.scores[0].tolist() == [0, 24, 0]
     deal = result.deals
     assert (
-        deal.game.tolist() == [0]
-        and deal.bid[0] == 6
-        and deal.declarer[0] == 1
-        and deal.trump[0] == H
+        deal.game.tolist() == [0] and deal.bid[0] == 6 and deal.maker[0] == 1 and deal.trump[0] == H
     )
     assert deal.tricks[0].tolist() == [0, 6, 0] and not deal.thrown_in[0]
     # The game goes on: next deal dealt by seat 1, seat 2 to act.

@@ -433,6 +433,9 @@ def test_auction_counts_count_auction_decisions_only():
     assert auction_counts(masks[3:], actions[3:], "ghost") == (0, 0)
     classic_actions = np.array([PASS, classic.SUIT_CLUBS + 2, PASS, 3, 7])
     assert auction_counts(masks[:, :31], classic_actions, "classic") == (3, 1)
+    # naming clubs (the first suit action) is a bid too
+    clubs = np.array([classic.SUIT_CLUBS, classic.SUIT_CLUBS, PASS, 3, 7])
+    assert auction_counts(masks[:, :31], clubs, "classic") == (3, 2)
 
 
 def test_unknown_key_in_a_config_file(tmp_path, capsys):
