@@ -15,13 +15,7 @@ import collections
 import pickle
 import zipfile
 
-from ghost_euchre_env import classic, ghost
-
-# variant name (as in --variant) -> (obs_size, num_actions, what to call it in a message)
-VARIANT_SIZES = {
-    "ghost": (ghost.OBS_SIZE, ghost.NUM_ACTIONS, "Ghost Hand"),
-    "classic": (classic.OBS_SIZE, classic.NUM_ACTIONS, "classic Euchre"),
-}
+from ghost_euchre_env import variants
 
 
 class _Inert:
@@ -85,14 +79,13 @@ def fit_error(obs_size, num_actions, game):
     """
     if (obs_size, num_actions) == (game.obs_size, game.num_actions):
         return None
-    by_sizes = {sizes[:2]: (variant, sizes[2]) for variant, sizes in VARIANT_SIZES.items()}
-    if (obs_size, num_actions) in by_sizes and (game.obs_size, game.num_actions) in by_sizes:
-        variant, title = by_sizes[obs_size, num_actions]
-        _, game_title = by_sizes[game.obs_size, game.num_actions]
+    network_variant = variants.by_sizes(obs_size, num_actions)
+    game_variant = variants.by_sizes(game.obs_size, game.num_actions)
+    if network_variant and game_variant:
         return (
-            f"a {title} network (obs_size={obs_size}, num_actions={num_actions}) cannot play "
-            f"{game_title} (obs_size={game.obs_size}, num_actions={game.num_actions}): "
-            f"play it with --variant {variant}"
+            f"a {network_variant.title} network (obs_size={obs_size}, num_actions={num_actions}) "
+            f"cannot play {game_variant.title} (obs_size={game.obs_size}, "
+            f"num_actions={game.num_actions}): play it with --variant {network_variant.name}"
         )
     return (
         f"network expects obs_size={obs_size}, num_actions={num_actions}; "

@@ -33,12 +33,11 @@ from .base import end_match
 from .composite import CompositePolicy
 from .inference import MixedModel, action_probabilities, log_likelihoods, resample
 from .pimc import PIMCPolicy, check_fits
-from .pretrained import network_path
+from .pretrained import main_network, network_path
 from .worlds import read_knowledge, sample_worlds
 
 INFERENCE_MODELS = ("network", "heuristic", "mix", "none")
 EVIDENCE = ("all", "auction")  # the actions weighed: every one, or those before the first card
-DEFAULT_NETWORK = {"ghost": "ghost", "classic": "classic"}  # shipped network of each variant
 
 
 class SearchPolicy(PIMCPolicy):
@@ -109,7 +108,7 @@ class SearchPolicy(PIMCPolicy):
         from .specs import make_policy
 
         network_seed = int(self.rng.integers(2**63))
-        shipped = network_path(DEFAULT_NETWORK[variants.of(game).name])
+        shipped = network_path(main_network(variants.of(game)))
         if network is None:  # the package's own file: no spec for a server's gate to read
             self.network = load_policy(shipped, game, network_seed)[0]
         elif isinstance(network, str):

@@ -224,7 +224,7 @@ def test_a_file_read_only_by_torch_gets_the_same_variant_message(tmp_path):
     assert network_sizes(path) is None
     assert network_sizes("agents/pretrained/ghost_ppo.pt") == (ghost.OBS_SIZE, ghost.NUM_ACTIONS)
     with pytest.raises(
-        ValueError, match=re.escape("a Ghost Hand network (obs_size=390, ")
+        ValueError, match=re.escape("a Ghost Hand Euchre network (obs_size=390, ")
     ) as error:
         make_policy(f"ppo:{path}", ClassicEuchre())
     assert str(error.value).endswith(

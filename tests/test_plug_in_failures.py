@@ -252,7 +252,7 @@ def exploited(argv, capsys):
 
 def test_exploit_refusals_come_before_any_file(tmp_path, monkeypatch, capsys):
     from agents import ppo
-    from euchre_trainer.exploit import SHIPPED
+    from agents.pretrained import network_path
 
     monkeypatch.chdir(tmp_path)  # the default --db is runs/league.sqlite: never made by a refusal
     noise = tmp_path / "noise.pt"
@@ -264,7 +264,7 @@ def test_exploit_refusals_come_before_any_file(tmp_path, monkeypatch, capsys):
     afile.write_text("")
     before = sorted(os.listdir(tmp_path))
     for argv, message in (
-        (["--init", SHIPPED["classic"]], "a classic Euchre network (obs_size=464, num_actions=31) cannot play"),
+        (["--init", network_path("classic")], "a classic Euchre network (obs_size=464, num_actions=31) cannot play"),
         (["--init", str(noise)], f"--init {str(noise)!r}: "),
         (["--init", "user.pt"], "--init 'user.pt': PPO checkpoint 'user.pt': 'nosuchnets:Net': no module named"),
         (["--runs-dir", "afile"], "--runs-dir 'afile': cannot write a run folder 'afile/RUN'"),

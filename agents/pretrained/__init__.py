@@ -3,51 +3,70 @@
 Each file is the ``policy.pt`` of a ``ghost-euchre-train`` run (the network alone), installed
 with the package; how each was made and its full results are in this folder's
 README.md. ``NETWORKS`` is the one list of names: policy specs, the web page's
-suggestions and the documentation read it.
+suggestions and the documentation read it; ``main_network(variant)`` names each
+variant's own agent (the network named after it).
 """
 
 import os
 from dataclasses import dataclass
+
+from ghost_euchre_env import variants
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 @dataclass(frozen=True)
 class Network:
-    """A shipped network: its ``file`` in this folder, the ``variant`` it plays, one line ``about`` it."""
+    """A shipped network: its ``name`` (``ppo:NAME``), its ``file`` in this folder, the ``variant`` it
+    plays, one line ``about`` it."""
 
+    name: str
     file: str
     variant: str
     about: str
 
 
 NETWORKS = {
-    "ghost": Network(
-        "ghost_ppo.pt",
-        "ghost",
-        "the Ghost Hand agent: 280M decisions of self-play, 59.1% against two heuristics",
-    ),
-    "ghost-bidder": Network(
-        "ghost_bidder.pt",
-        "ghost",
-        "a Ghost Hand bidder: the network bids and names trump, the heuristic plays the cards",
-    ),
-    "ghost-180m": Network(
-        "ghost_ppo_180m.pt",
-        "ghost",
-        "the Ghost Hand agent after 180M decisions (shipped before; configs/bidding.yaml starts from it)",
-    ),
-    "classic": Network(
-        "classic_ppo.pt",
-        "classic",
-        "the classic Euchre agent (all four seats): 118M + 59M decisions, 70.3% for its team against the heuristics', 53.6% against pimc's",
-    ),
-    "classic-bidder": Network(
-        "classic_bidder.pt",
-        "classic",
-        "a classic Euchre bidder: the network orders up, names trump, goes alone and discards, the heuristic plays the cards",
-    ),
+    network.name: network
+    for network in (
+        Network(
+            "ghost",
+            "ghost_ppo.pt",
+            "ghost",
+            "the Ghost Hand agent: 280M decisions of self-play, 59.1% against two heuristics",
+        ),
+        Network(
+            "ghost-bidder",
+            "ghost_bidder.pt",
+            "ghost",
+            "a Ghost Hand bidder: the network bids and names trump, the heuristic plays the cards",
+        ),
+        Network(
+            "ghost-180m",
+            "ghost_ppo_180m.pt",
+            "ghost",
+            "the Ghost Hand agent after 180M decisions (shipped before; configs/bidding.yaml starts from it)",
+        ),
+        Network(
+            "classic",
+            "classic_ppo.pt",
+            "classic",
+            "the classic Euchre agent (all four seats): 118M + 59M decisions, 70.3% for its team against the heuristics', 53.6% against pimc's",
+        ),
+        Network(
+            "classic-bidder",
+            "classic_bidder.pt",
+            "classic",
+            "a classic Euchre bidder: the network orders up, names trump, goes alone and discards, the heuristic plays the cards",
+        ),
+    )
 }
+
+
+def main_network(variant):
+    """The name of the shipped network that plays ``variant`` (a name or a Variant) for the project:
+    the one named after it (``ghost``, ``classic``)."""
+    return variants.make(variant).name
 
 
 def network_path(name):
