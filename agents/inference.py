@@ -23,12 +23,7 @@ auction; the open auction (whose order is not in the observation) is refused.
 import numpy as np
 import torch
 
-from ghost_euchre_env import classic, ghost
-
-from .worlds import ClassicKnowledge, card_of, deal_start_states
-
-FROM_WORLD = -2  # in deal_actions: the action is the world's own (classic's hidden discard)
-_NONE = -1  # padding after a deal's last action
+from .worlds import NO_ACTION, card_of, deal_start_states
 
 
 def deal_actions(knowledge, game, cards=True):
@@ -37,63 +32,15 @@ def deal_actions(knowledge, game, cards=True):
     knowledge: :func:`agents.worlds.read_knowledge` of N positions of ``game``;
     cards: False for the actions before the first card only (the auction, trump,
     classic's discard and alone choices); rows end in -1 padding; classic's
-    dealer discard is :data:`FROM_WORLD` (each world holds its own). ValueError
+    dealer discard is :data:`agents.worlds.FROM_WORLD` (each world holds its own). ValueError
     for Ghost Hand's open auction.
     """
-    if isinstance(knowledge, ClassicKnowledge):
-        parts = _classic_auction(knowledge)
-    else:
-        if game.rules.auction != "single_round":
-            raise ValueError(
-                "inference reads the auction in single-round order; "
-                f"got auction={game.rules.auction!r}"
-            )
-        parts = _ghost_auction(knowledge)
+    parts = knowledge.auction_actions(game)
     if cards:
         parts.append(_card_order(knowledge))
     actions = np.concatenate(parts, axis=1)
-    order = np.argsort(actions == _NONE, axis=1, kind="stable")  # taken actions first, in order
+    order = np.argsort(actions == NO_ACTION, axis=1, kind="stable")  # taken actions first, in order
     return np.take_along_axis(actions, order, axis=1)
-
-
-def _ghost_auction(kn):
-    """[int16[N, k]]: each seat's swap and bid or pass in speaking order, then trump (-1: none)."""
-    n = len(kn.hand)
-    parts = []
-    for turn in range(ghost.NUM_PLAYERS):
-        seat = ((kn.dealer + 1 + turn) % ghost.NUM_PLAYERS).astype(np.intp)
-        passed = kn.passed_at[np.arange(n), seat] >= 0
-        bid_at = kn.bids == seat[:, None]  # [N, 4]: the seat bid level 3, 4, 5, moon
-        bid = np.select(
-            [passed, bid_at.any(axis=1)], [ghost.PASS, ghost.BID_3 + bid_at.argmax(axis=1)], -1
-        )
-        parts += [np.where(kn.swapper == seat, ghost.SWAP, _NONE), bid]
-    parts.append(np.where(kn.trump >= 0, ghost.TRUMP_CLUBS + kn.trump, _NONE))
-    return [np.stack(parts, axis=1).astype(np.int16)]
-
-
-def _classic_auction(kn):
-    """[int16[N, k]]: the passes, the call, the discard and the alone choices (-1: none)."""
-    n = len(kn.hand)
-    seats = classic.NUM_PLAYERS
-    passes = np.where(np.arange(2 * seats) < kn.passes[:, None], classic.PASS, _NONE)
-    call = np.where(kn.maker >= 0, classic.SUIT_CLUBS + kn.trump, _NONE)
-    discarded = kn.ordered & ((kn.own_discard >= 0) | kn.discard_hidden)
-    discard = np.where(discarded, FROM_WORLD, _NONE)
-    maker = np.maximum(kn.maker, 0).astype(np.intp)
-    # defenders are asked from the dealer's left: the first is the defender after the dealer
-    first_defender = (
-        np.where((kn.dealer + 1 - maker) % 2 == 1, kn.dealer + 1, kn.dealer + 2) % seats
-    )
-    rows = np.arange(n)
-    choices = [
-        kn.alone[rows, seat] for seat in (maker, first_defender, (first_defender + 2) % seats)
-    ]
-    alone = [
-        np.select([c == 1, c == 0], [classic.GO_ALONE, classic.WITH_PARTNER], _NONE)
-        for c in choices
-    ]
-    return [passes, np.stack([call, discard, *alone], axis=1)]
 
 
 def _card_order(kn):
@@ -101,7 +48,7 @@ def _card_order(kn):
     n, num_seats = kn.played.shape
     tricks = kn.trick_cards.shape[1]
     rows = np.arange(n)
-    order = np.full((n, tricks, num_seats), _NONE, np.int16)
+    order = np.full((n, tricks, num_seats), NO_ACTION, np.int16)
     for k in range(tricks):
         cards = card_of(
             kn.played & kn.trick_cards[:, k, None]
@@ -109,7 +56,7 @@ def _card_order(kn):
         led = kn.trick_leaders[:, k] >= 0
         for turn in range(num_seats):
             seat = (kn.trick_leaders[:, k] + turn) % num_seats
-            order[:, k, turn] = np.where(led, cards[rows, seat], _NONE)
+            order[:, k, turn] = np.where(led, cards[rows, seat], NO_ACTION)
     return order.reshape(n, -1)
 
 
@@ -125,8 +72,7 @@ def log_likelihoods(game, knowledge, worlds, model, floor, rows, cards=True):
     taken is illegal (it contradicts the world) gets -inf.
     """
     actions = deal_actions(knowledge, game, cards)[rows]
-    if isinstance(knowledge, ClassicKnowledge):  # each world's own discard
-        actions = np.where(actions == FROM_WORLD, worlds[2][:, None], actions)
+    actions = knowledge.world_actions(actions, worlds)
     state = deal_start_states(game, knowledge, *worlds, rows=rows)
     total = np.zeros(len(rows))
     alive = np.arange(len(rows))

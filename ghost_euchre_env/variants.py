@@ -257,6 +257,7 @@ class Variant(Generic[ActionsT]):
     state_phases: tuple[str, ...]  # the engine state's phase names, by phase code
     bidding_vec: type
     contract_labels: tuple[str, ...]
+    state_phase_of_view: np.ndarray  # int8[len(phases)]: the engine's phase code of each observation phase
 
     @property
     def contract_kinds(self):
@@ -404,6 +405,7 @@ GHOST: Variant[GhostActions] = Variant(
     state_phases=ghost.PHASE_NAMES,
     bidding_vec=GhostBiddingVec,
     contract_labels=("bid 3", "bid 4", "bid 5", "bid moon"),
+    state_phase_of_view=np.arange(len(ghost.PHASE_NAMES), dtype=np.int8),  # the same phases
 )
 CLASSIC: Variant[ClassicActions] = Variant(
     name="classic",
@@ -421,6 +423,10 @@ CLASSIC: Variant[ClassicActions] = Variant(
     state_phases=classic.PHASE_NAMES,
     bidding_vec=ClassicBiddingVec,
     contract_labels=classic.ClassicEuchre.contract_kinds,
+    state_phase_of_view=np.array(  # round 1 and round 2 are both the engine's bidding
+        [classic.BIDDING, classic.BIDDING, classic.DISCARD, classic.ALONE, classic.PLAY, classic.OVER],
+        np.int8,
+    ),
 )
 _REGISTRY = {v.name: v for v in (GHOST, CLASSIC)}
 NAMES = tuple(_REGISTRY)  # ('ghost', 'classic')
