@@ -257,7 +257,7 @@ class Variant(Generic[ActionsT]):
     state_phases: tuple[str, ...]  # the engine state's phase names, by phase code
     bidding_vec: type
     contract_labels: tuple[str, ...]
-    state_phase_of_view: np.ndarray  # int8[len(phases)]: the engine's phase code of each observation phase
+    state_phase_of_view: np.ndarray  # int8[P]: the engine's phase code of each observation phase
 
     @property
     def contract_kinds(self):
@@ -424,7 +424,14 @@ CLASSIC: Variant[ClassicActions] = Variant(
     bidding_vec=ClassicBiddingVec,
     contract_labels=classic.ClassicEuchre.contract_kinds,
     state_phase_of_view=np.array(  # round 1 and round 2 are both the engine's bidding
-        [classic.BIDDING, classic.BIDDING, classic.DISCARD, classic.ALONE, classic.PLAY, classic.OVER],
+        [
+            classic.BIDDING,
+            classic.BIDDING,
+            classic.DISCARD,
+            classic.ALONE,
+            classic.PLAY,
+            classic.OVER,
+        ],
         np.int8,
     ),
 )
