@@ -16,9 +16,9 @@ import numpy as np
 
 from ghost_euchre_env import classic, dealing, ghost, variants
 from ghost_euchre_env.cards import CARD_RANK, CARD_SUIT, RANK_LETTERS, SUIT_SYMBOLS
-from ghost_euchre_env.classic import ClassicDealSummary, ClassicState
+from ghost_euchre_env.classic import ClassicDealSummary
 from ghost_euchre_env.core import trick_taker
-from ghost_euchre_env.ghost import GhostDealSummary, GhostState
+from ghost_euchre_env.ghost import GhostDealSummary
 from ghost_euchre_env.render import auction_text, bid_name, calls_text, hand_by_suit
 
 from .match import make_game
@@ -83,7 +83,7 @@ class Table:
         self.moves = []  # every move: {"step", "deal", "seat", "action", "name", "phase"}
         self.tricks = []  # completed tricks of the deal in progress (see _trick)
         self.deals = []  # one summary per ended deal (see _deal_summary)
-        self.ghost_taken = None  # ghost: the cards the swapper took this deal (uint32 mask)
+        self.shows = TABLE_SHOWS[self.descriptor.name]()  # what the page shows of this variant
         self.over = False
         self.truncated = False
 
@@ -120,8 +120,7 @@ class Table:
         seat, phase, leader = int(s.player[0]), int(s.phase[0]), int(s.leader[0])
         trick, tricks_won = s.trick[0].copy(), s.tricks_won[0].copy()
         deal = int(s.deal_number[0])
-        if isinstance(s, GhostState) and action == ghost.SWAP:
-            self.ghost_taken = int(s.ghost[0])
+        self.shows.before_move(s, action)
         result = self.game.step(s, np.array([action]))
         deals = typing.cast("GhostDealSummary | ClassicDealSummary", result.deals)
         self.moves.append(
@@ -144,7 +143,8 @@ class Table:
         if ended:
             self.deals.append(self._deal_summary(deals, deal))
             if not over:  # a new deal starts; the last one stays on the table, as in the engine
-                self.tricks, self.ghost_taken = [], None
+                self.tricks = []
+                self.shows.new_deal()
         if over:
             self.over, self.truncated = True, bool(result.truncated[0])
 
@@ -181,11 +181,7 @@ class Table:
         summary["deal"] = deal
         summary["tricks_played"] = self.tricks
         summary["trump"] = SUIT_SYMBOLS[summary["trump"]] if summary["trump"] >= 0 else None
-        if self.variant == "ghost":
-            summary["bid"] = bid_name(summary["bid"]) if summary["bid"] else None
-            summary["ghost_taken"] = None if self.ghost_taken is None else cards(self.ghost_taken)
-        else:
-            summary["upcard"] = card(summary["upcard"])
+        self.shows.deal(summary)
         return summary
 
     def replay(self, actions, first=0, count=None):
@@ -232,7 +228,6 @@ class Table:
         to_act = self.to_act
         legal = self.legal() if to_act in visible else []
         hand_cards = [cards(s.hands[0, seat]) if seat in visible else None for seat in self._seats]
-        buttons = GHOST_BUTTONS if self.variant == "ghost" else CLASSIC_BUTTONS
         leader = _seat_or_none(s.leader[0])
         view = {
             "variant": self.variant,
@@ -247,7 +242,8 @@ class Table:
             "truncated": self.truncated,
             "legal": legal,
             "buttons": [
-                {"action": a, "name": self.action_name(a), "legal": a in legal} for a in buttons
+                {"action": a, "name": self.action_name(a), "legal": a in legal}
+                for a in self.shows.buttons
             ],
             "trick": {
                 "number": int(s.trick_number[0]) + 1,
@@ -273,16 +269,38 @@ class Table:
                 }
             )
         view["seats"] = seats
-        (self._ghost_view if self.variant == "ghost" else self._classic_view)(view, visible)
+        self.shows.view(s, view, visible)
         return view
 
     @property
     def _seats(self):
         return range(self.game.num_players)
 
-    def _ghost_view(self, view, visible):
-        s = self.state
-        assert isinstance(s, GhostState)
+
+class GhostTableShows:
+    """What the page shows of Ghost Hand beyond what both variants share: the bids, the ghost hand
+    (and what the swapper took from it this deal)."""
+
+    buttons = GHOST_BUTTONS
+
+    def __init__(self):
+        self.taken = None  # the cards the swapper took this deal (uint32 mask)
+
+    def before_move(self, s, action):
+        """Remember the ghost hand a swap takes (the state's ``ghost`` then holds the dead hand)."""
+        if action == ghost.SWAP:
+            self.taken = int(s.ghost[0])
+
+    def new_deal(self):
+        self.taken = None
+
+    def deal(self, summary):
+        """Name the bid and add ``ghost_taken`` to a deal's JSON summary."""
+        summary["bid"] = bid_name(summary["bid"]) if summary["bid"] else None
+        summary["ghost_taken"] = None if self.taken is None else cards(self.taken)
+
+    def view(self, s, view, visible):
+        """Add the scores by seat, each seat's auction and roles, the contract and the ghost hand."""
         declarer, swapper, trump = (_seat_or_none(x[0]) for x in (s.declarer, s.swapper, s.trump))
         auction = int(s.phase[0]) == ghost.AUCTION  # s.declarer is then the high bidder so far
         view["scores"] = [int(x) for x in s.scores[0]]
@@ -309,19 +327,36 @@ class Table:
             if high
             else None
         )
-        shown = swapper in visible if swapper is not None else len(visible) == len(self._seats)
+        shown = swapper in visible if swapper is not None else len(visible) == ghost.NUM_PLAYERS
         view["ghost"] = {
             "taken_by": swapper,
             "count": int(s.ghost[0]).bit_count(),
             "cards": cards(s.ghost[0]) if shown else None,
-            "taken": cards(self.ghost_taken)
-            if self.ghost_taken is not None and len(visible) == len(self._seats)
+            "taken": cards(self.taken)
+            if self.taken is not None and len(visible) == ghost.NUM_PLAYERS
             else None,
         }
 
-    def _classic_view(self, view, visible):
-        s = self.state
-        assert isinstance(s, ClassicState)
+
+class ClassicTableShows:
+    """What the page shows of classic Euchre beyond what both variants share: teams, calls, the
+    upcard, the dealer's discard and lone hands."""
+
+    buttons = CLASSIC_BUTTONS
+
+    def before_move(self, s, action):
+        del s, action
+
+    def new_deal(self):
+        pass
+
+    def deal(self, summary):
+        """The upcard as a card in a deal's JSON summary."""
+        summary["upcard"] = card(summary["upcard"])
+
+    def view(self, s, view, visible):
+        """Add the scores by team, each seat's calls, alone choice and roles, the upcard, the discard
+        (to the dealer) and the contract."""
         dealer, maker, trump = view["dealer"], _seat_or_none(s.maker[0]), _seat_or_none(s.trump[0])
         view["scores"] = [int(x) for x in s.scores[0]]  # by team: seats 0 & 2, seats 1 & 3
         alone_names = {-1: "", 0: "with partner", 1: "alone"}
@@ -344,3 +379,7 @@ class Table:
             if maker is None
             else {"maker": maker, "trump": None if trump is None else SUIT_SYMBOLS[trump]}
         )
+
+
+TABLE_SHOWS = {"ghost": GhostTableShows, "classic": ClassicTableShows}
+"""What the page shows of each variant, by the descriptor's name: the one place the table chooses."""

@@ -136,10 +136,10 @@ export function dealLine(deal, names, variant) {
   if (deal.thrown_in) return `deal ${deal.deal}: everybody passed, thrown in`;
   if (variant === "ghost") {
     const ghost = deal.swapper >= 0 ? `${names[deal.swapper]} took the ghost hand` : "nobody took the ghost hand";
-    return `deal ${deal.deal}: ${names[deal.declarer]} bid ${deal.bid}, trump ${deal.trump}; ${ghost}; ` +
+    return `deal ${deal.deal}: ${names[deal.maker]} bid ${deal.bid}, trump ${deal.trump}; ${ghost}; ` +
       `tricks ${deal.tricks.join("/")}; points ${deal.points.map(signed).join("/")}`;
   }
-  const alone = deal.maker_alone ? " alone" : "";
+  const alone = deal.alone ? " alone" : "";
   return `deal ${deal.deal}: ${names[deal.maker]} made ${deal.trump}${alone} (upcard ${deal.upcard.name}); ` +
     `tricks ${deal.tricks.join("/")}; points A ${signed(deal.points[0])}, B ${signed(deal.points[1])}`;
 }
