@@ -417,11 +417,9 @@ class ClassicHeuristic(Policy):
 
 
 def heuristic_policy(game, seed=None):
-    """The heuristic for ``game``'s variant (spec ``heuristic``)."""
-    if isinstance(game, ghost.GhostEuchre):
-        return GhostHeuristic(game, seed)
-    if isinstance(game, classic.ClassicEuchre):
-        return ClassicHeuristic(game, seed)
-    raise ValueError(
-        f"no heuristic for {type(game).__name__}; expected GhostEuchre or ClassicEuchre"
-    )
+    """The heuristic for ``game``'s variant (spec ``heuristic``); TypeError for another engine."""
+    return HEURISTICS[variants.of(game).name](game, seed)
+
+
+HEURISTICS = {"ghost": GhostHeuristic, "classic": ClassicHeuristic}
+"""Each variant's heuristic, by the descriptor's name: the one place the heuristic is chosen."""

@@ -36,6 +36,7 @@ Layout (``OBS_LAYOUT``):
 """
 
 import dataclasses
+import enum
 
 import numpy as np
 
@@ -90,8 +91,20 @@ SUIT_CLUBS = 25  # 25..28 suit C, D, H, S
 GO_ALONE = 29
 WITH_PARTNER = 30
 
-BIDDING, DISCARD, ALONE, PLAY, OVER = 0, 1, 2, 3, 4
-PHASE_NAMES = ("bidding", "discard", "alone", "play", "over")
+
+class Phase(enum.IntEnum):
+    """The engine state's phase (``state.phase``). The observation tells bidding's two rounds
+    apart; the descriptor maps its phases to these (``state_phase_of_view``)."""
+
+    BIDDING = 0
+    DISCARD = 1
+    ALONE = 2
+    PLAY = 3
+    OVER = 4
+
+
+BIDDING, DISCARD, ALONE, PLAY, OVER = map(int, Phase)  # plain ints: NumPy compares them fastest
+PHASE_NAMES = tuple(phase.name.lower() for phase in Phase)
 ALL_ACTIVE = 0b1111  # ``active`` bit s set = seat s plays this deal
 
 SEATS = np.arange(NUM_PLAYERS, dtype=np.int8)

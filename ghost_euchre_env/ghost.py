@@ -18,6 +18,7 @@ recall of everything that seat has seen. Layout (``OBS_LAYOUT``):
 """
 
 import dataclasses
+import enum
 from typing import ClassVar
 
 import numpy as np
@@ -90,8 +91,17 @@ def action_name(action):
     return name_action(action, NUM_ACTIONS, _ACTION_NAMES, TRUMP_CLUBS, "trump")
 
 
-AUCTION, TRUMP, PLAY, OVER = 0, 1, 2, 3
-PHASE_NAMES = ("auction", "trump", "play", "over")
+class Phase(enum.IntEnum):
+    """The engine state's phase (``state.phase``); the observation shows the same four."""
+
+    AUCTION = 0
+    TRUMP = 1
+    PLAY = 2
+    OVER = 3
+
+
+AUCTION, TRUMP, PLAY, OVER = map(int, Phase)  # plain ints: NumPy compares them fastest
+PHASE_NAMES = tuple(phase.name.lower() for phase in Phase)  # ("auction", "trump", "play", "over")
 
 OBS_LAYOUT = (
     ("hand", 24, "own hand: 1 if card c is held"),

@@ -188,6 +188,7 @@ CLASSIC_PHASES = (
     "play",
     "over",
 )  # as the observation tells them
+CLASSIC_OVER = CLASSIC_PHASES.index("over")  # the observation shows no phase bit then
 
 
 def _classic_fields():
@@ -209,7 +210,7 @@ def _classic_fields():
             "alone": ("flags", {"shape": (seats, 2)}),
             "sitting_out": ("flags", {"shape": (seats,)}),
             "trump": ("choice", {"values": tuple(range(NUM_SUITS))}),
-            "phase": ("choice", {"values": tuple(range(5)), "none": 5}),
+            "phase": ("choice", {"values": tuple(range(CLASSIC_OVER)), "none": CLASSIC_OVER}),
             "tricks_won": ("count", {"shape": (seats,), "scale": tricks}),
             "scores": ("fraction", {"shape": (classic.NUM_TEAMS,)}),
             "deal_progress": ("fraction", {}),
