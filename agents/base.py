@@ -44,7 +44,9 @@ class Policy:
     program, :mod:`agents.program`): a policy whose ``act`` takes ``games`` gets
     the match's game ids int[N] of the rows; ``game_over(games, scores, won,
     truncated)`` is called when games end (:func:`game_over`) and ``end_match()``
-    when the match is over, on an error too (:func:`end_match`).
+    when the match is over, on an error too (:func:`end_match`). ``show_deal(games,
+    state)`` (:func:`show_deal`) is for a perfect-information reference only
+    (:mod:`agents.oracle`): no legal player has it.
     """
 
     name = "policy"
@@ -73,6 +75,14 @@ def game_over(policy, games, scores, won, truncated):
     method = getattr(policy, "game_over", None)
     if callable(method):
         method(games, scores, won, truncated)
+
+
+def show_deal(policy, games, state):
+    """Show ``policy`` (if it has a ``show_deal`` method: :mod:`agents.oracle`, no legal player) the
+    engine state of the games about to act: games int[M] the match's ids of the state's rows."""
+    method = getattr(policy, "show_deal", None)
+    if callable(method):
+        method(games, state)
 
 
 def end_match(policy):

@@ -16,7 +16,7 @@ auction policy's. Each part is called once per ``act`` with its rows only.
 
 import numpy as np
 
-from .base import Policy, end_match, game_over
+from .base import Policy, end_match, game_over, show_deal
 from .streams import act_keyed
 
 LEARN_MODES = ("all", "auction", "play")
@@ -100,6 +100,11 @@ class CompositePolicy(Policy):
         """Passed on to the parts that take it (:func:`agents.base.game_over`)."""
         for part in (self.auction, self.play):
             game_over(part, *ended)
+
+    def show_deal(self, games, state):
+        """Passed on to the parts that take it (:func:`agents.base.show_deal`)."""
+        for part in (self.auction, self.play):
+            show_deal(part, games, state)
 
     def end_match(self):
         """Passed on to the parts that take it (:func:`agents.base.end_match`)."""

@@ -3,6 +3,8 @@
 Grammar (one string, no spaces needed):
 
 - ``random``, ``heuristic``, ``human``, ``pimc``, ``search``: built-in policies;
+  ``oracle``: the search shown every hand, a perfect-information reference and
+  no legal player (:mod:`agents.oracle`; it plays only in an arena match);
 - ``ppo:NAME``: a network shipped with the package (:mod:`agents.pretrained`:
   ``ppo:ghost``, ``ppo:ghost-bidder``, ``ppo:ghost-180m``, ``ppo:classic``,
   ``ppo:classic-bidder``);
@@ -44,7 +46,7 @@ from .pretrained import NETWORKS, network_path
 from .program import ProgramPolicy, program_error
 
 EXPECTED = (
-    "random, heuristic, human, pimc, search, ppo:NAME (a shipped network), ppo:PATH, proc:PATH "
+    "random, heuristic, human, pimc, search, oracle, ppo:NAME (a shipped network), ppo:PATH, proc:PATH "
     "(a program) or package.module:ClassName "
     "(each optionally followed by :key=value,...), or composite[AUCTION_SPEC | PLAY_SPEC]"
 )
@@ -61,6 +63,7 @@ BUILTINS = {
     "human": "agents.human:HumanPolicy",
     "pimc": "agents.pimc:PIMCPolicy",
     "search": "agents.search:SearchPolicy",
+    "oracle": "agents.oracle:OraclePolicy",
 }
 
 

@@ -204,7 +204,8 @@ def bidding_stats(result):
 
 
 def points_difference(result, a, b):
-    """(mean, (lo, hi)): player a's points per deal minus player b's, paired by deal sequence (95%)."""
+    """(mean, (lo, hi)): player a's points per deal minus player b's (b: an index, or a list of them:
+    their mean), paired by deal sequence (95%)."""
     deals = result.deal_summary
     num_players = len(result.players)
     sequences = result.num_sequences
@@ -214,7 +215,7 @@ def points_difference(result, a, b):
     sums = np.bincount(cell.ravel(), weights=points.ravel(), minlength=size)
     counts = np.bincount(cell.ravel(), minlength=size)
     per_deal = (sums / np.maximum(counts, 1)).reshape(sequences, num_players)
-    diff = per_deal[:, a] - per_deal[:, b]
+    diff = per_deal[:, a] - per_deal[:, np.atleast_1d(b)].mean(axis=1)
     mean = float(diff.mean())
     half = Z95 * float(diff.std(ddof=1)) / math.sqrt(len(diff)) if len(diff) > 1 else math.inf
     return mean, (mean - half, mean + half)

@@ -60,7 +60,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import game_over, playing
+from agents.base import game_over, playing, show_deal
 from agents.checked import checked_act
 from agents.human import HumanPolicy, Narrator, seat_labels
 from agents.specs import HUMAN_SEAT, check_policy, make_policy, uses_human
@@ -425,6 +425,8 @@ def play_games(plan, policies, lo, hi, record=False, progress=None):
             mask = game.legal_mask(state)
             obs = game.observe(state, player)
             keys = child_keys(plan.game_keys[alive], step)
+            for policy in policies:  # a perfect-information reference sees the deal (agents.oracle)
+                show_deal(policy, alive, state)
             actions = act(policies, plan.names, seat_player[alive], obs, mask, player, keys, alive)
             result = game.step(state, actions)
             decisions += len(alive)

@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from agents.base import Policy, end_match, game_over
+from agents.base import Policy, end_match, game_over, show_deal
 from agents.pimc import PIMCPolicy
 from agents.streams import RowRandom, act_keyed, child_keys
 from agents.worlds import read_knowledge, sample_worlds
@@ -100,6 +100,9 @@ class RecordingPolicy(Policy):
 
     def game_over(self, *ended):
         game_over(self.inner, *ended)
+
+    def show_deal(self, games, state):
+        show_deal(self.inner, games, state)
 
     def end_match(self):
         end_match(self.inner)

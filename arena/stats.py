@@ -80,6 +80,30 @@ def win_ci_from_sums(games, wins, clusters, rate_sum, rate_squares, z=Z95):
     return wilson_interval(p * effective, effective, z)
 
 
+def ratio_interval(x, d, z=Z95):
+    """Ratio sum(x) / sum(d) over clusters (float[K] each) with its 95% interval (linearised, clustered)."""
+    total = d.sum()
+    ratio = x.sum() / total
+    k = len(x)
+    if k < 2:
+        return float(ratio), [float("nan")] * 2
+    spread = z * np.sqrt(k / (k - 1) * ((x - ratio * d) ** 2).sum()) / total
+    return float(ratio), [float(ratio - spread), float(ratio + spread)]
+
+
+def over_fair_points(result, position=0):
+    """Points per deal of player ``position`` of a :class:`arena.match.MatchResult` minus the mean of
+    the seats', with its interval clustered by deal sequence (classic: seats hold their team's
+    points, so the mean is the teams')."""
+    seat = np.argmax(result.seat_player == position, axis=1)
+    points = np.asarray(result.game_points, np.float64)
+    over = points[np.arange(len(points)), seat] - points.mean(axis=1)
+    _, cluster = np.unique(result.sequence, return_inverse=True)
+    return ratio_interval(
+        np.bincount(cluster, weights=over), np.bincount(cluster, weights=result.game_deals)
+    )
+
+
 def places(scores):
     """int[G, T] place of each team (1 = best; ties share the better place) from scores [G, T]."""
     scores = np.asarray(scores)

@@ -59,6 +59,7 @@ __all__ = [
     "read_knowledge",
     "sample_places",
     "sample_worlds",
+    "true_worlds",
     "world_states",
 ]
 
@@ -94,6 +95,13 @@ def sample_worlds(knowledge, num_worlds, rng):
     shown void in their effective suit, and always out of play.
     """
     return knowledge.sample(num_worlds, rng)
+
+
+def true_worlds(game, state, seat):
+    """The real world of M games' engine ``state`` seen from ``seat`` (int[M]), shaped as
+    :func:`sample_worlds` returns one world per position (W = 1): what a perfect-information
+    reference searches (:mod:`agents.oracle`), never a legal player."""
+    return KNOWLEDGE[variants.of(game).name].truth(state, np.asarray(seat, np.int64))
 
 
 def world_states(game, knowledge, *worlds, rows=None):

@@ -175,6 +175,17 @@ class ClassicKnowledge:
         out_of_play = out | CARD_BIT_OR_NONE[kn.own_discard][:, None]
         return hands, out_of_play, discard.astype(np.int8)
 
+    @staticmethod
+    def truth(state, seat):
+        """The real world of M games' ``state`` as seen from ``seat`` (int[M]), in :meth:`sample`'s
+        shapes with W = 1: hands uint32[M, 1, 4] relative to the seat, the cards out of play (the
+        kitty and the discard) uint32[M, 1] and the discard int8[M, 1]."""
+        relative = (seat[:, None] + np.arange(classic.NUM_PLAYERS)) % classic.NUM_PLAYERS
+        hands = np.take_along_axis(state.hands, relative, axis=1)
+        dealt = np.bitwise_or.reduce(state.held, axis=1) | CARD_BIT_OR_NONE[state.upcard]
+        out = (ALL_CARDS & ~dealt) | CARD_BIT_OR_NONE[state.discard]
+        return hands[:, None], out[:, None], state.discard.astype(np.int8)[:, None]
+
     def state_fields(self, rows, hands, out_of_play, discard):
         """ClassicState fields of classic worlds (the kitty, ``out_of_play``, is not engine state)."""
         del out_of_play

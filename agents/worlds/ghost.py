@@ -126,6 +126,14 @@ class SeatKnowledge:
         hands[:, :, 1:] = places[..., :2]
         return hands, places[..., 2] | self.dead_hand[:, None]
 
+    @staticmethod
+    def truth(state, seat):
+        """The real world of M games' ``state`` as seen from ``seat`` (int[M]), in :meth:`sample`'s
+        shapes with W = 1: (hands uint32[M, 1, 3] relative to the seat, face-down hand uint32[M, 1])."""
+        relative = (seat[:, None] + np.arange(ghost.NUM_PLAYERS)) % ghost.NUM_PLAYERS
+        hands = np.take_along_axis(state.hands, relative, axis=1)
+        return hands[:, None], state.ghost[:, None]
+
     def state_fields(self, rows, hands, out_of_play):
         """GhostState fields of Ghost Hand worlds. Past reneges are not known to the
         observer and are set to 0 (they only shift points already lost)."""

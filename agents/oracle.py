@@ -1,0 +1,93 @@
+"""``oracle``: the search bot shown every hand, a perfect-information reference. NOT a legal player.
+
+:class:`OraclePolicy` is :mod:`agents.search` (``infer=none``) whose worlds are
+not sampled: each searched world is the real deal, every hidden card in its real
+place, read from the engine's state. It answers "how much would knowing every
+card be worth": the benchmark's scale (:mod:`arena.benchmark`) sets it beside
+the uniform random floor on the same deals, and ``composite[oracle | heuristic]``
+(the real deal seen in the auction only) bounds what a bidder could gain.
+
+It sees the state only where an arena match shows it (:func:`agents.base.show_deal`,
+called by :func:`arena.match.play_games` before each step); anywhere else (a web
+game, a training opponent, a playout) it raises a ValueError rather than guess.
+
+Options: ``samples`` (default 1: with a deterministic playout policy every copy
+of the real world plays out alike), ``rollout``, ``objective``, ``top``,
+``prior``, ``network``, ``max_games`` as :class:`agents.search.SearchPolicy`.
+"""
+
+import numpy as np
+
+from .search import SearchPolicy
+from .worlds import true_worlds
+
+NOT_SHOWN = (
+    "oracle: no deal was shown to it: the oracle is a perfect-information reference, no legal "
+    "player, and plays only in an arena match (arena.match.run_match), which shows it every hand"
+)
+
+
+class OraclePolicy(SearchPolicy):
+    """:class:`agents.search.SearchPolicy` searching the real deal (see the module docstring).
+
+    game, seed, samples (copies of the real world per decision, int >= 1), rollout, objective,
+    max_games, network, top, prior: as SearchPolicy's.
+    """
+
+    name = "oracle"
+
+    def __init__(
+        self,
+        game,
+        seed=None,
+        samples=1,
+        rollout=None,
+        objective="relative",
+        max_games=32768,
+        network=None,
+        top=0,
+        prior=0.0,
+    ):
+        super().__init__(
+            game,
+            seed,
+            samples=samples,
+            network=network,
+            infer="none",
+            top=top,
+            prior=prior,
+            rollout=rollout,
+            objective=objective,
+            max_games=max_games,
+        )
+        self.name = self.name.replace("search(", "oracle(").replace(",infer=none", "")
+        self._shown = None  # (games int[M], state) of the next decisions
+        self._truth = None  # the real worlds of the rows being searched
+
+    def show_deal(self, games, state):
+        """The engine state of the games about to act (int[M] match ids, the state's rows)."""
+        self._shown = (np.asarray(games), state)
+
+    def act(self, obs, mask, keys=None, games=None):
+        """obs float32[N, D], mask bool[N, A] -> int64[N]: the search over each row's real deal.
+
+        games: int[N] the rows' match ids (shown by :meth:`show_deal`); ValueError without them.
+        """
+        if self._shown is None or games is None:
+            raise ValueError(NOT_SHOWN)
+        shown, state = self._shown
+        games = np.asarray(games)
+        rows = np.searchsorted(shown, games)
+        if (rows >= len(shown)).any() or (shown[np.minimum(rows, len(shown) - 1)] != games).any():
+            raise ValueError(NOT_SHOWN)
+        searched = rows[np.asarray(mask, bool).sum(axis=1) > 1]  # the rows PIMCPolicy.act searches
+        self._truth = true_worlds(self.game, state.take(searched), state.player[searched])
+        try:
+            return super().act(obs, mask, keys)
+        finally:
+            self._truth = None
+
+    def _worlds(self, knowledge, rng):
+        """``samples`` copies of each searched position's real world."""
+        del knowledge, rng
+        return tuple(np.repeat(part, self.samples, axis=1) for part in self._truth)
