@@ -13,6 +13,7 @@ Usage::
     ghost-euchre-evaluate serve [--db FILE] [--port 8000] [--host 127.0.0.1]   # the web page
                        [--policy-dir DIR ...] [--allow-spec SPEC ...] [--public]
     ghost-euchre-evaluate exploit SPEC [--budget DECISIONS] ...   # a best response (euchre_trainer.exploit)
+    ghost-euchre-evaluate benchmark SPEC [--variant V] [--suite v1] [--seed S] ...  # a report card (arena.benchmark_cli)
 
 One SPEC per seat (3 for ghost, 4 for classic; see ``agents.specs``). Each SPEC is
 a *player*; the same spec given twice is two players (``random``, ``random#2``).
@@ -130,6 +131,7 @@ SUBCOMMANDS_HELP = """subcommands (each with its own --help):
   {prog} leaderboard [--db F]  print a league store's leaderboard, playing nothing
   {prog} serve                 the local web page: play, watch, the leaderboard
   {prog} exploit SPEC          how exploitable SPEC is: train a best response to it
+  {prog} benchmark SPEC        score SPEC on the versioned suite: one report card
 
 A match: {prog} ppo:ghost heuristic heuristic --games 300
 A league: {prog} --league ppo:ghost pimc heuristic random --games 300 --db FILE"""
@@ -354,6 +356,10 @@ def main(argv=None):
         return _run(replay_main, parse_replay_args(argv[1:]))
     if argv[:1] == ["leaderboard"]:
         return _run(leaderboard_main, parse_leaderboard_args(argv[1:]))
+    if argv[:1] == ["benchmark"]:  # the robustness section trains: given by the trainer's command
+        from arena.benchmark_cli import main as benchmark_main
+
+        return benchmark_main(argv[1:])
     if argv[:1] == ["exploit"]:  # it trains: a command of the trainer, which arena never imports
         return _error(
             f"exploit trains a network: arena.cli.main cannot run it; run {command_name()} exploit ..."

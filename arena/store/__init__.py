@@ -51,6 +51,15 @@ Tables (schema version ``SCHEMA_VERSION``, kept in ``schema_version``)::
                                             SHA-256 of the response's policy file and
                                             the result as JSON; exploit_key identifies
                                             it (see :func:`exploit_key`)
+    cards(id, card_key, player_id, suite, seed, variant, complete, code_version,
+          created, card)                    per benchmark report card (``ghost-euchre-evaluate
+                                            benchmark``, :mod:`arena.benchmark`): the
+                                            suite's name and seed, the variant, whether
+                                            every section is done (a card of some
+                                            sections is kept so that a rerun continues)
+                                            and the card as JSON; card_key identifies it
+                                            (see :func:`card_key`): a bot whose code
+                                            changed has a new fingerprint, so a new card
 
 The match_outcomes and match_totals tables are a match's summaries (:func:`match_aggregates`): a leaderboard
 reads them, never the games (kept for replays). Writes are transactions:
@@ -63,7 +72,8 @@ and opened read only reads as holding no regret; nor exploits: a version-2 file 
 table existed gets it with its first exploit, and reads as having none until then;
 version 2 recorded no code version for a class or built-in player (content_hash
 ''): those players are kept as the version 'unrecorded', never pooled with one
-recorded since, and ``used`` is set in their order of registration). The file is in WAL
+recorded since, and ``used`` is set in their order of registration; version 4 had no cards: it gets the table,
+empty, and opened read only reads as holding none). The file is in WAL
 mode with a busy timeout, so several processes may read and write it at once
 (readers, opening a store included, never wait for a writer nor block it;
 writers take turns).
@@ -71,6 +81,7 @@ writers take turns).
 
 from .file import BUSY_TIMEOUT_S, DEFAULT_DB, OlderVersion
 from .identity import (
+    card_key,
     code_version,
     exploit_key,
     match_key,
@@ -97,6 +108,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "TOTALS",
     "Store",
+    "card_key",
     "code_version",
     "exploit_key",
     "match_aggregates",

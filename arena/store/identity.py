@@ -55,6 +55,13 @@ def exploit_key(variant, episode, rules, identity, budget, seed, games, init):
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def card_key(suite, seed, variant, identity):
+    """The identity of a benchmark report card: SHA-256 (hex) of the suite's name, its seed, the
+    variant and the bot's (spec, content_hash): a bot whose code changed gets a new card."""
+    text = json.dumps([suite, int(seed), variant, list(identity)])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def code_version():
     """The project's version and, in a git checkout, its commit ('0.1.0+3f2a1b9c', '+dirty' if edited)."""
     from ghost_euchre_env import __version__

@@ -1,4 +1,4 @@
-"""The league store's reads: matches, players, their summaries, exploit runs, games as records.
+"""The league store's reads: matches, players, their summaries, exploit runs, cards, games as records.
 
 Every read assumes the current schema (a store opened read only gets the tables
 its older version lacks, empty). A summary row that cannot be one raises a
@@ -54,6 +54,50 @@ class StoreQueries(StoreFile):
             found = dict(zip([*columns, "spec", "content_hash"], row, strict=True))
             for name in ("rules", "init", "result"):
                 found[name] = json.loads(found[name])
+            out.append(found)
+        return out
+
+    def card(self, key):
+        """The stored benchmark card of this :func:`card_key` (complete or not), or None."""
+        found = self.cards(key=key, complete=None)
+        return found[0] if found else None
+
+    def cards(self, variant=None, key=None, complete=True, limit=None):
+        """Stored benchmark cards, newest first (optionally of one variant, one key; complete ones
+        only unless ``complete`` is None; at most ``limit``). Each: {"id", "card_key", "spec",
+        "content_hash", "suite", "seed", "variant", "complete", "code_version", "created", "card"}."""
+        where, args = [], []
+        for column, value in (
+            ("c.variant", variant),
+            ("c.card_key", key),
+            ("c.complete", complete),
+        ):
+            if value is not None:
+                where.append(f"{column} = ?")
+                args.append(int(value) if isinstance(value, bool) else value)
+        columns = [
+            "id",
+            "card_key",
+            "suite",
+            "seed",
+            "variant",
+            "complete",
+            "code_version",
+            "created",
+        ]
+        rows = self.db.execute(
+            f"SELECT {', '.join(f'c.{c}' for c in columns)}, p.spec, p.content_hash, c.card"
+            " FROM cards c JOIN players p ON p.id = c.player_id"
+            + (f" WHERE {' AND '.join(where)}" if where else "")
+            + " ORDER BY c.id DESC"
+            + (" LIMIT ?" if limit is not None else ""),
+            [*args, *([int(limit)] if limit is not None else [])],
+        ).fetchall()
+        out = []
+        for row in rows:
+            found = dict(zip([*columns, "spec", "content_hash", "card"], row, strict=True))
+            found["complete"] = bool(found["complete"])
+            found["card"] = json.loads(found["card"])
             out.append(found)
         return out
 

@@ -51,6 +51,15 @@ Tables (schema version ``SCHEMA_VERSION``, kept in ``schema_version``)::
                                             SHA-256 of the response's policy file and
                                             the result as JSON; exploit_key identifies
                                             it (see :func:`exploit_key`)
+    cards(id, card_key, player_id, suite, seed, variant, complete, code_version,
+          created, card)                    per benchmark report card (``ghost-euchre-evaluate
+                                            benchmark``, :mod:`arena.benchmark`): the
+                                            suite's name and seed, the variant, whether
+                                            every section is done (a card of some
+                                            sections is kept so that a rerun continues)
+                                            and the card as JSON; card_key identifies it
+                                            (see :func:`card_key`): a bot whose code
+                                            changed has a new fingerprint, so a new card
 
 The match_outcomes and match_totals tables are a match's summaries (:func:`match_aggregates`): a leaderboard
 reads them, never the games (kept for replays). Writes are transactions:
@@ -63,7 +72,8 @@ and opened read only reads as holding no regret; nor exploits: a version-2 file 
 table existed gets it with its first exploit, and reads as having none until then;
 version 2 recorded no code version for a class or built-in player (content_hash
 ''): those players are kept as the version 'unrecorded', never pooled with one
-recorded since, and ``used`` is set in their order of registration). The file is in WAL
+recorded since, and ``used`` is set in their order of registration; version 4 had no cards: it gets the table,
+empty, and opened read only reads as holding none). The file is in WAL
 mode with a busy timeout, so several processes may read and write it at once
 (readers, opening a store included, never wait for a writer nor block it;
 writers take turns).
@@ -78,8 +88,12 @@ import numpy as np
 from arena.stats import places
 from ghost_euchre_env import variants
 
-SCHEMA_VERSION = 4
-READABLE_VERSIONS = (3, 4)  # read only: version 3 lacks match_regrets alone, and reads as no regret
+SCHEMA_VERSION = 5
+READABLE_VERSIONS = (
+    3,
+    4,
+    5,
+)  # read only: what an older version lacks reads as empty (no regret, no card)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
@@ -168,6 +182,18 @@ CREATE TABLE IF NOT EXISTS exploits (
     created TEXT NOT NULL,
     train_time_s REAL NOT NULL,
     result TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS cards (
+    id INTEGER PRIMARY KEY,
+    card_key TEXT NOT NULL UNIQUE,
+    player_id INTEGER NOT NULL REFERENCES players (id),
+    suite TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    variant TEXT NOT NULL,
+    complete INTEGER NOT NULL,
+    code_version TEXT NOT NULL,
+    created TEXT NOT NULL,
+    card TEXT NOT NULL
 );
 """
 EXPLOIT_COLUMNS = (
@@ -275,7 +301,8 @@ def match_aggregates(variant, seats, final_scores, points, deals, winner_seat, s
 def upgrade(store, version):
     """Bring a file of an older schema version to ``SCHEMA_VERSION`` in one transaction;
     returns the versions then stored. Version 1 -> 2: every match's summaries from its games;
-    2 -> 3: the players' ``used`` column (their ids' order); 3 -> 4: the (empty) match_regrets.
+    2 -> 3: the players' ``used`` column (their ids' order); 3 -> 4: the (empty) match_regrets;
+    4 -> 5: the (empty) cards.
     store: the :class:`arena.store.Store` opening the file.
     """
     try:

@@ -1,5 +1,5 @@
 """The league store's writes, each one transaction: players, matches with their games and summaries,
-bid regrets, exploit runs.
+bid regrets, exploit runs, benchmark cards.
 
 A match already stored is not written twice; an interrupted writer loses at most
 the match it was writing.
@@ -189,6 +189,34 @@ class StoreWrites(StoreQueries):
                 f"INSERT INTO exploits (exploit_key, player_id, {', '.join(EXPLOIT_COLUMNS)}, result)"
                 f" VALUES ({', '.join('?' * (len(EXPLOIT_COLUMNS) + 3))})",
                 (key, player_id, *(values[c] for c in EXPLOIT_COLUMNS), json.dumps(result)),
+            )
+        return cursor.lastrowid
+
+    def add_card(self, key, player, card, complete):
+        """Store (or replace: the same key is the same bot's code) a benchmark card; returns its id.
+
+        key: :func:`card_key`; player: (spec, content_hash); card: the JSON-ready card
+        (:mod:`arena.benchmark`); complete: every section of it is done.
+        """
+        created = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+        player_id = self.player_id(player)
+        values = (
+            player_id, card["suite"], card["seed"], card["variant"], int(bool(complete)),
+            code_version(), created, json.dumps(card), key,
+        )  # fmt: skip
+        with self.transaction():
+            found = self.db.execute("SELECT id FROM cards WHERE card_key = ?", (key,)).fetchone()
+            if found is not None:
+                self.db.execute(
+                    "UPDATE cards SET player_id = ?, suite = ?, seed = ?, variant = ?,"
+                    " complete = ?, code_version = ?, created = ?, card = ? WHERE card_key = ?",
+                    values,
+                )
+                return found[0]
+            cursor = self.db.execute(
+                "INSERT INTO cards (player_id, suite, seed, variant, complete, code_version,"
+                " created, card, card_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                values,
             )
         return cursor.lastrowid
 
