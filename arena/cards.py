@@ -86,8 +86,11 @@ def markdown(card):
     """The card as a Markdown table, its identity above it and its cost below (not a figure)."""
     kind = "published" if card["published_seed"] else "private"
     lines = [
-        f"**{card['spec']}** ({card['variant']}), suite {card['suite']}, {kind} seed {card['seed']}, "
-        f"ghost-euchre {card['project_version']}, fingerprint `{card['fingerprint'][:12]}`",
+        (
+            f"**{card['spec']}** ({card['variant']}), suite {card['suite']}, {kind} seed "
+            f"{card['seed']}, ghost-euchre {card['project_version']}, fingerprint "
+            f"`{card['fingerprint'][:12]}`"
+        ),
         "",
         "| figure | value | 95% interval | games |",
         "|---|---|---|---|",
@@ -100,9 +103,12 @@ def markdown(card):
     if cost:
         lines += [
             "",
-            f"cost (this machine, not part of the figures): {cost['cpu_ms_per_decision']:.3f} CPU ms "
-            f"a decision over {cost['decisions_timed']:,} decisions; peak {cost['peak_act_memory_mib']:.3f} "
-            f"MiB allocated in one act call, {cost['peak_rss_mib']:.0f} MiB process peak RSS",
+            (
+                f"cost (this machine, not part of the figures): {cost['cpu_ms_per_decision']:.3f} "
+                f"CPU ms a decision over {cost['decisions_timed']:,} decisions; peak "
+                f"{cost['peak_act_memory_mib']:.3f} MiB allocated in one act call, "
+                f"{cost['peak_rss_mib']:.0f} MiB process peak RSS"
+            ),
         ]
     missing = [name for name in card["planned"] if name not in card["sections"]]
     if missing:
