@@ -115,6 +115,11 @@ def lineup(variant, bot, opponents):
     return [bot if t == 0 else opponents[(t - 1) % len(opponents)] for t in teams.tolist()]
 
 
+def finite(interval):
+    """An interval [lo, hi] as JSON keeps it: None for a bound that is not finite (too few games)."""
+    return [float(x) if np.isfinite(x) else None for x in interval]
+
+
 def match_figures(result, position=0):
     """Win rate and points per deal over the fair share of ``position`` in a MatchResult, with
     their 95% intervals and the game count."""
@@ -123,9 +128,9 @@ def match_figures(result, position=0):
     return {
         "games": len(result.sequence),
         "win_rate": row["win_rate"],
-        "win_rate_ci95": row["win_rate_ci95"],
+        "win_rate_ci95": finite(row["win_rate_ci95"]),
         "points_per_deal_over_fair": points,
-        "points_per_deal_over_fair_ci95": points_ci,
+        "points_per_deal_over_fair_ci95": finite(points_ci),
     }
 
 
@@ -185,8 +190,8 @@ def run_section(section, spec, variant, seed, workers=1, progress=False, robustn
         figures = {
             "games": len(result.sequence),
             "points_per_deal_over_heuristic": mean,
-            "points_per_deal_over_heuristic_ci95": list(ci),
-            "bid_regret": regrets[0].to_dict(),
+            "points_per_deal_over_heuristic_ci95": finite(ci),
+            "bid_regret": dict(regrets[0].to_dict(), mean_regret_ci95=finite(regrets[0].ci95)),
         }
     elif section.kind == "cost":
         return _cost(players, options)
@@ -328,7 +333,7 @@ def interval_widths(card):
     widths = {}
     for name, figures in card["sections"].items():
         for key, value in _flat(figures):
-            if key.endswith("_ci95") and all(np.isfinite(value)):
+            if key.endswith("_ci95") and None not in value:
                 widths[f"{name}/{key[: -len('_ci95')]}"] = value[1] - value[0]
     return widths
 

@@ -56,6 +56,8 @@ ROWS = (
 
 
 def _shown(value, kind):
+    if value is None:
+        return "-"
     return f"{value:.1%}" if kind == "%" else f"{value:+.3f}" if kind == "+" else f"{value:.3f}"
 
 
@@ -116,6 +118,39 @@ def markdown(card):
     return "\n".join(lines)
 
 
+COMPACT = (
+    ("field/heuristics", "win_rate", "vs heuristics"),
+    ("field/pimc", "win_rate", "vs pimc"),
+    ("field/network", "win_rate", "vs network"),
+    ("field/three-way", "win_rate", "three-way"),
+    ("auction", "points_per_deal_over_heuristic", "auction pts/deal"),
+)
+
+
+def compact_rows(cards, links=False):
+    """Markdown rows of several cards, one line each (the README's and the leaderboard's table):
+    the bot, then each :data:`COMPACT` figure with its interval ('-' where the card lacks it)."""
+    lines = [
+        "| bot | variant | " + " | ".join(label for *_, label in COMPACT) + " | CPU ms/decision |",
+        "|---" * (len(COMPACT) + 3) + "|",
+    ]
+    for card in cards:
+        cells = []
+        for section, key, _ in COMPACT:
+            figures = card["sections"].get(section, {})
+            if key not in figures:
+                cells.append("-")
+                continue
+            kind = "+" if key.startswith("points") else "%"
+            lo, hi = figures[f"{key}_ci95"]
+            cells.append(f"{_shown(figures[key], kind)} [{_shown(lo, kind)}, {_shown(hi, kind)}]")
+        cost = card.get("timing", {}).get("cost")
+        cells.append(f"{cost['cpu_ms_per_decision']:.3g}" if cost else "-")
+        seed = "" if card["published_seed"] else f" (private seed {card['seed']})"
+        lines.append(f"| `{card['spec']}`{seed} | {card['variant']} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def write_json(card, path):
     write_atomic(path, lambda handle: json.dump(card, handle, indent=2))
 
@@ -165,6 +200,7 @@ def write_plot(card, path, others=None):
             if figures is None or key not in figures:
                 continue
             value, (lo, hi) = figures[key], figures[f"{key}_ci95"]
+            lo, hi = (value if lo is None else lo), (value if hi is None else hi)
             ax.errorbar(
                 value, y, xerr=[[value - lo], [hi - value]], fmt="o", capsize=3,
                 color="C1" if c is card else "C0",

@@ -246,6 +246,11 @@ def parse_leaderboard_args(argv):
     parser.add_argument("--json", metavar="FILE", help="write the leaderboard as JSON")
     parser.add_argument("--csv", metavar="FILE", help="write one CSV row per player")
     parser.add_argument("--plot", metavar="FILE", help="write a PNG of ratings and head to head")
+    parser.add_argument(
+        "--cards",
+        action="store_true",
+        help="the store's benchmark report cards of --variant instead (ghost-euchre-evaluate benchmark)",
+    )
     return parser.parse_args(argv)
 
 
@@ -595,6 +600,17 @@ def leaderboard_main(args):
     if not _is_sqlite(args.db):
         return _error(f"{args.db!r} is not a league store (not an SQLite file)")
     with reading_store(args.db) as store:  # nothing written: a read-only store reads as well
+        if args.cards:
+            from arena.cards import compact_rows
+
+            if args.json or args.csv or args.plot:
+                raise ValueError(
+                    "--cards prints the cards; --json, --csv and --plot are the leaderboard's"
+                )
+            found = [c["card"] for c in store.cards(args.variant)]
+            found = [c for c in found if not args.players or c["spec"] in args.players]
+            print(compact_rows(found) if found else f"no {args.variant} cards in {args.db}")
+            return 0
         rules = _parse_rules(args.rule)
         board = leaderboard(store, args.variant, args.episode, rules, players=args.players or None)
     print(leaderboard_table(board))

@@ -37,6 +37,9 @@ when the server is full, and changes nothing):
   "text": the numbers as the CLI prints them (arena.report), "matches"}``;
   ``GET /api/leaderboard/plot.png?group=k``: its plot. Both are read in one
   read transaction and kept until the store changes.
+- ``GET /api/cards?variant=ghost``: ``{"db", "cards": [...]}``, the store's
+  complete benchmark cards (:mod:`arena.cards`' JSON), newest first, at most
+  ``MAX_CARDS``; ``variant`` (optional) one of the variants, nothing else read.
 
 Play response: ``{"id", "seat", "view": Table.view({seat}), "moves": the moves
 of this deal and the previous one, "history": one line per ended deal,
@@ -137,6 +140,7 @@ MAX_RECORD_ACTIONS = 8000  # above any game of MAX_DEALS deals
 MAX_NAME_CHARS = 200  # a player's name in a record (a spec is at most 200 characters)
 REPLAY_PAGE = 200  # positions per replay response (about 4 kB each before gzip)
 MAX_REPLAYS = 8  # checked records whose replays are kept to page through (a few MB each at most)
+MAX_CARDS = 200  # benchmark cards in one answer of /api/cards (a card is a few KB)
 GAME_THREADS = 8  # worker threads playing bots at once (the others stay free for the rest)
 
 
@@ -714,6 +718,19 @@ def create_app(
 
         return league_store.read(work, key=("league", number))
 
+    async def cards(request):
+        """The stored benchmark cards (newest first, at most MAX_CARDS), optionally of ?variant=."""
+        variant = request.query_params.get("variant") or None
+        if variant is not None and variant not in VARIANTS:
+            raise ApiError(400, f"variant must be one of {', '.join(VARIANTS)}")
+        if not league_store.exists():
+            return JSONResponse({"db": db, "cards": []})
+        found = await league_store.read(
+            lambda store: [c["card"] for c in store.cards(variant, limit=MAX_CARDS)],
+            key=("cards", variant),
+        )
+        return JSONResponse({"db": db, "cards": found})
+
     async def league(request):
         data = await league_data(_query_int(request, "group", 1 << 20))
         return JSONResponse({k: v for k, v in data.items() if k != "_board"})
@@ -759,6 +776,7 @@ def create_app(
         Route("/api/store/matches/{match_id}/games", store_games),
         Route("/api/store/matches/{match_id}/games/{game}/replay", store_replay),
         Route("/api/leaderboard", league),
+        Route("/api/cards", cards),
         Route("/api/leaderboard/plot.png", league_plot),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
         Route("/{page}", page),

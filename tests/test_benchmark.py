@@ -1,0 +1,297 @@
+"""The benchmark (arena.benchmark, arena.cards, arena.benchmark_cli) on a tiny test-only suite; the
+oracle (agents.oracle); the cards table of the store and of the web page; the published cards."""
+
+import json
+import sqlite3
+import textwrap
+
+import numpy as np
+import pytest
+from web_helpers import web_client
+
+from agents.specs import make_policy
+from agents.worlds import read_knowledge, true_worlds, world_states
+from arena import benchmark, benchmark_cli
+from arena.benchmark import SUITES, Section, Suite, lineup, run_card
+from arena.cards import compact_rows, markdown, published_cards, write_plot
+from arena.match import make_game, run_match
+from arena.store import SCHEMA_VERSION, Store
+from ghost_euchre_env import dealing
+
+
+def tiny_sections(pimc=False):
+    """A suite of the v1 kinds but a few games each (scale's oracle included)."""
+    return (
+        Section("field/heuristics", "match", ("heuristic", "heuristic"), 12, 0),
+        *((Section("field/pimc", "match", ("pimc:samples=2",) * 2, 6, 1),) if pimc else ()),
+        Section("auction", "auction", ("heuristic", "heuristic"), 12, 4, regret=(6, 2)),
+        Section("cost", "cost", ("heuristic", "heuristic"), 6, 5),
+        Section("scale", "scale", ("heuristic", "heuristic"), 6, 0, ("random", "oracle:samples=1")),
+    )
+
+
+TINY = Suite("tiny", 7, {"ghost": tiny_sections(), "classic": tiny_sections()})
+
+
+def without_timing(card):
+    return {k: v for k, v in card.items() if k != "timing"}
+
+
+# ------------------------------------------------------------------- oracle
+@pytest.mark.parametrize("variant", ["ghost", "classic"])
+def test_the_oracle_plays_legal_moves_and_beats_the_heuristics(variant):
+    players = lineup(variant, "oracle", ["heuristic"] * 2)
+    result = run_match(players, variant=variant, games=12, seed=1, episode="deal")
+    assert result.players[0]["mean_points_per_deal"] > 0  # it sees every card
+
+
+@pytest.mark.parametrize("variant", ["ghost", "classic"])
+def test_true_worlds_rebuild_the_real_state(variant):
+    game = make_game(variant, "game", None)
+    state = game.init(dealing.stream_keys(3, 8))
+    rng = np.random.default_rng(0)
+    for _ in range(7):  # into the auction or the play
+        mask = game.legal_mask(state)
+        game.step(state, np.array([rng.choice(np.flatnonzero(m)) for m in mask]))
+    seat = state.player.astype(np.int64)
+    knowledge = read_knowledge(game.observe(state, seat), game)
+    worlds = true_worlds(game, state, seat)
+    rebuilt = world_states(game, knowledge, *(part[:, 0] for part in worlds))
+    relative = (seat[:, None] + np.arange(game.num_players)) % game.num_players
+    assert (rebuilt.hands == np.take_along_axis(state.hands, relative, axis=1)).all()
+
+
+def test_the_oracle_refuses_to_play_where_no_deal_is_shown():
+    game = make_game("ghost", "game", None)
+    oracle = make_policy("oracle", game)
+    state = game.init(dealing.stream_keys(0, 2))
+    obs, mask = game.observe(state, state.player.astype(np.int64)), game.legal_mask(state)
+    with pytest.raises(ValueError, match="no legal player"):
+        oracle.act(obs, mask)
+
+
+def test_the_oracle_bids_in_a_composite():
+    result = run_match(["composite[oracle | heuristic]", "heuristic", "heuristic"], games=6, seed=2)
+    assert result.players[0]["games"] == 6
+
+
+# ------------------------------------------------------------------- cards
+def test_a_card_has_every_section_with_intervals_and_is_deterministic(tmp_path):
+    first = run_card("heuristic", "ghost", TINY, seed=None)
+    again = run_card("heuristic", "ghost", TINY, seed=None)
+    assert without_timing(first) == without_timing(again)
+    assert json.loads(json.dumps(without_timing(first))) == without_timing(first)
+    assert first["published_seed"] and first["seed"] == 7 and first["suite"] == "tiny"
+    assert first["planned"] == [s.name for s in TINY.sections["ghost"]]
+    heuristics = first["sections"]["field/heuristics"]
+    assert heuristics["games"] == 12 and len(heuristics["win_rate_ci95"]) == 2
+    # the heuristic's auction against itself: no difference at all
+    assert first["sections"]["auction"]["points_per_deal_over_heuristic"] == 0
+    scale = first["sections"]["scale"]
+    assert scale["random"]["win_rate"] <= scale["oracle:samples=1"]["win_rate"]
+    assert first["timing"]["cost"]["cpu_ms_per_decision"] > 0
+    text = markdown(first)
+    assert "| win rate vs two heuristics" in text and "published seed 7" in text
+    assert "`heuristic`" in compact_rows([first])
+    write_plot(first, tmp_path / "card.png", others=[])
+    assert (tmp_path / "card.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_private_seed_is_said_and_deals_other_cards():
+    private = run_card("random", "classic", TINY, seed=8)
+    public = run_card("random", "classic", TINY)
+    assert not private["published_seed"] and private["seed"] == 8
+    assert private["sections"] != public["sections"]
+    assert "private seed 8" in markdown(private)
+
+
+@pytest.mark.slow
+def test_workers_do_not_change_a_card():
+    suite = Suite("tiny", 7, {"ghost": tiny_sections(pimc=True)})
+    one = run_card("heuristic", "ghost", suite, workers=1)
+    two = run_card("heuristic", "ghost", suite, workers=2)
+    assert without_timing(one) == without_timing(two)
+
+
+def user_bot(folder, body="pass"):
+    (folder / "benchbots.py").write_text(
+        textwrap.dedent(
+            f"""
+            import os
+
+            import numpy as np
+
+            from agents import Policy
+
+
+            class Cautious(Policy):
+                name = "cautious"
+
+                def act(self, obs, mask):
+                    {body}
+                    PASS = self.variant.actions.PASS
+                    return np.where(mask[:, PASS], PASS, mask.argmax(axis=1)).astype(np.int64)
+            """
+        )
+    )
+
+
+def test_a_change_to_a_bots_code_makes_a_new_card_and_the_same_code_reuses_it(
+    tmp_path, monkeypatch
+):
+    monkeypatch.syspath_prepend(str(tmp_path))
+    user_bot(tmp_path)
+    lines = []
+    with Store(tmp_path / "league.sqlite") as store:
+        first = run_card("benchbots:Cautious", "ghost", TINY, store=store)
+        reused = run_card("benchbots:Cautious", "ghost", TINY, store=store, out=lines.append)
+        assert reused == first and any("reused" in line for line in lines)
+        user_bot(tmp_path, body="del obs  # edited")
+        second = run_card("benchbots:Cautious", "ghost", TINY, store=store)
+        cards = store.cards("ghost")
+    assert first["fingerprint"] != second["fingerprint"]
+    assert [c["card"]["fingerprint"] for c in cards] == [
+        second["fingerprint"],
+        first["fingerprint"],
+    ]
+
+
+def test_a_bot_that_raises_is_named_with_its_section_and_game_and_the_rest_continues(
+    tmp_path, monkeypatch
+):
+    monkeypatch.syspath_prepend(str(tmp_path))
+    # raises in the auction section only (its bidding match makes it a composite with the heuristic)
+    user_bot(
+        tmp_path,
+        body="if os.environ.get('BENCH_FAIL') and not self.variant.card_play(obs).any(): raise RuntimeError('boom')",
+    )
+    suite = Suite("tiny", 7, {"ghost": tiny_sections()})
+    monkeypatch.setenv("BENCH_FAIL", "1")
+    db = tmp_path / "league.sqlite"
+    with Store(db) as store, pytest.raises(Exception, match="boom") as error:
+        run_card("benchbots:Cautious", "ghost", suite, store=store)
+    message = str(error.value)
+    assert "benchmark section 'field/heuristics'" in message and "game" in message
+    monkeypatch.delenv("BENCH_FAIL")
+    played = []
+    real = benchmark.run_section
+    monkeypatch.setattr(
+        benchmark,
+        "run_section",
+        lambda section, *a, **k: played.append(section.name) or real(section, *a, **k),
+    )
+    with Store(db) as store:
+        card = run_card("benchbots:Cautious", "ghost", suite, store=store)
+    assert played == [s.name for s in suite.sections["ghost"]]  # it failed in its first section
+    assert benchmark.complete(card)
+
+
+def test_sections_done_are_kept_when_a_later_one_fails(tmp_path, monkeypatch):
+    real = benchmark.run_section
+
+    def failing(section, *args, **kwargs):
+        if section.name == "cost":
+            raise KeyboardInterrupt
+        return real(section, *args, **kwargs)
+
+    monkeypatch.setattr(benchmark, "run_section", failing)
+    with Store(tmp_path / "s.sqlite") as store:
+        with pytest.raises(KeyboardInterrupt):
+            run_card("random", "ghost", TINY, store=store)
+        assert store.cards("ghost") == []  # not complete: not listed
+        (kept,) = store.cards("ghost", complete=None)
+    assert list(kept["card"]["sections"]) == ["field/heuristics", "auction"]
+    played = []
+    monkeypatch.setattr(
+        benchmark,
+        "run_section",
+        lambda section, *a, **k: played.append(section.name) or real(section, *a, **k),
+    )
+    with Store(tmp_path / "s.sqlite") as store:
+        run_card("random", "ghost", TINY, store=store)
+    assert played == ["cost", "scale"]
+
+
+# -------------------------------------------------------------- command line
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["heuristic", "--suite", "v9"], "unknown suite 'v9'"),
+        (["heuristic", "--seed", "-3"], "--seed must be an int >= 0"),
+        (["heuristic", "--seed", "x"], "--seed must be an int >= 0"),
+        (["nosuchbot"], "policy spec"),
+        (["heuristic", "--workers", "0"], "--workers"),
+        (["heuristic", "--robustness"], "--robustness trains"),
+    ],
+)
+def test_bad_input_is_one_line_and_status_2(argv, words, tmp_path, capsys):
+    assert benchmark_cli.main([*argv, "--db", str(tmp_path / "s.sqlite")]) == 2
+    err = capsys.readouterr().err
+    assert words in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_command_writes_the_card_and_the_leaderboard_lists_it(tmp_path, monkeypatch, capsys):
+    from arena.cli import main
+
+    monkeypatch.setitem(SUITES, "tiny", TINY)
+    db, out = str(tmp_path / "s.sqlite"), tmp_path / "out"
+    argv = ["benchmark", "heuristic", "--suite", "tiny", "--db", db, "--workers", "1", "--quiet"]
+    files = ["--json", str(out / "c.json"), "--markdown", str(out / "c.md")]
+    assert main([*argv, *files, "--plot", str(out / "c.png")]) == 0
+    card = json.loads((out / "c.json").read_text())
+    assert card["spec"] == "heuristic" and "| figure |" in (out / "c.md").read_text()
+    capsys.readouterr()
+    assert main(["leaderboard", "--cards", "--db", db]) == 0
+    assert "`heuristic`" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------- store
+def test_a_store_of_the_previous_schema_opens_and_gets_the_cards_table(tmp_path):
+    path = tmp_path / "old.sqlite"
+    with Store(path) as store:
+        store.player_id(("heuristic", "abc"))
+    db = sqlite3.connect(path)
+    db.execute("DROP TABLE cards")
+    db.execute("UPDATE schema_version SET version = 4")
+    db.commit()
+    db.close()
+    with Store(path, read_only=True) as store:  # read as it is: no cards
+        assert store.cards() == []
+    with Store(path) as store:  # upgraded
+        assert store.cards() == []
+        assert [v for (v,) in store.db.execute("SELECT version FROM schema_version")] == [
+            SCHEMA_VERSION
+        ]
+        store.add_card(
+            "k", ("heuristic", "abc"), {"suite": "v1", "seed": 1, "variant": "ghost"}, True
+        )
+        assert store.cards()[0]["spec"] == "heuristic"
+
+
+def test_the_web_page_serves_the_stored_cards(tmp_path):
+    from arena.web import create_app
+
+    db = tmp_path / "s.sqlite"
+    card = {"suite": "v1", "seed": 1, "variant": "ghost", "spec": "heuristic"}
+    with Store(db) as store:
+        store.add_card("k", ("heuristic", "abc"), card, True)
+        store.add_card("partial", ("random", "def"), dict(card, spec="random"), False)
+    client = web_client(create_app(db=str(db)))
+    assert client.get("/api/cards").json()["cards"] == [card]
+    assert client.get("/api/cards?variant=classic").json()["cards"] == []
+    assert client.get("/api/cards?variant=../../etc").status_code == 400
+
+
+# --------------------------------------------------------------- published
+def test_published_cards_parse_and_match_their_suites():
+    cards = published_cards()
+    assert {c["variant"] for c in cards} == {"ghost", "classic"}
+    for card in cards:
+        suite = SUITES[card["suite"]]
+        planned = [s.name for s in suite.of(card["variant"])]
+        assert card["planned"] == planned and card["published_seed"]
+        assert card["seed"] == suite.seed and set(card["sections"]) == set(planned), card["spec"]
+        for section in suite.of(card["variant"]):
+            if section.kind in ("match", "auction"):
+                assert card["sections"][section.name]["games"] >= section.games
+        assert markdown(card)
