@@ -1,6 +1,7 @@
 """The benchmark (arena.benchmark, arena.cards, arena.benchmark_cli) on a tiny test-only suite; the
 oracle (agents.oracle); the cards table of the store and of the web page; the published cards."""
 
+import importlib
 import json
 import sqlite3
 import textwrap
@@ -9,6 +10,7 @@ import numpy as np
 import pytest
 from web_helpers import web_client
 
+from agents.checked import PolicyRaised
 from agents.specs import make_policy
 from agents.worlds import read_knowledge, true_worlds, world_states
 from arena import benchmark, benchmark_cli
@@ -19,14 +21,15 @@ from arena.store import SCHEMA_VERSION, Store
 from ghost_euchre_env import dealing
 
 
-def tiny_sections(pimc=False):
-    """A suite of the v1 kinds but a few games each (scale's oracle included)."""
+def tiny_sections(pimc=False, oracle="heuristic"):
+    """A suite of the v1 kinds but a few games each (scale's reference: the heuristic, fast, or the
+    oracle)."""
     return (
         Section("field/heuristics", "match", ("heuristic", "heuristic"), 12, 0),
         *((Section("field/pimc", "match", ("pimc:samples=2",) * 2, 6, 1),) if pimc else ()),
         Section("auction", "auction", ("heuristic", "heuristic"), 12, 4, regret=(6, 2)),
         Section("cost", "cost", ("heuristic", "heuristic"), 6, 5),
-        Section("scale", "scale", ("heuristic", "heuristic"), 6, 0, ("random", "oracle:samples=1")),
+        Section("scale", "scale", ("heuristic", "heuristic"), 12, 0, ("random", oracle)),
     )
 
 
@@ -71,7 +74,8 @@ def test_the_oracle_refuses_to_play_where_no_deal_is_shown():
 
 
 def test_the_oracle_bids_in_a_composite():
-    result = run_match(["composite[oracle | heuristic]", "heuristic", "heuristic"], games=6, seed=2)
+    players = ["composite[oracle | heuristic]", "heuristic", "heuristic"]
+    result = run_match(players, games=6, seed=2, episode="deal")
     assert result.players[0]["games"] == 6
 
 
@@ -88,7 +92,7 @@ def test_a_card_has_every_section_with_intervals_and_is_deterministic(tmp_path):
     # the heuristic's auction against itself: no difference at all
     assert first["sections"]["auction"]["points_per_deal_over_heuristic"] == 0
     scale = first["sections"]["scale"]
-    assert scale["random"]["win_rate"] <= scale["oracle:samples=1"]["win_rate"]
+    assert scale["random"]["win_rate"] <= scale["heuristic"]["win_rate"]
     assert first["timing"]["cost"]["cpu_ms_per_decision"] > 0
     text = markdown(first)
     assert "| win rate vs two heuristics" in text and "published seed 7" in text
@@ -98,8 +102,8 @@ def test_a_card_has_every_section_with_intervals_and_is_deterministic(tmp_path):
 
 
 def test_a_private_seed_is_said_and_deals_other_cards():
-    private = run_card("random", "classic", TINY, seed=8)
-    public = run_card("random", "classic", TINY)
+    private = run_card("random", "ghost", TINY, seed=8)
+    public = run_card("random", "ghost", TINY)
     assert not private["published_seed"] and private["seed"] == 8
     assert private["sections"] != public["sections"]
     assert "private seed 8" in markdown(private)
@@ -107,14 +111,14 @@ def test_a_private_seed_is_said_and_deals_other_cards():
 
 @pytest.mark.slow
 def test_workers_do_not_change_a_card():
-    suite = Suite("tiny", 7, {"ghost": tiny_sections(pimc=True)})
+    suite = Suite("tiny", 7, {"ghost": tiny_sections(pimc=True, oracle="oracle")})
     one = run_card("heuristic", "ghost", suite, workers=1)
     two = run_card("heuristic", "ghost", suite, workers=2)
     assert without_timing(one) == without_timing(two)
 
 
-def user_bot(folder, body="pass"):
-    (folder / "benchbots.py").write_text(
+def user_bot(folder, body="pass", module="benchbots"):
+    (folder / f"{module}.py").write_text(
         textwrap.dedent(
             f"""
             import os
@@ -134,6 +138,7 @@ def user_bot(folder, body="pass"):
             """
         )
     )
+    importlib.invalidate_caches()  # the folder was listed before this file was written
 
 
 def test_a_change_to_a_bots_code_makes_a_new_card_and_the_same_code_reuses_it(
@@ -160,16 +165,14 @@ def test_a_bot_that_raises_is_named_with_its_section_and_game_and_the_rest_conti
     tmp_path, monkeypatch
 ):
     monkeypatch.syspath_prepend(str(tmp_path))
-    # raises in the auction section only (its bidding match makes it a composite with the heuristic)
-    user_bot(
-        tmp_path,
-        body="if os.environ.get('BENCH_FAIL') and not self.variant.card_play(obs).any(): raise RuntimeError('boom')",
-    )
+    # with BENCH_FAIL set, raises at its first auction decision (in the first section)
+    fail = "if os.environ.get('BENCH_FAIL') and not self.variant.card_play(obs).any(): raise OSError('boom')"
+    user_bot(tmp_path, fail, "failbots")
     suite = Suite("tiny", 7, {"ghost": tiny_sections()})
     monkeypatch.setenv("BENCH_FAIL", "1")
     db = tmp_path / "league.sqlite"
-    with Store(db) as store, pytest.raises(Exception, match="boom") as error:
-        run_card("benchbots:Cautious", "ghost", suite, store=store)
+    with Store(db) as store, pytest.raises(PolicyRaised, match="boom") as error:
+        run_card("failbots:Cautious", "ghost", suite, store=store)
     message = str(error.value)
     assert "benchmark section 'field/heuristics'" in message and "game" in message
     monkeypatch.delenv("BENCH_FAIL")
@@ -181,7 +184,7 @@ def test_a_bot_that_raises_is_named_with_its_section_and_game_and_the_rest_conti
         lambda section, *a, **k: played.append(section.name) or real(section, *a, **k),
     )
     with Store(db) as store:
-        card = run_card("benchbots:Cautious", "ghost", suite, store=store)
+        card = run_card("failbots:Cautious", "ghost", suite, store=store)
     assert played == [s.name for s in suite.sections["ghost"]]  # it failed in its first section
     assert benchmark.complete(card)
 
