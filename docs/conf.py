@@ -85,7 +85,7 @@ def _commands_reference():
         sections = [("ghost-euchre-evaluate", evaluate_main, [])]
         sections += [
             (f"ghost-euchre-evaluate {sub}", evaluate_main, [sub])
-            for sub in ("replay", "leaderboard", "serve", "exploit")
+            for sub in ("replay", "leaderboard", "serve", "exploit", "benchmark")
         ]
         text = ""
         for title, main, argv in sections:
