@@ -185,6 +185,7 @@ def run_section(section, spec, variant, seed, workers=1, progress=False, robustn
         result, regrets = run_bidding_match(
             players, "heuristic", decisions, worlds, workers=workers, **options
         )
+        assert regrets is not None  # asked for: one per player
         others = np.flatnonzero(variants.make(variant).teams != 0).tolist()
         mean, ci = points_difference(result, 0, others)
         figures = {

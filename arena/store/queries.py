@@ -62,7 +62,7 @@ class StoreQueries(StoreFile):
         found = self.cards(key=key, complete=None)
         return found[0] if found else None
 
-    def cards(self, variant=None, key=None, complete=True, limit=None):
+    def cards(self, variant=None, key=None, complete: bool | None = True, limit=None):
         """Stored benchmark cards, newest first (optionally of one variant, one key; complete ones
         only unless ``complete`` is None; at most ``limit``). Each: {"id", "card_key", "spec",
         "content_hash", "suite", "seed", "variant", "complete", "code_version", "created", "card"}."""
