@@ -58,5 +58,28 @@ async function load(group) {
   }
 }
 
+// the stored benchmark cards (ghost-euchre-evaluate benchmark SPEC): one row each
+const FIGURES = [["field/heuristics", "vs heuristics"], ["field/pimc", "vs pimc"],
+  ["field/network", "vs network"], ["field/three-way", "three-way"]];
+const pct = (x) => (x === null ? "-" : `${(100 * x).toFixed(1)}%`);
+
+function showCards(cards) {
+  $("cards-panel").hidden = cards.length === 0;
+  $("cards").replaceChildren(el("table", { class: "ranking" },
+    el("tr", {}, ["bot", "variant", "suite, seed", ...FIGURES.map(([, label]) => label), "auction pts/deal"]
+      .map((h) => el("th", { text: h }))),
+    cards.map((c) => el("tr", {},
+      el("td", { text: c.spec, title: `fingerprint ${c.fingerprint}` }),
+      el("td", { text: c.variant }),
+      el("td", { text: `${c.suite}, ${c.published_seed ? "published" : "private"} seed ${c.seed}` }),
+      FIGURES.map(([section]) => {
+        const f = c.sections[section];
+        return el("td", { class: "num", text: f ? `${pct(f.win_rate)} [${pct(f.win_rate_ci95[0])}, ${pct(f.win_rate_ci95[1])}]` : "-" });
+      }),
+      el("td", { class: "num", text: c.sections.auction ? c.sections.auction.points_per_deal_over_heuristic.toFixed(3) : "-" })))));
+}
+
+api("GET", "/api/cards").then((data) => showCards(data.cards)).catch((error) => showError(error.message));
+
 $("group").addEventListener("change", () => load(Number($("group").value)));
 load(0);
