@@ -3,6 +3,7 @@ oracle (agents.oracle); the cards table of the store and of the web page; the pu
 
 import importlib
 import json
+import pathlib
 import sqlite3
 import textwrap
 
@@ -33,6 +34,9 @@ def tiny_sections(pimc=False, oracle="heuristic"):
     )
 
 
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+DOCS_PAGE = (ROOT / "docs" / "benchmark.md").read_text(encoding="utf-8")
 TINY = Suite("tiny", 7, {"ghost": tiny_sections(), "classic": tiny_sections()})
 
 
@@ -297,4 +301,5 @@ def test_published_cards_parse_and_match_their_suites():
         for section in suite.of(card["variant"]):
             if section.kind in ("match", "auction"):
                 assert card["sections"][section.name]["games"] >= section.games
-        assert markdown(card)
+        assert markdown(card) in DOCS_PAGE, f"docs/benchmark.md lacks the card of {card['spec']}"
+    assert compact_rows(cards) in README, "the README's table is not the published cards'"
