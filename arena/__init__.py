@@ -9,9 +9,9 @@
 - :mod:`arena.report`: a match as a text table, JSON, CSV and a PNG.
 - :mod:`arena.files`: ``write_atomic``, the one atomic file write of the project.
 - :mod:`arena.web`: the local web page (play, watch, leaderboard) over
-  :mod:`arena.table`, one game stepped move by move and what a page shows of it;
-  :mod:`arena.web_specs` decides which bots a request may have built,
-  :mod:`arena.web_http` what a request must be before any route runs.
+  :mod:`arena.web.table`, one game stepped move by move and what a page shows of it;
+  :mod:`arena.web.gate` decides which bots a request may have built,
+  :mod:`arena.web.guard` what a request must be before any route runs.
 
 :mod:`arena.cli` (``ghost-euchre-evaluate``, ``python -m arena``, ``evaluate.py`` in a clone) is the command line over these modules.
 """

@@ -30,7 +30,7 @@ from arena.bidding import run_bidding_match
 from arena.league import run_league
 from arena.match import play_interactive, run_match
 from arena.store import Store
-from arena.web_specs import SpecGate
+from arena.web.gate import SpecGate
 from ghost_euchre_env import variants
 from ghost_euchre_env.cards import card_name
 
