@@ -1,7 +1,10 @@
 """Where bots meet: matches, statistics, reports and atomic files.
 
 - :mod:`arena.match`: duplicate-deal matches on the batched engine (``run_match``,
-  ``MatchResult``, ``seatings``, per-player statistics, interactive play).
+  ``MatchResult``); who sits where is :mod:`arena.seatings`, what each player did
+  :mod:`arena.player_stats`, games at the terminal :mod:`arena.interactive`.
+- :mod:`arena.league`, :mod:`arena.store`: leagues of matches kept in an SQLite store;
+  :mod:`arena.bidding`, :mod:`arena.regret`: bidding matches and bid regret.
 - :mod:`arena.stats`: Wilson and clustered win-rate intervals, ratings (OpenSkill game by
   game in a match, a Plackett-Luce fit over a league's stored matches).
 - :mod:`arena.parallel`: a job's independent tasks (deal-sequence ranges, whole matches) on
