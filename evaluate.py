@@ -2,13 +2,13 @@
 
 The command line is :mod:`arena.cli`; its ``exploit`` subcommand, which trains,
 is :mod:`euchre_trainer.exploit` (above arena in the layers), so this script
-starts at :func:`euchre_trainer.exploit.evaluate_main`, which hands every other
+starts at :func:`ghost_euchre.commands.evaluate_main`, which hands every other
 command to :func:`arena.cli.main`.
 """
 
 import sys
 
-from euchre_trainer.exploit import evaluate_main
+from ghost_euchre.commands import evaluate_main
 
 if __name__ == "__main__":
     sys.exit(evaluate_main())

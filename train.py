@@ -19,7 +19,7 @@ module: :mod:`euchre_trainer` (its docstring) and the documentation's page "How 
 
 import sys
 
-from euchre_trainer.cli import main
+from ghost_euchre.commands import train_main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(train_main())

@@ -69,6 +69,8 @@ from ghost_euchre_env.cards import (
 
 from .base import Policy
 
+PARTNER = variants.CLASSIC.partner  # classic: the partner's relative seat (opposite)
+
 SUITS = np.arange(NUM_SUITS)
 
 # ------------------------------------------------------------------ card tables
@@ -335,7 +337,7 @@ class ClassicHeuristic(Policy):
         n = len(hand)
         rows = np.arange(n)
         up_suit = CARD_SUIT[up]
-        dealer = view.dealer  # relative: 0 me, 2 partner
+        dealer = view.dealer  # relative: 0 me
         tricks = hand_evaluation(hand)
         # Round 1: value of ordering up the upcard's suit.
         with_up = hand.copy()
@@ -343,7 +345,7 @@ class ClassicHeuristic(Policy):
         worst = np.where(with_up, CARD_VALUE[:, up_suit].T, np.inf).min(axis=1)
         own_take = hand_evaluation(with_up)[rows, up_suit] - worst
         up_value = CARD_VALUE[up, up_suit]
-        sign = np.select([dealer == 2, dealer == 0], [0.5, 0.0], -0.5)
+        sign = np.select([dealer == PARTNER, dealer == 0], [0.5, 0.0], -0.5)
         order_value = np.where(dealer == 0, own_take, tricks[rows, up_suit] + sign * up_value)
         order = mask[rows, classic.SUIT_CLUBS + up_suit] & (order_value >= self.order_above)
         # Round 2: the best legal suit.
@@ -391,8 +393,8 @@ class ClassicHeuristic(Policy):
             axis=2
         )  # [N, 4] by relative seat
         best = seat_strength.max(axis=1)
-        partner_winning = (position > 0) & (seat_strength[:, 2] == best)
-        partner_card = trick[:, 2].argmax(axis=1)
+        partner_winning = (position > 0) & (seat_strength[:, PARTNER] == best)
+        partner_card = trick[:, PARTNER].argmax(axis=1)
         partner_safe = partner_winning & ((position == players - 1) | boss[rows, partner_card])
         beats = legal & (strength > best[:, None])
         lead_strength = LEAD_STRENGTH[trump]

@@ -33,7 +33,7 @@ from .base import end_match
 from .composite import CompositePolicy
 from .inference import MixedModel, action_probabilities, log_likelihoods, resample
 from .pimc import PIMCPolicy, check_fits
-from .pretrained import main_network, network_path
+from .pretrained import main_network
 from .worlds import read_knowledge, sample_worlds
 
 INFERENCE_MODELS = ("network", "heuristic", "mix", "none")
@@ -108,7 +108,7 @@ class SearchPolicy(PIMCPolicy):
         from .specs import make_policy
 
         network_seed = int(self.rng.integers(2**63))
-        shipped = network_path(main_network(variants.of(game)))
+        shipped = main_network(variants.of(game)).path
         if network is None:  # the package's own file: no spec for a server's gate to read
             self.network = load_policy(shipped, game, network_seed)[0]
         elif isinstance(network, str):

@@ -192,7 +192,7 @@ _CHECKED_FILES = contextvars.ContextVar("checked_policy_files", default=None)
 @contextlib.contextmanager
 def checked_files(payloads):
     """Within it, ``ppo:PATH`` is built from ``payloads[PATH]`` (the dict read from a policy file
-    by a caller that checked it: a server, :mod:`arena.web_specs`) and PATH is never opened
+    by a caller that checked it: a server, :mod:`arena.web.gate`) and PATH is never opened
     again; a ``ppo:PATH`` not in ``payloads`` is refused (ValueError)."""
     token = _CHECKED_FILES.set(payloads)
     try:

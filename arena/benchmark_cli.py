@@ -22,7 +22,8 @@ import os
 from agents.checked import PolicyRaised
 from arena.benchmark import SUITES, check_seed, run_card, suite_named
 from arena.cards import markdown, write_json, write_markdown, write_plot
-from arena.cli import PROG, OneLineParser, _check_output, _error, _raised, _wrote
+from arena.cli import _check_output, _error, _raised, _wrote
+from arena.cli_args import PROG, OneLineParser
 from arena.files import check_writable_in_place
 from arena.match import VARIANTS
 from arena.parallel import usable_cores
@@ -72,6 +73,7 @@ def main(argv, robustness=None):
     """``benchmark`` (argv without it): exit status 0, 1 (a bot raised) or 2 (bad input, one line).
     robustness: ``f(spec, variant, seed, budget, games) -> figures``, or None (the section refused)."""
     args = parse_args(argv)
+    os.environ.setdefault("OMP_NUM_THREADS", "1")  # read when a network policy first imports torch
     try:
         return benchmark_main(args, robustness)
     except (ValueError, OSError) as error:

@@ -26,7 +26,6 @@ from agents.composite import CompositePolicy
 from arena.match import (
     build_players,
     check_no_human,
-    deal_stats,
     make_game,
     match_result,
     plan_match,
@@ -34,6 +33,7 @@ from arena.match import (
     run_match,
 )
 from arena.parallel import ProgressBar, Workers
+from arena.player_stats import deal_stats
 from arena.regret import RecordingPolicy, action_values, merge_samples, regret_of
 from arena.report import format_rows
 from arena.stats import Z95

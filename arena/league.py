@@ -68,9 +68,10 @@ import numpy as np
 from agents.checked import PolicyRaised
 from agents.specs import make_policy
 from arena.bidding import run_bidding_match
-from arena.match import check_no_human, make_game, match_teams, run_match, seatings
+from arena.match import check_no_human, make_game, run_match
 from arena.parallel import ProgressBar, WorkerDied, Workers, above_bar
 from arena.regret import regret_from_sums
+from arena.seatings import match_teams, seatings
 from arena.stats import FIT_RATING_MODEL, plackett_luce_ratings, win_ci_from_sums
 from arena.store import code_version, match_key, player_identity, version_label
 from ghost_euchre_env import variants
@@ -416,7 +417,7 @@ def _head_to_head(variant, columns, num_players, position_player, places, counts
     """(share[i][j] of games i finished ahead of j as opponents, ties half; None if never met,
     games[i][j] they met as opponents), over player columns ``columns``, from outcome rows:
     position_player, places int[R, S] and counts int[R]."""
-    # partners are positions 0 and 2, 1 and 3 (arena.match.seatings): the seats' pattern
+    # partners are positions 0 and 2, 1 and 3 (arena.seatings.seatings): the seats' pattern
     team = variants.make(variant).teams
     ahead = np.zeros(num_players * num_players)  # in halves of a game: ties count half
     met = np.zeros(num_players * num_players, np.int64)

@@ -62,11 +62,13 @@ import numpy as np
 
 from agents.base import game_over, playing, show_deal
 from agents.checked import checked_act
-from agents.human import HumanPolicy, Narrator, seat_labels
+from agents.human import HumanPolicy
 from agents.specs import HUMAN_SEAT, check_policy, make_policy, uses_human
 from agents.streams import child_keys
 from arena.parallel import ProgressBar, TaskNotLoaded, Workers
-from arena.stats import RATING_MODEL, clustered_win_ci, openskill_ratings
+from arena.player_stats import concat_deals, deal_stats, player_stats
+from arena.seatings import match_teams, seat_scores, seatings
+from arena.stats import RATING_MODEL, openskill_ratings
 from ghost_euchre_env import dealing, variants
 from ghost_euchre_env.core import EPISODES, check_int
 from ghost_euchre_env.records import VARIANTS, GameRecord, make_game
@@ -79,84 +81,9 @@ __all__ = [
     "build_players",
     "check_no_human",
     "make_game",
-    "match_teams",
-    "play_interactive",
     "run_match",
-    "seatings",
 ]
 SCHEMA = "ghost-euchre-match-v1"
-
-
-# --------------------------------------------------------------------- variants
-def seatings(variant, games):
-    """Duplicate seating plan for at least ``games`` games.
-
-    ghost: all 3! = 6 permutations of the players over the seats; classic: the 4
-    rotations of the table, so partnerships stay as listed (players 1 and 3
-    against 2 and 4) and every player sits in every seat once. Returns
-    (sequence int64[G], seat_player int64[G, S]): G = games rounded up to a
-    multiple of the number of seatings; game g plays deal sequence g // K with
-    seating g % K (seat_player[g, s] = index of the player at seat s).
-    """
-    orders = variants.make(variant).seatings()
-    check_int("games", games, 1)
-    num_sequences = -(-games // len(orders))
-    total = num_sequences * len(orders)
-    return np.arange(total) // len(orders), orders[np.arange(total) % len(orders)]
-
-
-def match_teams(variant, seat_player, final_scores):
-    """The teams of each game for rating: (members int[G, T, M], scores int[G, T]).
-
-    ghost: three teams of one (the seats); classic: seats 0+2 against 1+3.
-    seat_player: int[G, S] player index by seat; final_scores: int[G, S] by seat.
-    """
-    variant = variants.make(variant)
-    return seat_player[:, variant.team_members], final_scores[:, : variant.num_teams]
-
-
-def deal_stats(variant, deals, seat_player):
-    """Per-deal (player of each seat, points by seat, maker seat, made, moon, swapper seat).
-
-    deals: the variant's deal summary with global game ids in ``game``; points
-    by seat are the seat's team's (classic: both partners show the team's).
-    """
-    variant = variants.make(variant)
-    players = seat_player[deals.game]
-    kinds = variant.contract_kinds
-    moon = (
-        deals.contract == kinds.index("moon")
-        if "moon" in kinds
-        else np.zeros(len(deals.game), bool)
-    )
-    swapper = getattr(deals, "swapper", np.full(len(deals.game), -1))  # a Ghost Hand field
-    return (
-        players,
-        deals.points[:, variant.teams],
-        deals.maker.astype(np.int64),
-        deals.made,
-        moon,
-        swapper.astype(np.int64),
-    )
-
-
-def contract_points(result):
-    """[float or None] per player of a MatchResult: the mean points the player's seat (classic: its
-    team) scored on the deals it won the auction of (None without a contract)."""
-    players, points, declarer, _, _, _ = deal_stats(
-        result.variant, result.deal_summary, result.seat_player
-    )
-    held = np.flatnonzero(declarer >= 0)
-    who = players[held, declarer[held]]
-    scored = points[held, declarer[held]]
-    sums = np.bincount(who, weights=scored, minlength=len(result.players))
-    counts = np.bincount(who, minlength=len(result.players))
-    return [float(s / n) if n else None for s, n in zip(sums, counts, strict=True)]
-
-
-def _seat_scores(variant, scores):
-    """Final scores by seat, int[G, S] (classic: the seat's team score)."""
-    return scores[:, variants.make(variant).teams]
 
 
 # ------------------------------------------------------------------------ match
@@ -247,7 +174,7 @@ class MatchResult:
         ]
 
 
-def _check_player_count(players, game, variant):
+def check_player_count(players, game, variant):
     if len(players) != game.num_players:
         raise ValueError(
             f"{variant} needs {game.num_players} players (one per seat), got {len(players)}"
@@ -368,7 +295,7 @@ def plan_match(
     check_int("seed", seed, 0)
     game = make_game(variant, episode, rules)
     variant = variants.of(game).name  # a Variant or its name: results name it
-    _check_player_count(players, game, variant)
+    check_player_count(players, game, variant)
     check_no_human(players)
     policies, names, specs = build_players(players, game, seed)
     sequence, seat_player = seatings(variant, games)
@@ -441,11 +368,11 @@ def play_games(plan, policies, lo, hi, record=False, progress=None):
             if done.any():
                 finished = alive[done] - lo
                 scores = state.scores[done]
-                final_scores[finished] = _seat_scores(variant, scores)
+                final_scores[finished] = seat_scores(variant, scores)
                 top = scores.max(axis=1)
                 unique = (scores == top[:, None]).sum(axis=1) == 1
                 won = result.terminated[done] & unique
-                winner_seat[finished[won]] = _seat_scores(variant, scores)[won].argmax(axis=1)
+                winner_seat[finished[won]] = seat_scores(variant, scores)[won].argmax(axis=1)
                 truncated[finished] = result.truncated[done]
                 _tell_game_over(
                     plan,
@@ -576,12 +503,12 @@ def match_result(plan, parts, wall):
     final_scores = np.concatenate([p.final_scores for p in parts])
     winner_seat = np.concatenate([p.winner_seat for p in parts])
     truncated = np.concatenate([p.truncated for p in parts])
-    deals = _concat_deals([record for p in parts for record in p.deal_records])
+    deals = concat_deals([record for p in parts for record in p.deal_records])
     _, deal_points, *_ = deal_stats(variant, deals, seat_player)
     game_points = np.zeros((total, game.num_players), np.int64)
     np.add.at(game_points, deals.game, deal_points)
     names, specs = plan.names, plan.specs
-    stats = _player_stats(
+    stats = player_stats(
         variant, names, specs, deals, sequence, seat_player, final_scores, winner_seat
     )
     rated = len(set(specs)) > 1
@@ -625,107 +552,4 @@ def _split_actions(parts, total):
     return [flat[start:end] for start, end in zip(np.r_[0, ends[:-1]], ends, strict=True)]
 
 
-def _concat_deals(records):
-    fields = dataclasses.fields(records[0])
-    return type(records[0])(
-        **{f.name: np.concatenate([getattr(r, f.name) for r in records]) for f in fields}
-    )
-
-
-def _player_stats(variant, names, specs, deals, sequence, seat_player, final_scores, winner_seat):
-    """One dict per player (schema in the module docstring), without its rating."""
-    num_players = len(names)
-    total = len(sequence)
-    seat_of = np.argsort(seat_player, axis=1)  # seat_of[g, p] = seat of player p in game g
-    players, points, declarer, made, moon, swapper = deal_stats(variant, deals, seat_player)
-    rows = np.arange(len(deals.game))
-    point_sums = np.bincount(players.ravel(), weights=points.ravel(), minlength=num_players)
-    deals_of = np.bincount(players.ravel(), minlength=num_players)
-
-    def count(selected, seat):
-        return np.bincount(players[rows[selected], seat[selected]], minlength=num_players)
-
-    contract = declarer >= 0
-    contracts, contracts_made = count(contract, declarer), count(contract & made, declarer)
-    moons, moons_made = count(contract & moon, declarer), count(contract & moon & made, declarer)
-    swaps = count(swapper >= 0, swapper)
-    team = variants.make(variant).teams  # Ghost Hand: every seat its own team
-    winner_team = np.where(winner_seat >= 0, team[np.maximum(winner_seat, 0)], -1)
-    won = team[seat_of] == winner_team[:, None]  # [G, P]
-    stats = []
-    for p in range(num_players):
-        wins = won[:, p]
-        lo, hi = clustered_win_ci(wins, sequence)
-        stats.append(
-            {
-                "name": names[p],
-                "spec": specs[p],
-                "games": total,
-                "wins": int(wins.sum()),
-                "win_rate": float(wins.mean()),
-                "win_rate_ci95": [lo, hi],
-                "mean_points_per_deal": float(point_sums[p] / max(deals_of[p], 1)),
-                "deals": int(deals_of[p]),
-                "contracts": int(contracts[p]),
-                "contracts_made": int(contracts_made[p]),
-                "contract_success_rate": float(contracts_made[p] / contracts[p])
-                if contracts[p]
-                else None,
-                "moons": int(moons[p]),
-                "moons_made": int(moons_made[p]),
-                "swaps": int(swaps[p]),
-                "mean_final_score": float(final_scores[np.arange(total), seat_of[:, p]].mean()),
-            }
-        )
-    return stats
-
-
 # -------------------------------------------------------------------- human play
-def play_interactive(
-    players, variant="ghost", games=1, seed: int | None = 0, episode="game", rules=None, out=print
-):
-    """Play ``games`` games one at a time with seats in the given order, narrating every move.
-
-    For matches with a ``human`` player: no duplicate seating. seed: an int >= 0,
-    or None for a fresh one, printed so that the games can be played again.
-    Every seat is named the same way in every line (:func:`agents.human.seat_labels`).
-    Returns the final scores of each game (list of lists, by seat, or by team in classic).
-    """
-    check_int("games", games, 1)
-    drawn = seed is None
-    if drawn:
-        seed = int(np.random.default_rng().integers(1_000_000))
-    check_int("seed", seed, 0)
-    game = make_game(variant, episode, rules)
-    _check_player_count(players, game, variant)
-    policies, names, _ = build_players(players, game, seed)
-    if drawn:  # once the players are built: a bad spec is the only line printed
-        out(f"seed {seed} (play these deals again with --seed {seed})")
-    labels = seat_labels(names, [isinstance(policy, HumanPolicy) for policy in policies])
-    for seat, policy in enumerate(policies):
-        if isinstance(policy, HumanPolicy):
-            policy.take_seat(seat, labels, out)
-    results = []
-    with playing(policies):
-        for number, key in enumerate(dealing.stream_keys(seed, games)):
-            results.append(_play_narrated(game, policies, names, labels, key, number, games, out))
-    return results
-
-
-def _play_narrated(game, policies, names, labels, key, number, games, out):
-    """Game ``number`` of ``games`` (dealing key ``key``) played and narrated; its final scores."""
-    state = game.init(np.array([key], np.uint64))
-    narrator = Narrator(game, labels, out)
-    out(f"=== game {number + 1} of {games} ===")
-    seats = np.arange(game.num_players)[None, :]
-    while True:
-        narrator.before(state)
-        player = state.player.astype(np.int64)
-        mask = game.legal_mask(state)
-        obs = game.observe(state, player)
-        actions = act(policies, names, seats, obs, mask, player, games=np.array([number]))
-        narrator.action(state, int(actions[0]))
-        result = game.step(state, actions)
-        narrator.after(state, result)
-        if result.terminated[0] or result.truncated[0]:
-            return state.scores[0].tolist()

@@ -38,7 +38,8 @@ import numpy as np
 
 from arena.files import write_atomic
 from arena.league import leaderboard
-from arena.match import MatchResult, make_game, seatings
+from arena.match import MatchResult, make_game
+from arena.seatings import seatings
 from arena.stats import BETA
 from arena.store import Store, match_key, player_identity
 

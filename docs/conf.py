@@ -79,8 +79,7 @@ def _commands_reference():
     saved_argv, saved_columns = sys.argv[0], os.environ.get("COLUMNS")
     sys.argv[0], os.environ["COLUMNS"] = "ghost-euchre-evaluate", "100"  # as installed
     try:
-        from euchre_trainer.cli import main as train_main
-        from euchre_trainer.exploit import evaluate_main
+        from ghost_euchre.commands import evaluate_main, train_main
 
         sections = [("ghost-euchre-evaluate", evaluate_main, [])]
         sections += [

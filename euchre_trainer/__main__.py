@@ -2,6 +2,6 @@
 
 import sys
 
-from euchre_trainer.cli import main
+from ghost_euchre.commands import train_main
 
-sys.exit(main())
+sys.exit(train_main())

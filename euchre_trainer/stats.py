@@ -6,7 +6,7 @@ import re
 import numpy as np
 
 from euchre_trainer.opponents import LEARNER
-from ghost_euchre_env import classic, variants
+from ghost_euchre_env import variants
 from ghost_euchre_env.ghost import MOON_LEVEL
 
 AGAINST = ("games", "won", "deals", "margin")  # counted against each kind of player
@@ -94,7 +94,7 @@ class DealStats(LearnerCounts):
     """Ghost Hand counts over the deals that ended, seen from the learner's seats (for TensorBoard)."""
 
     VARIANT = "ghost"
-    OPPONENTS = ~np.eye(3, dtype=bool)
+    OPPONENTS = variants.GHOST.opponent_seats
 
     LEVELS = ((3, "3"), (4, "4"), (5, "5"), (MOON_LEVEL, "moon"))
     COUNTS = (
@@ -116,7 +116,7 @@ class DealStats(LearnerCounts):
     def add_deals(self, deals, roles):
         self.add_margins(deals, roles, deals.points)
         learner = roles[deals.game] == LEARNER  # bool[M, 3]
-        seats = np.arange(3)
+        seats = np.arange(variants.GHOST.num_players)
         declarer = learner & (deals.maker[:, None] == seats)
         made = deals.made
         moon = deals.bid == MOON_LEVEL
@@ -168,7 +168,9 @@ class ClassicDealStats(LearnerCounts):
     """
 
     VARIANT = "classic"
-    OPPONENTS = (classic.SEATS[:, None] - classic.SEATS[None]) % 2 == 1
+    OPPONENTS = variants.CLASSIC.opponent_seats
+    TEAM = variants.CLASSIC.teams  # int[4]: each seat's team
+    SEATS = np.arange(variants.CLASSIC.num_players)
 
     COUNTS = (
         "seat_deals",
@@ -186,14 +188,14 @@ class ClassicDealStats(LearnerCounts):
     )
 
     def add_deals(self, deals, roles):
-        self.add_margins(deals, roles, deals.points[:, classic.SEAT_TEAM])
+        self.add_margins(deals, roles, deals.points[:, self.TEAM])
         learner = roles[deals.game] == LEARNER  # bool[M, 4]
-        maker = learner & (deals.maker[:, None] == classic.SEATS)  # the learner seat made trump
+        maker = learner & (deals.maker[:, None] == self.SEATS)  # the learner seat made trump
         ordered = deals.ordered_up[:, None]
         made = deals.made[:, None]
         alone = deals.alone[:, None]
         makers_team = (
-            learner & ((deals.maker[:, None] & 1) == classic.SEAT_TEAM) & ~deals.thrown_in[:, None]
+            learner & (self.TEAM[deals.maker][:, None] == self.TEAM) & ~deals.thrown_in[:, None]
         )
         c = self.counts
         c["deals"] += len(deals.game)
@@ -205,11 +207,11 @@ class ClassicDealStats(LearnerCounts):
         c["alone"] += int((maker & alone).sum())
         c["alone_made"] += int((maker & alone & made).sum())
         c["euchred"] += int((makers_team & ~made).sum())
-        c["points"] += int(deals.points[:, classic.SEAT_TEAM][learner].sum())
+        c["points"] += int(deals.points[:, self.TEAM][learner].sum())
 
     @staticmethod
     def seat_won(scores):
-        return classic.SEAT_TEAM == scores.argmax(axis=1)[:, None]  # scores by team: int[G, 2]
+        return variants.CLASSIC.teams == scores.argmax(axis=1)[:, None]  # scores by team: int[G, 2]
 
     def rates(self):
         ratio = self.ratio

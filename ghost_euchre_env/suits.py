@@ -7,7 +7,7 @@ bower is the jack of trump's same-colour suit (:data:`COLOUR_KEEPING`).
 Policies use the tables here to look at every position in one canonical
 suit order (``agents/ppo.py``); the engine's own observation is unchanged.
 
-The tables of a variant (the module :mod:`.ghost` or :mod:`.classic`) are built
+The tables of a variant (the module :mod:`ghost_euchre_env.ghost` or :mod:`ghost_euchre_env.classic`) are built
 from its ``OBS_LAYOUT`` and what it declares beside it: the card-indexed fields
 (``OBS_CARD_FIELDS``), the suit-indexed ones (``OBS_SUIT_FIELDS``) and the
 action ids that name cards and suits (``CARD_ACTIONS``, ``SUIT_ACTIONS``), so a
@@ -44,7 +44,7 @@ def permutation_tables(perms, variant=ghost):
     """Index tables of suit permutations ``perms`` (int[K, 4], suit s becomes perms[k, s]).
 
     variant: the engine module whose observations and actions are renamed
-    (:mod:`.ghost` or :mod:`.classic`). Returns (obs_index int64[K, OBS_SIZE],
+    (:mod:`ghost_euchre_env.ghost` or :mod:`~ghost_euchre_env.classic`). Returns (obs_index int64[K, OBS_SIZE],
     action_index int64[K, NUM_ACTIONS]): ``obs[:, obs_index[k]]`` is the
     observation of the renamed game, and ``action_index[k, a]`` is the id that
     action ``a`` of the original game has in the renamed one (so

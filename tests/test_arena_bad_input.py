@@ -15,7 +15,7 @@ from agents import ppo
 from agents.specs import make_policy, uses_human
 from arena import cli as evaluate
 from arena.bidding import run_bidding_match
-from arena.match import play_interactive
+from arena.interactive import play_interactive
 from arena.store import Store
 from ghost_euchre_env import GhostEuchre
 

@@ -47,7 +47,7 @@ EVALUATE = {  # how a shell example names the evaluate command -> how the test r
     ("python", "-m", "arena"): ["-m", "arena"],
     ("python", "evaluate.py"): ["evaluate.py"],
 }
-PACKAGES = ("ghost_euchre_env", "agents", "arena", "euchre_trainer")
+PACKAGES = ("ghost_euchre_env", "agents", "arena", "euchre_trainer", "ghost_euchre")
 
 
 def _blocks():
@@ -207,12 +207,14 @@ def test_shell_example_runs_as_written(words, scratch):
 
 def test_the_api_reference_lists_every_module():
     listed = set(re.findall(r"^   ([\w.]+)$", page_text(ROOT / "docs" / "api.md"), re.MULTILINE))
-    modules = set(PACKAGES)
-    for package in PACKAGES:
+    modules, packages = set(), list[str](PACKAGES)
+    while packages:  # every module of every package and sub-package
+        package = packages.pop()
+        modules.add(package)
         path = [str(ROOT / package.replace(".", os.sep))]
-        modules |= {
-            f"{package}.{m.name}" for m in pkgutil.iter_modules(path) if m.name != "__main__"
-        }
+        for m in pkgutil.iter_modules(path):
+            if m.name != "__main__":
+                (packages.append if m.ispkg else modules.add)(f"{package}.{m.name}")
     assert listed == modules
 
 

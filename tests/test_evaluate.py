@@ -13,7 +13,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from agents.base import Policy
 from arena import cli as evaluate
 from arena import report
-from arena.match import run_match, seatings
+from arena.match import run_match
+from arena.seatings import seatings
 from arena.stats import clustered_win_ci, wilson_interval
 from ghost_euchre_env import GhostEuchre
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from agents.human import HumanPolicy, HumanQuit, seat_labels
-from arena.match import play_interactive
+from arena.interactive import play_interactive
 from ghost_euchre_env import GhostEuchre
 from ghost_euchre_env.cards import parse_card
 from ghost_euchre_env.dealing import stream_keys

@@ -1,4 +1,4 @@
-"""Imports point down the layers: ghost_euchre_env -> agents -> arena -> euchre_trainer -> scripts.
+"""Imports point down the layers: ghost_euchre_env -> agents -> arena -> euchre_trainer -> ghost_euchre (the commands) -> scripts.
 
 A package's ``__main__`` module (``python -m arena``) is a script, of the top layer, and is left out.
 ``python tests/test_import_layers.py`` prints the import graph of the packages' modules
@@ -15,6 +15,7 @@ LAYERS = (
     "agents",
     "arena",
     "euchre_trainer",
+    "ghost_euchre",
 )  # each imports only those before it
 
 

@@ -114,13 +114,13 @@ def test_the_wheel_holds_the_packages_their_data_and_no_scripts(wheel):
     assert f"ghost_euchre-{ghost_euchre_env.__version__}.dist-info/licenses/LICENSE" in names
     configs = {f"euchre_trainer/configs/{p.name}" for p in (ROOT / "configs").glob("*.yaml")}
     assert "euchre_trainer/configs/default.yaml" in configs and configs <= names
-    static = {f"arena/static/{p.name}" for p in (ROOT / "arena" / "static").iterdir()}
-    assert "arena/static/play.html" in static and static <= names
+    static = {f"arena/web/static/{p.name}" for p in (ROOT / "arena" / "static").iterdir()}
+    assert "arena/web/static/play.html" in static and static <= names
     entry_points = zipfile.ZipFile(wheel).read(
         f"ghost_euchre-{ghost_euchre_env.__version__}.dist-info/entry_points.txt"
     )
-    assert b"ghost-euchre-train = euchre_trainer.cli:main" in entry_points
-    assert b"ghost-euchre-evaluate = euchre_trainer.exploit:evaluate_main" in entry_points
+    assert b"ghost-euchre-train = ghost_euchre.commands:train_main" in entry_points
+    assert b"ghost-euchre-evaluate = ghost_euchre.commands:evaluate_main" in entry_points
 
 
 def test_the_venv_imports_the_installed_copy_and_its_version(venv):

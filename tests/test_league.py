@@ -18,7 +18,8 @@ from arena import cli as evaluate
 from arena import league as league_module
 from arena import store as store_module
 from arena.league import leaderboard, league_matches, run_league
-from arena.match import match_teams, run_match
+from arena.match import run_match
+from arena.seatings import match_teams
 from arena.stats import plackett_luce_ratings
 from arena.store import SCHEMA_VERSION, Store, match_key, player_identity
 

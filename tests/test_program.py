@@ -27,10 +27,11 @@ from agents.specs import spec_text, spec_tree, split_spec
 from agents.versions import fingerprint
 from arena import cli as evaluate
 from arena.bidding import run_bidding_match
+from arena.interactive import play_interactive
 from arena.league import run_league
-from arena.match import play_interactive, run_match
+from arena.match import run_match
 from arena.store import Store
-from arena.web_specs import SpecGate
+from arena.web.gate import SpecGate
 from ghost_euchre_env import variants
 from ghost_euchre_env.cards import card_name
 

@@ -1,4 +1,4 @@
-"""arena.web: the page's JSON API (play, sessions, bad requests) and arena.table's views."""
+"""arena.web: the page's JSON API (play, sessions, bad requests) and arena.web.table's views."""
 
 import base64
 import gc
@@ -13,8 +13,9 @@ from web_helpers import assert_error, web_client
 
 from arena.league import leaderboard
 from arena.store import Store
-from arena.table import Table, seed_key
-from arena.web import GameStore, create_app
+from arena.web import create_app
+from arena.web.games import GameStore
+from arena.web.table import Table, seed_key
 from ghost_euchre_env import classic, ghost
 from ghost_euchre_env.classic import ClassicEuchre
 from ghost_euchre_env.ghost import GhostEuchre

@@ -28,7 +28,7 @@ from web_helpers import served
 from arena.league import leaderboard
 from arena.store import Store
 from arena.web import create_app
-from arena.web_league import league_groups
+from arena.web.league import league_groups
 from ghost_euchre_env import dealing
 from ghost_euchre_env.ghost import GhostEuchre
 

@@ -14,8 +14,8 @@ import urllib.request
 import pytest
 
 from arena import cli as evaluate
-from arena.web_http import trusted_proxies
-from arena.web_specs import SpecGate
+from arena.web.gate import SpecGate
+from arena.web.guard import trusted_proxies
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -1,5 +1,5 @@
 """The web page as an attacker tries it: every class of probe is refused with a 4xx and one JSON
-line, and nothing is imported, read, created or changed (arena.web, arena.web_specs, arena.web_http).
+line, and nothing is imported, read, created or changed (arena.web, arena.web.gate, arena.web.guard).
 
 Probes go to the app through Starlette's TestClient, or to uvicorn on 127.0.0.1
 where the transport matters (timeouts, connection cap, a client that leaves).
@@ -28,13 +28,16 @@ from agents import ppo
 from agents.ppo import ActorCritic, policy_payload
 from agents.pretrained import NETWORKS
 from arena import cli as evaluate
-from arena import web, web_http, web_league
 from arena.report import share_cell
 from arena.store import Store, player_identity
-from arena.table import Table, seed_key
-from arena.web import MAX_RECORD_ACTIONS, REPLAY_PAGE, GameStore, PlayGame, create_app, game_record
-from arena.web_http import MAX_ERROR_CHARS
-from arena.web_specs import PRETRAINED_DIR, SpecGate
+from arena.web import create_app
+from arena.web import games as web
+from arena.web import guard as web_http
+from arena.web import league as web_league
+from arena.web.games import MAX_RECORD_ACTIONS, REPLAY_PAGE, GameStore, PlayGame, game_record
+from arena.web.gate import PRETRAINED_DIR, SpecGate
+from arena.web.guard import MAX_ERROR_CHARS
+from arena.web.table import Table, seed_key
 from ghost_euchre_env import ghost
 from ghost_euchre_env.classic import ClassicEuchre
 from ghost_euchre_env.ghost import GhostEuchre
@@ -1047,7 +1050,7 @@ import resource, sys
 resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
 import uvicorn
 from arena.web import create_app
-from arena.web_http import listen, serve_config
+from arena.web.guard import listen, serve_config
 sock = listen("127.0.0.1", 0)
 print(sock.getsockname()[1], flush=True)
 config = serve_config(create_app(db=None), request_timeout_s=600, idle_timeout_s=600)

@@ -25,6 +25,11 @@ class Network:
     variant: str
     about: str
 
+    @property
+    def path(self):
+        """The file's absolute path."""
+        return os.path.join(HERE, self.file)
+
 
 NETWORKS = {
     network.name: network
@@ -64,12 +69,12 @@ NETWORKS = {
 
 
 def main_network(variant):
-    """The name of the shipped network that plays ``variant`` (a name or a Variant) for the project:
-    the one named after it (``ghost``, ``classic``)."""
-    return variants.make(variant).name
+    """The shipped :class:`Network` that plays ``variant`` (a name or a Variant) for the project: the
+    one named after it (``ppo:ghost``, ``ppo:classic``)."""
+    return NETWORKS[variants.make(variant).name]
 
 
 def network_path(name):
     """The file of the shipped network ``name`` (absolute path), or None if no network has that name."""
     network = NETWORKS.get(name)
-    return None if network is None else os.path.join(HERE, network.file)
+    return None if network is None else network.path

@@ -11,10 +11,10 @@ import concurrent.futures
 import os
 import stat
 
-from .commands import command_name
-from .league import leaderboard
-from .store import Store
-from .web_http import ApiError
+from ..commands import command_name
+from ..league import leaderboard
+from ..store import Store
+from .guard import ApiError
 
 MAX_CACHED = 64  # values kept per state of the store
 

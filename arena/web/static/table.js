@@ -1,4 +1,4 @@
-// Drawing a table view (arena.table.Table.view) and the shared page helpers.
+// Drawing a table view (arena.web.table.Table.view) and the shared page helpers.
 // Everything shown comes from the server's view: this file decides layout only.
 
 export function el(tag, attrs = {}, ...children) {

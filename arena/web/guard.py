@@ -510,7 +510,7 @@ def trusted_proxies(behind_proxy, trust_every=False):
 
 def serve_config(app, request_timeout_s=10.0, max_connections=100, idle_timeout_s=5.0, proxy=None):
     """The uvicorn Config of the page: h11 with deadlines and a connection cap
-    (:func:`arena.web_http.guarded_protocol`), 5 s keep-alive, 8 kB of headers at most, no
+    (:func:`arena.web.guard.guarded_protocol`), 5 s keep-alive, 8 kB of headers at most, no
     WebSocket protocol (an upgrade reaches :class:`SameOrigin` as a plain request, refused).
 
     proxy: the addresses of the reverse proxy in front of the server, whose

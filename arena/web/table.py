@@ -21,7 +21,7 @@ from ghost_euchre_env.core import trick_taker
 from ghost_euchre_env.ghost import GhostDealSummary
 from ghost_euchre_env.render import auction_text, bid_name, calls_text, hand_by_suit
 
-from .match import make_game
+from ..match import make_game
 
 # The moves that are not cards, in the order the page shows them as buttons.
 GHOST_BUTTONS = (

@@ -1,0 +1,36 @@
+"""The entry points of both console commands.
+
+``ghost-euchre-train`` is :func:`train_main` (the trainer's command line,
+:mod:`euchre_trainer.cli`). ``ghost-euchre-evaluate`` is :func:`evaluate_main`:
+its ``exploit`` subcommand trains (:mod:`euchre_trainer.exploit`), ``benchmark`` is
+:mod:`arena.benchmark_cli` given the trainer's robustness section
+(:func:`euchre_trainer.exploit.robustness`), every other command is
+:func:`arena.cli.main` (arena never imports the trainer).
+"""
+
+import sys
+
+
+def train_main(argv=None):
+    """``ghost-euchre-train`` (``train.py``): the exit status of :func:`euchre_trainer.cli.main`."""
+    from euchre_trainer.cli import main
+
+    return main(argv)
+
+
+def evaluate_main(argv=None):
+    """``ghost-euchre-evaluate`` (``evaluate.py``): ``exploit ...`` trains a best response, every
+    other command is a match, a league, a replay or the web page."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["exploit"]:
+        from euchre_trainer.exploit import main
+
+        return main(argv[1:])
+    if argv[:1] == ["benchmark"]:  # arena's command, given the trainer for its robustness section
+        from arena.benchmark_cli import main
+        from euchre_trainer.exploit import robustness
+
+        return main(argv[1:], robustness)
+    from arena.cli import main
+
+    return main(argv)
