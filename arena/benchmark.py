@@ -211,18 +211,24 @@ def run_section(section, spec, variant, seed, workers=1, progress=False, robustn
 
 
 def _cost(players, options):
-    """The cost section: SPEC's seats timed in a match played in this process."""
+    """The cost section: SPEC's seats (team 0's) timed in a match played in this process, each
+    SPEC built and seeded as a match builds its players."""
     game = make_game(options["variant"], "game", None)
-    timed = TimedPolicy(make_policy(players[0], game, seed=_player_seed(options["seed"], 0)))
+    mine = (variants.make(options["variant"]).teams == 0).tolist()
+    lined = [
+        TimedPolicy(make_policy(spec, game, seed=_player_seed(options["seed"], p))) if own else spec
+        for p, (spec, own) in enumerate(zip(players, mine, strict=True))
+    ]
+    timed = [player for player in lined if isinstance(player, TimedPolicy)]
     start = time.perf_counter()
-    lined = [timed if p == players[0] else p for p in players]
     result = run_match(lined, workers=1, **options)
     maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    decisions = sum(t.decisions for t in timed)
     timing = {
         "wall_time_s": round(time.perf_counter() - start, 3),
-        "cpu_ms_per_decision": 1000 * timed.cpu_s / max(timed.decisions, 1),
-        "decisions_timed": timed.decisions,
-        "peak_act_memory_mib": timed.peak_bytes / 2**20,
+        "cpu_ms_per_decision": 1000 * sum(t.cpu_s for t in timed) / max(decisions, 1),
+        "decisions_timed": decisions,
+        "peak_act_memory_mib": max(t.peak_bytes for t in timed) / 2**20,
         "peak_rss_mib": maxrss / (2**20 if sys.platform == "darwin" else 2**10),
     }
     return {"games": len(result.sequence)}, timing
