@@ -161,10 +161,11 @@ def main(argv=None):
         return _run(replay_main, parse_replay_args(argv[1:]))
     if argv[:1] == ["leaderboard"]:
         return _run(leaderboard_main, parse_leaderboard_args(argv[1:]))
-    if argv[:1] == ["benchmark"]:  # the robustness section trains: given by the top layer's command
-        from arena.benchmark_cli import main as benchmark_main
-
-        return benchmark_main(argv[1:])
+    if argv[:1] == ["benchmark"]:  # the command's parser is arena.benchmark_cli, which imports this
+        return _error(
+            f"benchmark is arena.benchmark_cli.main (given the trainer's robustness section); run "
+            f"{command_name()} benchmark ..."
+        )
     if argv[:1] == ["exploit"]:  # it trains: a command of the trainer, which arena never imports
         return _error(
             f"exploit trains a network: arena.cli.main cannot run it; run {command_name()} exploit ..."

@@ -238,7 +238,7 @@ def test_bad_input_is_one_line_and_status_2(argv, words, tmp_path, capsys):
 
 
 def test_the_command_writes_the_card_and_the_leaderboard_lists_it(tmp_path, monkeypatch, capsys):
-    from arena.cli import main
+    from ghost_euchre.commands import evaluate_main as main
 
     monkeypatch.setitem(SUITES, "tiny", TINY)
     db, out = str(tmp_path / "s.sqlite"), tmp_path / "out"
