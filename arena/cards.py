@@ -190,11 +190,15 @@ def write_plot(card, path, others=None):
     cards = [card] + [c for c in others if c["spec"] != card["spec"]]
     rows = [(s, k, label) for s, k, label, kind in ROWS if kind in ("%", "+") and s != "robustness"]
     rows = [r for r in rows if any(r[0] in c["sections"] for c in cards)]
+    columns = min(3, len(rows))
+    lines = -(-len(rows) // columns)
     figure, grid = plt.subplots(
-        1, len(rows), figsize=(3 * len(rows), 0.35 * len(cards) + 1.5), squeeze=False
+        lines, columns, figsize=(4 * columns, (0.3 * len(cards) + 0.9) * lines), squeeze=False
     )
-    axes = list(grid[0])
-    for ax, (section, key, label) in zip(axes, rows, strict=True):
+    axes = list(grid.flat)
+    for ax in axes[len(rows) :]:
+        ax.set_visible(False)
+    for k, (ax, (section, key, label)) in enumerate(zip(axes, rows, strict=False)):
         for y, c in enumerate(cards):
             figures = c["sections"].get(section)
             if figures is None or key not in figures:
@@ -205,9 +209,9 @@ def write_plot(card, path, others=None):
                 value, y, xerr=[[value - lo], [hi - value]], fmt="o", capsize=3,
                 color="C1" if c is card else "C0",
             )  # fmt: skip
-        ax.set_yticks(range(len(cards)), [c["spec"] for c in cards] if ax is axes[0] else [])
+        ax.set_yticks(range(len(cards)), [c["spec"] for c in cards] if k % columns == 0 else [])
+        ax.set_ylim(len(cards) - 0.5, -0.5)
         ax.set_title(label, fontsize=8)
-        ax.invert_yaxis()
     kind = "published" if card["published_seed"] else "private"
     figure.suptitle(f"{card['spec']} ({card['variant']}, suite {card['suite']}, {kind} seed)")
     figure.tight_layout()
