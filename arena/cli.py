@@ -405,7 +405,9 @@ def leaderboard_main(args):
             from arena.cards import compact_rows
 
             if args.json or args.csv or args.plot:
-                raise ValueError("--cards prints the cards; --json, --csv and --plot are the leaderboard's")
+                raise ValueError(
+                    "--cards prints the cards; --json, --csv and --plot are the leaderboard's"
+                )
             found = [c["card"] for c in store.cards(args.variant)]
             found = [c for c in found if not args.players or c["spec"] in args.players]
             print(compact_rows(found) if found else f"no {args.variant} cards in {args.db}")
