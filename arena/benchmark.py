@@ -175,7 +175,7 @@ def run_section(section, spec, variant, seed, workers=1, progress=False, robustn
     """(figures, timing) of one section for ``spec`` on deals of ``seed + section.offset``: figures are
     deterministic (the card's ``sections``), timing is not (its ``timing``)."""
     seed = seed + section.offset
-    players = lineup(variant, spec, section.opponents)
+    players = lineup(variant, spec, section.opponents) if section.opponents else [spec]
     options = {"variant": variant, "games": section.games, "seed": seed, "progress": progress}
     start = time.perf_counter()
     if section.kind == "match":

@@ -219,6 +219,45 @@ def test_sections_done_are_kept_when_a_later_one_fails(tmp_path, monkeypatch):
     assert played == ["cost", "scale"]
 
 
+def test_the_robustness_section_is_opt_in_and_given_by_the_caller(tmp_path):
+    suite = Suite(
+        "tiny",
+        7,
+        {
+            "ghost": (
+                *tiny_sections()[:1],
+                Section("robustness", "robustness", games=6, offset=6, budget=32768),
+            )
+        },
+    )
+    assert "robustness" not in run_card("random", "ghost", suite)["planned"]
+    calls = []
+
+    def robustness(spec, variant, seed, budget, games, db=None):
+        calls.append((spec, variant, seed, budget, games, db))
+        return {"budget": budget, "games": games, "win_rate": 0.5, "win_rate_ci95": [0.4, 0.6]}
+
+    with Store(tmp_path / "s.sqlite") as store:
+        card = run_card("random", "ghost", suite, store=store, robustness=robustness)
+    assert calls == [("random", "ghost", 13, 32768, 6, str(tmp_path / "s.sqlite"))]
+    assert card["sections"]["robustness"]["win_rate"] == 0.5
+    assert "a best response's win rate" in markdown(card)
+
+
+@pytest.mark.slow
+def test_the_command_trains_the_robustness_section(tmp_path, monkeypatch):
+    from ghost_euchre.commands import evaluate_main
+
+    section = Section("robustness", "robustness", games=6, offset=6, budget=32768)
+    monkeypatch.setitem(SUITES, "tiny", Suite("tiny", 7, {"ghost": (section,)}))
+    monkeypatch.chdir(tmp_path)  # the response's run goes to runs/exploit here
+    db, out = str(tmp_path / "s.sqlite"), tmp_path / "c.json"
+    argv = ["benchmark", "random", "--suite", "tiny", "--robustness", "--db", db, "--quiet"]
+    assert evaluate_main([*argv, "--json", str(out)]) == 0
+    figures = json.loads(out.read_text())["sections"]["robustness"]
+    assert figures["budget"] == 32768 and figures["games"] == 6 and figures["win_rate"] > 0.5
+
+
 # -------------------------------------------------------------- command line
 @pytest.mark.parametrize(
     ("argv", "words"),
