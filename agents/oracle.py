@@ -90,4 +90,6 @@ class OraclePolicy(SearchPolicy):
     def _worlds(self, knowledge, rng):
         """``samples`` copies of each searched position's real world."""
         del knowledge, rng
+        if self._truth is None:  # searched outside act: no deal shown
+            raise ValueError(NOT_SHOWN)
         return tuple(np.repeat(part, self.samples, axis=1) for part in self._truth)
