@@ -117,7 +117,7 @@ def test_a_version_3_store_reads_read_only_and_is_left_as_it_was(
     assert path.read_bytes() == before and sorted(os.listdir(tmp_path)) == ["damaged.sqlite"]
     with Store(path, read_only=True) as store:
         assert all(p["bid_regret"] is None for p in leaderboard(store, rules=RULES).players)
-    assert SCHEMA_VERSION == 4
+    assert SCHEMA_VERSION == 5
 
 
 def test_the_page_answers_a_damaged_store_with_a_json_503(regret_db, tmp_path):
