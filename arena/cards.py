@@ -160,7 +160,7 @@ def write_markdown(card, path):
 
 
 def published_cards(variant=None, suite=None):
-    """The shipped bots' published cards (of one variant and suite, or all), sorted by spec."""
+    """The shipped bots' published cards (of one variant and suite, or all): Ghost Hand first, by spec."""
     cards = []
     for path in sorted(glob.glob(os.path.join(PUBLISHED_DIR, "*.json"))):
         with open(path, encoding="utf-8") as handle:
@@ -169,7 +169,7 @@ def published_cards(variant=None, suite=None):
             suite is None or card["suite"] == suite
         ):
             cards.append(card)
-    return sorted(cards, key=lambda c: c["spec"])
+    return sorted(cards, key=lambda c: (c["variant"] != "ghost", c["spec"]))
 
 
 def published_name(card):
