@@ -30,7 +30,7 @@ def play_interactive(
         seed = int(np.random.default_rng().integers(1_000_000))
     check_int("seed", seed, 0)
     game = make_game(variant, episode, rules)
-    check_player_count(players, game, variant)
+    check_player_count(players, game)
     policies, names, _ = build_players(players, game, seed)
     if drawn:  # once the players are built: a bad spec is the only line printed
         out(f"seed {seed} (play these deals again with --seed {seed})")

@@ -174,10 +174,12 @@ class MatchResult:
         ]
 
 
-def check_player_count(players, game, variant):
+def check_player_count(players, game):
+    """ValueError unless ``players`` has one entry per seat of ``game``."""
     if len(players) != game.num_players:
         raise ValueError(
-            f"{variant} needs {game.num_players} players (one per seat), got {len(players)}"
+            f"{variants.of(game).name} needs {game.num_players} players (one per seat), "
+            f"got {len(players)}"
         )
 
 
@@ -256,13 +258,13 @@ def act(policies, names, seat_player, obs, mask, player, keys=None, games=None):
 class MatchPlan:
     """What a match plays, before any game: its engine, players and games.
 
-    game: the engine; names, specs: per player; sequence, seat_player: as
+    variant: the game's descriptor; game: the engine; names, specs: per player; sequence, seat_player: as
     :func:`seatings`; keys: uint64[G] dealing stream key of each game;
     game_keys: uint64[G] key of each game's decisions (its stream key and
     seating, :mod:`agents.streams`); chunk: most games stepped at once.
     """
 
-    variant: str
+    variant: variants.Variant
     episode: str
     seed: int
     players: list
@@ -294,8 +296,8 @@ def plan_match(
     """(:class:`MatchPlan`, the players' policies) of a match (arguments as :func:`run_match`)."""
     check_int("seed", seed, 0)
     game = make_game(variant, episode, rules)
-    variant = variants.of(game).name  # a Variant or its name: results name it
-    check_player_count(players, game, variant)
+    variant = variants.of(game)  # resolved once: the plan and what it calls hold the descriptor
+    check_player_count(players, game)
     check_no_human(players)
     policies, names, specs = build_players(players, game, seed)
     sequence, seat_player = seatings(variant, games)
@@ -393,7 +395,7 @@ def play_games(plan, policies, lo, hi, record=False, progress=None):
 def _tell_game_over(plan, policies, games, scores, winner, truncated):
     """Tell each policy that takes it (:func:`agents.base.game_over`) that ``games`` (int[M] ids)
     ended, from its own seat: scores int[M, S] by seat, winner int[M] seat (-1: none), truncated bool[M]."""
-    teams = variants.make(plan.variant).teams
+    teams = plan.variant.teams
     seats = scores.shape[1]
     rows = np.arange(len(games))[:, None]
     for index, policy in enumerate(policies):
@@ -520,7 +522,7 @@ def match_result(plan, parts, wall):
         entry["rating"] = rating
     recorded = parts[0].acted is not None
     return MatchResult(
-        variant=variant,
+        variant=variant.name,  # results name the variant (their stored format)
         episode=plan.episode,
         rules=dataclasses.asdict(game.rules),
         seed=plan.seed,

@@ -15,14 +15,13 @@ from euchre_trainer.opponents import (
     warmup_role,
 )
 from euchre_trainer.stats import DEAL_STATS, margins
-from ghost_euchre_env import variants
 
 
 def before_card_play(run, obs):
     """bool[N]: the decision every game waits for (observations float32[N, D]) comes before the card
     play (what the warm-up teaches): the auction and trump; classic: ordering up, naming trump,
     going alone and the dealer's discard."""
-    return ~variants.make(run.config.variant).card_play(obs)
+    return ~run.variant.card_play(obs)
 
 
 class RolloutBuffer:
@@ -174,7 +173,7 @@ def collect_rollout(run, buf):
         run.obs, run.mask, run.player, rewards, done = run.venv.step(actions)
         run.global_step += config.num_envs  # all ranks' games
         if config.reward == "margin":
-            rewards = margins(rewards, config.variant)
+            rewards = margins(rewards, run.variant)
         buf.add_rewards(rewards * config.reward_scale)
         result = run.venv.last_result
         assert result is not None  # set by every step

@@ -101,6 +101,11 @@ class Run:
         return max(1, self.config.total_steps // self.batch_size)
 
     @property
+    def variant(self):
+        """The game's :class:`ghost_euchre_env.variants.Variant` (the config names it)."""
+        return variants.make(self.config.variant)
+
+    @property
     def warming_up(self):
         """True while the network imitates the heuristic's auction decisions (never with learn='play')"""
         return self.global_step < self.config.bidding_warmup_steps and self.config.learn != "play"

@@ -264,7 +264,7 @@ def update_scalars(run, buf, returns, stats, lessons, losses):
     played = lessons if run.config.learn == "all" else []
     masks = np.concatenate([buf.mask[:count], *(mask for _, mask, _ in played)])
     actions = np.concatenate([buf.action[:count], *(action for _, _, action in played)])
-    auction, bids = auction_counts(masks, actions, run.config.variant)
+    auction, bids = auction_counts(masks, actions, run.variant)
     returns = returns.astype(np.float64)
     residual = returns - buf.value[:count]
     sums = {

@@ -205,7 +205,7 @@ def test_a_network_of_the_other_variant_is_named_before_torch_is_imported():
     assert printed == [
         (
             "policy spec 'ppo:agents/pretrained/classic_ppo.pt': a classic Euchre network "
-            "(obs_size=464, num_actions=31) cannot play Ghost Hand (obs_size=390, num_actions=34): "
+            "(obs_size=464, num_actions=31) cannot play Ghost Hand Euchre (obs_size=390, num_actions=34): "
             "play it with --variant classic"
         ),
         "torch imported: False",
