@@ -39,7 +39,6 @@ released: a change is a new suite (``v2``), never an edit of ``v1``.**
 
 import dataclasses
 import functools
-import os
 import resource
 import sys
 import time
@@ -280,7 +279,7 @@ def run_card(
     if variant not in suite.sections:
         raise ValueError(f"suite {suite.name} has no sections for variant {variant!r}")
     spec, fingerprint = player_identity(spec)
-    make_policy(spec, make_game(variant, "game", None))  # a bad spec: one line, nothing played
+    end_match(make_policy(spec, make_game(variant, "game", None)))  # a bad spec: one line, no play
     key = card_key(suite.name, seed, variant, (spec, fingerprint))
     if robustness is not None and store is not None:  # the exploit run stored beside the card
         robustness = functools.partial(robustness, db=store.path)
@@ -351,10 +350,3 @@ def _flat(figures, prefix=""):
             yield from _flat(value, f"{prefix}{key}/")
         else:
             yield f"{prefix}{key}", value
-
-
-def default_db():
-    """The store cards go to by default (the league store's default file)."""
-    from arena.store import DEFAULT_DB
-
-    return os.fspath(DEFAULT_DB)

@@ -98,6 +98,7 @@ def test_a_card_has_every_section_with_intervals_and_is_deterministic(tmp_path):
     scale = first["sections"]["scale"]
     assert scale["random"]["win_rate"] <= scale["heuristic"]["win_rate"]
     assert first["timing"]["cost"]["cpu_ms_per_decision"] > 0
+    assert benchmark.interval_widths(first)["field/heuristics/win_rate"] > 0
     text = markdown(first)
     assert "| win rate vs two heuristics" in text and "published seed 7" in text
     assert "`heuristic`" in compact_rows([first])
