@@ -25,6 +25,7 @@ are the shipped bots' cards on each suite's published seed.
 import glob
 import json
 import os
+import re
 
 from arena.files import write_atomic
 
@@ -173,8 +174,9 @@ def published_cards(variant=None, suite=None):
 
 
 def published_name(card):
-    """The file name a card is published under: ``VARIANT-SPEC.json`` (the spec made a file name)."""
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in card["spec"])
+    """The file name a card is published under: ``SUITE-VARIANT-SPEC.json``, the spec's runs of
+    characters other than letters, digits and ``.`` written ``-`` (``v1-ghost-ppo-ghost.json``)."""
+    safe = re.sub(r"[^A-Za-z0-9.]+", "-", card["spec"]).strip("-")
     return f"{card['suite']}-{card['variant']}-{safe}.json"
 
 
