@@ -116,6 +116,8 @@ def test_the_wheel_holds_the_packages_their_data_and_no_scripts(wheel):
     assert "euchre_trainer/configs/default.yaml" in configs and configs <= names
     static = {f"arena/web/static/{p.name}" for p in (ROOT / "arena" / "static").iterdir()}
     assert "arena/web/static/play.html" in static and static <= names
+    published = {f"arena/published/{p.name}" for p in (ROOT / "arena" / "published").glob("*.json")}
+    assert published and published <= names  # the benchmark's published cards (arena.cards)
     entry_points = zipfile.ZipFile(wheel).read(
         f"ghost_euchre-{ghost_euchre_env.__version__}.dist-info/entry_points.txt"
     )
@@ -150,6 +152,17 @@ def test_the_shipped_agent_plays_by_name_through_the_console_command(venv):
     assert "ppo:ghost" in result.stdout and "heuristic#2" in result.stdout
     result = _run(venv, "ghost-euchre-evaluate", "ppo:ghots", "heuristic", "heuristic")
     assert result.returncode == 2 and "the shipped networks are" in result.stderr
+
+
+def test_the_published_benchmark_cards_are_found_from_the_wheel(venv):
+    code = (
+        "import json; from arena.cards import PUBLISHED_DIR, published_cards;"
+        "print(json.dumps([PUBLISHED_DIR, [c['spec'] for c in published_cards('ghost')]]))"
+    )
+    result = _run(venv, "python", "-c", code)
+    assert result.returncode == 0, result.stderr
+    folder, specs = json.loads(result.stdout)
+    assert pathlib.Path(folder).is_relative_to(venv[0]) and "ppo:ghost" in specs
 
 
 def test_the_search_bot_reads_the_installed_network(venv):
