@@ -27,7 +27,14 @@ import ghost_euchre_env
 from agents.pretrained import NETWORKS
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-PACKAGES = {"ghost_euchre_env", "agents", "arena", "euchre_trainer", "ghost_euchre_examples"}
+PACKAGES = {
+    "ghost_euchre",
+    "ghost_euchre_env",
+    "agents",
+    "arena",
+    "euchre_trainer",
+    "ghost_euchre_examples",
+}
 SOURCES = [
     "pyproject.toml",
     "README.md",
@@ -114,7 +121,7 @@ def test_the_wheel_holds_the_packages_their_data_and_no_scripts(wheel):
     assert f"ghost_euchre-{ghost_euchre_env.__version__}.dist-info/licenses/LICENSE" in names
     configs = {f"euchre_trainer/configs/{p.name}" for p in (ROOT / "configs").glob("*.yaml")}
     assert "euchre_trainer/configs/default.yaml" in configs and configs <= names
-    static = {f"arena/web/static/{p.name}" for p in (ROOT / "arena" / "static").iterdir()}
+    static = {f"arena/web/static/{p.name}" for p in (ROOT / "arena" / "web" / "static").iterdir()}
     assert "arena/web/static/play.html" in static and static <= names
     published = {f"arena/published/{p.name}" for p in (ROOT / "arena" / "published").glob("*.json")}
     assert published and published <= names  # the benchmark's published cards (arena.cards)
