@@ -148,7 +148,8 @@ def compact_rows(cards, links=False):
         cost = card.get("timing", {}).get("cost")
         cells.append(f"{cost['cpu_ms_per_decision']:.3g}" if cost else "-")
         seed = "" if card["published_seed"] else f" (private seed {card['seed']})"
-        lines.append(f"| `{card['spec']}`{seed} | {card['variant']} | " + " | ".join(cells) + " |")
+        spec = card["spec"].replace("|", "\\|")  # a composite's bar, not a column
+        lines.append(f"| `{spec}`{seed} | {card['variant']} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
