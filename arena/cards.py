@@ -28,6 +28,7 @@ import os
 import re
 
 from arena.files import write_atomic
+from ghost_euchre_env import variants
 
 PUBLISHED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "published")
 
@@ -162,7 +163,8 @@ def write_markdown(card, path):
 
 
 def published_cards(variant=None, suite=None):
-    """The shipped bots' published cards (of one variant and suite, or all): Ghost Hand first, by spec."""
+    """The shipped bots' published cards (of one variant and suite, or all): by variant in the
+    registry's order (Ghost Hand first), then by spec."""
     cards = []
     for path in sorted(glob.glob(os.path.join(PUBLISHED_DIR, "*.json"))):
         with open(path, encoding="utf-8") as handle:
@@ -171,7 +173,8 @@ def published_cards(variant=None, suite=None):
             suite is None or card["suite"] == suite
         ):
             cards.append(card)
-    return sorted(cards, key=lambda c: (c["variant"] != "ghost", c["spec"]))
+    order = variants.available()  # the registry's order: Ghost Hand first
+    return sorted(cards, key=lambda c: (order.index(c["variant"]), c["spec"]))
 
 
 def published_name(card):
