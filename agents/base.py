@@ -92,6 +92,28 @@ def end_match(policy):
         method()
 
 
+class Wrapped(Policy):
+    """A policy that plays as ``inner`` (its game and name) and passes every hook on to it: a
+    subclass adds what it does around ``act`` (recording, timing)."""
+
+    def __init__(self, inner, seed=None):
+        super().__init__(inner.game, seed)
+        self.inner = inner
+        self.name = inner.name
+
+    def reset(self, games):
+        self.inner.reset(games)
+
+    def game_over(self, *ended):
+        game_over(self.inner, *ended)
+
+    def show_deal(self, games, state):
+        show_deal(self.inner, games, state)
+
+    def end_match(self):
+        end_match(self.inner)
+
+
 @contextlib.contextmanager
 def playing(policies):
     """``with playing(policies):`` a match; at its end, on an error or Ctrl-C too, each policy is told

@@ -46,7 +46,7 @@ import tracemalloc
 
 import numpy as np
 
-from agents.base import Policy, end_match, game_over, show_deal
+from agents.base import Wrapped, end_match
 from agents.checked import PolicyRaised
 from agents.specs import make_policy
 from agents.streams import act_keyed
@@ -133,13 +133,13 @@ def match_figures(result, position=0):
     }
 
 
-class TimedPolicy(Policy):
+class TimedPolicy(Wrapped):
     """``inner`` played as it is, its ``act`` calls timed (CPU seconds of this process) and, on
     every ``every``-th call (untimed), its peak traced allocation measured (``tracemalloc``)."""
 
     def __init__(self, inner, every=8):
-        super().__init__(inner.game)
-        self.inner, self.name, self.every = inner, inner.name, every
+        super().__init__(inner)
+        self.every = every
         self.cpu_s, self.decisions, self.calls, self.peak_bytes = 0.0, 0, 0, 0
 
     def act(self, obs, mask, keys=None, games=None):
@@ -156,18 +156,6 @@ class TimedPolicy(Policy):
         self.cpu_s += time.process_time() - start
         self.decisions += len(mask)
         return actions
-
-    def reset(self, games):
-        self.inner.reset(games)
-
-    def game_over(self, *ended):
-        game_over(self.inner, *ended)
-
-    def show_deal(self, games, state):
-        show_deal(self.inner, games, state)
-
-    def end_match(self):
-        end_match(self.inner)
 
 
 def run_section(section, spec, variant, seed, workers=1, progress=False, robustness=None):

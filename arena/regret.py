@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from agents.base import Policy, end_match, game_over, show_deal
+from agents.base import Wrapped
 from agents.pimc import PIMCPolicy
 from agents.streams import RowRandom, act_keyed, child_keys
 from agents.worlds import read_knowledge, sample_worlds
@@ -62,7 +62,7 @@ def auction_rows(variant, obs, mask):
     return ~variants.make(variant).card_play(np.asarray(obs)) & (mask.sum(axis=1) > 1)
 
 
-class RecordingPolicy(Policy):
+class RecordingPolicy(Wrapped):
     """A policy that plays as ``inner`` and keeps a uniform sample of ``size`` of its auction decisions.
 
     Reservoir sampling: each decision gets a uniform priority (from its key,
@@ -74,9 +74,7 @@ class RecordingPolicy(Policy):
     """
 
     def __init__(self, inner, size, seed=None):
-        super().__init__(inner.game, seed)
-        self.inner = inner
-        self.name = inner.name
+        super().__init__(inner, seed)
         self.size = size
         self._sample = None  # (priority, obs, mask, action, key) of the kept decisions
 
@@ -94,18 +92,6 @@ class RecordingPolicy(Policy):
                 [self._sample, (*new, np.asarray(actions, np.int64)[rows], row_keys)], self.size
             )
         return actions
-
-    def reset(self, games):
-        self.inner.reset(games)
-
-    def game_over(self, *ended):
-        game_over(self.inner, *ended)
-
-    def show_deal(self, games, state):
-        show_deal(self.inner, games, state)
-
-    def end_match(self):
-        end_match(self.inner)
 
     def reservoir(self):
         """(priority float64[M], obs, mask, action, key) of the kept decisions, or None before any."""
