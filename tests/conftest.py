@@ -60,6 +60,9 @@ SLOW_FILES = {
     "test_interop_tianshou.py",  # trains
 }
 SLOW_TESTS = {
+    # a whole (tiny) benchmark suite played twice: once for the private seed, once for determinism
+    "test_benchmark.py::test_a_private_seed_is_said_and_deals_other_cards",
+    "test_benchmark.py::test_a_card_has_every_section_with_intervals_and_is_deterministic",
     # the single envs stepped beside the native vector env, every id and autoreset mode (minutes)
     "test_gym_vector.py::test_sub_env_i_is_the_single_env_seeded_seed_plus_i",
     "test_docs.py::test_shell_example_runs_as_written",  # a process per documented command
