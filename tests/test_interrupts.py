@@ -22,6 +22,14 @@ SMALL = [  # a long run of small updates, an evaluation line after each (the tes
 ]  # fmt: skip
 
 
+def as_a_terminal_starts_it():
+    """In the child before it runs: SIGINT unblocked and at its default, as a terminal starts a
+    command (a test runner started in the background by a shell inherits SIGINT ignored, and a
+    Python started with SIGINT ignored keeps it so: Ctrl-C would never reach the run)."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start_training(tmp_path, *extra):
     return subprocess.Popen(
         [
@@ -37,6 +45,7 @@ def start_training(tmp_path, *extra):
         text=True,
         cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": ROOT},
+        preexec_fn=as_a_terminal_starts_it,
     )
 
 
