@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from terminal_helpers import script_at_a_terminal
 
 from euchre_trainer import cli, interrupt
 from euchre_trainer.failures import last_checkpoint, remove_temporary, saved_checkpoints
@@ -22,19 +23,12 @@ SMALL = [  # a long run of small updates, an evaluation line after each (the tes
 ]  # fmt: skip
 
 
-def as_a_terminal_starts_it():
-    """In the child before it runs: SIGINT unblocked and at its default, as a terminal starts a
-    command (a test runner started in the background by a shell inherits SIGINT ignored, and a
-    Python started with SIGINT ignored keeps it so: Ctrl-C would never reach the run)."""
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def start_training(tmp_path, *extra):
     return subprocess.Popen(
         [
             sys.executable,
-            os.path.join(ROOT, "train.py"),
+            "-c",
+            script_at_a_terminal(os.path.join(ROOT, "train.py")),
             "--runs_dir",
             str(tmp_path),
             *SMALL,
@@ -45,7 +39,6 @@ def start_training(tmp_path, *extra):
         text=True,
         cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": ROOT},
-        preexec_fn=as_a_terminal_starts_it,
     )
 
 

@@ -9,6 +9,7 @@ import time
 
 import numpy as np
 import pytest
+from terminal_helpers import module_at_a_terminal
 
 from arena.bidding import run_bidding_match
 from arena.league import leaderboard, run_league
@@ -178,24 +179,13 @@ def test_a_dead_worker_fails_its_match_only(tmp_path):
         run_match(specs[1:], games=12, seed=1, rules=RULES, workers=2)
 
 
-# `python -m arena` with SIGINT unblocked and not ignored, as a terminal starts a command: the test
-# runner's own state (an earlier test may leave SIGINT blocked or ignored) would be inherited, and
-# Python then raises no KeyboardInterrupt.
-ARENA_AT_A_SHELL = (
-    "import runpy, signal, sys; "
-    "signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}); "
-    "signal.signal(signal.SIGINT, signal.default_int_handler); "
-    "sys.argv[0] = 'arena'; runpy.run_module('arena', run_name='__main__', alter_sys=True)"
-)
-
-
 def test_ctrl_c_of_a_parallel_league_keeps_finished_matches_and_the_command_resumes(tmp_path):
     path = tmp_path / "league.sqlite"
     specs = ["heuristic", "random", "league_bots:Blend", "userbots27:Slow"]
     argv = [sys.executable, "-m", "arena", "--league", *specs, "--games", "6", "--seed", "1"]
     argv += ["--rule", "target_score=16", "--db", str(path), "--workers", "2", "--quiet"]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, HERE, str(tmp_path)]))
-    interrupted = [sys.executable, "-c", ARENA_AT_A_SHELL, *argv[3:]]
+    interrupted = [sys.executable, "-c", module_at_a_terminal("arena"), *argv[3:]]
     league = subprocess.Popen(interrupted, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 300
     while not (path.exists() and stored(path)) and league.poll() is None:
