@@ -133,27 +133,35 @@ class PIMCPolicy(Policy):
         self.name = f"pimc(samples={self.samples}{rollout_note})"
 
     def act(self, obs, mask, keys=None):
-        """obs float32[N, D] of the seats to act, mask bool[N, A] -> int64[N].
+        """obs float32[N, D] of the seats to act, mask bool[N, A] -> int64[N]: the action of best
+        searched value (:meth:`searched_values`)."""
+        return self.searched_values(obs, mask, keys).argmax(axis=1)
 
-        keys: uint64[N] decision keys (:mod:`agents.streams`): the worlds and the
-        playouts of decision i then depend only on keys[i]; None: on ``rng``.
+    def searched_values(self, obs, mask, keys=None):
+        """float64[N, A]: the value of each action searched (points a deal, the ``objective``'s),
+        -inf for one not searched; a position with one legal action is not searched (0 for it).
+
+        obs float32[N, D] of the seats to act, mask bool[N, A]; keys: uint64[N] decision keys
+        (:mod:`agents.streams`): the worlds and the playouts of decision i then depend only on
+        keys[i]; None: on ``rng``.
         """
         mask = np.asarray(mask, dtype=bool)
-        actions = mask.argmax(axis=1).astype(np.int64)
+        values = np.where(mask, 0.0, -np.inf)
         search = np.flatnonzero(mask.sum(axis=1) > 1)
         if len(search) == 0:
-            return actions
+            return values
         keys = None if keys is None else child_keys(np.asarray(keys)[search], self.stream_key)
         rng = self.rng if keys is None else RowRandom(keys)
-        actions[search] = self.search(np.asarray(obs)[search], mask[search], keys, rng)
-        return actions
+        values[search] = self.search(np.asarray(obs)[search], mask[search], keys, rng)
+        return values
 
     def end_match(self):
         """The match is over: passed on to the playout policy (a program stops, :mod:`agents.program`)."""
         end_match(self.rollout)
 
     def search(self, obs, mask, keys, rng):
-        """int64[N]: the searched action of N positions with a choice.
+        """float64[N, A]: the searched value of each legal action of N positions with a choice
+        (-inf if illegal).
 
         obs float32[N, D], mask bool[N, A]; keys: uint64[N] keys of the
         positions (or None); rng: the source of the worlds' draws (a numpy
@@ -161,7 +169,7 @@ class PIMCPolicy(Policy):
         """
         knowledge = read_knowledge(obs, self.game)
         worlds = sample_worlds(knowledge, self.samples, rng)
-        return self.action_values(knowledge, worlds, mask, keys).argmax(axis=1)
+        return self.action_values(knowledge, worlds, mask, keys)
 
     def action_values(self, knowledge, worlds, mask, keys=None):
         """float64[N, A]: mean playout value of each legal action (-inf if illegal).

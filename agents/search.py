@@ -155,7 +155,8 @@ class SearchPolicy(PIMCPolicy):
         return self.ess_sum / self.ess_decisions if self.ess_decisions else None
 
     def search(self, obs, mask, keys, rng):
-        """int64[N]: the searched action of N positions with a choice (see :meth:`PIMCPolicy.search`)."""
+        """float64[N, A]: the searched values of N positions with a choice, the prior's share added
+        (-inf: illegal, or pruned; see :meth:`PIMCPolicy.search`)."""
         knowledge = read_knowledge(obs, self.game)
         worlds = self._worlds(knowledge, rng)
         guided = self.top > 0 or self.prior > 0
@@ -171,7 +172,7 @@ class SearchPolicy(PIMCPolicy):
         values = self.action_values(knowledge, worlds, searched, keys)
         if self.prior > 0:
             values = values + self.prior * probabilities
-        return values.argmax(axis=1)
+        return values
 
     def _worlds(self, knowledge, rng):
         """``samples`` worlds per position: uniform, or resampled by likelihood from a pool."""

@@ -128,6 +128,10 @@ class TrainConfig:
     'auction' decisions only"""
     distill_worlds: int = 32
     """hidden deals the distillation's oracle samples per decision"""
+    distill_temperature: float = 0.0
+    """0: the network imitates the teacher's action; above 0 (points a deal): the teacher's values made a
+    distribution, softmax(values / distill_temperature) over the actions it valued (expert iteration's
+    targets; a teacher that values its actions: the oracle, pimc, search)"""
 
     # PPO
     total_steps: int = 19_988_480
@@ -277,6 +281,11 @@ class TrainConfig:
         )
         check("critic", self.critic in ("shared", "oracle"), "'shared' or 'oracle'")
         check("distill_worlds", self.distill_worlds >= 1, "at least 1")
+        check(
+            "distill_temperature",
+            0 <= self.distill_temperature < math.inf,
+            "a finite number >= 0 (0: the teacher's action)",
+        )
         check("distill_phase", self.distill_phase in DISTILL_PHASES, "'auction', 'play' or 'all'")
         check(
             "distill_teacher",

@@ -1,9 +1,12 @@
 """Distillation (``distill_decisions``): a teacher's actions at sampled decisions of the learner as lessons.
 
 Each update, up to ``distill_decisions`` of the learner's decisions of the
-rollout with a choice, of ``distill_phase``, get the teacher's action, and the
+rollout with a choice, of ``distill_phase``, get the teacher's target, and the
 network then also minimises the cross-entropy toward it (weight
 ``imitation_coef``), beside PPO, as the warm-up's lessons are taught. The
+target is the teacher's action, or with ``distill_temperature`` T > 0 the
+distribution softmax(values / T) of the values the teacher gave its actions
+(expert iteration: a search's value-weighted choice, not only its pick). The
 teacher (``distill_teacher``) is either the oracle that also measures bid
 regret (:func:`arena.regret.action_values`: ``distill_worlds`` hidden deals
 consistent with what the seat knows, each legal action played out with
@@ -32,18 +35,44 @@ def phase_rows(variant, obs, mask, phase):
 
 def build_teacher(config, engine, seed):
     """The Policy of a distill_teacher spec, its actions checked (None: the oracle, or no
-    distillation); ValueError naming it."""
+    distillation); with distill_temperature the policy itself, which must value its actions
+    (``searched_values``, as pimc and search do); ValueError naming it."""
     if not config.distill_decisions or config.distill_teacher == "oracle":
         return None
     try:
         teacher = make_policy(config.distill_teacher, engine, seed=seed)
     except ValueError as error:
         raise ValueError(f"distill_teacher: {error}") from None
-    return CheckedPolicy(teacher, f"distill_teacher {config.distill_teacher!r}")
+    if not config.distill_temperature:
+        return CheckedPolicy(teacher, f"distill_teacher {config.distill_teacher!r}")
+    if not callable(getattr(teacher, "searched_values", None)):
+        raise ValueError(
+            f"distill_temperature={config.distill_temperature:g} needs a teacher that values its "
+            f"actions (the oracle, pimc, search); distill_teacher {config.distill_teacher!r} only "
+            "chooses them (use distill_temperature: 0 to imitate its choices)"
+        )
+    return teacher
+
+
+def value_targets(values, temperature):
+    """float32[M, A]: softmax(values / temperature) of values float64[M, A] (-inf: not valued,
+    probability 0), row by row."""
+    scaled = values / temperature
+    scaled = scaled - scaled.max(axis=1, keepdims=True)
+    weights = np.exp(scaled)
+    return (weights / weights.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
+def choice_targets(actions, num_actions):
+    """float32[M, A]: one-hot rows of the actions int64[M]."""
+    targets = np.zeros((len(actions), num_actions), np.float32)
+    targets[np.arange(len(actions)), actions] = 1.0
+    return targets
 
 
 def teacher_lessons(run, buf):
-    """[(obs float32[M, D], mask bool[M, A], the teacher's action int64[M])], or [] without distillation."""
+    """[(obs float32[M, D], mask bool[M, A], the teacher's target float32[M, A])], or [] without
+    distillation: one-hot on its action, or its values' softmax (``distill_temperature``)."""
     config = run.config
     if not config.distill_decisions:
         return []
@@ -57,9 +86,16 @@ def teacher_lessons(run, buf):
     rows = np.sort(run.np_rng.choice(rows, min(len(rows), config.distill_decisions), replace=False))
     keys = run.np_rng.integers(0, 2**64, len(rows), dtype=np.uint64, endpoint=False)
     obs, mask = buf.obs[rows], buf.mask[rows]
+    temperature = config.distill_temperature
     if run.teacher is None:  # the oracle
         values = action_values(
             run.engine, obs, mask, config.card_play, config.distill_worlds, keys=keys
         )
-        return [(obs, mask, values.argmax(axis=1))]
-    return [(obs, mask, np.asarray(act_keyed(run.teacher, obs, mask, keys), np.int64))]
+    elif temperature:
+        values = run.teacher.searched_values(obs, mask, keys)
+    else:
+        actions = np.asarray(act_keyed(run.teacher, obs, mask, keys), np.int64)
+        return [(obs, mask, choice_targets(actions, mask.shape[1]))]
+    if temperature:
+        return [(obs, mask, value_targets(values, temperature))]
+    return [(obs, mask, choice_targets(values.argmax(axis=1), mask.shape[1]))]

@@ -18,7 +18,7 @@ from euchre_trainer.checkpoint import (
     save_torch,
     update_checkpoint,
 )
-from euchre_trainer.distill import teacher_lessons
+from euchre_trainer.distill import choice_targets, teacher_lessons
 from euchre_trainer.evaluation import final_evaluation, periodic_evaluation
 from euchre_trainer.failures import last_checkpoint, remove_temporary, stopped_by_plug_ins
 from euchre_trainer.interrupt import CtrlC, Interrupted
@@ -70,7 +70,9 @@ def play_update(run, buf, log):
     torch.set_num_threads(config.rollout_threads)
     stats, lessons = collect_rollout(run, buf)
     advantages, returns = advantages_and_returns(run, buf)
-    taught = lessons + teacher_lessons(run, buf)
+    taught = [
+        (obs, mask, choice_targets(actions, mask.shape[1])) for obs, mask, actions in lessons
+    ] + teacher_lessons(run, buf)
     # --- update (minibatches over all ranks' decisions, gradients summed over the ranks)
     torch.set_num_threads(config.torch_threads)
     shares = batch_shares(run, buf, taught, stats)

@@ -75,7 +75,7 @@ class Minibatch:
 def batch_shares(run, buf, lessons, stats):
     """:class:`Shares` of this rollout; the run's counts of learner decisions and deals take all
     ranks' in."""
-    lesson_count = sum(len(actions) for _, _, actions in lessons)
+    lesson_count = sum(len(targets) for _, _, targets in lessons)
     shares = run.ranks.all_rows([buf.count, lesson_count, stats.counts["deals"]])
     run.learner_step += int(shares[:, 0].sum())
     run.deals += int(shares[:, 2].sum())
@@ -169,13 +169,14 @@ def clipped_ppo_loss(config, ratio, advantages, new_value, old_value, returns, e
 
 
 def imitation_loss(model, lessons, rows, total):
-    """Cross-entropy of the network's masked logits against the heuristic's auction actions on this
-    rank's ``rows`` of the ``lessons`` (seen observations, masks, actions), its share of the mean
-    over the minibatch's ``total`` lessons."""
-    seen, mask, actions = lessons
+    """Cross-entropy of the network's masked logits against the lessons' target distributions
+    (the heuristic's actions, one-hot, or a teacher's) on this rank's ``rows`` of the ``lessons``
+    (seen observations, masks, targets), its share of the mean over the minibatch's ``total``
+    lessons."""
+    seen, mask, targets = lessons
     logits, _ = model.from_seen(*seen_rows(seen, rows))
     losses = torch.nn.functional.cross_entropy(
-        mask_logits(logits, mask[rows]), actions[rows], reduction="none"
+        mask_logits(logits, mask[rows]), targets[rows], reduction="none"
     )
     return share_mean(losses, total)
 
@@ -209,12 +210,12 @@ def ppo_update(run, buf, advantages, returns, lessons, shares):
         if critic is not None
         else None
     )
-    taught = None  # the warm-up's lessons: (seen observations, masks, actions)
+    taught = None  # the lessons: (seen observations, masks, target distributions)
     if lessons:
-        lesson_obs, lesson_mask, lesson_actions = (
+        lesson_obs, lesson_mask, lesson_targets = (
             tensor(np.concatenate(x)) for x in zip(*lessons, strict=True)
         )
-        taught = (model.see(lesson_obs), lesson_mask, lesson_actions)
+        taught = (model.see(lesson_obs), lesson_mask, lesson_targets)
 
     zero = torch.zeros((), device=device)
     pg_loss, v_loss, entropy_loss, approx_kl, imitation = zero, zero, zero, zero, zero

@@ -3,9 +3,10 @@
 import numpy as np
 import pytest
 
+from agents.ppo import mask_logits
 from arena.regret import action_values, auction_rows
 from euchre_trainer.config import make_config
-from euchre_trainer.distill import phase_rows, teacher_lessons
+from euchre_trainer.distill import choice_targets, phase_rows, teacher_lessons, value_targets
 from euchre_trainer.ranks import start_ranks
 from euchre_trainer.rollout import RolloutBuffer, collect_rollout
 from euchre_trainer.run import setup
@@ -29,7 +30,9 @@ def test_lessons_are_the_oracles_best_actions_at_sampled_auction_decisions(
 ):
     run, buf = _rollout(tmp_path, variant=variant, distill_decisions=6, distill_worlds=8)
     state = run.np_rng.bit_generator.state
-    [(obs, mask, best)] = teacher_lessons(run, buf)
+    [(obs, mask, targets)] = teacher_lessons(run, buf)
+    best = targets.argmax(axis=1)
+    assert np.array_equal(targets, choice_targets(best, mask.shape[1]))  # one-hot
     assert len(best) == 6 and auction_rows(variant, obs, mask).all()
     assert mask[np.arange(6), best].all()
     # the same rows and keys again give the same lessons, and they are the oracle's argmax
@@ -59,7 +62,9 @@ def test_a_teacher_policys_keyed_actions_at_sampled_card_play_decisions(
         distill_phase="play",
     )  # fmt: skip
     state = run.np_rng.bit_generator.state
-    [(obs, mask, taught)] = teacher_lessons(run, buf)
+    [(obs, mask, targets)] = teacher_lessons(run, buf)
+    taught = targets.argmax(axis=1)
+    assert np.array_equal(targets, choice_targets(taught, mask.shape[1]))
     assert (
         len(taught) == 5
         and phase_rows(variant, obs, mask, "play").all()
@@ -73,6 +78,65 @@ def test_a_teacher_policys_keyed_actions_at_sampled_card_play_decisions(
     assert np.array_equal(obs, buf.obs[chosen])
     assert run.teacher.samples == 4
     assert np.array_equal(taught, run.teacher.act(obs, mask, keys=keys))
+
+
+@pytest.mark.parametrize(
+    "teacher", ["oracle", "pimc:samples=4", "search:samples=2,infer=none,top=2"]
+)
+def test_a_valuing_teacher_gives_the_softmax_of_its_values(tmp_path, torch_globals, teacher):
+    phase = "auction" if teacher == "oracle" else "all"
+    run, buf = _rollout(
+        tmp_path, distill_decisions=6, distill_teacher=teacher, distill_phase=phase,
+        distill_temperature=0.5, distill_worlds=4,
+    )  # fmt: skip
+    state = run.np_rng.bit_generator.state
+    [(obs, mask, targets)] = teacher_lessons(run, buf)
+    assert targets.dtype == np.float32 and np.allclose(targets.sum(axis=1), 1.0)
+    assert (targets[~mask] == 0).all()
+    # the same draws again: the targets are softmax(values / 0.5) of the teacher's values
+    run.np_rng.bit_generator.state = state
+    rows = np.flatnonzero(phase_rows("ghost", buf.obs[: buf.count], buf.mask[: buf.count], phase))
+    chosen = np.sort(run.np_rng.choice(rows, 6, replace=False))
+    keys = run.np_rng.integers(0, 2**64, 6, dtype=np.uint64, endpoint=False)
+    values = (
+        action_values(run.engine, obs, mask, "heuristic", 4, keys=keys)
+        if teacher == "oracle"
+        else run.teacher.searched_values(buf.obs[chosen], buf.mask[chosen], keys)
+    )
+    assert np.array_equal(targets, value_targets(values, 0.5))
+    assert np.array_equal(targets.argmax(axis=1), values.argmax(axis=1))
+
+
+def test_value_targets_weigh_the_values_and_leave_out_the_unvalued():
+    values = np.array([[1.0, 0.0, -np.inf], [0.0, 0.0, 0.0], [-np.inf, 5.0, -np.inf]])
+    targets = value_targets(values, 1.0)
+    assert np.allclose(targets[0], [np.e / (np.e + 1), 1 / (np.e + 1), 0.0])
+    assert np.allclose(targets[1], 1 / 3) and np.array_equal(targets[2], [0.0, 1.0, 0.0])
+    assert np.allclose(value_targets(values, 1e-3)[0], [1.0, 0.0, 0.0])  # cold: the choice
+
+
+def test_a_temperature_needs_a_teacher_that_values_its_actions(tmp_path):
+    config = make_config(
+        {"distill_decisions": 8, "distill_teacher": "heuristic", "distill_phase": "all",
+         "distill_temperature": 0.5, "runs_dir": str(tmp_path)}
+    )  # fmt: skip
+    with pytest.raises(ValueError, match=r"needs a teacher that values its actions .* 'heuristic'"):
+        setup(config, start_ranks(config))
+
+
+def test_one_hot_targets_teach_as_the_actions_did(torch_globals):
+    import torch
+
+    logits = torch.randn(7, 5)
+    mask = torch.rand(7, 5) > 0.3
+    mask[:, 2] = True
+    actions = torch.full((7,), 2)
+    masked = mask_logits(logits, mask)
+    one_hot = torch.from_numpy(choice_targets(actions.numpy(), 5))
+    torch.testing.assert_close(
+        torch.nn.functional.cross_entropy(masked, one_hot, reduction="none"),
+        torch.nn.functional.cross_entropy(masked, actions, reduction="none"),
+    )
 
 
 def test_phases_split_the_decisions_with_a_choice(tmp_path, torch_globals):
@@ -103,6 +167,8 @@ def test_a_teacher_that_cannot_be_built_is_named(tmp_path):
         ({"distill_teacher": " "}, "distill_teacher must be 'oracle' or a policy spec"),
         ({"distill_decisions": -1}, "distill_decisions must be at least 0, got -1"),
         ({"distill_worlds": 0}, "distill_worlds must be at least 1, got 0"),
+        ({"distill_temperature": -0.1}, "distill_temperature must be a finite number >= 0"),
+        ({"distill_temperature": float("nan")}, "distill_temperature must be a finite number >= 0"),
     ],
 )  # fmt: skip
 def test_bad_distillation_settings_are_one_line_errors(fields, message):

@@ -300,6 +300,23 @@ def test_same_seed_same_actions():
     assert mask[np.arange(12), first].all()
 
 
+def test_searched_values_are_what_it_plays_and_skip_the_forced_moves():
+    venv = GhostEuchreVec(4, seed=5, episode="deal")
+    obs, mask, _ = venv.reset()
+    seen, rng = [], np.random.default_rng(0)
+    for _ in range(40):  # random play: auction, play and forced decisions
+        seen.append((obs, mask))
+        obs, mask, _, _, _ = venv.step((rng.random(mask.shape) * mask).argmax(axis=1))
+    obs, mask = (np.concatenate(part)[::5] for part in zip(*seen, strict=True))
+    keys = np.arange(len(obs), dtype=np.uint64)
+    policy = PIMCPolicy(venv.game, seed=3, samples=8)
+    values = policy.searched_values(obs, mask, keys)
+    assert np.array_equal(np.isfinite(values), mask)  # a value for every legal action
+    forced = mask.sum(axis=1) == 1
+    assert forced.any() and (values[forced][mask[forced]] == 0).all()
+    assert np.array_equal(policy.act(obs, mask, keys), values.argmax(axis=1))
+
+
 def test_bad_options_raise():
     game = GhostEuchre()
     with pytest.raises(ValueError, match="samples"):

@@ -167,6 +167,19 @@ def test_pruning_searches_only_the_networks_top_actions():
     assert (bot.act(obs, mask, np.arange(16, dtype=np.uint64)) == bot.network.act(obs, mask)).all()
 
 
+def test_pruned_actions_have_no_searched_value():
+    game = GhostEuchre()
+    state = game.init(np.arange(16, dtype=np.uint64))
+    obs, mask = game.observe(state, state.player.astype(np.int64)), game.legal_mask(state)
+    bot = SearchPolicy(game, seed=0, samples=2, infer="none", top=2)
+    values = bot.searched_values(obs, mask, np.arange(16, dtype=np.uint64))
+    probabilities = action_probabilities(bot.network, obs, mask)
+    for row in range(16):
+        valued = np.flatnonzero(np.isfinite(values[row]))
+        likely = np.argsort(-np.where(mask[row], probabilities[row], -1.0), kind="stable")[:2]
+        assert sorted(valued) == sorted(likely)
+
+
 @pytest.mark.parametrize(
     ("option", "message"),
     [
