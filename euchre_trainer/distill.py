@@ -18,7 +18,7 @@ Rows and keys come from the run's generator, so a seeded run repeats.
 import numpy as np
 
 from agents import make_policy
-from agents.checked import CheckedPolicy
+from agents.checked import CheckedPolicy, PlugInError, raised
 from agents.streams import act_keyed
 from arena.regret import action_values, auction_rows
 
@@ -52,6 +52,25 @@ def build_teacher(config, engine, seed):
             "chooses them (use distill_temperature: 0 to imitate its choices)"
         )
     return teacher
+
+
+def searched_values(run, obs, mask, keys):
+    """float64[M, A]: the teacher's values of M decisions, checked: :class:`PolicyRaised` when it
+    raises, :class:`PlugInError` unless each row is finite at some legal actions and -inf elsewhere."""
+    what = f"distill_teacher {run.config.distill_teacher!r}"
+    try:
+        values = np.asarray(run.teacher.searched_values(obs, mask, keys), np.float64)
+    except Exception as error:  # its own code: named, its traceback kept
+        raise raised(what, error, f"in {len(mask)} decisions") from error
+    valued = np.isfinite(values) if values.shape == mask.shape else None
+    if valued is None or (valued & ~mask).any() or not valued.any(axis=1).all():
+        raise PlugInError(
+            f"{what}: searched_values must be float[{len(mask)}, {mask.shape[1]}], finite at "
+            f"some legal actions of each decision and -inf elsewhere; got shape {values.shape}"
+        )
+    if (values[~valued] != -np.inf).any():
+        raise PlugInError(f"{what}: searched_values holds NaN or +inf")
+    return values
 
 
 def value_targets(values, temperature):
@@ -92,7 +111,7 @@ def teacher_lessons(run, buf):
             run.engine, obs, mask, config.card_play, config.distill_worlds, keys=keys
         )
     elif temperature:
-        values = run.teacher.searched_values(obs, mask, keys)
+        values = searched_values(run, obs, mask, keys)
     else:
         actions = np.asarray(act_keyed(run.teacher, obs, mask, keys), np.int64)
         return [(obs, mask, choice_targets(actions, mask.shape[1]))]

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from agents.checked import PlugInError, PolicyRaised
 from agents.ppo import mask_logits
 from arena.regret import action_values, auction_rows
 from euchre_trainer.config import make_config
@@ -122,6 +123,50 @@ def test_a_temperature_needs_a_teacher_that_values_its_actions(tmp_path):
     )  # fmt: skip
     with pytest.raises(ValueError, match=r"needs a teacher that values its actions .* 'heuristic'"):
         setup(config, start_ranks(config))
+
+
+class _Valuing:
+    """A teacher whose searched_values returns ``values``, whatever it is asked."""
+
+    def __init__(self, values):
+        self.values = values
+
+    def searched_values(self, obs, mask, keys):
+        if isinstance(self.values, Exception):
+            raise self.values
+        return self.values(mask) if callable(self.values) else self.values
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        (lambda mask: np.zeros(len(mask)), "must be float"),
+        (lambda mask: np.where(mask, 0.0, -np.inf)[:-1], r"got shape \(5, "),
+        (lambda mask: np.zeros(mask.shape), "finite at some legal actions"),
+        (lambda mask: np.full(mask.shape, -np.inf), "finite at some legal actions"),
+        (lambda mask: np.where(mask, np.nan, -np.inf), "finite at some legal actions"),
+        (lambda mask: np.where(mask, 0.0, np.inf), "NaN or \\+inf"),
+    ],
+)  # fmt: skip
+def test_bad_searched_values_stop_with_the_teachers_name(tmp_path, torch_globals, values, message):
+    run, buf = _rollout(
+        tmp_path, distill_decisions=6, distill_teacher="pimc:samples=2", distill_phase="all",
+        distill_temperature=0.5,
+    )  # fmt: skip
+    run.teacher = _Valuing(values)
+    with pytest.raises(PlugInError, match=r"^distill_teacher 'pimc:samples=2': .*" + message):
+        teacher_lessons(run, buf)
+
+
+def test_a_teacher_that_raises_is_named_with_its_trace(tmp_path, torch_globals):
+    run, buf = _rollout(
+        tmp_path, distill_decisions=6, distill_teacher="pimc:samples=2", distill_phase="all",
+        distill_temperature=0.5,
+    )  # fmt: skip
+    run.teacher = _Valuing(KeyError("lost"))
+    with pytest.raises(PolicyRaised, match="distill_teacher 'pimc:samples=2'") as caught:
+        teacher_lessons(run, buf)
+    assert "KeyError" in caught.value.trace
 
 
 def test_one_hot_targets_teach_as_the_actions_did(torch_globals):
