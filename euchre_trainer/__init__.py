@@ -11,7 +11,7 @@ the package uses ``agents`` and ``arena``, which never import it):
 - :mod:`~euchre_trainer.rollout`: rollouts, the per-seat rollout buffer, GAE
 - :mod:`~euchre_trainer.update`: the PPO update (and the warm-up's imitation)
 - :mod:`~euchre_trainer.critic`: the oracle critic (``critic: oracle``: the value also sees the hidden cards)
-- :mod:`~euchre_trainer.distill`: distillation (``distill_decisions``: a teacher's actions as lessons: the rollout oracle's bids or a policy's)
+- :mod:`~euchre_trainer.distill`: distillation (``distill_decisions``: a teacher's actions, or its values' softmax, as lessons: the rollout oracle's bids, a search's or a policy's)
 - :mod:`~euchre_trainer.stats`: deal statistics and the update's scalars for TensorBoard
 - :mod:`~euchre_trainer.log`, :mod:`~euchre_trainer.evaluation`: TensorBoard and progress; evaluations
 - :mod:`~euchre_trainer.checkpoint`: atomic checkpoints, exact resume
