@@ -106,15 +106,15 @@ def teacher_lessons(run, buf):
     keys = run.np_rng.integers(0, 2**64, len(rows), dtype=np.uint64, endpoint=False)
     obs, mask = buf.obs[rows], buf.mask[rows]
     temperature = config.distill_temperature
+    if run.teacher is not None and not temperature:  # a policy's picks
+        actions = np.asarray(act_keyed(run.teacher, obs, mask, keys), np.int64)
+        return [(obs, mask, choice_targets(actions, mask.shape[1]))]
     if run.teacher is None:  # the oracle
         values = action_values(
             run.engine, obs, mask, config.card_play, config.distill_worlds, keys=keys
         )
-    elif temperature:
-        values = searched_values(run, obs, mask, keys)
     else:
-        actions = np.asarray(act_keyed(run.teacher, obs, mask, keys), np.int64)
-        return [(obs, mask, choice_targets(actions, mask.shape[1]))]
+        values = searched_values(run, obs, mask, keys)
     if temperature:
         return [(obs, mask, value_targets(values, temperature))]
     return [(obs, mask, choice_targets(values.argmax(axis=1), mask.shape[1]))]
