@@ -36,17 +36,17 @@ class Policy:
 
     A policy that draws random numbers may take a third argument, ``act(obs,
     mask, keys=None)``: a match passes uint64[N] keys (one per game and
-    decision), and drawing from ``agents.streams.draws(self, keys)`` makes its
+    decision), and drawing from ``ghost_euchre.agents.streams.draws(self, keys)`` makes its
     choices independent of the batch (of how a match is split over workers);
     ``stream_key`` is its own key, from ``seed``.
 
     Two more optional hooks, for a bot that keeps something per match (a
-    program, :mod:`agents.program`): a policy whose ``act`` takes ``games`` gets
+    program, :mod:`ghost_euchre.agents.program`): a policy whose ``act`` takes ``games`` gets
     the match's game ids int[N] of the rows; ``game_over(games, scores, won,
     truncated)`` is called when games end (:func:`game_over`) and ``end_match()``
     when the match is over, on an error too (:func:`end_match`). ``show_deal(games,
     state)`` (:func:`show_deal`) is for a perfect-information reference only
-    (:mod:`agents.oracle`): no legal player has it.
+    (:mod:`ghost_euchre.agents.oracle`): no legal player has it.
     """
 
     name = "policy"
@@ -78,7 +78,7 @@ def game_over(policy, games, scores, won, truncated):
 
 
 def show_deal(policy, games, state):
-    """Show ``policy`` (if it has a ``show_deal`` method: :mod:`agents.oracle`, no legal player) the
+    """Show ``policy`` (if it has a ``show_deal`` method: :mod:`ghost_euchre.agents.oracle`, no legal player) the
     engine state of the games about to act: games int[M] the match's ids of the state's rows."""
     method = getattr(policy, "show_deal", None)
     if callable(method):
@@ -117,7 +117,7 @@ class Wrapped(Policy):
 @contextlib.contextmanager
 def playing(policies):
     """``with playing(policies):`` a match; at its end, on an error or Ctrl-C too, each policy is told
-    (:func:`end_match`: a program bot stops, :mod:`agents.program`)."""
+    (:func:`end_match`: a program bot stops, :mod:`ghost_euchre.agents.program`)."""
     try:
         yield
     finally:

@@ -1,8 +1,8 @@
-"""``agents.cardset:CardSetNet``: a network that sees the cards as a set (the plug-in interface's worked example).
+"""``ghost_euchre.agents.cardset:CardSetNet``: a network that sees the cards as a set (the plug-in interface's worked example).
 
-Train it with ``ghost-euchre-train --model agents.cardset:CardSetNet`` (options:
+Train it with ``ghost-euchre-train --model ghost_euchre.agents.cardset:CardSetNet`` (options:
 ``--model_options "{embed_size: 32, pooling: attention}"``); it plays as
-``ppo:PATH`` like the MLP (:mod:`agents.networks`).
+``ppo:PATH`` like the MLP (:mod:`ghost_euchre.agents.networks`).
 
 Each of the 24 cards is one token: the card's column of every card-indexed
 block of the observation (Ghost Hand: own hand, dead hand, played by each seat,

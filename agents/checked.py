@@ -13,6 +13,7 @@ import traceback
 from ghost_euchre_env.core import check_actions
 
 from .human import HumanQuit
+from .renamed import current_module
 from .streams import act_keyed
 
 
@@ -50,11 +51,13 @@ def raised(what, error, doing):
 
 
 def find_module(name, what):
-    """The module ``name`` imported, or None when no module of that name exists. A module that
+    """The module ``name`` imported (a 0.1 name read as today's, :mod:`.renamed`), or None when no
+    module of that name exists. A module that
     exists but fails to import (a syntax error, a NUL byte, a missing dependency, an exception or
     ``sys.exit`` at import, a package whose ``__init__`` raises) is user code that raised:
     :class:`PolicyRaised` whose line names ``what`` (e.g. "policy spec 'm:Bot'") and
     the module, with the traceback kept (exit status 1 in every command)."""
+    name = current_module(name)
     try:
         return importlib.import_module(name)
     except ModuleNotFoundError as error:
@@ -77,11 +80,11 @@ def shown_games(games):
 
 def checked_act(policy, what, obs, mask, keys=None, games=None):
     """``policy``'s actions int64[N] for obs float32[N, D] and mask bool[N, A] (``keys``: as
-    :func:`agents.streams.act_keyed`), checked: :class:`PolicyRaised` when its ``act`` raises,
+    :func:`ghost_euchre.agents.streams.act_keyed`), checked: :class:`PolicyRaised` when its ``act`` raises,
     :class:`PlugInError` unless it returns N legal integer actions; both name ``what``
     (e.g. "player 'x'") and the game (games: int[N] the rows' game ids, given to a policy whose
     ``act`` takes ``games``; None: row numbers). A :class:`PlugInError` the policy raises itself (a
-    program bot's failure, :mod:`agents.program`) is its one line, after ``what``."""
+    program bot's failure, :mod:`ghost_euchre.agents.program`) is its one line, after ``what``."""
     try:
         chosen = act_keyed(policy, obs, mask, keys, games)
     except HumanQuit:  # the person at the terminal stopped: not a failure

@@ -74,7 +74,7 @@ class CompositePolicy(Policy):
         """obs float32[N, D], mask bool[N, A] -> int64[N]: each row from the part whose decision it is.
 
         keys: uint64[N] decision keys, games: int[N] game ids, each passed on to the parts that
-        take them (:mod:`agents.streams`).
+        take them (:mod:`ghost_euchre.agents.streams`).
         """
         mask = np.asarray(mask, dtype=bool)
         cards = self.variant.card_play(np.asarray(obs))
@@ -97,16 +97,16 @@ class CompositePolicy(Policy):
         self.play.reset(games)
 
     def game_over(self, *ended):
-        """Passed on to the parts that take it (:func:`agents.base.game_over`)."""
+        """Passed on to the parts that take it (:func:`ghost_euchre.agents.base.game_over`)."""
         for part in (self.auction, self.play):
             game_over(part, *ended)
 
     def show_deal(self, games, state):
-        """Passed on to the parts that take it (:func:`agents.base.show_deal`)."""
+        """Passed on to the parts that take it (:func:`ghost_euchre.agents.base.show_deal`)."""
         for part in (self.auction, self.play):
             show_deal(part, games, state)
 
     def end_match(self):
-        """Passed on to the parts that take it (:func:`agents.base.end_match`)."""
+        """Passed on to the parts that take it (:func:`ghost_euchre.agents.base.end_match`)."""
         for part in (self.auction, self.play):
             end_match(part)

@@ -1,9 +1,9 @@
 """Worlds weighted by what the other seats did: policy-based inference for the search bot.
 
-A world sampled by :mod:`agents.worlds` fits the cards seen and the voids
+A world sampled by :mod:`ghost_euchre.agents.worlds` fits the cards seen and the voids
 shown, but not the bidding: in a uniform world the seat that bid five may hold
 no trump. Here every world is replayed from its deal's start
-(:func:`agents.worlds.deal_start_states`) through the actions taken so far
+(:func:`ghost_euchre.agents.worlds.deal_start_states`) through the actions taken so far
 (:func:`deal_actions`, read from the observation: the auction, the naming of
 trump, classic's alone choices and discard, the cards in the order they fell),
 and at every decision of another seat a model of that seat (a policy) says how
@@ -29,10 +29,10 @@ from .worlds import NO_ACTION, card_of, deal_start_states
 def deal_actions(knowledge, game, cards=True):
     """int16[N, T]: the actions taken this deal, in order, as far as each position has gone.
 
-    knowledge: :func:`agents.worlds.read_knowledge` of N positions of ``game``;
+    knowledge: :func:`ghost_euchre.agents.worlds.read_knowledge` of N positions of ``game``;
     cards: False for the actions before the first card only (the auction, trump,
     classic's discard and alone choices); rows end in -1 padding; classic's
-    dealer discard is :data:`agents.worlds.FROM_WORLD` (each world holds its own). ValueError
+    dealer discard is :data:`ghost_euchre.agents.worlds.FROM_WORLD` (each world holds its own). ValueError
     for Ghost Hand's open auction.
     """
     parts = knowledge.auction_actions(game)
@@ -65,7 +65,7 @@ def log_likelihoods(game, knowledge, worlds, model, floor, rows, cards=True):
 
     game: the engine (``episode="deal"``) that replays them; knowledge, rows:
     the positions and the position of each world (int[M]); worlds: the M
-    worlds, as :func:`agents.worlds.world_states` takes them; model: an
+    worlds, as :func:`ghost_euchre.agents.worlds.world_states` takes them; model: an
     :func:`action_probabilities` model of every other seat; floor: in [0, 1);
     cards: False to weigh the actions before the first card only (the card play
     is then not replayed: far cheaper late in a deal). A world where an action
@@ -101,7 +101,7 @@ def log_likelihoods(game, knowledge, worlds, model, floor, rows, cards=True):
 def action_probabilities(model, obs, mask):
     """float64[N, A]: the model's probability of each action (0 where illegal).
 
-    model: a network policy (``agents.ppo.PPOPolicy``: the softmax of its legal
+    model: a network policy (``ghost_euchre.agents.ppo.PPOPolicy``: the softmax of its legal
     logits), a :class:`MixedModel`, or any other policy (1 on the action it takes).
     """
     if isinstance(model, MixedModel):
@@ -136,7 +136,7 @@ def resample(log_weights, count, rng):
 
     log_weights: float64[N, C] of C candidate worlds per position; systematic
     resampling (one uniform draw per position from ``rng``, a numpy Generator
-    or :class:`agents.streams.RowRandom`), so a candidate of weight w is chosen
+    or :class:`ghost_euchre.agents.streams.RowRandom`), so a candidate of weight w is chosen
     about ``count * w / sum(w)`` times. A position whose every candidate has
     weight 0 (-inf) keeps its candidates uniformly. The effective sample size
     ``sum(w)^2 / sum(w^2)`` is of the C candidates (C: uniform weights).

@@ -11,7 +11,7 @@ value float32[B])``. It sees raw observations; :class:`PluggedNetwork` puts it
 behind the canonical suit renaming (``canonical_suits``), maps its logits back,
 and records ``{"model": "package.module:ClassName", "model_options": {...}}``
 in the network's config, which policy files and checkpoints store: ``ppo:PATH``
-rebuilds it anywhere its module can be imported. ``agents.cardset:CardSetNet`` is
+rebuilds it anywhere its module can be imported. ``ghost_euchre.agents.cardset:CardSetNet`` is
 the worked example.
 """
 
@@ -235,7 +235,7 @@ class PluggedNetwork(SuitedNetwork):
 
     def heads(self, seen):
         """The class's (logits, value) of ``seen``, checked on every call (cheaply: types, shapes,
-        finite values): :class:`agents.checked.PlugInError` or :class:`~agents.checked.PolicyRaised`
+        finite values): :class:`ghost_euchre.agents.checked.PlugInError` or :class:`~ghost_euchre.agents.checked.PolicyRaised`
         naming the model otherwise."""
         model, batch = f"model {self.config['model']!r}", len(seen)
         try:

@@ -1,19 +1,19 @@
 """``oracle``: the search bot shown every hand, a perfect-information reference. NOT a legal player.
 
-:class:`OraclePolicy` is :mod:`agents.search` (``infer=none``) whose worlds are
+:class:`OraclePolicy` is :mod:`ghost_euchre.agents.search` (``infer=none``) whose worlds are
 not sampled: each searched world is the real deal, every hidden card in its real
 place, read from the engine's state. It answers "how much would knowing every
-card be worth": the benchmark's scale (:mod:`arena.benchmark`) sets it beside
+card be worth": the benchmark's scale (:mod:`ghost_euchre.arena.benchmark`) sets it beside
 the uniform random floor on the same deals, and ``composite[oracle | heuristic]``
 (the real deal seen in the auction only) bounds what a bidder could gain.
 
-It sees the state only where an arena match shows it (:func:`agents.base.show_deal`,
-called by :func:`arena.match.play_games` before each step); anywhere else (a web
+It sees the state only where an arena match shows it (:func:`ghost_euchre.agents.base.show_deal`,
+called by :func:`ghost_euchre.arena.match.play_games` before each step); anywhere else (a web
 game, a training opponent, a playout) it raises a ValueError rather than guess.
 
 Options: ``samples`` (default 1: with a deterministic playout policy every copy
 of the real world plays out alike), ``rollout``, ``objective``, ``top``,
-``prior``, ``network``, ``max_games`` as :class:`agents.search.SearchPolicy`.
+``prior``, ``network``, ``max_games`` as :class:`ghost_euchre.agents.search.SearchPolicy`.
 """
 
 import numpy as np
@@ -23,12 +23,12 @@ from .worlds import true_worlds
 
 NOT_SHOWN = (
     "oracle: no deal was shown to it: the oracle is a perfect-information reference, no legal "
-    "player, and plays only in an arena match (arena.match.run_match), which shows it every hand"
+    "player, and plays only in an arena match (ghost_euchre.arena.match.run_match), which shows it every hand"
 )
 
 
 class OraclePolicy(SearchPolicy):
-    """:class:`agents.search.SearchPolicy` searching the real deal (see the module docstring).
+    """:class:`ghost_euchre.agents.search.SearchPolicy` searching the real deal (see the module docstring).
 
     game, seed, samples (copies of the real world per decision, int >= 1), rollout, objective,
     max_games, network, top, prior: as SearchPolicy's.

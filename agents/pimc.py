@@ -1,14 +1,14 @@
 """``pimc``: determinized Monte Carlo search (perfect-information Monte Carlo).
 
 For each decision the seat to act samples ``samples`` hidden worlds consistent
-with what it has seen (:mod:`agents.worlds`: uniform over the deals that fit its
+with what it has seen (:mod:`ghost_euchre.agents.worlds`: uniform over the deals that fit its
 own cards, the cards played, the upcard and the shown voids). Every legal action
 is tried in every world: the world is stepped with the action and then played
 to the end of the deal by a fast default policy (the ``heuristic`` for every
 seat), on the batched engine, all decisions x worlds x actions in one batch. The
 action with the best mean value over the worlds is played; all worlds share one
 sample per action (common random numbers), so the comparison between actions is
-paired. Keyed by game (:mod:`agents.streams`): in a match, a decision's worlds
+paired. Keyed by game (:mod:`ghost_euchre.agents.streams`): in a match, a decision's worlds
 and playouts depend only on its key, not on the other decisions searched with it.
 
 This covers every decision of both variants. Ghost Hand: card play, trump, bids
@@ -142,7 +142,7 @@ class PIMCPolicy(Policy):
         -inf for one not searched; a position with one legal action is not searched (0 for it).
 
         obs float32[N, D] of the seats to act, mask bool[N, A]; keys: uint64[N] decision keys
-        (:mod:`agents.streams`): the worlds and the playouts of decision i then depend only on
+        (:mod:`ghost_euchre.agents.streams`): the worlds and the playouts of decision i then depend only on
         keys[i]; None: on ``rng``.
         """
         mask = np.asarray(mask, dtype=bool)
@@ -156,7 +156,7 @@ class PIMCPolicy(Policy):
         return values
 
     def end_match(self):
-        """The match is over: passed on to the playout policy (a program stops, :mod:`agents.program`)."""
+        """The match is over: passed on to the playout policy (a program stops, :mod:`ghost_euchre.agents.program`)."""
         end_match(self.rollout)
 
     def search(self, obs, mask, keys, rng):
@@ -165,7 +165,7 @@ class PIMCPolicy(Policy):
 
         obs float32[N, D], mask bool[N, A]; keys: uint64[N] keys of the
         positions (or None); rng: the source of the worlds' draws (a numpy
-        Generator or :class:`agents.streams.RowRandom` of the keys).
+        Generator or :class:`ghost_euchre.agents.streams.RowRandom` of the keys).
         """
         knowledge = read_knowledge(obs, self.game)
         worlds = sample_worlds(knowledge, self.samples, rng)

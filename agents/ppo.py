@@ -4,7 +4,7 @@ One network plays every seat (observations are egocentric). Illegal actions get
 the dtype's minimum logit, so their probability is exactly zero, and they are
 left out of the entropy. A policy file holds ``model`` (the state dict) and
 ``model_config`` (the constructor's keyword arguments: the MLP's, or a plugged
-network class and its options, :mod:`agents.networks`); full training
+network class and its options, :mod:`ghost_euchre.agents.networks`); full training
 checkpoints hold the same two keys, so both load here with
 ``torch.load(weights_only=True)``.
 
@@ -314,7 +314,7 @@ class PPOPolicy(Policy):
     @torch.no_grad()
     def act(self, obs, mask, keys=None):
         """keys: uint64[N] decision keys: sampling draws one number per row from them
-        (:mod:`agents.streams`), else from the torch generator."""
+        (:mod:`ghost_euchre.agents.streams`), else from the torch generator."""
         mask = torch.from_numpy(np.asarray(mask, dtype=bool))
         logits = self.model.act_logits(torch.from_numpy(np.asarray(obs, dtype=np.float32)))
         if not self.sample:
@@ -342,7 +342,7 @@ def policy_from(path, payload, game, seed=None, sample=False):
 
     Returns (PPOPolicy, learn, partner spec): a network trained with ``learn:
     auction`` (or ``play``) makes only those decisions, and ``partner`` is the
-    spec recorded with it that makes the others (:func:`agents.specs.make_policy`
+    spec recorded with it that makes the others (:func:`ghost_euchre.agents.specs.make_policy`
     pairs them into a full player); learn 'all' has partner None.
     """
     policy = PPOPolicy(game, load_model(path, payload), seed=seed, sample=sample)

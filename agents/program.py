@@ -3,7 +3,7 @@
 :class:`ProgramPolicy` is a :class:`agents.Policy` like any other: a match, a
 league, ``--card-play``, a bidding match or the trainer calls its ``act`` with a
 batch of games, and it sends the program one decision message for the batch
-and reads one answer line (the messages: :mod:`agents.protocol`; the reference
+and reads one answer line (the messages: :mod:`ghost_euchre.agents.protocol`; the reference
 page: ``docs/protocol.md``). Life of a program:
 
 - it is started at its first decision (so once per match, and once per worker
@@ -22,7 +22,7 @@ page: ``docs/protocol.md``). Life of a program:
 A program that exits, does not answer within ``timeout`` seconds, writes a line
 that is not JSON, or answers a name that is not an action or not legal is
 stopped and named in one line (:class:`ProgramError`, a
-:class:`agents.checked.PlugInError`) with the game and the log file. POSIX only
+:class:`ghost_euchre.agents.checked.PlugInError`) with the game and the log file. POSIX only
 (Linux, macOS): the pipes are read and written without blocking, with ``poll``.
 """
 

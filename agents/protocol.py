@@ -24,7 +24,7 @@ variant's other actions as :meth:`ghost_euchre_env.variants.Actions.name` writes
 them with suit letters (``pass``, ``trump H``, ``bid 4``, ``moon``, ``swap``;
 classic ``suit H``, ``alone``, ``partner``).
 
-Everything here is text in, text out (no process): :mod:`agents.program` runs the program.
+Everything here is text in, text out (no process): :mod:`ghost_euchre.agents.program` runs the program.
 """
 
 import dataclasses

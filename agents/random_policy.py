@@ -11,7 +11,7 @@ from .streams import draws
 def random_set_bits(bits, rng):
     """int64[N]: the position of a uniformly random set bit of each ``bits[i]`` (unsigned int[N], none 0).
 
-    rng: a numpy Generator or an :class:`agents.streams.RowRandom` of N rows (one draw per row).
+    rng: a numpy Generator or an :class:`ghost_euchre.agents.streams.RowRandom` of N rows (one draw per row).
     Draws k uniform in [0, number of set bits), clears the k lowest set bits
     (whole-batch, as many rounds as the largest k) and returns the lowest one left.
     """

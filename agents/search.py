@@ -1,13 +1,13 @@
 """``search``: determinized search that uses what the network has learned.
 
-:mod:`agents.pimc` searches worlds drawn uniformly from those that fit the cards
+:mod:`ghost_euchre.agents.pimc` searches worlds drawn uniformly from those that fit the cards
 seen and the voids shown. This bot adds three parts, each an option, so that
 each part's worth can be measured on its own:
 
 - **inference** (``infer``): ``pool`` times ``samples`` candidate worlds are
   drawn, each is weighted by the likelihood of the actions the other seats
   took this deal (``evidence``: ``all``, or ``auction``, those before the
-  first card) under a model of them (:mod:`agents.inference`: ``heuristic``,
+  first card) under a model of them (:mod:`ghost_euchre.agents.inference`: ``heuristic``,
   ``network``, ``mix`` of the two, or ``none``), and ``samples`` worlds are
   resampled in proportion; the effective sample size of the candidates is
   kept (:attr:`SearchPolicy.mean_ess`);
@@ -52,7 +52,7 @@ class SearchPolicy(PIMCPolicy):
     other seats, one of :data:`INFERENCE_MODELS`; evidence: the actions weighed,
     "all" or "auction" (those before the first card); pool: candidate worlds per
     searched world (int >= 1); floor: the likelihood floor in [0, 1) (see
-    :mod:`agents.inference`); top: actions searched (int >= 0, 0: all legal);
+    :mod:`ghost_euchre.agents.inference`); top: actions searched (int >= 0, 0: all legal);
     prior: weight of the network's probability added to the values (float >= 0).
     """
 

@@ -4,19 +4,19 @@ Grammar (one string, no spaces needed):
 
 - ``random``, ``heuristic``, ``human``, ``pimc``, ``search``: built-in policies;
   ``oracle``: the search shown every hand, a perfect-information reference and
-  no legal player (:mod:`agents.oracle`; it plays only in an arena match);
-- ``ppo:NAME``: a network shipped with the package (:mod:`agents.pretrained`:
+  no legal player (:mod:`ghost_euchre.agents.oracle`; it plays only in an arena match);
+- ``ppo:NAME``: a network shipped with the package (:mod:`ghost_euchre.agents.pretrained`:
   ``ppo:ghost``, ``ppo:ghost-bidder``, ``ppo:ghost-180m``, ``ppo:classic``,
   ``ppo:classic-bidder``);
-- ``ppo:PATH``: a checkpoint or policy file of the trainer (loaded by ``agents.ppo``); a
+- ``ppo:PATH``: a checkpoint or policy file of the trainer (loaded by ``ghost_euchre.agents.ppo``); a
   file named like a shipped network is written with its folder (``ppo:./ghost``);
-- ``package.module:ClassName``: any class with the :class:`agents.base.Policy`
+- ``package.module:ClassName``: any class with the :class:`ghost_euchre.agents.base.Policy`
   interface, built as ``ClassName(game, seed=seed, **kwargs)``;
 - ``proc:PATH``: a program in any language, spoken to in lines of JSON
-  (:mod:`agents.program`; options ``timeout`` and ``log``);
+  (:mod:`ghost_euchre.agents.program`; options ``timeout`` and ``log``);
 - ``composite[AUCTION | PLAY]``: two specs (composites included), the first
   making the auction and trump decisions, the second the card play
-  (:mod:`agents.composite`), e.g. ``composite[pimc | heuristic]``.
+  (:mod:`ghost_euchre.agents.composite`), e.g. ``composite[pimc | heuristic]``.
 
 Any of them may end with ``:key=value,key=value`` keyword arguments for the
 policy's constructor; values are read as int, float, ``true``/``false``, or else
@@ -58,12 +58,12 @@ PATHS = ("ppo", "proc")  # the kinds whose target is a file path: ppo:PATH, proc
 
 # Built-in names -> "module:factory"; the factory is called as factory(game, seed=seed, **kwargs).
 BUILTINS = {
-    "random": "agents.random_policy:RandomPolicy",
-    "heuristic": "agents.heuristic:heuristic_policy",
-    "human": "agents.human:HumanPolicy",
-    "pimc": "agents.pimc:PIMCPolicy",
-    "search": "agents.search:SearchPolicy",
-    "oracle": "agents.oracle:OraclePolicy",
+    "random": "ghost_euchre.agents.random_policy:RandomPolicy",
+    "heuristic": "ghost_euchre.agents.heuristic:heuristic_policy",
+    "human": "ghost_euchre.agents.human:HumanPolicy",
+    "pimc": "ghost_euchre.agents.pimc:PIMCPolicy",
+    "search": "ghost_euchre.agents.search:SearchPolicy",
+    "oracle": "ghost_euchre.agents.oracle:OraclePolicy",
 }
 
 
@@ -99,7 +99,7 @@ def split_spec(spec):
 
     target is the checkpoint path for 'ppo' (a shipped network's name resolved to its
     file), the program's path for 'proc', 'module:Class' for 'class', else None
-    (a composite's parts: :func:`agents.composite.split_composite`).
+    (a composite's parts: :func:`ghost_euchre.agents.composite.split_composite`).
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(
@@ -192,7 +192,7 @@ _CHECKED_FILES = contextvars.ContextVar("checked_policy_files", default=None)
 @contextlib.contextmanager
 def checked_files(payloads):
     """Within it, ``ppo:PATH`` is built from ``payloads[PATH]`` (the dict read from a policy file
-    by a caller that checked it: a server, :mod:`arena.web.gate`) and PATH is never opened
+    by a caller that checked it: a server, :mod:`ghost_euchre.arena.web.gate`) and PATH is never opened
     again; a ``ppo:PATH`` not in ``payloads`` is refused (ValueError)."""
     token = _CHECKED_FILES.set(payloads)
     try:
@@ -259,9 +259,9 @@ def make_policy(spec, game, seed=None):
         if reason:
             raise ValueError(f"policy spec {spec!r}: {reason}")
         try:
-            ppo = importlib.import_module("agents.ppo")
+            ppo = importlib.import_module("ghost_euchre.agents.ppo")
         except ModuleNotFoundError as error:
-            if error.name != "agents.ppo":
+            if error.name != "ghost_euchre.agents.ppo":
                 raise
             raise ValueError(
                 f"policy spec {spec!r}: PPO checkpoints need agents/ppo.py (written by the trainer), "
@@ -394,5 +394,5 @@ def check_policy(policy, spec="policy"):
         what = type(policy).__name__
         raise ValueError(
             f"policy spec {spec!r}: {what} does not meet the Policy interface; expected "
-            "act(obs, mask) -> int64[N], reset(games) and a str name (subclass agents.base.Policy)"
+            "act(obs, mask) -> int64[N], reset(games) and a str name (subclass ghost_euchre.agents.base.Policy)"
         )

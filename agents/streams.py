@@ -1,7 +1,7 @@
 """Random draws keyed by game, so that a policy's choices do not depend on its batch.
 
 A match gives every row of an ``act`` call a key (uint64: its game and decision
-number, :func:`arena.match.run_match`). A policy whose ``act`` takes a ``keys``
+number, :func:`ghost_euchre.arena.match.run_match`). A policy whose ``act`` takes a ``keys``
 argument draws from a :class:`RowRandom` of those keys (mixed with its own key,
 :func:`policy_key`): row i's numbers depend only on keys[i] and on what row i
 drew before in the call, never on the other rows, so a game plays the same
@@ -72,7 +72,7 @@ def takes_keys(policy):
 
 def takes_games(policy):
     """Whether ``policy.act`` accepts ``games=``: int[N] the match's game ids of the rows (a bot
-    that names its games, :mod:`agents.program`)."""
+    that names its games, :mod:`ghost_euchre.agents.program`)."""
     return _takes(policy, "games")
 
 

@@ -12,7 +12,7 @@ pool two versions), so that a bot whose code changed is a new player:
   defining module and of the *local* modules it imports, transitively. Local:
   found under the same ``sys.path`` folder as the defining module, never in
   another installed package nor in this project's other packages
-  (``ghost_euchre_env``, ``arena``, ``euchre_trainer``, and ``agents`` for a
+  (``ghost_euchre_env``, ``ghost_euchre.arena``, ``ghost_euchre.trainer``, and ``agents`` for a
   bot outside it). A bot split over several files (``mybots/lowcard.py`` using
   ``mybots/common.py``) is a new version when any of them changes, while an
   upgrade of numpy, or of the engine (recorded per match as its
@@ -43,9 +43,10 @@ import sys
 import sysconfig
 
 from .composite import is_composite, split_composite
+from .renamed import current_module
 from .specs import BUILTINS, split_spec
 
-PROJECT_PACKAGES = ("agents", "arena", "euchre_trainer", "ghost_euchre_env")
+PROJECT_PACKAGES = ("ghost_euchre", "ghost_euchre_env")
 
 
 def fingerprint(spec):
@@ -58,6 +59,7 @@ def fingerprint(spec):
     if kind in ("ppo", "proc"):
         return file_hash(target) if target and os.path.isfile(target) else ""
     module, _, attribute = (BUILTINS.get(kind) or target or "").partition(":")
+    module = current_module(module) if module else module
     own = source_hash(module) or compiled_hash(module, attribute)
     nested = [fingerprint(value) for value in options.values() if _is_spec(value)]
     if not nested or not own:

@@ -24,7 +24,7 @@ import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from agents import make_policy
+from ghost_euchre.agents import make_policy
 from ghost_euchre_env import (
     ClassicBiddingVec,
     ClassicEuchre,

@@ -30,7 +30,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np
 
-from agents.random_policy import random_legal_actions, random_set_bits
+from ghost_euchre.agents.random_policy import random_legal_actions, random_set_bits
 from ghost_euchre_env import ClassicEuchre, ClassicEuchreVec, GhostEuchre, GhostEuchreVec
 from ghost_euchre_env.dealing import stream_keys
 

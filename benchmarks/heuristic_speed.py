@@ -16,8 +16,8 @@ import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from agents import make_policy
-from arena.match import make_game
+from ghost_euchre.agents import make_policy
+from ghost_euchre.arena.match import make_game
 from ghost_euchre_env.vector import VectorEnv
 
 

@@ -23,7 +23,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np
 import pyspiel
 
-from agents.specs import make_policy
+from ghost_euchre.agents.specs import make_policy
 from ghost_euchre_env import dealing
 from ghost_euchre_env.classic import ClassicEuchre
 from ghost_euchre_env.openspiel import openspiel_game, openspiel_state

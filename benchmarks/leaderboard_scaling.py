@@ -3,7 +3,7 @@
 Synthetic Ghost Hand leagues are written through the store's own API
 (``Store.add_match`` with ``MatchResult`` objects shaped like real ones: duplicate
 seatings, scores to the default target of 32, ~11 deals and a 256-byte action
-record per game), then ``arena.league.leaderboard`` is timed on them (median of
+record per game), then ``ghost_euchre.arena.league.leaderboard`` is timed on them (median of
 ``--repeats`` calls on an open store, the first call separately). Two ways to
 reach a store size:
 
@@ -36,12 +36,12 @@ import time
 
 import numpy as np
 
-from arena.files import write_atomic
-from arena.league import leaderboard
-from arena.match import MatchResult, make_game
-from arena.seatings import seatings
-from arena.stats import BETA
-from arena.store import Store, match_key, player_identity
+from ghost_euchre.arena.league import leaderboard
+from ghost_euchre.arena.match import MatchResult, make_game
+from ghost_euchre.arena.seatings import seatings
+from ghost_euchre.arena.stats import BETA
+from ghost_euchre.arena.store import Store, match_key, player_identity
+from ghost_euchre.plumbing.files import write_atomic
 
 RECORD_BYTES = 256  # a recorded game's actions (the documentation's league: 253 bytes on average)
 SIZES = {"fixed": [(16, 18), (16, 180), (16, 1782)], "growing": [(11, 60), (23, 60), (48, 60)]}
@@ -175,7 +175,7 @@ def plot(rows, path, load):
     axes.set_xlabel("stored games")
     axes.set_ylabel("seconds")
     axes.set_title(
-        f"arena.league.leaderboard (fixed: 16 players; growing: 60 games a match)\n{load}"
+        f"ghost_euchre.arena.league.leaderboard (fixed: 16 players; growing: 60 games a match)\n{load}"
     )
     axes.grid(alpha=0.3, which="both")
     axes.legend(fontsize=8)

@@ -32,9 +32,9 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 from cpu_time import cpu_seconds
 from leaderboard_scaling import synthetic_league
 
-from arena.league import leaderboard, league_matches, run_league
-from arena.match import run_match
-from arena.store import Store
+from ghost_euchre.arena.league import leaderboard, league_matches, run_league
+from ghost_euchre.arena.match import run_match
+from ghost_euchre.arena.store import Store
 
 SYNTHETIC_PLAYERS = 16  # 560 matches
 
@@ -42,7 +42,7 @@ DEFAULT_SPECS = (
     "random",
     "heuristic",
     "ppo:agents/pretrained/ghost_ppo.pt",
-    "agents.random_policy:RandomPolicy",
+    "ghost_euchre.agents.random_policy:RandomPolicy",
 )
 
 

@@ -1,6 +1,6 @@
 """CPU time of a bot that reads the observation by name against the same bot written with indices.
 
-The bot is ``examples/rule_bots.py``'s ``GhostBowers`` (``variant.view(obs)``,
+The bot is ``ghost_euchre/examples/rule_bots.py``'s ``GhostBowers`` (``variant.view(obs)``,
 ``variant.actions``); its peer here is the same rules written the way a bot was
 written before the views: observation columns and action ids by number. Both
 act on the same recorded batches of real positions (the heuristic's games, all
@@ -22,7 +22,7 @@ sys.path[:0] = [ROOT, os.path.join(ROOT, "examples")]
 import numpy as np  # noqa: E402
 from rule_bots import GhostBowers  # noqa: E402  # pyright: ignore[reportMissingImports]
 
-from agents import Policy, make_policy  # noqa: E402
+from ghost_euchre.agents import Policy, make_policy  # noqa: E402
 from ghost_euchre_env import variants  # noqa: E402
 from ghost_euchre_env.cards import EFFECTIVE_SUIT, STRENGTH  # noqa: E402
 

@@ -2,7 +2,7 @@
 
 Each round plays the same pimc match (``run_match``) and the same league
 (``run_league`` into a fresh store) once on one worker (this process) and once
-on ``--workers`` processes (:mod:`arena.parallel`; their start-up counted), in
+on ``--workers`` processes (:mod:`ghost_euchre.plumbing.workers`; their start-up counted), in
 alternating order, and checks that both give the same results. Printed per
 round: wall seconds, games per second and cores kept busy (CPU time of this
 process and its workers over wall time) of each, the speed-up and the ratio of
@@ -30,10 +30,10 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from cpu_time import cpu_seconds
 
-from arena.league import league_matches, run_league
-from arena.match import run_match
-from arena.parallel import usable_cores
-from arena.store import Store
+from ghost_euchre.arena.league import league_matches, run_league
+from ghost_euchre.arena.match import run_match
+from ghost_euchre.arena.store import Store
+from ghost_euchre.plumbing.workers import usable_cores
 
 MATCH = ("pimc:samples=16", "heuristic", "heuristic")
 LEAGUE = ("random", "heuristic", "pimc:samples=4", "pimc:samples=8", "pimc:samples=16")

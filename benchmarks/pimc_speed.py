@@ -25,8 +25,8 @@ import time
 
 import numpy as np
 
-from agents.pimc import PIMCPolicy
-from agents.specs import make_policy
+from ghost_euchre.agents.pimc import PIMCPolicy
+from ghost_euchre.agents.specs import make_policy
 from ghost_euchre_env import variants
 
 

@@ -1,7 +1,7 @@
 """What the line protocol costs a decision: a C program bot (``proc:PATH``) against the same rule
 written as a Python bot.
 
-The program is ``examples/proc/simple_rule.c`` (built here with ``cc``); its peer is
+The program is ``ghost_euchre/examples/proc/simple_rule.c`` (built here with ``cc``); its peer is
 :class:`SimpleRule` below, the same rule on ``variant.view(obs)``. Both act on the same
 recorded batches of real positions (the heuristic's games, all phases mixed) and must choose
 the same actions; they are timed in turns in this process (wall time per decision: the
@@ -27,15 +27,15 @@ sys.path.insert(0, ROOT)
 
 import numpy as np  # noqa: E402
 
-from agents import Policy, make_policy  # noqa: E402
-from agents.protocol import Messages  # noqa: E402
-from arena.match import run_match  # noqa: E402
+from ghost_euchre.agents import Policy, make_policy  # noqa: E402
+from ghost_euchre.agents.protocol import Messages  # noqa: E402
+from ghost_euchre.arena.match import run_match  # noqa: E402
 from ghost_euchre_env import variants  # noqa: E402
 from ghost_euchre_env.cards import CARD_RANK  # noqa: E402
 
 
 class SimpleRule(Policy):
-    """``examples/proc/simple_rule.c``'s rule, read by name: in the auction the lowest bid with four
+    """``ghost_euchre/examples/proc/simple_rule.c``'s rule, read by name: in the auction the lowest bid with four
     cards of a suit (else pass when it may, else its longest legal suit, else the first legal
     action); in the play the highest card leading, the lowest following."""
 
@@ -86,7 +86,7 @@ def build(folder):
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:
         sys.exit(
-            "proc_overhead: needs a C compiler (cc or gcc) to build examples/proc/simple_rule.c"
+            "proc_overhead: needs a C compiler (cc or gcc) to build ghost_euchre/examples/proc/simple_rule.c"
         )
     program = os.path.join(folder, "simple_rule")
     source = os.path.join(ROOT, "examples", "proc", "simple_rule.c")

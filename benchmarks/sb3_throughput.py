@@ -11,7 +11,7 @@ in alternating rounds of whole rollouts. Target: >= 10x.
 ``--equal-time SECONDS``: the project's trainer (``python train.py``, the
 default config but ``total_steps``) runs first and its wall time T is
 measured; then MaskablePPO on the native env learns for T seconds; each is
-then played against two heuristics (``arena.run_match``, duplicate games).
+then played against two heuristics (``ghost_euchre.arena.run_match``, duplicate games).
 Both sides' decisions per second are printed: the trainer counts every
 seat's decisions (its ``total_steps`` unit), MaskablePPO its learner's.
 
@@ -33,8 +33,8 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 import ghost_euchre_env  # noqa: F401  (registers the env ids)
-from agents import Policy, make_policy
-from arena.match import run_match
+from ghost_euchre.agents import Policy, make_policy
+from ghost_euchre.arena.match import run_match
 from ghost_euchre_env import GhostEuchre
 from ghost_euchre_env.gym_bidding import as_callable
 from ghost_euchre_env.interop.sb3 import SB3VecEnv

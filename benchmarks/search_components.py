@@ -18,8 +18,8 @@ import argparse
 import json
 import time
 
-from agents.specs import make_policy
-from arena.match import run_match
+from ghost_euchre.agents.specs import make_policy
+from ghost_euchre.arena.match import run_match
 from ghost_euchre_env import variants
 
 

@@ -20,7 +20,7 @@ import gymnasium
 import numpy as np
 
 import ghost_euchre_env  # noqa: F401  (registers the env ids)
-from agents import make_policy
+from ghost_euchre.agents import make_policy
 from ghost_euchre_env import GhostEuchre
 from ghost_euchre_env.gym_bidding import as_callable
 

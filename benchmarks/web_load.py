@@ -34,7 +34,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from arena.files import write_atomic  # noqa: E402
+from ghost_euchre.plumbing.files import write_atomic  # noqa: E402
 from ghost_euchre_env.records import check_records, records_from_dict  # noqa: E402
 
 

@@ -45,7 +45,7 @@ autodoc_inherit_docstrings = False  # a base class's docstring (gymnasium's, Pet
 
 def _networks_table():
     """docs/_generated/networks.md: the shipped networks' table, from their one registry."""
-    from agents.pretrained import NETWORKS
+    from ghost_euchre.agents.pretrained import NETWORKS
 
     rows = ["| spec | plays | what | file |", "|---|---|---|---|"]
     rows += [
@@ -104,7 +104,7 @@ def _config_reference():
     """docs/_generated/config.md: the trainer's config fields by group, from TrainConfig."""
     import json
 
-    from euchre_trainer.config import (
+    from ghost_euchre.trainer.config import (
         DEFAULT_CONFIG,
         field_docs,
         field_groups,

@@ -1,19 +1,19 @@
 """The entry points of both console commands.
 
 ``ghost-euchre-train`` is :func:`train_main` (the trainer's command line,
-:mod:`euchre_trainer.cli`). ``ghost-euchre-evaluate`` is :func:`evaluate_main`:
-its ``exploit`` subcommand trains (:mod:`euchre_trainer.exploit`), ``benchmark`` is
-:mod:`arena.benchmark_cli` given the trainer's robustness section
-(:func:`euchre_trainer.exploit.robustness`), every other command is
-:func:`arena.cli.main` (arena never imports the trainer).
+:mod:`ghost_euchre.trainer.cli`). ``ghost-euchre-evaluate`` is :func:`evaluate_main`:
+its ``exploit`` subcommand trains (:mod:`ghost_euchre.trainer.exploit`), ``benchmark`` is
+:mod:`ghost_euchre.arena.benchmark_cli` given the trainer's robustness section
+(:func:`ghost_euchre.trainer.exploit.robustness`), every other command is
+:func:`ghost_euchre.arena.cli.main` (arena never imports the trainer).
 """
 
 import sys
 
 
 def train_main(argv=None):
-    """``ghost-euchre-train`` (``train.py``): the exit status of :func:`euchre_trainer.cli.main`."""
-    from euchre_trainer.cli import main
+    """``ghost-euchre-train`` (``train.py``): the exit status of :func:`ghost_euchre.trainer.cli.main`."""
+    from ghost_euchre.trainer.cli import main
 
     return main(argv)
 
@@ -23,14 +23,14 @@ def evaluate_main(argv=None):
     other command is a match, a league, a replay or the web page."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["exploit"]:
-        from euchre_trainer.exploit import main
+        from ghost_euchre.trainer.exploit import main
 
         return main(argv[1:])
     if argv[:1] == ["benchmark"]:  # arena's command, given the trainer for its robustness section
-        from arena.benchmark_cli import main
-        from euchre_trainer.exploit import robustness
+        from ghost_euchre.arena.benchmark_cli import main
+        from ghost_euchre.trainer.exploit import robustness
 
         return main(argv[1:], robustness)
-    from arena.cli import main
+    from ghost_euchre.arena.cli import main
 
     return main(argv)

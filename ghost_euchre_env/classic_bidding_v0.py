@@ -20,7 +20,7 @@ the upcard or passing, naming trump in the second round (the dealer stuck with
 discard, which is made with trump known before any card is played and is part
 of what ordering up is worth. The card play of every deal happens inside
 ``step``, made by ``card_play``: a policy spec string (``"heuristic"``, the default; built
-with ``agents.make_policy``, seeded ``policy_seed``) or any object with the batched ``act(obs
+with ``ghost_euchre.agents.make_policy``, seeded ``policy_seed``) or any object with the batched ``act(obs
 float32[M, 464], mask bool[M, 31]) -> int[M]`` of ``agents.Policy`` (e.g.
 ``agents.make_policy("heuristic", ghost_euchre_env.ClassicEuchre())``; this
 package imports ``agents`` only by name, when a spec string is given). The env is :mod:`classic_euchre_v0` on

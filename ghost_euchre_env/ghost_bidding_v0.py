@@ -15,7 +15,7 @@ Single agent ``gymnasium.make("GhostEuchreBidding-v0")``, see :mod:`ghost_euchre
 The agents make the auction decisions (SWAP, PASS, bids 3-5, MOON) and the
 declarer names trump; the card play of every deal happens inside ``step``,
 made by ``card_play``: a policy spec string (``"heuristic"``, the default; built
-with ``agents.make_policy``, seeded ``policy_seed``) or any object with the batched ``act(obs float32[M, 390],
+with ``ghost_euchre.agents.make_policy``, seeded ``policy_seed``) or any object with the batched ``act(obs float32[M, 390],
 mask bool[M, 34]) -> int[M]`` of ``agents.Policy`` (e.g.
 ``agents.make_policy("heuristic", ghost_euchre_env.GhostEuchre())``; this
 package imports ``agents`` only by name, when a spec string is given). The env is :mod:`ghost_euchre_v0` on

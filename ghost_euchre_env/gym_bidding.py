@@ -32,7 +32,7 @@ missing seats: the heuristic). An episode in which the learner has no decision
 (its partner went alone before its first turn) is skipped.
 
 Spec strings are the one thing resolved outside this package: they are built
-with ``agents.make_policy``, imported by name when a string is given (this
+with ``ghost_euchre.agents.make_policy``, imported by name when a string is given (this
 package has no import of ``agents``; pass policy objects to avoid it).
 """
 

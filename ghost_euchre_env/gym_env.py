@@ -25,7 +25,7 @@ validation and rendering are the AEC env's:
 drawn from the env's ``np_random``), one opponent for every other seat, or a
 dict from agent name (``"player_1"``) or seat to one (missing seats play
 randomly); an opponent is a spec string (``"heuristic"``, built with
-``agents.make_policy`` seeded ``policy_seed``), a policy object with a batched
+``ghost_euchre.agents.make_policy`` seeded ``policy_seed``), a policy object with a batched
 ``act(obs, mask)``, or a callable ``(obs float32[390], mask bool[34]) ->
 action``. ``mask_in_observation=True`` makes the observation
 ``Dict(observations=Box, action_mask=Box(0, 1, [34], float32))``, as the

@@ -51,7 +51,7 @@ int[M]`` (``agents.Policy``), which the env asks once per round of moves, with
 just the games where one of its seats is on move, in no fixed order, so a
 policy must not keep per-game memory (observations have perfect recall); spec
 strings (``"heuristic"``, ``"pimc:..."``, ``"ppo:NAME|PATH"``, ``"module:Class"``,
-composites), built with ``agents.make_policy`` (imported by name, only when a
+composites), built with ``ghost_euchre.agents.make_policy`` (imported by name, only when a
 string is given); and per-game callables ``(obs, mask) -> action``, asked game by
 game. ``num_envs`` is checked against this machine's memory before anything is
 allocated.

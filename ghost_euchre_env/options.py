@@ -17,7 +17,7 @@ vector envs (``gymnasium.make_vec(id, num_envs)``) of the four ids. Each hands i
 :data:`OPTIONS` is the table of every option (its default, what it takes, which doors take
 it); :func:`options_table` writes it as the Markdown table of the documentation's Options page
 (a test checks the page against it). Spec strings (``"heuristic"``, ``"ppo:ghost"``...) are
-built with ``agents.make_policy``, imported by name only when a string is given: the one
+built with ``ghost_euchre.agents.make_policy``, imported by name only when a string is given: the one
 place this package reaches above itself.
 """
 
@@ -310,9 +310,9 @@ def check_policy(what, policy, batched=False):
 
 
 def _names_human(spec):
-    """Whether the spec string names ``human`` at any depth (agents.specs.uses_human; a spec
+    """Whether the spec string names ``human`` at any depth (ghost_euchre.agents.specs.uses_human; a spec
     that does not parse is left to :func:`resolve_policy`'s message)."""
-    specs = importlib.import_module("agents.specs")
+    specs = importlib.import_module("ghost_euchre.agents.specs")
     try:
         return specs.uses_human(spec)
     except ValueError:

@@ -11,8 +11,8 @@ import pytest
 LEAGUE_SPECS = (
     "heuristic",
     "random",
-    "agents.random_policy:RandomPolicy",
-    "agents.heuristic:heuristic_policy",
+    "ghost_euchre.agents.random_policy:RandomPolicy",
+    "ghost_euchre.agents.heuristic:heuristic_policy",
 )
 
 
@@ -30,8 +30,8 @@ def torch_globals():
 @pytest.fixture(scope="session")
 def league_db(tmp_path_factory):
     """A small league store for the web page: four Ghost Hand matches, three classic ones."""
-    from arena.league import run_league
-    from arena.store import Store
+    from ghost_euchre.arena.league import run_league
+    from ghost_euchre.arena.store import Store
 
     path = str(tmp_path_factory.mktemp("league") / "league.sqlite")
     with Store(path) as store:

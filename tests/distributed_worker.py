@@ -1,4 +1,4 @@
-"""One rank of a torchrun job for test_train_distributed.py: euchre_trainer.cli.main, watched or broken on purpose.
+"""One rank of a torchrun job for test_train_distributed.py: ghost_euchre.trainer.cli.main, watched or broken on purpose.
 
 python tests/distributed_worker.py MODE OUT [train.py options]
   record: save what every ppo_update of this rank received and left (OUT/rank{R}_update{U}.pt)
@@ -14,7 +14,7 @@ import time
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from euchre_trainer import cli, loop
+from ghost_euchre.trainer import cli, loop
 
 
 def record(out):

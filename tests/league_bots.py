@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from agents.base import Policy
-from agents.heuristic import heuristic_policy
-from agents.random_policy import random_legal_actions
-from agents.streams import draws
+from ghost_euchre.agents.base import Policy
+from ghost_euchre.agents.heuristic import heuristic_policy
+from ghost_euchre.agents.random_policy import random_legal_actions
+from ghost_euchre.agents.streams import draws
 
 
 class Blend(Policy):
@@ -19,7 +19,7 @@ class Blend(Policy):
         self.random_share = float(random_share)
 
     def act(self, obs, mask, keys=None):
-        """keys: the match's decision keys: draws per game (agents.streams), else from self.rng."""
+        """keys: the match's decision keys: draws per game (ghost_euchre.agents.streams), else from self.rng."""
         rng = draws(self, keys)
         chosen = np.asarray(self.heuristic.act(obs, mask), np.int64)
         noisy = rng.random(len(obs)) < self.random_share

@@ -16,20 +16,20 @@ import textwrap
 import numpy as np
 import pytest
 
-import agents.pretrained
-from agents import Policy, make_policy
-from agents.heuristic import (
+import ghost_euchre.agents.pretrained
+from ghost_euchre.agents import Policy, make_policy
+from ghost_euchre.agents.heuristic import (
     ClassicHeuristic,
     GhostHeuristic,
     cards_played,
     hand_evaluation,
     moon_ready,
 )
-from agents.human import HumanPolicy, HumanQuit, action_name, parse_move
-from agents.network_file import network_sizes
-from agents.pretrained import NETWORKS, network_path
-from agents.random_policy import random_set_bits
-from agents.specs import parse_value, split_spec
+from ghost_euchre.agents.human import HumanPolicy, HumanQuit, action_name, parse_move
+from ghost_euchre.agents.network_file import network_sizes
+from ghost_euchre.agents.pretrained import NETWORKS, network_path
+from ghost_euchre.agents.random_policy import random_set_bits
+from ghost_euchre.agents.specs import parse_value, split_spec
 from ghost_euchre_env import ClassicEuchreVec, GhostEuchre, GhostEuchreVec, classic, ghost, variants
 from ghost_euchre_env.cards import cards_to_mask, mask_to_bool, pack_bits, parse_card, unpack_bits
 from ghost_euchre_env.classic import ClassicEuchre
@@ -79,7 +79,9 @@ def test_shipped_networks_are_named_from_any_folder(tmp_path, monkeypatch):
     for name, network in NETWORKS.items():
         kind, target, kwargs = split_spec(f"ppo:{name}:sample=true")
         assert (kind, kwargs) == ("ppo", {"sample": True})
-        assert target == os.path.join(os.path.dirname(agents.pretrained.__file__), network.file)
+        assert target == os.path.join(
+            os.path.dirname(ghost_euchre.agents.pretrained.__file__), network.file
+        )
         game = GhostEuchre() if network.variant == "ghost" else ClassicEuchre()
         policy = make_policy(f"ppo:{name}", game, seed=0)
         obs, mask, _ = (GhostEuchreVec if network.variant == "ghost" else ClassicEuchreVec)(
@@ -97,7 +99,8 @@ def test_a_checkpoint_path_still_works_and_a_file_named_like_a_network_takes_its
     assert split_spec("ppo:ghost")[1] == network_path("ghost")
     assert split_spec("ppo:./ghost")[1] == "./ghost"
     shutil.copy(
-        os.path.join(os.path.dirname(agents.pretrained.__file__), "ghost_ppo.pt"), "mine.pt"
+        os.path.join(os.path.dirname(ghost_euchre.agents.pretrained.__file__), "ghost_ppo.pt"),
+        "mine.pt",
     )
     assert make_policy("ppo:mine.pt", GhostEuchre()).name == "ppo:mine.pt"
 
@@ -118,7 +121,7 @@ def test_parse_value_types():
 
 USER_MODULE = textwrap.dedent("""
     import numpy as np
-    from agents.base import Policy
+    from ghost_euchre.agents.base import Policy
 
     class FirstLegal(Policy):
         def __init__(self, game, seed=None, depth=1, label="x"):
@@ -191,7 +194,7 @@ def test_a_network_of_the_other_variant_is_named_before_torch_is_imported():
     """The sizes come from the file's small pickle: the message is out before torch is imported."""
     code = textwrap.dedent("""
         import sys
-        from agents import make_policy
+        from ghost_euchre.agents import make_policy
         from ghost_euchre_env import GhostEuchre
         try:
             make_policy("ppo:agents/pretrained/classic_ppo.pt", GhostEuchre())
@@ -216,7 +219,7 @@ def test_a_file_read_only_by_torch_gets_the_same_variant_message(tmp_path):
     """A file network_sizes cannot read (the legacy non-zip format) is checked after torch loads it."""
     import torch
 
-    from agents.ppo import ActorCritic, policy_payload
+    from ghost_euchre.agents.ppo import ActorCritic, policy_payload
 
     path = tmp_path / "old.pt"
     network = ActorCritic(ghost.OBS_SIZE, ghost.NUM_ACTIONS, hidden_sizes=[8])
@@ -530,7 +533,7 @@ def test_heuristics_read_the_played_cards_from_the_observation(variant):
 def test_takes_keys_reads_each_act_signature():
     """A policy is keyed when its act takes ``keys=``: read from the class's act once, and from an
     instance's own act where one replaces it."""
-    from agents.streams import takes_keys
+    from ghost_euchre.agents.streams import takes_keys
 
     class Keyed:
         def act(self, obs, mask, keys=None):

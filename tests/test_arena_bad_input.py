@@ -11,12 +11,12 @@ import sqlite3
 import pytest
 import torch
 
-from agents import ppo
-from agents.specs import make_policy, uses_human
-from arena import cli as evaluate
-from arena.bidding import run_bidding_match
-from arena.interactive import play_interactive
-from arena.store import Store
+from ghost_euchre.agents import ppo
+from ghost_euchre.agents.specs import make_policy, uses_human
+from ghost_euchre.arena import cli as evaluate
+from ghost_euchre.arena.bidding import run_bidding_match
+from ghost_euchre.arena.interactive import play_interactive
+from ghost_euchre.arena.store import Store
 from ghost_euchre_env import GhostEuchre
 
 HUMAN_SEAT = "human plays only a whole seat of a game: at a terminal"
@@ -164,7 +164,7 @@ def test_a_read_only_store_is_read_and_says_so_before_any_match(
     def no_match(*args, **kwargs):
         raise AssertionError("a match was played")
 
-    monkeypatch.setattr("arena.league.run_match", no_match)
+    monkeypatch.setattr("ghost_euchre.arena.league.run_match", no_match)
     argv = ["--league", "heuristic", "random", "pimc", "--db", str(path), "--quiet"]
     refused(capsys, argv, "is read-only")
     assert path.read_bytes() == before
@@ -291,7 +291,7 @@ def test_serve_checks_its_arguments_before_starting(tmp_path, monkeypatch, capsy
     def no_server(*args, **kwargs):
         raise AssertionError("the server was started")
 
-    monkeypatch.setattr("arena.web.serve", no_server)
+    monkeypatch.setattr("ghost_euchre.arena.web.serve", no_server)
     argv = [a.format(dir=tmp_path) for a in argv]
     refused(capsys, ["serve", *argv], message.format(dir=tmp_path))
 
@@ -319,7 +319,7 @@ def test_a_zero_regret_worlds_is_refused_before_the_match(monkeypatch):
     def no_match(*args, **kwargs):
         raise AssertionError("the match was played")
 
-    monkeypatch.setattr("arena.bidding.run_match", no_match)
+    monkeypatch.setattr("ghost_euchre.arena.bidding.run_match", no_match)
     with pytest.raises(ValueError, match="regret_worlds must be an int >= 1, got 0"):
         run_bidding_match(["heuristic"] * 3, regret_decisions=2, regret_worlds=0)
     with pytest.raises(ValueError, match="seed must be an int >= 0, got -1"):

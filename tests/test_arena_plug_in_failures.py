@@ -17,12 +17,12 @@ import numpy as np
 import pytest
 from test_league import README_DB, downgrade_to_version_1, sql
 
-from agents import make_policy
-from agents.base import Policy
-from arena import cli as evaluate
-from arena.bidding import run_bidding_match
-from arena.match import run_match
-from arena.store import SCHEMA_VERSION, Store
+from ghost_euchre.agents import make_policy
+from ghost_euchre.agents.base import Policy
+from ghost_euchre.arena import cli as evaluate
+from ghost_euchre.arena.bidding import run_bidding_match
+from ghost_euchre.arena.match import run_match
+from ghost_euchre.arena.store import SCHEMA_VERSION, Store
 from ghost_euchre_env import GhostEuchre
 from ghost_euchre_env.records import format_replay
 
@@ -30,7 +30,7 @@ RULES = {"target_score": 8}
 RAISER = '''
     import numpy as np
 
-    from agents.base import Policy
+    from ghost_euchre.agents.base import Policy
 
 
     class Raiser(Policy):

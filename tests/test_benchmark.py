@@ -1,5 +1,5 @@
-"""The benchmark (arena.benchmark, arena.cards, arena.benchmark_cli) on a tiny test-only suite; the
-oracle (agents.oracle); the cards table of the store and of the web page; the published cards."""
+"""The benchmark (ghost_euchre.arena.benchmark, ghost_euchre.arena.cards, ghost_euchre.arena.benchmark_cli) on a tiny test-only suite; the
+oracle (ghost_euchre.agents.oracle); the cards table of the store and of the web page; the published cards."""
 
 import importlib
 import json
@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 from web_helpers import web_client
 
-from agents.checked import PolicyRaised
-from agents.specs import make_policy
-from agents.worlds import read_knowledge, true_worlds, world_states
-from arena import benchmark, benchmark_cli
-from arena.benchmark import SUITES, Section, Suite, lineup, run_card
-from arena.cards import compact_rows, markdown, published_cards, write_plot
-from arena.match import make_game, run_match
-from arena.store import SCHEMA_VERSION, Store
+from ghost_euchre.agents.checked import PolicyRaised
+from ghost_euchre.agents.specs import make_policy
+from ghost_euchre.agents.worlds import read_knowledge, true_worlds, world_states
+from ghost_euchre.arena import benchmark, benchmark_cli
+from ghost_euchre.arena.benchmark import SUITES, Section, Suite, lineup, run_card
+from ghost_euchre.arena.cards import compact_rows, markdown, published_cards, write_plot
+from ghost_euchre.arena.match import make_game, run_match
+from ghost_euchre.arena.store import SCHEMA_VERSION, Store
 from ghost_euchre_env import dealing
 
 
@@ -130,7 +130,7 @@ def user_bot(folder, body="pass", module="benchbots"):
 
             import numpy as np
 
-            from agents import Policy
+            from ghost_euchre.agents import Policy
 
 
             class Cautious(Policy):
@@ -316,7 +316,7 @@ def test_a_store_of_the_previous_schema_opens_and_gets_the_cards_table(tmp_path)
 
 
 def test_the_web_page_serves_the_stored_cards(tmp_path):
-    from arena.web import create_app
+    from ghost_euchre.arena.web import create_app
 
     db = tmp_path / "s.sqlite"
     card = {"suite": "v1", "seed": 1, "variant": "ghost", "spec": "heuristic"}

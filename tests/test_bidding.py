@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from agents.heuristic import GhostHeuristic
+from ghost_euchre.agents.heuristic import GhostHeuristic
 from ghost_euchre_env import GhostEuchreVec
 from ghost_euchre_env.bidding import AuctionGame, GhostBiddingVec
 from ghost_euchre_env.ghost import NUM_CARDS, PASS, GhostEuchre

@@ -15,7 +15,7 @@ from aec_helpers import (
 )
 from gymnasium.utils.env_checker import check_env
 
-from agents.heuristic import GhostHeuristic
+from ghost_euchre.agents.heuristic import GhostHeuristic
 from ghost_euchre_env import BIDDING_GYM_ENV_ID, GhostBiddingVec, ghost_bidding_v0
 from ghost_euchre_env.ghost import NUM_CARDS, GhostEuchre
 from ghost_euchre_env.gym_bidding import GhostEuchreBiddingGymEnv

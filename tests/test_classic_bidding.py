@@ -17,17 +17,17 @@ from aec_helpers import (
 from gymnasium.utils.env_checker import check_env
 from test_train import TINY
 
-from agents import Policy, make_policy
-from agents.composite import CompositePolicy
-from agents.ppo import PPOPolicy
-from arena import cli as evaluate
-from arena.bidding import bidding_stats, points_difference, run_bidding_match
-from arena.regret import action_values, auction_rows
-from euchre_trainer import cli
-from euchre_trainer.config import make_config
-from euchre_trainer.ranks import start_ranks
-from euchre_trainer.rollout import RolloutBuffer, collect_rollout
-from euchre_trainer.run import setup
+from ghost_euchre.agents import Policy, make_policy
+from ghost_euchre.agents.composite import CompositePolicy
+from ghost_euchre.agents.ppo import PPOPolicy
+from ghost_euchre.arena import cli as evaluate
+from ghost_euchre.arena.bidding import bidding_stats, points_difference, run_bidding_match
+from ghost_euchre.arena.regret import action_values, auction_rows
+from ghost_euchre.trainer import cli
+from ghost_euchre.trainer.config import make_config
+from ghost_euchre.trainer.ranks import start_ranks
+from ghost_euchre.trainer.rollout import RolloutBuffer, collect_rollout
+from ghost_euchre.trainer.run import setup
 from ghost_euchre_env import (
     CLASSIC_BIDDING_GYM_ENV_ID,
     ClassicEuchre,

@@ -12,8 +12,8 @@ import itertools
 import numpy as np
 import pytest
 
-from agents.pimc import PIMCPolicy
-from agents.worlds import read_knowledge, sample_worlds, world_states
+from ghost_euchre.agents.pimc import PIMCPolicy
+from ghost_euchre.agents.worlds import read_knowledge, sample_worlds, world_states
 from ghost_euchre_env.cards import (
     CARD_BIT,
     EFFECTIVE_SUIT,

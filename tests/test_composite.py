@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from agents import Policy, make_policy
-from agents.composite import CompositePolicy, split_composite
-from agents.heuristic import GhostHeuristic
-from agents.specs import split_spec
-from arena.match import run_match
+from ghost_euchre.agents import Policy, make_policy
+from ghost_euchre.agents.composite import CompositePolicy, split_composite
+from ghost_euchre.agents.heuristic import GhostHeuristic
+from ghost_euchre.agents.specs import split_spec
+from ghost_euchre.arena.match import run_match
 from ghost_euchre_env import GhostEuchre, GhostEuchreVec
 from ghost_euchre_env.ghost import NUM_CARDS, PASS
 

@@ -3,14 +3,14 @@
 import numpy as np
 import pytest
 
-from agents.checked import PlugInError, PolicyRaised
-from agents.ppo import mask_logits
-from arena.regret import action_values, auction_rows
-from euchre_trainer.config import make_config
-from euchre_trainer.distill import choice_targets, phase_rows, teacher_lessons, value_targets
-from euchre_trainer.ranks import start_ranks
-from euchre_trainer.rollout import RolloutBuffer, collect_rollout
-from euchre_trainer.run import setup
+from ghost_euchre.agents.checked import PlugInError, PolicyRaised
+from ghost_euchre.agents.ppo import mask_logits
+from ghost_euchre.arena.regret import action_values, auction_rows
+from ghost_euchre.trainer.config import make_config
+from ghost_euchre.trainer.distill import choice_targets, phase_rows, teacher_lessons, value_targets
+from ghost_euchre.trainer.ranks import start_ranks
+from ghost_euchre.trainer.rollout import RolloutBuffer, collect_rollout
+from ghost_euchre.trainer.run import setup
 
 
 def _rollout(tmp_path, **fields):

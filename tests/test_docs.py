@@ -10,13 +10,13 @@ it. Blocks marked ``<!-- snippet: NAME -->`` are run by the test that reads them
 with ``doc_snippet("NAME")`` (the library examples, which need the ``interop``
 extra); a block whose imports are not installed is skipped.
 
-The shell examples ``ghost-euchre-evaluate ...`` (run as ``python -m arena``,
-the command's module), ``python -m arena ...`` and ``python evaluate.py ...``
+The shell examples ``ghost-euchre-evaluate ...`` (run as ``python -m ghost_euchre.arena``,
+the command's module), ``python -m ghost_euchre.arena ...`` and ``python evaluate.py ...``
 run as written when they are cheap: no placeholder (``SPEC``, ``FILE``), no
 ``human`` (interactive), no ``pimc`` or ``search`` (the search bots), no ``benchmark`` (its
 suite plays ``pimc``) and at most 1,000 games. New
 examples are picked up by these rules without touching this file. The C programs of
-``examples/proc`` are built into the scratch folder when a C compiler is there (the
+``ghost_euchre/examples/proc`` are built into the scratch folder when a C compiler is there (the
 examples that play them skip without one).
 """
 
@@ -43,11 +43,11 @@ SNIPPET_MARK = re.compile(r"<!-- snippet: (\w+) -->\n$")
 FILE_NAME = re.compile(r"`(\w+\.py)`")
 MAX_GAMES = 1000
 EVALUATE = {  # how a shell example names the evaluate command -> how the test runs it
-    ("ghost-euchre-evaluate",): ["-m", "arena"],
-    ("python", "-m", "arena"): ["-m", "arena"],
+    ("ghost-euchre-evaluate",): ["-m", "ghost_euchre.arena"],
+    ("python", "-m", "ghost_euchre.arena"): ["-m", "ghost_euchre.arena"],
     ("python", "evaluate.py"): ["evaluate.py"],
 }
-PACKAGES = ("ghost_euchre_env", "agents", "arena", "euchre_trainer", "ghost_euchre")
+PACKAGES = ("ghost_euchre_env", "agents", "arena", "ghost_euchre.trainer", "ghost_euchre")
 
 
 def _blocks():

@@ -10,7 +10,7 @@ import pytest
 from docs_snippets import ROOT, page_text
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
-from agents import make_policy
+from ghost_euchre.agents import make_policy
 from ghost_euchre_env import (
     BIDDING_GYM_ENV_ID,
     CLASSIC_BIDDING_GYM_ENV_ID,

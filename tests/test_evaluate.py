@@ -1,4 +1,4 @@
-"""arena.match/stats/report and evaluate.py: duplicate seating, intervals, ratings, outputs, determinism and the CLI."""
+"""ghost_euchre.arena.match/stats/report and evaluate.py: duplicate seating, intervals, ratings, outputs, determinism and the CLI."""
 
 import csv
 import itertools
@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-from agents.base import Policy
-from arena import cli as evaluate
-from arena import report
-from arena.match import run_match
-from arena.seatings import seatings
-from arena.stats import clustered_win_ci, wilson_interval
+from ghost_euchre.agents.base import Policy
+from ghost_euchre.arena import cli as evaluate
+from ghost_euchre.arena import report
+from ghost_euchre.arena.match import run_match
+from ghost_euchre.arena.seatings import seatings
+from ghost_euchre.arena.stats import clustered_win_ci, wilson_interval
 from ghost_euchre_env import GhostEuchre
 
 PLAYER_KEYS = {

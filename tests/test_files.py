@@ -1,11 +1,11 @@
-"""arena.files.write_atomic: whole-file replacement with the usual permissions."""
+"""ghost_euchre.plumbing.files.write_atomic: whole-file replacement with the usual permissions."""
 
 import os
 import stat
 
 import pytest
 
-from arena.files import check_writable, current_umask, write_atomic
+from ghost_euchre.plumbing.files import check_writable, current_umask, write_atomic
 
 
 def test_write_atomic_text_and_binary_with_usual_permissions(tmp_path):

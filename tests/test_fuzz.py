@@ -25,8 +25,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
-from agents.base import Policy
-from agents.heuristic import GhostHeuristic
+from ghost_euchre.agents.base import Policy
+from ghost_euchre.agents.heuristic import GhostHeuristic
 from ghost_euchre_env import (
     ClassicEuchreVec,
     GhostEuchre,
@@ -581,10 +581,10 @@ def test_a_plug_in_that_breaks_mid_run_stops_training_naming_it(
     and the update (its traceback kept when it raised); the checkpoint named resumes."""
     import torch
 
-    from euchre_trainer.checkpoint import read_checkpoint
-    from euchre_trainer.config import make_config
-    from euchre_trainer.failures import TrainingStopped
-    from euchre_trainer.loop import train
+    from ghost_euchre.trainer.checkpoint import read_checkpoint
+    from ghost_euchre.trainer.config import make_config
+    from ghost_euchre.trainer.failures import TrainingStopped
+    from ghost_euchre.trainer.loop import train
 
     spec = f"{__name__}:TurnsBad"
     values = {

@@ -9,7 +9,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env, data_equivalence
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
-from agents import make_policy
+from ghost_euchre.agents import make_policy
 from ghost_euchre_env import (
     BIDDING_GYM_ENV_ID,
     CLASSIC_GYM_ENV_ID,

@@ -6,8 +6,8 @@ import re
 import numpy as np
 import pytest
 
-from agents.human import HumanPolicy, HumanQuit, seat_labels
-from arena.interactive import play_interactive
+from ghost_euchre.agents.human import HumanPolicy, HumanQuit, seat_labels
+from ghost_euchre.arena.interactive import play_interactive
 from ghost_euchre_env import GhostEuchre
 from ghost_euchre_env.cards import parse_card
 from ghost_euchre_env.dealing import stream_keys

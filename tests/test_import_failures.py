@@ -5,8 +5,8 @@ builds it (a match, a league, the trainer's opponents and network)."""
 
 import pytest
 
-from arena import cli as evaluate
-from euchre_trainer import cli as train_cli
+from ghost_euchre.arena import cli as evaluate
+from ghost_euchre.trainer import cli as train_cli
 
 MODULES = {  # module name: (files, what the line names)
     "imp_syntax": ({"imp_syntax.py": "def broken(:\n"}, "SyntaxError"),

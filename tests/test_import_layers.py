@@ -1,8 +1,10 @@
-"""Imports point down the layers: ghost_euchre_env -> agents -> arena -> euchre_trainer -> ghost_euchre (the commands) -> scripts.
+"""Imports point down the layers: ghost_euchre_env -> ghost_euchre.agents -> ghost_euchre.plumbing -> ghost_euchre.arena -> ghost_euchre.trainer -> ghost_euchre.examples -> ghost_euchre (the commands) -> scripts.
 
-A package's ``__main__`` module (``python -m arena``) is a script, of the top layer, and is left out.
-``python tests/test_import_layers.py`` prints the import graph of the packages' modules
-(every module and the project modules it imports, at any depth of the file: lazy imports too).
+A package's ``__main__`` module (``python -m ghost_euchre.arena``) is a script, of the top layer,
+and is left out. An import is an ``import`` statement at any depth of a file (lazy imports too) or
+a call of ``importlib.import_module`` / ``__import__`` with a constant name.
+``python tests/test_import_layers.py`` prints the import graph of the packages' modules;
+``python tests/test_import_layers.py ghost_euchre.arena`` only those of a layer.
 """
 
 import ast
@@ -12,24 +14,49 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAYERS = (
     "ghost_euchre_env",
-    "agents",
-    "arena",
-    "euchre_trainer",
+    "ghost_euchre.agents",
+    "ghost_euchre.plumbing",
+    "ghost_euchre.arena",
+    "ghost_euchre.trainer",
+    "ghost_euchre.examples",
     "ghost_euchre",
 )  # each imports only those before it
+FOLDERS = {"ghost_euchre.agents": "agents"}  # the repository's agents/ is ghost_euchre.agents
+
+
+def layer(module):
+    """The layer ``module`` belongs to: the longest name of LAYERS it starts with."""
+    return max(
+        (name for name in LAYERS if module == name or module.startswith(name + ".")), key=len
+    )
 
 
 def module_names():
     """{module name: file path} of every module of the packages in LAYERS."""
     found = {}
     for package in LAYERS:
-        for folder, _, files in os.walk(os.path.join(ROOT, package)):
+        top = os.path.join(ROOT, FOLDERS.get(package, package.replace(".", os.sep)))
+        for folder, _, files in os.walk(top):  # symbolic links (ghost_euchre/agents) not followed
             for name in files:
                 if name.endswith(".py") and name != "__main__.py":  # scripts: the top layer
-                    path = os.path.join(folder, name)
-                    parts = os.path.relpath(path, ROOT)[:-3].split(os.sep)
-                    found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+                    parts = [*package.split("."), *os.path.relpath(folder, top).split(os.sep)]
+                    parts = [p for p in parts if p != "."] + [name[:-3]]
+                    module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+                    found.setdefault(module, os.path.join(folder, name))
     return found
+
+
+def imported_by_name(node):
+    """The module a call ``importlib.import_module("x")`` / ``import_module("x")`` /
+    ``__import__("x")`` names, or None."""
+    if not isinstance(node, ast.Call) or not node.args:
+        return None
+    func = node.func
+    called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    first = node.args[0]
+    if called in ("import_module", "__import__") and isinstance(first, ast.Constant):
+        return first.value if isinstance(first.value, str) else None
+    return None
 
 
 def import_graph():
@@ -51,6 +78,8 @@ def import_graph():
                     base = ".".join([*up, *([base] if base else [])])
                 targets.add(base)
                 targets.update(f"{base}.{alias.name}" for alias in node.names)
+            elif (by_name := imported_by_name(node)) is not None:
+                targets.add(by_name)
         # a module's own packages are imported before it anyway: no edge (nor a circle)
         ancestors = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 1)}
         graph[name] = sorted(t for t in targets if t in modules and t not in ancestors | {name})
@@ -62,9 +91,15 @@ def test_every_import_points_down_the_layers():
         (module, target)
         for module, targets in import_graph().items()
         for target in targets
-        if LAYERS.index(target.split(".")[0]) > LAYERS.index(module.split(".")[0])
+        if LAYERS.index(layer(target)) > LAYERS.index(layer(module))
     ]
     assert upward == []
+
+
+def test_calls_of_import_module_are_imports():
+    call = ast.parse('importlib.import_module("ghost_euchre.agents.specs")').body[0].value
+    assert imported_by_name(call) == "ghost_euchre.agents.specs"
+    assert "ghost_euchre.agents" in module_names()
 
 
 def test_no_module_imports_itself_through_others():
@@ -81,5 +116,5 @@ def test_no_module_imports_itself_through_others():
 
 if __name__ == "__main__":
     for module, targets in import_graph().items():
-        if module.split(".")[0] in sys.argv[1:] or len(sys.argv) == 1:
+        if layer(module) in sys.argv[1:] or len(sys.argv) == 1:
             print(f"{module} -> {', '.join(targets) or '(none)'}")

@@ -24,7 +24,7 @@ import zipfile
 import pytest
 
 import ghost_euchre_env
-from agents.pretrained import NETWORKS
+from ghost_euchre.agents.pretrained import NETWORKS
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PACKAGES = {
@@ -32,8 +32,8 @@ PACKAGES = {
     "ghost_euchre_env",
     "agents",
     "arena",
-    "euchre_trainer",
-    "ghost_euchre_examples",
+    "ghost_euchre.trainer",
+    "ghost_euchre.examples",
 }
 SOURCES = [
     "pyproject.toml",
@@ -41,7 +41,7 @@ SOURCES = [
     "LICENSE",
     "configs",
     "examples",
-    *sorted(PACKAGES - {"euchre_trainer", "ghost_euchre_examples"}),
+    *sorted(PACKAGES - {"ghost_euchre.trainer", "ghost_euchre.examples"}),
 ]
 
 pytestmark = pytest.mark.install
@@ -52,7 +52,7 @@ def wheel(tmp_path_factory):
     """The wheel built from a copy of the sources (pip, setuptools, no build isolation)."""
     folder = tmp_path_factory.mktemp("build")
     ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
-    for name in [*SOURCES, "euchre_trainer"]:
+    for name in [*SOURCES, "ghost_euchre.trainer"]:
         source = ROOT / name
         if source.is_dir():
             shutil.copytree(source, folder / "src" / name, ignore=ignore)
@@ -119,12 +119,20 @@ def test_the_wheel_holds_the_packages_their_data_and_no_scripts(wheel):
     assert {f"agents/pretrained/{n.file}" for n in NETWORKS.values()} <= names
     assert "agents/pretrained/README.md" in names
     assert f"ghost_euchre-{ghost_euchre_env.__version__}.dist-info/licenses/LICENSE" in names
-    configs = {f"euchre_trainer/configs/{p.name}" for p in (ROOT / "configs").glob("*.yaml")}
-    assert "euchre_trainer/configs/default.yaml" in configs and configs <= names
-    static = {f"arena/web/static/{p.name}" for p in (ROOT / "arena" / "web" / "static").iterdir()}
-    assert "arena/web/static/play.html" in static and static <= names
-    published = {f"arena/published/{p.name}" for p in (ROOT / "arena" / "published").glob("*.json")}
-    assert published and published <= names  # the benchmark's published cards (arena.cards)
+    configs = {f"ghost_euchre/trainer/configs/{p.name}" for p in (ROOT / "configs").glob("*.yaml")}
+    assert "ghost_euchre/trainer/configs/default.yaml" in configs and configs <= names
+    static = {
+        f"ghost_euchre/arena/web/static/{p.name}"
+        for p in (ROOT / "arena" / "web" / "static").iterdir()
+    }
+    assert "ghost_euchre/arena/web/static/play.html" in static and static <= names
+    published = {
+        f"ghost_euchre/arena/published/{p.name}"
+        for p in (ROOT / "arena" / "published").glob("*.json")
+    }
+    assert (
+        published and published <= names
+    )  # the benchmark's published cards (ghost_euchre.arena.cards)
     entry_points = zipfile.ZipFile(wheel).read(
         f"ghost_euchre-{ghost_euchre_env.__version__}.dist-info/entry_points.txt"
     )
@@ -134,10 +142,10 @@ def test_the_wheel_holds_the_packages_their_data_and_no_scripts(wheel):
 
 def test_the_venv_imports_the_installed_copy_and_its_version(venv):
     code = (
-        "import json, ghost_euchre_env, agents, arena, euchre_trainer, importlib.metadata as m;"
+        "import json, ghost_euchre_env, agents, arena, ghost_euchre.trainer, importlib.metadata as m;"
         "print(json.dumps({'version': ghost_euchre_env.__version__,"
         " 'metadata': m.version('ghost-euchre'),"
-        " 'files': [p.__file__ for p in (ghost_euchre_env, agents, arena, euchre_trainer)]}))"
+        " 'files': [p.__file__ for p in (ghost_euchre_env, agents, arena, ghost_euchre.trainer)]}))"
     )
     result = _run(venv, "python", "-c", code)
     assert result.returncode == 0, result.stderr
@@ -148,7 +156,7 @@ def test_the_venv_imports_the_installed_copy_and_its_version(venv):
 
 
 def test_the_modules_run_as_commands_too(venv):
-    for module, usage in (("arena", "usage:"), ("euchre_trainer", "--config NAME|FILE")):
+    for module, usage in (("arena", "usage:"), ("ghost_euchre.trainer", "--config NAME|FILE")):
         result = _run(venv, "python", "-m", module, "--help")
         assert result.returncode == 0 and usage in result.stdout, result.stderr
 
@@ -163,7 +171,7 @@ def test_the_shipped_agent_plays_by_name_through_the_console_command(venv):
 
 def test_the_published_benchmark_cards_are_found_from_the_wheel(venv):
     code = (
-        "import json; from arena.cards import PUBLISHED_DIR, published_cards;"
+        "import json; from ghost_euchre.arena.cards import PUBLISHED_DIR, published_cards;"
         "print(json.dumps([PUBLISHED_DIR, [c['spec'] for c in published_cards('ghost')]]))"
     )
     result = _run(venv, "python", "-c", code)
@@ -214,7 +222,13 @@ def test_no_output_of_the_installed_commands_names_a_clone_script(venv):
         ("ghost-euchre-train", "--help"),
         ("ghost-euchre-train", "--resume", "nothing.pt"),
         ("ghost-euchre-train", "--total_steps", "many"),
-        ("python", "-m", "arena", "exploit", "--help"),  # the trainer's subcommand, by module too
+        (
+            "python",
+            "-m",
+            "ghost_euchre.arena",
+            "exploit",
+            "--help",
+        ),  # the trainer's subcommand, by module too
     ]
     for command in runs:
         result = _run(venv, *command)
@@ -222,7 +236,7 @@ def test_no_output_of_the_installed_commands_names_a_clone_script(venv):
         assert result.returncode in (0, 2), (command, said)
         assert not [name for name in SCRIPT_NAMES if name in said], (command, said)
         if command[0] == "python":
-            assert "usage: python -m arena exploit" in said, said
+            assert "usage: python -m ghost_euchre.arena exploit" in said, said
     help_text = _run(venv, evaluate, "--help").stdout
     for sub in ("replay", "leaderboard", "serve", "exploit"):
         assert f"{evaluate} {sub}" in help_text  # --help lists every subcommand
@@ -252,12 +266,12 @@ def test_the_native_vector_env_and_the_named_views_work_from_the_wheel(venv):
 
 def test_the_docs_examples_run_from_the_wheel(venv):
     """docs/bots.md's rule bot by its installed module name, and the CleanRL-style example's help."""
-    bot = "ghost_euchre_examples.rule_bots:GhostBowers"
+    bot = "ghost_euchre.examples.rule_bots:GhostBowers"
     result = _run(venv, "ghost-euchre-evaluate", bot, "heuristic", "random", "--games", "6")
     assert result.returncode == 0 and bot in result.stdout, result.stderr
-    result = _run(venv, "python", "-m", "ghost_euchre_examples.cleanrl_ppo", "--help")
+    result = _run(venv, "python", "-m", "ghost_euchre.examples.cleanrl_ppo", "--help")
     assert result.returncode == 0 and "--env-id" in result.stdout, result.stderr
-    where = "import ghost_euchre_examples as e; print(e.__path__[0])"
+    where = "import ghost_euchre.examples as e; print(e.__path__[0])"
     folder = pathlib.Path(_run(venv, "python", "-c", where).stdout.strip()) / "proc"
     assert sorted(p.name for p in folder.glob("*.c")) == ["first_legal.c", "simple_rule.c"]
     compiler = shutil.which("cc") or shutil.which("gcc")
@@ -270,7 +284,7 @@ def test_the_docs_examples_run_from_the_wheel(venv):
 
 def test_shipped_configs_and_networks_are_found_by_name(venv):
     code = (
-        "from euchre_trainer.cli import parse_args;"
+        "from ghost_euchre.trainer.cli import parse_args;"
         "classic, _, stem = parse_args(['--config', 'classic']);"
         "bidder, _, _ = parse_args(['--config', 'bidding']);"  # init_from: ghost-180m, loaded
         "print(classic.variant, stem, bidder.init_from)"

@@ -1,4 +1,4 @@
-"""examples/cleanrl_ppo.py (installed as ``ghost_euchre_examples.cleanrl_ppo``), the single-file
+"""ghost_euchre/examples/cleanrl_ppo.py (installed as ``ghost_euchre.examples.cleanrl_ppo``), the single-file
 PPO over make_vec, at a tiny budget."""
 
 import importlib.util

@@ -10,9 +10,9 @@ import sys
 import pytest
 from terminal_helpers import script_at_a_terminal
 
-from euchre_trainer import cli, interrupt
-from euchre_trainer.failures import last_checkpoint, remove_temporary, saved_checkpoints
-from euchre_trainer.interrupt import CtrlC, Interrupted
+from ghost_euchre.trainer import cli, interrupt
+from ghost_euchre.trainer.failures import last_checkpoint, remove_temporary, saved_checkpoints
+from ghost_euchre.trainer.interrupt import CtrlC, Interrupted
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SMALL = [  # a long run of small updates, an evaluation line after each (the test's cue)

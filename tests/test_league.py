@@ -1,4 +1,4 @@
-"""arena.league and arena.store: incremental leagues, ratings, interruption, concurrent writers, CLI."""
+"""ghost_euchre.arena.league and ghost_euchre.arena.store: incremental leagues, ratings, interruption, concurrent writers, CLI."""
 
 import contextlib
 import csv
@@ -14,14 +14,14 @@ import textwrap
 import numpy as np
 import pytest
 
-from arena import cli as evaluate
-from arena import league as league_module
-from arena import store as store_module
-from arena.league import leaderboard, league_matches, run_league
-from arena.match import run_match
-from arena.seatings import match_teams
-from arena.stats import plackett_luce_ratings
-from arena.store import SCHEMA_VERSION, Store, match_key, player_identity
+from ghost_euchre.arena import cli as evaluate
+from ghost_euchre.arena import league as league_module
+from ghost_euchre.arena import store as store_module
+from ghost_euchre.arena.league import leaderboard, league_matches, run_league
+from ghost_euchre.arena.match import run_match
+from ghost_euchre.arena.seatings import match_teams
+from ghost_euchre.arena.stats import plackett_luce_ratings
+from ghost_euchre.arena.store import SCHEMA_VERSION, Store, match_key, player_identity
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -74,8 +74,8 @@ def test_a_classic_league_of_four_plays_each_team_split_once(tmp_path):
     specs = [
         "heuristic",
         "random",
-        "agents.random_policy:RandomPolicy",
-        "agents.heuristic:heuristic_policy",
+        "ghost_euchre.agents.random_policy:RandomPolicy",
+        "ghost_euchre.agents.heuristic:heuristic_policy",
     ]
     options = {"games": 4, "seed": 0, "rules": {"target_score": 4}}
     with Store(tmp_path / "classic.sqlite") as store:
@@ -157,10 +157,10 @@ def test_interrupted_league_resumes_and_loses_only_the_match_in_progress(tmp_pat
 
 KILLED_WRITER = """
 import os, signal, sys
-import arena.store
-from arena.league import run_league
+import ghost_euchre.arena.store
+from ghost_euchre.arena.league import run_league
 
-real = arena.store.Store.add_match
+real = ghost_euchre.arena.store.Store.add_match
 def add_match(self, *args, **kwargs):
     if self.has_match_count == 1:  # the second match: killed after its games are inserted
         db = self.db
@@ -174,9 +174,9 @@ def add_match(self, *args, **kwargs):
         self.db = Killer()
     self.has_match_count += 1
     return real(self, *args, **kwargs)
-arena.store.Store.add_match = add_match
-arena.store.Store.has_match_count = 0
-with arena.store.Store(sys.argv[1]) as store:
+ghost_euchre.arena.store.Store.add_match = add_match
+ghost_euchre.arena.store.Store.has_match_count = 0
+with ghost_euchre.arena.store.Store(sys.argv[1]) as store:
     run_league(sys.argv[2:], store, games={games}, seed=3, rules={rules})
 """
 
@@ -208,8 +208,8 @@ def test_two_leagues_writing_one_store_at_once(tmp_path):
     path = str(tmp_path / "league.sqlite")
     code = f"""
     import sys
-    from arena.league import run_league
-    from arena.store import Store
+    from ghost_euchre.arena.league import run_league
+    from ghost_euchre.arena.store import Store
     with Store(sys.argv[1]) as store:
         run = run_league(sys.argv[2:], store, games={GAMES}, seed=3, rules={RULES})
     print(len(run.played), len(run.skipped))
@@ -571,7 +571,7 @@ def test_plackett_luce_fit_recovers_skills_and_counts_are_games():
     assert classic[0]["mu"] > 25 > classic[2]["mu"] and classic[4] == pytest.approx(
         {"mu": 25, "sigma": 25 / 3, "ordinal": 0}
     )
-    assert match_teams  # the leaderboard builds its teams with it (see arena.league)
+    assert match_teams  # the leaderboard builds its teams with it (see ghost_euchre.arena.league)
 
 
 # ------------------------------------------------------------------- bot versions
@@ -599,7 +599,7 @@ def test_a_class_edited_between_two_league_commands_is_a_second_version(
     bot, helpers = tmp_path / "edited_bot.py", tmp_path / "edited_helpers.py"
     helpers.write_text("def share(value):\n    return value\n")
     others = ["heuristic", "random"] + (
-        ["agents.random_policy:RandomPolicy"] if variant == "classic" else []
+        ["ghost_euchre.agents.random_policy:RandomPolicy"] if variant == "classic" else []
     )
     spec, matches = "edited_bot:LowCard", 1 if variant == "ghost" else 3
     argv = ["--league", spec, *others, "--variant", variant, "--games", "4", "--quiet"]

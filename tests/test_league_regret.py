@@ -8,12 +8,12 @@ import sqlite3
 import numpy as np
 import pytest
 
-from arena import cli as evaluate
-from arena.bidding import run_bidding_match
-from arena.league import leaderboard, run_league
-from arena.regret import regret_from_sums, regret_of
-from arena.report import leaderboard_table
-from arena.store import SCHEMA_VERSION, Store
+from ghost_euchre.arena import cli as evaluate
+from ghost_euchre.arena.bidding import run_bidding_match
+from ghost_euchre.arena.league import leaderboard, run_league
+from ghost_euchre.arena.regret import regret_from_sums, regret_of
+from ghost_euchre.arena.report import leaderboard_table
+from ghost_euchre.arena.store import SCHEMA_VERSION, Store
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 STRONG, MIDDLE, WEAK = "heuristic", "league_bots:Blend:random_share=0.5", "random"

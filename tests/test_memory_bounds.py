@@ -3,9 +3,9 @@ line with the estimate, the machine's memory and the bound, exit 2, and a league
 
 import pytest
 
-from agents import make_policy
-from agents.pimc import WORLD_BYTES, check_fits, physical_memory
-from arena import cli as evaluate
+from ghost_euchre.agents import make_policy
+from ghost_euchre.agents.pimc import WORLD_BYTES, check_fits, physical_memory
+from ghost_euchre.arena import cli as evaluate
 from ghost_euchre_env import GhostEuchre
 
 HUGE = 10**9  # worlds per decision: 30 TiB at WORLD_BYTES each

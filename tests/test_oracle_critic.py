@@ -8,9 +8,9 @@ import torch
 from test_suits import VARIANTS, played_positions, positions
 from test_train import TINY, straight_and_resumed
 
-from agents import make_policy
-from agents.ppo import ActorCritic
-from euchre_trainer.config import make_config
+from ghost_euchre.agents import make_policy
+from ghost_euchre.agents.ppo import ActorCritic
+from ghost_euchre.trainer.config import make_config
 from ghost_euchre_env import GhostEuchre, ghost
 from ghost_euchre_env.cards import NUM_CARDS
 
@@ -89,7 +89,7 @@ def test_an_unknown_critic_is_one_line_naming_it():
 @VARIANTS
 def test_a_fine_tunes_oracle_critic_starts_as_the_networks_own_value(variant):
     """start_from copies the trunk and value head and gives the hidden cards zero weight."""
-    from euchre_trainer.critic import OracleCritic
+    from ghost_euchre.trainer.critic import OracleCritic
 
     torch.manual_seed(0)
     obs, mask = positions(5, variant)

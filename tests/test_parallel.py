@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from terminal_helpers import module_at_a_terminal
 
-from arena.bidding import run_bidding_match
-from arena.league import leaderboard, run_league
-from arena.match import run_match
-from arena.store import Store
+from ghost_euchre.arena.bidding import run_bidding_match
+from ghost_euchre.arena.league import leaderboard, run_league
+from ghost_euchre.arena.match import run_match
+from ghost_euchre.arena.store import Store
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -27,9 +27,9 @@ import multiprocessing
 
 import numpy as np
 
-from agents.base import Policy
-from agents.random_policy import random_legal_actions
-from agents.streams import draws
+from ghost_euchre.agents.base import Policy
+from ghost_euchre.agents.random_policy import random_legal_actions
+from ghost_euchre.agents.streams import draws
 
 
 class Coin(Policy):
@@ -182,10 +182,20 @@ def test_a_dead_worker_fails_its_match_only(tmp_path):
 def test_ctrl_c_of_a_parallel_league_keeps_finished_matches_and_the_command_resumes(tmp_path):
     path = tmp_path / "league.sqlite"
     specs = ["heuristic", "random", "league_bots:Blend", "userbots27:Slow"]
-    argv = [sys.executable, "-m", "arena", "--league", *specs, "--games", "6", "--seed", "1"]
+    argv = [
+        sys.executable,
+        "-m",
+        "ghost_euchre.arena",
+        "--league",
+        *specs,
+        "--games",
+        "6",
+        "--seed",
+        "1",
+    ]
     argv += ["--rule", "target_score=16", "--db", str(path), "--workers", "2", "--quiet"]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, HERE, str(tmp_path)]))
-    interrupted = [sys.executable, "-c", module_at_a_terminal("arena"), *argv[3:]]
+    interrupted = [sys.executable, "-c", module_at_a_terminal("ghost_euchre.arena"), *argv[3:]]
     league = subprocess.Popen(interrupted, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 300
     while not (path.exists() and stored(path)) and league.poll() is None:
@@ -225,15 +235,15 @@ def test_a_local_ray_gives_the_serial_results(tmp_path):
 
 
 def test_workers_must_be_a_positive_int(capsys):
-    from arena import cli as evaluate
+    from ghost_euchre.arena import cli as evaluate
 
     assert evaluate.main(["random", "random", "random", "--workers", "0", "--quiet"]) == 2
     assert "--workers must be an int >= 1, got 0" in capsys.readouterr().err
 
 
 def test_the_default_workers_are_every_core_unless_only_fast_bots_play(monkeypatch, capsys):
-    from arena import cli as evaluate
-    from arena.parallel import usable_cores
+    from ghost_euchre.arena import cli as evaluate
+    from ghost_euchre.plumbing.workers import usable_cores
 
     given = []
 

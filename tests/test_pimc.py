@@ -11,8 +11,8 @@ import os
 import numpy as np
 import pytest
 
-from agents.pimc import PIMCPolicy
-from agents.worlds import OUT_OF_PLAY, read_knowledge, sample_worlds, world_states
+from ghost_euchre.agents.pimc import PIMCPolicy
+from ghost_euchre.agents.worlds import OUT_OF_PLAY, read_knowledge, sample_worlds, world_states
 from ghost_euchre_env import GhostEuchre
 from ghost_euchre_env.cards import EFFECTIVE_SUIT, mask_to_bool, mask_to_cards, parse_card
 from ghost_euchre_env.core import check_actions
@@ -326,8 +326,8 @@ def test_bad_options_raise():
 
 
 def test_learned_playouts_are_one_batch_per_step_and_named(monkeypatch):
-    from agents import make_policy
-    from agents.ppo import PPOPolicy
+    from ghost_euchre.agents import make_policy
+    from ghost_euchre.agents.ppo import PPOPolicy
 
     shipped = os.path.join(ROOT, "agents", "pretrained", "ghost_ppo.pt")
     venv = GhostEuchreVec(12, seed=5, episode="deal")

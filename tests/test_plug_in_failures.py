@@ -13,7 +13,7 @@ import pytest
 import torch
 from test_train import TINY
 
-from euchre_trainer import cli
+from ghost_euchre.trainer import cli
 
 QUIET = ["--eval_every", "0", "--final_eval_games", "0", "--keep_checkpoints", "0"]
 MODULES = {
@@ -22,7 +22,7 @@ MODULES = {
         import torch
         from torch import nn
 
-        from agents.base import Policy
+        from ghost_euchre.agents.base import Policy
 
 
         class Net(nn.Module):
@@ -244,15 +244,15 @@ def test_files_and_folders_are_checked_before_anything_is_made(tmp_path, capsys)
 # ------------------------------------------------------------------------------------ exploit
 def exploited(argv, capsys):
     """(exit status, stderr) of ``evaluate.py exploit ARGV``."""
-    from euchre_trainer import exploit
+    from ghost_euchre.trainer import exploit
 
     status = exploit.main([*argv, "--quiet"])
     return status, capsys.readouterr().err
 
 
 def test_exploit_refusals_come_before_any_file(tmp_path, monkeypatch, capsys):
-    from agents import ppo
-    from agents.pretrained import network_path
+    from ghost_euchre.agents import ppo
+    from ghost_euchre.agents.pretrained import network_path
 
     monkeypatch.chdir(tmp_path)  # the default --db is runs/league.sqlite: never made by a refusal
     noise = tmp_path / "noise.pt"
@@ -277,7 +277,7 @@ def test_exploit_refusals_come_before_any_file(tmp_path, monkeypatch, capsys):
 
 
 def test_exploit_refuses_a_read_only_store_before_training(tmp_path, monkeypatch, capsys):
-    from arena.store import Store
+    from ghost_euchre.arena.store import Store
 
     db = tmp_path / "league.sqlite"
     Store(db).close()
@@ -286,7 +286,7 @@ def test_exploit_refuses_a_read_only_store_before_training(tmp_path, monkeypatch
     monkeypatch.setattr(
         os, "access", lambda p, m: access(p, m) and not (p == str(db) and m & os.W_OK)
     )
-    monkeypatch.setattr("euchre_trainer.loop.train", lambda *a: pytest.fail("it trained"))
+    monkeypatch.setattr("ghost_euchre.trainer.loop.train", lambda *a: pytest.fail("it trained"))
     status, err = exploited(["heuristic", "--db", str(db), "--runs-dir", str(tmp_path)], capsys)
     assert status == 2 and err.count("\n") == 1
     assert f"cannot write --db {str(db)!r}: the file is read-only" in err
@@ -314,7 +314,7 @@ def test_a_spec_that_turns_bad_is_named_by_exploit(
 def test_ctrl_c_in_exploit_is_one_line_and_the_same_command_resumes(
     tmp_path, monkeypatch, capsys, torch_globals
 ):
-    from euchre_trainer import loop
+    from ghost_euchre.trainer import loop
 
     db = tmp_path / "league.sqlite"
     argv = ["random", "--budget", str(2 * 32768), "--games", "6", "--init", "scratch"]
@@ -335,7 +335,7 @@ def test_ctrl_c_in_exploit_is_one_line_and_the_same_command_resumes(
     )
     assert not db.exists()
     monkeypatch.setattr(loop, "periodic_checkpoint", checkpoint)
-    from euchre_trainer import exploit
+    from ghost_euchre.trainer import exploit
 
     assert exploit.main([*argv, "--quiet"]) == 0
     assert "resuming after update 1" in capsys.readouterr().out and db.exists()

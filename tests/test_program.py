@@ -3,7 +3,7 @@ playing matches, leagues, bidding matches and the command line, and each way a p
 told in one line with the game, with no process left behind.
 
 The test programs are small Python scripts (``#!`` the interpreter running the tests), so every
-test runs without a compiler; the C examples of ``examples/proc`` are built and played where a C
+test runs without a compiler; the C examples of ``ghost_euchre/examples/proc`` are built and played where a C
 compiler exists. The tests that start programs are marked slow."""
 
 import json
@@ -19,19 +19,19 @@ import time
 import numpy as np
 import pytest
 
-from agents import make_policy
-from agents.checked import PlugInError
-from agents.program import ProgramPolicy
-from agents.protocol import AnswerError, Messages, action_names
-from agents.specs import spec_text, spec_tree, split_spec
-from agents.versions import fingerprint
-from arena import cli as evaluate
-from arena.bidding import run_bidding_match
-from arena.interactive import play_interactive
-from arena.league import run_league
-from arena.match import run_match
-from arena.store import Store
-from arena.web.gate import SpecGate
+from ghost_euchre.agents import make_policy
+from ghost_euchre.agents.checked import PlugInError
+from ghost_euchre.agents.program import ProgramPolicy
+from ghost_euchre.agents.protocol import AnswerError, Messages, action_names
+from ghost_euchre.agents.specs import spec_text, spec_tree, split_spec
+from ghost_euchre.agents.versions import fingerprint
+from ghost_euchre.arena import cli as evaluate
+from ghost_euchre.arena.bidding import run_bidding_match
+from ghost_euchre.arena.interactive import play_interactive
+from ghost_euchre.arena.league import run_league
+from ghost_euchre.arena.match import run_match
+from ghost_euchre.arena.store import Store
+from ghost_euchre.arena.web.gate import SpecGate
 from ghost_euchre_env import variants
 from ghost_euchre_env.cards import card_name
 
@@ -326,7 +326,7 @@ def test_a_program_plays_a_match_as_the_protocol_says(here, variant):
 def test_a_program_plays_a_league_card_play_and_a_bidding_match(here):
     _, record = write_program(str(here), "bot")
     store = Store(str(here / "league.sqlite"))
-    run = run_league(["proc:./bot", "heuristic", "random", "agents.random_policy:RandomPolicy"],
+    run = run_league(["proc:./bot", "heuristic", "random", "ghost_euchre.agents.random_policy:RandomPolicy"],
                      store, games=6, seed=0, rules=RULES)  # fmt: skip
     assert len(run.played) == 4 and not run.failed
     starts = [r for r in records(record) if r["type"] == "hello"]
@@ -488,7 +488,12 @@ def test_a_league_keeps_the_matches_stored_before_a_program_fails(here):
             """,
     )
     store = Store(str(here / "league.sqlite"))
-    specs = ["proc:./second", "heuristic", "random", "agents.random_policy:RandomPolicy"]
+    specs = [
+        "proc:./second",
+        "heuristic",
+        "random",
+        "ghost_euchre.agents.random_policy:RandomPolicy",
+    ]
     with pytest.raises(ValueError, match=r"^match .*: player 'proc:./second': program ./second"):
         run_league(specs, store, games=6, seed=0, rules=RULES)
     assert len(store.matches()) >= 1  # what was finished before is kept

@@ -6,8 +6,8 @@ import json
 import numpy as np
 import pytest
 
-from arena import cli as evaluate
-from arena.match import run_match
+from ghost_euchre.arena import cli as evaluate
+from ghost_euchre.arena.match import run_match
 from ghost_euchre_env.records import (
     RecordError,
     check_records,

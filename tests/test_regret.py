@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from agents.heuristic import GhostHeuristic
-from arena import cli as evaluate
-from arena.bidding import bidding_stats, points_difference, run_bidding_match
-from arena.regret import RecordingPolicy, action_values, auction_rows, bid_regret
+from ghost_euchre.agents.heuristic import GhostHeuristic
+from ghost_euchre.arena import cli as evaluate
+from ghost_euchre.arena.bidding import bidding_stats, points_difference, run_bidding_match
+from ghost_euchre.arena.regret import RecordingPolicy, action_values, auction_rows, bid_regret
 from ghost_euchre_env import GhostEuchre, GhostEuchreVec
 from ghost_euchre_env.ghost import BID_3, MOON, PASS, SWAP
 

@@ -3,12 +3,17 @@
 import numpy as np
 import pytest
 
-from agents.inference import action_probabilities, deal_actions, log_likelihoods, resample
-from agents.pimc import PIMCPolicy
-from agents.search import SearchPolicy
-from agents.specs import make_policy
-from agents.worlds import read_knowledge, sample_worlds
-from arena.match import run_match
+from ghost_euchre.agents.inference import (
+    action_probabilities,
+    deal_actions,
+    log_likelihoods,
+    resample,
+)
+from ghost_euchre.agents.pimc import PIMCPolicy
+from ghost_euchre.agents.search import SearchPolicy
+from ghost_euchre.agents.specs import make_policy
+from ghost_euchre.agents.worlds import read_knowledge, sample_worlds
+from ghost_euchre.arena.match import run_match
 from ghost_euchre_env import ClassicEuchre, GhostEuchre, ghost
 
 RULES = [

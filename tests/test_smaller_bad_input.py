@@ -3,7 +3,7 @@ record whose variant does not match its games is refused for its variant."""
 
 import pytest
 
-from euchre_trainer import cli
+from ghost_euchre.trainer import cli
 from ghost_euchre_env.records import GameRecord, RecordError, records_from_dict, records_to_dict
 
 

@@ -9,10 +9,10 @@ import sqlite3
 import pytest
 from web_helpers import assert_error, web_client
 
-from arena import cli as evaluate
-from arena.league import leaderboard, run_league
-from arena.store import SCHEMA_VERSION, Store
-from arena.web import create_app
+from ghost_euchre.arena import cli as evaluate
+from ghost_euchre.arena.league import leaderboard, run_league
+from ghost_euchre.arena.store import SCHEMA_VERSION, Store
+from ghost_euchre.arena.web import create_app
 
 RULES = {"target_score": 8}
 

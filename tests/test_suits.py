@@ -7,16 +7,16 @@ import pytest
 import torch
 from test_train import TINY
 
-from agents import make_policy
-from agents.networks import CanonicalSuits
-from agents.ppo import (
+from ghost_euchre.agents import make_policy
+from ghost_euchre.agents.networks import CanonicalSuits
+from ghost_euchre.agents.ppo import (
     ActorCritic,
     PPOPolicy,
     load_model,
     policy_payload,
     pool_logits,
 )
-from euchre_trainer import cli
+from ghost_euchre.trainer import cli
 from ghost_euchre_env import ClassicEuchre, ClassicEuchreVec, GhostEuchre, classic, ghost
 from ghost_euchre_env.cards import PARTNER_SUIT, parse_card
 from ghost_euchre_env.suits import COLOUR_KEEPING, card_permutation, permutation_tables

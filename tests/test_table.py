@@ -1,8 +1,8 @@
-"""arena.web.table: what each seat's view of a game shows, card by card."""
+"""ghost_euchre.arena.web.table: what each seat's view of a game shows, card by card."""
 
 import json
 
-from arena.web.table import Table, seed_key
+from ghost_euchre.arena.web.table import Table, seed_key
 from ghost_euchre_env import ghost
 from ghost_euchre_env.cards import mask_to_cards
 

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 import torch
 
-from agents import make_policy
-from agents.heuristic import ClassicHeuristic
-from agents.ppo import (
+from ghost_euchre.agents import make_policy
+from ghost_euchre.agents.heuristic import ClassicHeuristic
+from ghost_euchre.agents.ppo import (
     ActorCritic,
     PPOPolicy,
     load_model,
@@ -23,10 +23,10 @@ from agents.ppo import (
     masked_log_probs,
     sample_actions,
 )
-from arena.files import current_umask
-from euchre_trainer import cli
-from euchre_trainer.checkpoint import CHECKPOINT_FORMAT, read_checkpoint
-from euchre_trainer.config import (
+from ghost_euchre.plumbing.files import current_umask
+from ghost_euchre.trainer import cli
+from ghost_euchre.trainer.checkpoint import CHECKPOINT_FORMAT, read_checkpoint
+from ghost_euchre.trainer.config import (
     TrainConfig,
     field_docs,
     find_config,
@@ -34,10 +34,10 @@ from euchre_trainer.config import (
     make_config,
     read_yaml,
 )
-from euchre_trainer.ranks import Ranks
-from euchre_trainer.rollout import RolloutBuffer, collect_rollout
-from euchre_trainer.run import setup
-from euchre_trainer.stats import auction_counts, margins
+from ghost_euchre.trainer.ranks import Ranks
+from ghost_euchre.trainer.rollout import RolloutBuffer, collect_rollout
+from ghost_euchre.trainer.run import setup
+from ghost_euchre.trainer.stats import auction_counts, margins
 from ghost_euchre_env import ClassicEuchre, ClassicEuchreVec, GhostEuchre, GhostEuchreVec, classic
 from ghost_euchre_env.ghost import BID_3, PASS, SWAP
 
@@ -572,7 +572,7 @@ def test_default_yaml_matches_the_dataclass_defaults():
 
 
 def test_shipped_agent_loads_and_beats_random():
-    from arena import cli as evaluate
+    from ghost_euchre.arena import cli as evaluate
 
     path = os.path.join(ROOT, "agents", "pretrained", "ghost_ppo.pt")
     result = evaluate.run_match([f"ppo:{path}", "random", "random"], games=60, seed=3)
@@ -580,7 +580,7 @@ def test_shipped_agent_loads_and_beats_random():
 
 
 def test_shipped_classic_agent_loads_and_beats_random():
-    from arena import cli as evaluate
+    from ghost_euchre.arena import cli as evaluate
 
     path = os.path.join(ROOT, "agents", "pretrained", "classic_ppo.pt")
     spec = f"ppo:{path}"

@@ -19,11 +19,11 @@ import pytest
 import torch
 from test_train import TINY
 
-from euchre_trainer import cli
-from euchre_trainer.config import make_config
-from euchre_trainer.ranks import Ranks, backend_for, pick_device, rank_seed
-from euchre_trainer.run import setup
-from euchre_trainer.update import Shares, ppo_update
+from ghost_euchre.trainer import cli
+from ghost_euchre.trainer.config import make_config
+from ghost_euchre.trainer.ranks import Ranks, backend_for, pick_device, rank_seed
+from ghost_euchre.trainer.run import setup
+from ghost_euchre.trainer.update import Shares, ppo_update
 from ghost_euchre_env import GhostEuchreVec
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -7,15 +7,15 @@ import pytest
 import torch
 from test_train import TINY
 
-from agents import make_policy
-from agents.composite import CompositePolicy
-from agents.heuristic import GhostHeuristic
-from agents.ppo import PPOPolicy, deepens, load_model
-from euchre_trainer import cli
-from euchre_trainer.config import make_config
-from euchre_trainer.ranks import start_ranks
-from euchre_trainer.rollout import RolloutBuffer, collect_rollout
-from euchre_trainer.run import setup
+from ghost_euchre.agents import make_policy
+from ghost_euchre.agents.composite import CompositePolicy
+from ghost_euchre.agents.heuristic import GhostHeuristic
+from ghost_euchre.agents.ppo import PPOPolicy, deepens, load_model
+from ghost_euchre.trainer import cli
+from ghost_euchre.trainer.config import make_config
+from ghost_euchre.trainer.ranks import start_ranks
+from ghost_euchre.trainer.rollout import RolloutBuffer, collect_rollout
+from ghost_euchre.trainer.run import setup
 from ghost_euchre_env import GhostEuchre, GhostEuchreVec
 
 PLAY_CARDS = slice(0, 24)  # the card actions

@@ -11,12 +11,12 @@ import pytest
 import torch
 from test_train import TINY
 
-from agents import make_policy
-from agents.cardset import CardSetNet
-from agents.networks import PluggedNetwork
-from agents.ppo import PPOPolicy
-from euchre_trainer import cli
-from euchre_trainer.ranks import default_threads
+from ghost_euchre.agents import make_policy
+from ghost_euchre.agents.cardset import CardSetNet
+from ghost_euchre.agents.networks import PluggedNetwork
+from ghost_euchre.agents.ppo import PPOPolicy
+from ghost_euchre.trainer import cli
+from ghost_euchre.trainer.ranks import default_threads
 from ghost_euchre_env import GhostEuchre, GhostEuchreVec, classic, ghost
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -53,7 +53,7 @@ USER_MODULES = {
     "mybots.py": """
         import numpy as np
 
-        from agents.base import Policy
+        from ghost_euchre.agents.base import Policy
 
 
         class LowestCard(Policy):
@@ -165,7 +165,13 @@ def test_a_mix_of_opponents_is_drawn_by_weight(tmp_path, torch_globals):
 
 def test_the_card_set_network_trains_and_plays_both_variants(tmp_path, torch_globals):
     for variant in ("ghost", "classic"):
-        options = ["--model", "agents.cardset:CardSetNet", "--variant", variant, "--model_options"]
+        options = [
+            "--model",
+            "ghost_euchre.agents.cardset:CardSetNet",
+            "--variant",
+            variant,
+            "--model_options",
+        ]
         options += [
             "{embed_size: 8, hidden_size: 16, pooling: attention, heads: 2}",
             "--total_steps",
@@ -249,7 +255,7 @@ def test_config_and_checkpoint_errors_are_one_line(tmp_path, torch_globals, caps
 
 def test_a_config_error_comes_before_torch_is_imported():
     code = (
-        "import sys\nfrom euchre_trainer import cli\n"
+        "import sys\nfrom ghost_euchre.trainer import cli\n"
         "try:\n    cli.main(['--num_envs', 'many'])\n"
         "except SystemExit as stop:\n    print(stop.code, 'torch' in sys.modules)\n"
     )
@@ -258,7 +264,7 @@ def test_a_config_error_comes_before_torch_is_imported():
     )
     assert result.stdout.split() == ["2", "False"]
     assert result.stderr.strip().endswith(
-        "num_envs must be an integer, got 'many' (str) (see --help)"
+        "num_envs must be an integer, got 'many' (str) (see train.py --help)"
     )
     assert result.stderr.count("\n") == 1
 

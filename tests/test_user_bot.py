@@ -1,16 +1,18 @@
-"""A user's rule-based bot written by names only (examples/rule_bots.py, installed as
-``ghost_euchre_examples.rule_bots``) plays a match of each variant."""
+"""A user's rule-based bot written by names only (ghost_euchre/examples/rule_bots.py, installed as
+``ghost_euchre.examples.rule_bots``) plays a match of each variant."""
 
 import ast
 import pathlib
 
 import pytest
 
-from arena.match import run_match
+from ghost_euchre.arena.match import run_match
 from ghost_euchre_env import variants
 
 EXAMPLE = pathlib.Path(__file__).resolve().parent.parent / "examples" / "rule_bots.py"
-MODULE = "ghost_euchre_examples.rule_bots"  # the installed name of examples/rule_bots.py
+MODULE = (
+    "ghost_euchre.examples.rule_bots"  # the installed name of ghost_euchre/examples/rule_bots.py
+)
 
 
 def numeric_indexes(source):

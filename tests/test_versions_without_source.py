@@ -10,15 +10,15 @@ import sys
 
 import pytest
 
-from agents.versions import code_hash, fingerprint
-from arena.league import run_league
-from arena.store import Store
+from ghost_euchre.agents.versions import code_hash, fingerprint
+from ghost_euchre.arena.league import run_league
+from ghost_euchre.arena.store import Store
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPT = """
-from agents.base import Policy
-from arena.league import run_league
-from arena.store import Store
+from ghost_euchre.agents.base import Policy
+from ghost_euchre.arena.league import run_league
+from ghost_euchre.arena.store import Store
 
 class Bot(Policy):
     name = "bot"
@@ -62,7 +62,9 @@ def test_a_sourceless_module_is_versioned_by_its_file(tmp_path, monkeypatch):
     compiled = tmp_path / "pyc_bot.pyc"
 
     def build(body):
-        source.write_text(f"from agents.heuristic import HeuristicPolicy as Bot\nX = {body}\n")
+        source.write_text(
+            f"from ghost_euchre.agents.heuristic import HeuristicPolicy as Bot\nX = {body}\n"
+        )
         py_compile.compile(str(source), str(compiled))
         sys.modules.pop("pyc_bot", None)
         return fingerprint("pyc_bot:Bot")
@@ -74,7 +76,7 @@ def test_a_sourceless_module_is_versioned_by_its_file(tmp_path, monkeypatch):
 
 
 def test_a_player_without_a_version_is_refused_before_anything_is_played(tmp_path, monkeypatch):
-    monkeypatch.setattr("arena.league.player_identity", lambda spec: (spec, ""))
+    monkeypatch.setattr("ghost_euchre.arena.league.player_identity", lambda spec: (spec, ""))
     with Store(tmp_path / "l.sqlite") as store:
         with pytest.raises(ValueError, match="has no version to store its results under"):
             run_league(["random", "heuristic", "pimc:samples=2"], store, games=2)

@@ -1,4 +1,4 @@
-"""arena.web: the page's JSON API (play, sessions, bad requests) and arena.web.table's views."""
+"""ghost_euchre.arena.web: the page's JSON API (play, sessions, bad requests) and ghost_euchre.arena.web.table's views."""
 
 import base64
 import gc
@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from web_helpers import assert_error, web_client
 
-from arena.league import leaderboard
-from arena.store import Store
-from arena.web import create_app
-from arena.web.games import GameStore
-from arena.web.table import Table, seed_key
+from ghost_euchre.arena.league import leaderboard
+from ghost_euchre.arena.store import Store
+from ghost_euchre.arena.web import create_app
+from ghost_euchre.arena.web.games import GameStore
+from ghost_euchre.arena.web.table import Table, seed_key
 from ghost_euchre_env import classic, ghost
 from ghost_euchre_env.classic import ClassicEuchre
 from ghost_euchre_env.ghost import GhostEuchre

@@ -25,10 +25,10 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 from web_helpers import served
 
-from arena.league import leaderboard
-from arena.store import Store
-from arena.web import create_app
-from arena.web.league import league_groups
+from ghost_euchre.arena.league import leaderboard
+from ghost_euchre.arena.store import Store
+from ghost_euchre.arena.web import create_app
+from ghost_euchre.arena.web.league import league_groups
 from ghost_euchre_env import dealing
 from ghost_euchre_env.ghost import GhostEuchre
 

@@ -13,9 +13,9 @@ import urllib.request
 
 import pytest
 
-from arena import cli as evaluate
-from arena.web.gate import SpecGate
-from arena.web.guard import trusted_proxies
+from ghost_euchre.arena import cli as evaluate
+from ghost_euchre.arena.web.gate import SpecGate
+from ghost_euchre.arena.web.guard import trusted_proxies
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -70,7 +70,7 @@ def test_a_policy_file_swapped_under_realpath_is_not_offered(tmp_path, monkeypat
 
 LOW_LIMIT = (  # the page under an open-file limit of 48
     "import resource, sys; resource.setrlimit(resource.RLIMIT_NOFILE, (48, 48)); "
-    "from arena.cli import main; sys.exit(main(sys.argv[1:]))"
+    "from ghost_euchre.arena.cli import main; sys.exit(main(sys.argv[1:]))"
 )
 
 

@@ -1,5 +1,5 @@
 """The web page as an attacker tries it: every class of probe is refused with a 4xx and one JSON
-line, and nothing is imported, read, created or changed (arena.web, arena.web.gate, arena.web.guard).
+line, and nothing is imported, read, created or changed (ghost_euchre.arena.web, ghost_euchre.arena.web.gate, ghost_euchre.arena.web.guard).
 
 Probes go to the app through Starlette's TestClient, or to uvicorn on 127.0.0.1
 where the transport matters (timeouts, connection cap, a client that leaves).
@@ -24,20 +24,26 @@ import uvicorn
 from starlette.testclient import WebSocketDenialResponse
 from web_helpers import BASE, Gated, assert_error, served, web_client
 
-from agents import ppo
-from agents.ppo import ActorCritic, policy_payload
-from agents.pretrained import NETWORKS
-from arena import cli as evaluate
-from arena.report import share_cell
-from arena.store import Store, player_identity
-from arena.web import create_app
-from arena.web import games as web
-from arena.web import guard as web_http
-from arena.web import league as web_league
-from arena.web.games import MAX_RECORD_ACTIONS, REPLAY_PAGE, GameStore, PlayGame, game_record
-from arena.web.gate import PRETRAINED_DIR, SpecGate
-from arena.web.guard import MAX_ERROR_CHARS
-from arena.web.table import Table, seed_key
+from ghost_euchre.agents import ppo
+from ghost_euchre.agents.ppo import ActorCritic, policy_payload
+from ghost_euchre.agents.pretrained import NETWORKS
+from ghost_euchre.arena import cli as evaluate
+from ghost_euchre.arena.report import share_cell
+from ghost_euchre.arena.store import Store, player_identity
+from ghost_euchre.arena.web import create_app
+from ghost_euchre.arena.web import games as web
+from ghost_euchre.arena.web import guard as web_http
+from ghost_euchre.arena.web import league as web_league
+from ghost_euchre.arena.web.games import (
+    MAX_RECORD_ACTIONS,
+    REPLAY_PAGE,
+    GameStore,
+    PlayGame,
+    game_record,
+)
+from ghost_euchre.arena.web.gate import PRETRAINED_DIR, SpecGate
+from ghost_euchre.arena.web.guard import MAX_ERROR_CHARS
+from ghost_euchre.arena.web.table import Table, seed_key
 from ghost_euchre_env import ghost
 from ghost_euchre_env.classic import ClassicEuchre
 from ghost_euchre_env.ghost import GhostEuchre
@@ -118,8 +124,8 @@ CODE_PROBES = [
     "subprocess:Popen",
     "os:system",
     "shutil:rmtree",
-    "agents.human:HumanPolicy",
-    "agents.random_policy:RandomPolicy",  # a harmless class is still not the client's choice
+    "ghost_euchre.agents.human:HumanPolicy",
+    "ghost_euchre.agents.random_policy:RandomPolicy",  # a harmless class is still not the client's choice
     f"{PROBE_MODULE}:X",
     f"composite[heuristic | {PROBE_MODULE}:X]",
     f"composite[composite[random | {PROBE_MODULE}:X] | heuristic]",
@@ -1049,8 +1055,8 @@ FD_SERVER = """
 import resource, sys
 resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
 import uvicorn
-from arena.web import create_app
-from arena.web.guard import listen, serve_config
+from ghost_euchre.arena.web import create_app
+from ghost_euchre.arena.web.guard import listen, serve_config
 sock = listen("127.0.0.1", 0)
 print(sock.getsockname()[1], flush=True)
 config = serve_config(create_app(db=None), request_timeout_s=600, idle_timeout_s=600)

@@ -8,8 +8,8 @@ import numpy as np
 import uvicorn
 from starlette.testclient import TestClient
 
-from agents.base import Policy
-from arena.web.guard import serve_config
+from ghost_euchre.agents.base import Policy
+from ghost_euchre.arena.web.guard import serve_config
 
 BASE = "http://127.0.0.1:8000"  # the Host the app serves (a loopback name)
 MAX_ERROR_BYTES = 1000

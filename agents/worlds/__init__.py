@@ -1,7 +1,7 @@
 """Hidden worlds as seen by one seat: reading observations, sampling deals, engine states.
 
-Both variants, one module each behind one interface (:mod:`agents.worlds.ghost`,
-:mod:`agents.worlds.classic`; what they share is :mod:`agents.worlds.places`). A
+Both variants, one module each behind one interface (:mod:`ghost_euchre.agents.worlds.ghost`,
+:mod:`ghost_euchre.agents.worlds.classic`; what they share is :mod:`ghost_euchre.agents.worlds.places`). A
 seat's observation is read back into its variant's knowledge record
 (:class:`SeatKnowledge` for Ghost Hand, :class:`ClassicKnowledge` for classic
 Euchre), chosen once by the game's descriptor: the public history of the deal, the seat's own cards and the suits the
@@ -20,7 +20,7 @@ voids: a seat that did not follow the led (effective) suit holds none of it
 (with Ghost Hand's ``allow_renege`` a failure to follow proves nothing, so no
 voids are inferred). Bids, passes and calls are not used here (soft
 information): every consistent world is equally likely, and
-:mod:`agents.inference` weights the worlds by them. No card the seat cannot
+:mod:`ghost_euchre.agents.inference` weights the worlds by them. No card the seat cannot
 see is ever fixed.
 
 Ghost Hand: unseen cards go to the hands of seats 1 and 2 (six minus the cards
@@ -84,7 +84,7 @@ def read_knowledge(obs, game):
 def sample_worlds(knowledge, num_worlds, rng):
     """Deal the unseen cards, uniformly over the worlds consistent with ``knowledge``.
 
-    rng: numpy Generator or :class:`agents.streams.RowRandom` of N rows (the only randomness used). Ghost Hand
+    rng: numpy Generator or :class:`ghost_euchre.agents.streams.RowRandom` of N rows (the only randomness used). Ghost Hand
     (:class:`SeatKnowledge`) returns (hands uint32[N, W, 3], out_of_play
     uint32[N, W]): every seat's current hand (seat 0's is its own) and the
     face-down hand (the observer's own dead hand if it swapped). Classic
@@ -100,7 +100,7 @@ def sample_worlds(knowledge, num_worlds, rng):
 def true_worlds(game, state, seat):
     """The real world of M games' engine ``state`` seen from ``seat`` (int[M]), shaped as
     :func:`sample_worlds` returns one world per position (W = 1): what a perfect-information
-    reference searches (:mod:`agents.oracle`), never a legal player."""
+    reference searches (:mod:`ghost_euchre.agents.oracle`), never a legal player."""
     return KNOWLEDGE[variants.of(game).name].truth(state, np.asarray(seat, np.int64))
 
 
@@ -127,7 +127,7 @@ def deal_start_states(game, knowledge, *worlds, rows=None):
     undone (the swapper's dead hand back in its hand, its cards back in the
     ghost hand) and, in classic, the dealer's pick-up undone (the upcard back
     on the table, the discard back in the hand). Replaying the deal's actions
-    from these states (:mod:`agents.inference`) reaches :func:`world_states`.
+    from these states (:mod:`ghost_euchre.agents.inference`) reaches :func:`world_states`.
     """
     rows = np.arange(len(worlds[0])) if rows is None else np.asarray(rows)
     hands = worlds[0] | knowledge.played[rows]  # the cards each seat has held this deal

@@ -1,6 +1,6 @@
 """Classic Euchre's worlds: what a seat knows (:class:`ClassicKnowledge`), sampled deals, states and replays.
 
-See :mod:`agents.worlds` for the places and the seats (relative: 0 is the observer).
+See :mod:`ghost_euchre.agents.worlds` for the places and the seats (relative: 0 is the observer).
 """
 
 import dataclasses
@@ -158,7 +158,7 @@ class ClassicKnowledge:
         )
 
     def sample(self, num_worlds, rng):
-        """(hands uint32[N, W, 4], out_of_play uint32[N, W], discard int8[N, W]): see :func:`agents.worlds.sample_worlds`."""
+        """(hands uint32[N, W, 4], out_of_play uint32[N, W], discard int8[N, W]): see :func:`ghost_euchre.agents.worlds.sample_worlds`."""
         kn = self
         n = len(kn.hand)
         places = sample_places(
@@ -214,7 +214,7 @@ class ClassicKnowledge:
         }
 
     def deal_start_fields(self, rows, worlds, hands):
-        """The ClassicState fields of worlds as dealt (see :func:`agents.worlds.deal_start_states`) besides
+        """The ClassicState fields of worlds as dealt (see :func:`ghost_euchre.agents.worlds.deal_start_states`) besides
         the shared ones: the dealer's pick-up undone (in ``hands``, the cards each seat has held: in place)."""
         discard = worlds[2]
         ordered = np.flatnonzero(self.ordered[rows])

@@ -1,6 +1,6 @@
 """Ghost Hand's worlds: what a seat knows (:class:`SeatKnowledge`), sampled deals, states and replays.
 
-See :mod:`agents.worlds` for the places and the seats (relative: 0 is the observer).
+See :mod:`ghost_euchre.agents.worlds` for the places and the seats (relative: 0 is the observer).
 """
 
 import dataclasses
@@ -117,7 +117,7 @@ class SeatKnowledge:
         )
 
     def sample(self, num_worlds, rng):
-        """(hands uint32[N, W, 3], out_of_play uint32[N, W]): see :func:`agents.worlds.sample_worlds`."""
+        """(hands uint32[N, W, 3], out_of_play uint32[N, W]): see :func:`ghost_euchre.agents.worlds.sample_worlds`."""
         hands = np.empty((len(self.hand), num_worlds, ghost.NUM_PLAYERS), HAND_DTYPE)
         hands[:, :, 0] = self.hand[:, None]
         places = sample_places(
@@ -164,7 +164,7 @@ class SeatKnowledge:
         }
 
     def deal_start_fields(self, rows, worlds, hands):
-        """The GhostState fields of worlds as dealt (see :func:`agents.worlds.deal_start_states`) besides
+        """The GhostState fields of worlds as dealt (see :func:`ghost_euchre.agents.worlds.deal_start_states`) besides
         the shared ones: the swap undone (in ``hands``, the cards each seat has held: in place)."""
         ghost_hand = worlds[1].copy()
         swapper = self.swapper[rows]

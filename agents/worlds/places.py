@@ -1,6 +1,6 @@
 """What both variants' worlds share: reading fields back, replaying tricks, dealing cards to places.
 
-Seats are relative to the observer (0). See :mod:`agents.worlds`.
+Seats are relative to the observer (0). See :mod:`ghost_euchre.agents.worlds`.
 """
 
 import dataclasses
@@ -91,7 +91,7 @@ def sample_places(allowed, sizes, num_worlds, rng):
     allowed: bool[N, 24, P], card c may go to place p (a card with no allowed
     place is not dealt); sizes: int[N, P] cards each place receives (they add
     up to the number of dealt cards); rng: numpy Generator or
-    :class:`agents.streams.RowRandom` of N rows (the only randomness used; a
+    :class:`ghost_euchre.agents.streams.RowRandom` of N rows (the only randomness used; a
     row's worlds depend only on its own draws). Returns uint32[N, W, P]: the cards of each place in each of W worlds.
 
     Exact: ``ways[i, r]`` counts the deals of cards i, i+1, ... that fit when
