@@ -59,10 +59,14 @@ class Policy:
     @functools.cached_property
     def variant(self) -> "variants.Variant[Any]":
         """The :class:`ghost_euchre_env.variants.Variant` of ``game``: ``self.variant.view(obs)`` reads obs by name."""
-        return variants.of(self.game)
+        return self.game.variant
 
     def act(self, obs, mask):
-        raise NotImplementedError
+        """int64[N]: one legal action per game, for obs float32[N, D] and mask bool[N, A]. A
+        subclass defines it (one with none is refused when it is built from a spec)."""
+        raise NotImplementedError(
+            f"{type(self).__name__} defines no act(obs, mask) -> int64[N] (a Policy subclass must)"
+        )
 
     def reset(self, games):
         """Hook: games (int[M]) started a new episode. Default: nothing to forget."""

@@ -12,6 +12,7 @@ import traceback
 
 from ghost_euchre_env.core import check_actions
 
+from .extras import missing_extra
 from .human import HumanQuit
 from .renamed import current_module
 from .streams import act_keyed
@@ -63,6 +64,8 @@ def find_module(name, what):
     except ModuleNotFoundError as error:
         if error.name is not None and (name == error.name or name.startswith(error.name + ".")):
             return None
+        if (missing := missing_extra(error)) is not None:  # an extra not installed: its line
+            raise missing from None
         failure = error
     except (Exception, SystemExit) as error:  # noqa: BLE001 (user code at import: named, then shown)
         failure = error

@@ -48,28 +48,33 @@ unseen card of its effective suit ranks above it:
   - It follows suit even when the rules allow reneging (``allow_renege``).
 
 Classic Euchre (:class:`ClassicHeuristic`) is described in its own docstring.
+
+How it runs: each variant's rules are one Numba kernel (``@njit(cache=True)``),
+a loop over the games of the batch with one branch per phase, reading the
+observation's columns by the variant's layout; ``act`` is one kernel call, for
+one game or thousands. Hand values are float32 sums over the cards in card-id
+order, compared with the thresholds in float64. ``NUMBA_DISABLE_JIT=1`` runs the
+same functions as plain Python.
 """
 
 import numpy as np
+from numba import njit
 
 from ghost_euchre_env import classic, ghost, variants
 from ghost_euchre_env.cards import (
-    CARD_BIT,
     CARD_RANK,
     CARD_SUIT,
     EFFECTIVE_SUIT,
-    HAND_DTYPE,
     JACK,
     NUM_CARDS,
     NUM_SUITS,
     PARTNER_SUIT,
     STRENGTH,
-    pack_bits,
 )
 
 from .base import Policy
 
-PARTNER = variants.CLASSIC.partner  # classic: the partner's relative seat (opposite)
+PARTNER = int(variants.CLASSIC.partner or 0)  # classic: the partner's relative seat (opposite)
 
 SUITS = np.arange(NUM_SUITS)
 
@@ -96,7 +101,7 @@ ROLE_NAMES = (
 ROLE_VALUE = np.array(
     [1.55, 1.01, 0.82, 0.73, 0.65, 0.6, 0.6, 0.65, 0.15, -0.01, -0.05, -0.11, -0.12], np.float32
 )
-VOID_VALUE = 0.4  # per off-suit void, when holding at least two trumps
+VOID_VALUE = np.float32(0.4)  # per off-suit void, when holding at least two trumps
 
 
 def _role_table():
@@ -117,93 +122,420 @@ def _role_table():
 
 
 ROLE = _role_table()
-EFF = EFFECTIVE_SUIT[:NUM_SUITS]  # int8[4, 24]: effective suit of card c under trump t
+EFF = EFFECTIVE_SUIT[:NUM_SUITS].astype(np.int64)  # [4, 24]: effective suit of card c, trump t
 IS_TRUMP = EFF == SUITS[:, None]  # bool[4, 24]
-# int8[4, 24]: trick strength of card c when it is led (trump t).
-LEAD_STRENGTH = STRENGTH[SUITS[:, None], EFF, np.arange(NUM_CARDS)]
-# int8[4, 7]: the trump cards of suit t from the top (right bower .. 9).
-TRUMP_CARDS = np.argsort(-np.where(IS_TRUMP, LEAD_STRENGTH, -1), axis=1, kind="stable")[:, :7]
-# Matrices for hand @ matrix (hand float32[N, 24]):
-CARD_VALUE = ROLE_VALUE[ROLE].T.copy()  # [24, 4]: value of card c with trump t
-SUIT_COLUMNS = np.eye(NUM_SUITS * NUM_SUITS, dtype=np.float32)[
-    SUITS[:, None] * NUM_SUITS + EFF
-].sum(axis=0)  # [24, 16]
-SUIT_TO_TRUMP = np.repeat(
-    np.eye(NUM_SUITS, dtype=np.float32), NUM_SUITS, axis=0
-)  # [16, 4]: sum over suits
-TRUMP_COLUMNS = np.array(
-    [t * NUM_SUITS + t for t in SUITS]
-)  # columns of SUIT_COLUMNS counting trumps
-OFF_NON_ACE = ((ROLE >= ROLE_NAMES.index("off K")).T).astype(np.float32)  # [24, 4]
-OFF_KING = ((ROLE == ROLE_NAMES.index("off K")).T).astype(np.float32)  # [24, 4]
+# int64[4, 24]: trick strength of card c when it is led (trump t).
+LEAD_STRENGTH = STRENGTH[SUITS[:, None], EFF, np.arange(NUM_CARDS)].astype(np.int64)
+# int64[4, 7]: the trump cards of suit t from the top (right bower .. 9).
+TRUMP_CARDS = np.ascontiguousarray(
+    np.argsort(-np.where(IS_TRUMP, LEAD_STRENGTH, -1), axis=1, kind="stable")[:, :7]
+)
+# int64[4, 4, 24]: strength of card c in a trick, trump t, effective suit s led.
+TRICK_STRENGTH = STRENGTH[:, :, :NUM_CARDS].astype(np.int64)
+CARD_VALUE = ROLE_VALUE[ROLE]  # float32[4, 24]: expected tricks of card c with trump t
+OFF_NON_ACE = ROLE >= ROLE_NAMES.index("off K")  # bool[4, 24]: an off-suit card below the ace
+OFF_KING = ROLE == ROLE_NAMES.index("off K")  # bool[4, 24]
 ACE_OF = 5 * NUM_SUITS + CARD_SUIT  # int[24]: the ace of card c's printed suit
 
 
 def _beaters_table():
-    """uint32[4, 24]: cards of the same effective suit that outrank card c (trump t)."""
-    table = np.zeros((NUM_SUITS, NUM_CARDS), HAND_DTYPE)
+    """int64[4, 24]: card mask of the cards of the same effective suit that outrank card c (trump t)."""
+    table = np.zeros((NUM_SUITS, NUM_CARDS), np.int64)
     for trump in SUITS:
         for card in range(NUM_CARDS):
             higher = (EFF[trump] == EFF[trump, card]) & (
                 LEAD_STRENGTH[trump] > LEAD_STRENGTH[trump, card]
             )
-            table[trump, card] = CARD_BIT[higher].sum()
+            table[trump, card] = (np.int64(1) << np.flatnonzero(higher)).sum()
     return table
 
 
 BEATERS = _beaters_table()
-# Throw-off cost: off-suit cards by rank (0..5), +10 when boss, +20 when trump (+ trump strength).
-THROW_COST = np.where(IS_TRUMP, 20 + LEAD_STRENGTH.astype(np.int16), CARD_RANK[None, :]).astype(
-    np.int16
+# int64[4, 4]: card mask of the cards of effective suit s when t is trump.
+SUIT_CARDS = np.array(
+    [[(np.int64(1) << np.flatnonzero(EFF[t] == s)).sum() for s in SUITS] for t in SUITS], np.int64
 )
-_NEVER = np.int16(9999)
+# Throw-off cost: off-suit cards by rank (0..5), +10 when boss, +20 when trump (+ trump strength).
+THROW_COST = np.where(IS_TRUMP, 20 + LEAD_STRENGTH, CARD_RANK[None, :]).astype(np.int64)
+NEVER = 9999  # the cost of a card no rule allows
+RULE_STEP = 64  # costs are 0..63: rule k's cards cost 64 * k more than rule k-1's
 
 
-def _boss(trump, unseen):
-    """bool[N, 24]: no unseen card of its effective suit beats the card (trump int[N], unseen bool[N, 24])."""
-    return (BEATERS[trump] & pack_bits(unseen).astype(HAND_DTYPE)[:, None]) == 0
+# ------------------------------------------------------------- reading an observation
+# Each kernel takes the variant's ``layout``: int64[K], the first column of each field it reads.
+GHOST_FIELDS = (
+    "hand",
+    "dead_hand",
+    "played_by",
+    "current_trick",
+    "declarer",
+    "leader",
+    "contract",
+    "trump",
+    "phase",
+)
+CLASSIC_FIELDS = (
+    "hand",
+    "upcard",
+    "discard",
+    "played_by",
+    "current_trick",
+    "dealer",
+    "maker",
+    "leader",
+    "sitting_out",
+    "trump",
+    "phase",
+)
+(G_HAND, G_DEAD, G_PLAYED, G_TRICK, G_DECLARER, G_LEADER, G_CONTRACT, G_TRUMP, G_PHASE) = range(9)
+(
+    C_HAND,
+    C_UPCARD,
+    C_DISCARD,
+    C_PLAYED,
+    C_TRICK,
+    C_DEALER,
+    C_MAKER,
+    C_LEADER,
+    C_SITTING_OUT,
+    C_TRUMP,
+    C_PHASE,
+) = range(11)
+# The classic view's phases (round 1, round 2, discard, alone, play; none: over).
+C_DISCARD, C_ALONE, C_PLAY, CLASSIC_OVER = (
+    variants.CLASSIC_PHASES.index(name) for name in ("discard", "alone", "play", "over")
+)
 
 
-def _by_phase(phase, rules, obs, mask, view):
-    """int64[N]: each game's action by the rule of its phase (rules: {phase: rule(view, mask)})."""
-    actions = np.zeros(len(obs), np.int64)
-    for code, rule in rules.items():
-        rows = np.flatnonzero(phase == code)
-        if len(rows) == len(obs):
-            actions[:] = rule(view(obs), mask)
-        elif len(rows):
-            actions[rows] = rule(view(np.take(obs, rows, axis=0)), mask[rows])
-    return actions
+def layout(variant, names):
+    """int64[K]: the first observation column of each named field of ``variant``."""
+    fields = variant.view_type.fields
+    return np.array([fields[name].start for name in names], np.int64)
 
 
-def hand_evaluation(hand):
-    """Expected tricks as declarer for each trump: hand bool[N, 24] -> float32[N, 4]."""
-    held = hand.astype(np.float32)
-    suit_counts = held @ SUIT_COLUMNS  # [N, 16]: cards of effective suit s under trump t at t*4+s
-    voids = (suit_counts == 0).astype(np.float32) @ SUIT_TO_TRUMP
-    two_trumps = suit_counts[:, TRUMP_COLUMNS] >= 2  # then the trump suit itself is not void
-    return held @ CARD_VALUE + VOID_VALUE * np.where(two_trumps, voids, 0)
+@njit(cache=True)
+def _cards(obs, game, start):
+    """Card mask (bit c = card c) of the 24 columns from ``start`` of row ``game``."""
+    bits = 0
+    for card in range(NUM_CARDS):
+        bits |= int(obs[game, start + card] > 0.5) << card
+    return bits
 
 
-def moon_ready(hand, dead):
-    """bool[N, 4]: with trump t every card is a sure winner once trumps are drawn.
+@njit(cache=True)
+def _blocks(obs, game, start, count):
+    """Card mask of ``count`` blocks of 24 columns from ``start`` together."""
+    bits = 0
+    for block in range(count):
+        bits |= _cards(obs, game, start + block * NUM_CARDS)
+    return bits
 
-    hand, dead: bool[N, 24] (dead = cards known out of play). Trumps held from the
-    top down, skipping dead ones, must run unbroken past all outstanding trumps
-    but one, and each off-suit card must be an ace or a king backed by its ace.
+
+@njit(cache=True)
+def _index(obs, game, start, width):
+    """The set column (0..width-1) of a one-hot field of row ``game``; -1 when none is set."""
+    for k in range(width):
+        if obs[game, start + k] > 0.5:
+            return k
+    return -1
+
+
+@njit(cache=True)
+def _lowest(bits):
+    """The lowest card of a mask (0 for an empty mask, as NumPy's argmax of no card)."""
+    for card in range(NUM_CARDS):
+        if bits >> card & 1:
+            return card
+    return 0
+
+
+# ------------------------------------------------------------------ hand evaluation
+@njit(cache=True)
+def count_cards(mask):
+    """The number of cards in a card mask (a population count of 24 bits)."""
+    mask = mask - (mask >> 1 & 0x555555)
+    mask = (mask & 0x333333) + (mask >> 2 & 0x333333)
+    mask = (mask + (mask >> 4)) & 0x0F0F0F
+    return (mask + (mask >> 8) + (mask >> 16)) & 0xFF
+
+
+@njit(cache=True)
+def hand_value(hand, trump, lone=False):
+    """float32: expected tricks as declarer of card mask ``hand`` with trump ``trump`` (0..3).
+
+    The cards' role values summed in float32, plus VOID_VALUE per void suit when
+    holding at least two trumps (then the trump suit itself is not void). The
+    order of the sum is the one the NumPy heuristic had (a matrix product), so
+    that a hand on a threshold goes the same way (the kernels compare as it did
+    too: the bid and order-up thresholds in float64, the others in float32): card-id order, or with
+    ``lone`` (the only game of its phase in the batch, where NumPy took BLAS's
+    matrix-vector kernel) by blocks of 8 cards, the even and the odd cards of a
+    block summed apart. The two differ by a float32 rounding at most.
     """
-    held = hand[:, TRUMP_CARDS]  # [N, 4, 7]
-    known = held | dead[:, TRUMP_CARDS]
-    run = (np.cumprod(known, axis=2) & held).sum(axis=2)
-    outstanding = 7 - known.sum(axis=2)
-    backed = (hand & hand[:, ACE_OF]).astype(np.float32)
-    losers = hand.astype(np.float32) @ OFF_NON_ACE - backed @ OFF_KING
-    return (losers < 0.5) & (run >= outstanding - 1) & (run >= 2)
+    total = np.float32(0.0)
+    if lone:
+        for block in range(0, NUM_CARDS, 8):
+            even, odd = np.float32(0.0), np.float32(0.0)
+            for card in range(block, block + 8, 2):
+                if hand >> card & 1:
+                    even += CARD_VALUE[trump, card]
+                if hand >> card + 1 & 1:
+                    odd += CARD_VALUE[trump, card + 1]
+            total += even + odd
+    else:
+        for card in range(NUM_CARDS):
+            if hand >> card & 1:
+                total += CARD_VALUE[trump, card]
+    if count_cards(hand & SUIT_CARDS[trump, trump]) >= 2:
+        voids = 0
+        for suit in range(NUM_SUITS):
+            voids += hand & SUIT_CARDS[trump, suit] == 0
+        total += VOID_VALUE * np.float32(voids)
+    return total
 
 
-def cards_played(played_by):
-    """bool[N, 24]: cards played this deal, from the ``played_by`` field bool[N, seats, 24]."""
-    return played_by.any(axis=1)
+@njit(cache=True)
+def _best_trump(hand, lone):
+    """(trump 0..3 with the most expected tricks (the first on ties), those tricks float32)."""
+    best, most = 0, hand_value(hand, 0, lone)
+    for trump in range(1, NUM_SUITS):
+        tricks = hand_value(hand, trump, lone)
+        if tricks > most:
+            best, most = trump, tricks
+    return best, most
+
+
+@njit(cache=True)
+def is_moon_ready(hand, dead, trump):
+    """True when, with trump ``trump``, every card of mask ``hand`` is a sure winner once trumps are drawn.
+
+    dead: mask of cards known out of play. Trumps held from the top down,
+    skipping dead ones, must run unbroken past all outstanding trumps but one,
+    and each off-suit card must be an ace or a king backed by its ace.
+    """
+    run, known_count, broken = 0, 0, False
+    for k in range(7):
+        card = TRUMP_CARDS[trump, k]
+        held = hand >> card & 1
+        known = held | (dead >> card & 1)
+        known_count += known
+        broken |= known == 0
+        if held and not broken:
+            run += 1
+    outstanding = 7 - known_count
+    losers = 0
+    for card in range(NUM_CARDS):
+        if hand >> card & 1:
+            losers += OFF_NON_ACE[trump, card]
+            if hand >> ACE_OF[card] & 1:
+                losers -= OFF_KING[trump, card]
+    return losers < 0.5 and run >= outstanding - 1 and run >= 2
+
+
+# ------------------------------------------------------------------ card play
+@njit(cache=True)
+def _boss(card, trump, unseen):
+    """No unseen card (mask) of the card's effective suit outranks it."""
+    return BEATERS[trump, card] & unseen == 0
+
+
+@njit(cache=True)
+def _cheapest(rule_cards, rule_kinds, costs, rules):
+    """The card chosen by the first rule that has a card, the cheapest of its cards.
+
+    rule_cards: int64[R] card masks (0 where the rule does not apply); rule_kinds: int64[R] the
+    row of costs int64[K, 24] (0..63) by which each rule ranks its cards; rules: how many are
+    used. The key of card c is its cost + 64 * its first rule's index (NEVER for no rule); the
+    lowest key wins, the lowest card on ties.
+    """
+    candidates = 0
+    for rule in range(rules):
+        candidates |= rule_cards[rule]
+    chosen, lowest = 0, NEVER
+    for card in range(NUM_CARDS):
+        if not candidates >> card & 1:
+            continue
+        for rule in range(rules):
+            if rule_cards[rule] >> card & 1:
+                key = costs[rule_kinds[rule], card] + RULE_STEP * rule
+                if key < lowest:
+                    chosen, lowest = card, key
+                break
+    return chosen
+
+
+@njit(cache=True)
+def _trick(obs, game, start, seats, leader, trump, seat_best):
+    """The current trick of row ``game`` (blocks of 24 columns per relative seat from ``start``).
+
+    Returns (cards on the table: mask, the led effective suit (of card 0 when none is led),
+    position: cards played so far, strength int64[24] of each card under the led suit,
+    seat_best: int64[seats] (written): the strength of each seat's card, -1 for none).
+    """
+    led_seat = leader if leader >= 0 else seats - 1  # NumPy's index -1: the last seat
+    led_card = _lowest(_cards(obs, game, start + led_seat * NUM_CARDS))
+    led = EFF[trump, led_card]
+    strength = TRICK_STRENGTH[trump, led]
+    on_table = 0
+    seat_best[:] = -1
+    for seat in range(seats):
+        cards = _cards(obs, game, start + seat * NUM_CARDS)
+        on_table |= cards
+        for card in range(NUM_CARDS):
+            if cards >> card & 1:
+                seat_best[seat] = max(seat_best[seat], strength[card])
+    position = 0
+    for card in range(NUM_CARDS):
+        position += on_table >> card & 1
+    return on_table, led, position, strength, seat_best
+
+
+@njit(cache=True)
+def _card_costs(trump, unseen, strength, legal, costs):
+    """(bosses: mask of the cards no unseen card outranks, trumps mask, legal trumps that are boss,
+    legal off-suit bosses); costs int64[3, 24] (written): highest first, strength, throw-off."""
+    bosses, trumps = 0, 0
+    for card in range(NUM_CARDS):
+        bit = 1 << card
+        boss = _boss(card, trump, unseen)
+        if boss:
+            bosses |= bit
+        if IS_TRUMP[trump, card]:
+            trumps |= bit
+        costs[0, card] = 27 - LEAD_STRENGTH[trump, card]  # lowest for the highest card
+        costs[1, card] = strength[card]
+        costs[2, card] = THROW_COST[trump, card] + 10 * (boss and not IS_TRUMP[trump, card])
+    return bosses, trumps, legal & trumps & bosses, legal & ~trumps & bosses
+
+
+@njit(cache=True)
+def _legal_cards(mask, game):
+    """Card mask of the legal cards of row ``game`` of the legal mask."""
+    bits = 0
+    for card in range(NUM_CARDS):
+        if mask[game, card]:
+            bits |= 1 << card
+    return bits
+
+
+@njit(cache=True)
+def _beating(legal, strength, best):
+    """Mask of the legal cards whose strength beats ``best``."""
+    bits = 0
+    for card in range(NUM_CARDS):
+        if legal >> card & 1 and strength[card] > best:
+            bits |= 1 << card
+    return bits
+
+
+@njit(cache=True)
+def _phases(obs, start, width, none_as):
+    """(int64[N] each game's phase, ``none_as`` where no phase column is set (a finished game);
+    bool[N] the game is the only one of its phase in the batch: see :func:`hand_value`)."""
+    phases = np.empty(len(obs), np.int64)
+    count = np.zeros(width, np.int64)
+    for game in range(len(obs)):
+        phase = _index(obs, game, start, width)
+        phases[game] = none_as if phase < 0 else phase
+        count[phases[game]] += 1
+    lone = np.empty(len(obs), np.bool_)
+    for game in range(len(obs)):
+        lone[game] = count[phases[game]] == 1
+    return phases, lone
+
+
+@njit(cache=True)
+def _scratch():
+    """Work arrays of a kernel call, reused game after game: (rule_cards int64[7], rule_kinds
+    int64[7], costs int64[3, 24], seat_best int64[4]) (see :func:`_cheapest`, :func:`_trick`)."""
+    return (
+        np.zeros(7, np.int64),
+        np.zeros(7, np.int64),
+        np.zeros((3, NUM_CARDS), np.int64),
+        np.zeros(4, np.int64),
+    )
+
+
+# ------------------------------------------------------------------ Ghost Hand
+@njit(cache=True)
+def ghost_actions(obs, mask, layout, thresholds, allow_renege, actions):
+    """The Ghost Hand heuristic's action of each game (the module docstring's rules).
+
+    obs float32[N, D], mask bool[N, A]; layout int64[9]: the first column of each of
+    GHOST_FIELDS; thresholds float64[5]: bids of 3, 4, 5, moon, swap (the class attributes);
+    allow_renege: the rules let a player renege (it still follows suit); actions int64[N]: out.
+    """
+    scratch = _scratch()
+    phases, lone = _phases(obs, layout[G_PHASE], 3, ghost.AUCTION)  # over: as the auction
+    for game in range(len(obs)):
+        phase = phases[game]
+        hand = _cards(obs, game, layout[G_HAND])
+        if phase == ghost.TRUMP:
+            actions[game] = ghost.TRUMP_CLUBS + _best_trump(hand, lone[game])[0]
+        elif phase == ghost.PLAY:
+            actions[game] = _ghost_card(obs, mask, layout, allow_renege, game, hand, scratch)
+        else:
+            actions[game] = _ghost_call(obs, mask, layout, thresholds, game, hand, lone[game])
+
+
+@njit(cache=True)
+def _ghost_call(obs, mask, layout, thresholds, game, hand, lone):
+    """Auction: moon, swap, the lowest bid the hand reaches, or pass."""
+    dead = _cards(obs, game, layout[G_DEAD])
+    best, expected = _best_trump(hand, lone)
+    moon_hand = is_moon_ready(hand, dead, best) or expected >= np.float32(thresholds[3])
+    contract = _index(obs, game, layout[G_CONTRACT], 4)  # the high bid: 3..6 (moon), 0 none
+    need = max(contract + 4 if contract >= 0 else 1, 3)
+    threshold = thresholds[need - 3] if need <= 5 else np.inf
+    bid = expected >= threshold
+    if moon_hand and mask[game, ghost.MOON]:
+        return ghost.MOON
+    if mask[game, ghost.SWAP] and (not bid or expected < np.float32(thresholds[4])):
+        return ghost.SWAP
+    if bid:
+        return ghost.BID_3 + min(need, 5) - 3
+    return ghost.PASS
+
+
+@njit(cache=True)
+def _ghost_card(obs, mask, layout, allow_renege, game, hand, scratch):
+    """Card play: draw trumps or cash bosses when leading, win cheaply, else throw off."""
+    seats = ghost.NUM_PLAYERS
+    trump = _index(obs, game, layout[G_TRUMP], NUM_SUITS)
+    played = _blocks(obs, game, layout[G_PLAYED], seats)
+    unseen = ((1 << NUM_CARDS) - 1) & ~(hand | played | _cards(obs, game, layout[G_DEAD]))
+    leader = _index(obs, game, layout[G_LEADER], seats)
+    rule_cards, rule_kinds, costs, seat_best = scratch
+    _, led, position, strength, seat_best = _trick(
+        obs, game, layout[G_TRICK], seats, leader, trump, seat_best
+    )
+    legal = _legal_cards(mask, game)
+    if allow_renege and position > 0:  # the mask allows reneges: never play one
+        follow = 0
+        for card in range(NUM_CARDS):
+            if legal >> card & 1 and EFF[trump, card] == led:
+                follow |= 1 << card
+        if follow:
+            legal = follow
+    best = seat_best.max()
+    beats = _beating(legal, strength, best)
+    bosses, trumps, boss_trump, boss_off = _card_costs(trump, unseen, strength, legal, costs)
+    declaring = _index(obs, game, layout[G_DECLARER], seats) == 0
+    leading = position == 0
+    rules = (  # (applies, cards, cost): the first that applies and has a card
+        (leading and declaring and unseen & trumps != 0, boss_trump, 0),
+        (leading and declaring, boss_off, 0),
+        (leading and not declaring, boss_off, 0),
+        (leading and not declaring, boss_trump, 0),
+        (position == 1, beats & bosses, 1),
+        (position > 0, beats, 1),
+        (True, legal, 2),
+    )
+    for k in range(len(rules)):
+        applies, cards, cost = rules[k]
+        rule_cards[k] = cards if applies else 0
+        rule_kinds[k] = cost
+    return _cheapest(rule_cards, rule_kinds, costs, len(rules))
 
 
 class GhostHeuristic(Policy):
@@ -215,88 +547,13 @@ class GhostHeuristic(Policy):
     swap_below = 3.8  # swap even a biddable hand when its expected tricks are below this
 
     def act(self, obs, mask):
-        view = self.variant.view
-        phase = view(obs).phase  # a finished game (no phase) is answered as an auction
-        phase = np.where(phase == ghost.OVER, ghost.AUCTION, phase)
-        rules = {ghost.AUCTION: self._auction, ghost.TRUMP: self._trump, ghost.PLAY: self._play}
-        return _by_phase(phase, rules, obs, mask, view)
-
-    def _auction(self, view, mask):
-        hand, dead = view.hand, view.dead_hand
-        tricks = hand_evaluation(hand)
-        best = tricks.argmax(axis=1)
-        index = np.arange(len(hand))
-        expected = tricks[index, best]
-        moon_hand = moon_ready(hand, dead)[index, best] | (expected >= self.moon_above)
-        need = np.maximum(view.contract + 1, 3)  # contract: the high bid's level, 0 for none
-        threshold = np.select([need == 3, need == 4, need == 5], list(self.bid_thresholds), np.inf)
-        bid = expected >= threshold
-        swap = mask[:, ghost.SWAP] & (~bid | (expected < self.swap_below))
-        return np.select(
-            [moon_hand & mask[:, ghost.MOON], swap, bid],
-            [ghost.MOON, ghost.SWAP, ghost.BID_3 + (np.minimum(need, 5) - 3)],
-            ghost.PASS,
-        )
-
-    @staticmethod
-    def _trump(view, mask):
-        return ghost.TRUMP_CLUBS + hand_evaluation(view.hand).argmax(axis=1)
-
-    def _play(self, view, mask):
-        hand, current, trump = view.hand, view.current_trick, view.trump  # trump is named in play
-        n = len(hand)
-        legal = mask[:, :NUM_CARDS]
-        played = cards_played(view.played_by)
-        unseen = ~(hand | played | view.dead_hand)
-        boss = _boss(trump, unseen)  # [N, 24]
-        is_trump = IS_TRUMP[trump]
-        trumps_unseen = (unseen & is_trump).any(axis=1)
-
-        in_trick = current.any(axis=1)
-        position = in_trick.sum(axis=1)  # 0 leading, 1 second, 2 last
-        led_card = current[np.arange(n), view.leader].argmax(axis=1)
-        led = EFFECTIVE_SUIT[trump, led_card]
-        if getattr(
-            self.game.rules, "allow_renege", False
-        ):  # the mask allows reneges: never play one
-            follow = legal & (EFF[trump] == led[:, None]) & (position > 0)[:, None]
-            legal = np.where(follow.any(axis=1)[:, None], follow, legal)
-        strength = STRENGTH[trump, led, :NUM_CARDS]  # [N, 24] under the led suit
-        best = np.where(in_trick, strength, -1).max(axis=1)
-        beats = legal & (strength > best[:, None])
-        lead_strength = LEAD_STRENGTH[trump]
-        throw = THROW_COST[trump] + 10 * (boss & ~is_trump)  # 0..57
-
-        declaring = view.declarer == 0
-        leading = position == 0
-        boss_trump = legal & is_trump & boss
-        boss_off = legal & ~is_trump & boss
-        highest = 27 - lead_strength  # lowest for the highest card
-        rules = (  # (games where the rule applies bool[N], its cards bool[N, 24], cost int[N, 24])
-            (leading & declaring & trumps_unseen, boss_trump, highest),
-            (leading & declaring, boss_off, highest),
-            (leading & ~declaring, boss_off, highest),
-            (leading & ~declaring, boss_trump, highest),
-            (position == 1, beats & boss, strength),
-            (position > 0, beats, strength),
-            (True, legal, throw),
-        )
-        return _first_rule(rules)
-
-
-def _first_rule(rules):
-    """The card chosen by the first rule that applies and has a card, int64[N].
-
-    rules: (applies bool[N] or True, cards bool[N, 24], cost int[N, 24] in 0..63);
-    within a rule the cheapest card wins. One argmin over a combined key.
-    """
-    key = None
-    for priority, (applies, cards, cost) in enumerate(rules):
-        allowed = cards & applies[:, None] if isinstance(applies, np.ndarray) else cards
-        ranked = np.where(allowed, cost.astype(np.int16) + np.int16(64 * priority), _NEVER)
-        key = ranked if key is None else np.minimum(key, ranked, out=key)
-    assert key is not None, "rules must not be empty"
-    return key.argmin(axis=1)
+        """obs float32[N, D], mask bool[N, A] -> int64[N]: one kernel call (:func:`ghost_actions`)."""
+        obs, mask = _batch(self.variant, obs, mask)
+        actions = np.zeros(len(obs), np.int64)
+        thresholds = np.array([*self.bid_thresholds, self.moon_above, self.swap_below], np.float64)
+        renege = bool(getattr(self.game.rules, "allow_renege", False))
+        ghost_actions(obs, mask, _layout(self.variant, GHOST_FIELDS), thresholds, renege, actions)
+        return actions
 
 
 class ClassicHeuristic(Policy):
@@ -327,95 +584,196 @@ class ClassicHeuristic(Policy):
     alone_above = 4.0
 
     def act(self, obs, mask):
-        phase = self.variant.view(obs).phase  # round 1, round 2, discard, alone, play, over
-        phase = np.where(phase == len(variants.CLASSIC_PHASES) - 1, 0, phase)  # over: as round 1
-        rules = dict(enumerate((self._bid, self._bid, self._discard, self._alone, self._play)))
-        return _by_phase(phase, rules, obs, mask, self.variant.view)
+        """obs float32[N, D], mask bool[N, A] -> int64[N]: one kernel call (:func:`classic_actions`)."""
+        obs, mask = _batch(self.variant, obs, mask)
+        actions = np.zeros(len(obs), np.int64)
+        thresholds = np.array([self.order_above, self.name_above, self.alone_above], np.float64)
+        classic_actions(obs, mask, _layout(self.variant, CLASSIC_FIELDS), thresholds, actions)
+        return actions
 
-    def _bid(self, view, mask):
-        hand, up = view.hand, view.upcard
-        n = len(hand)
-        rows = np.arange(n)
-        up_suit = CARD_SUIT[up]
-        dealer = view.dealer  # relative: 0 me
-        tricks = hand_evaluation(hand)
-        # Round 1: value of ordering up the upcard's suit.
-        with_up = hand.copy()
-        with_up[rows, up] = True
-        worst = np.where(with_up, CARD_VALUE[:, up_suit].T, np.inf).min(axis=1)
-        own_take = hand_evaluation(with_up)[rows, up_suit] - worst
-        up_value = CARD_VALUE[up, up_suit]
-        sign = np.select([dealer == PARTNER, dealer == 0], [0.5, 0.0], -0.5)
-        order_value = np.where(dealer == 0, own_take, tricks[rows, up_suit] + sign * up_value)
-        order = mask[rows, classic.SUIT_CLUBS + up_suit] & (order_value >= self.order_above)
-        # Round 2: the best legal suit.
-        suit_legal = mask[:, classic.SUIT_CLUBS : classic.SUIT_CLUBS + NUM_SUITS]
-        named = np.where(suit_legal, tricks, -np.inf).argmax(axis=1)
-        name = (
-            suit_legal.any(axis=1)
-            & ~mask[rows, classic.SUIT_CLUBS + up_suit]
-            & ((tricks[rows, named] >= self.name_above) | ~mask[:, classic.PASS])
-        )
-        return np.select(
-            [order, name], [classic.SUIT_CLUBS + up_suit, classic.SUIT_CLUBS + named], classic.PASS
-        )
 
-    def _discard(self, view, mask):
-        trump = view.trump
-        legal = mask[:, :NUM_CARDS]
-        suit_length = view.hand.astype(np.float32) @ SUIT_COLUMNS  # [N, 16]
-        length = np.take_along_axis(suit_length, trump[:, None] * NUM_SUITS + EFF[trump], axis=1)
-        cost = THROW_COST[trump] + 8 * (length > 1) * ~IS_TRUMP[trump]
-        return np.where(legal, cost, _NEVER).argmin(axis=1)
+@njit(cache=True)
+def classic_actions(obs, mask, layout, thresholds, actions):
+    """The classic heuristic's action of each game (:class:`ClassicHeuristic`'s rules).
 
-    def _alone(self, view, mask):
-        tricks = hand_evaluation(view.hand)[np.arange(len(view)), view.trump]
-        alone = mask[:, classic.GO_ALONE] & (view.maker == 0) & (tricks >= self.alone_above)
-        return np.where(alone, classic.GO_ALONE, classic.WITH_PARTNER)
+    obs float32[N, D], mask bool[N, A]; layout int64[11]: the first column of each of
+    CLASSIC_FIELDS; thresholds float64[3]: order up, name, go alone (the class attributes);
+    actions int64[N]: out.
+    """
+    scratch = _scratch()
+    phases, lone = _phases(obs, layout[C_PHASE], CLASSIC_OVER, 0)  # over: as round 1
+    for game in range(len(obs)):
+        phase = phases[game]
+        hand = _cards(obs, game, layout[C_HAND])
+        if phase == C_DISCARD:
+            actions[game] = _classic_discard(obs, mask, layout, game, hand)
+        elif phase == C_ALONE:
+            trump = _index(obs, game, layout[C_TRUMP], NUM_SUITS)
+            maker = _index(obs, game, layout[C_MAKER], classic.NUM_PLAYERS)
+            alone = mask[game, classic.GO_ALONE] and maker == 0
+            if alone and hand_value(hand, trump, lone[game]) >= np.float32(thresholds[2]):
+                actions[game] = classic.GO_ALONE
+            else:
+                actions[game] = classic.WITH_PARTNER
+        elif phase == C_PLAY:
+            actions[game] = _classic_card(obs, mask, layout, game, hand, scratch)
+        else:  # rounds 1 and 2
+            actions[game] = _classic_call(obs, mask, layout, thresholds, game, hand, lone[game])
 
-    def _play(self, view, mask):
-        hand, trick, trump = view.hand, view.current_trick, view.trump
-        n = len(hand)
-        rows = np.arange(n)
-        legal = mask[:, :NUM_CARDS]
-        played = cards_played(view.played_by)
-        unseen = ~(hand | played | view.card_flags("discard"))
-        boss = _boss(trump, unseen)
-        is_trump = IS_TRUMP[trump]
-        trumps_unseen = (unseen & is_trump).any(axis=1)
 
-        in_trick = trick.any(axis=1)
-        position = in_trick.sum(axis=1)
-        players = 4 - view.sitting_out.sum(axis=1)
-        led_card = trick[rows, view.leader].argmax(axis=1)
-        strength = STRENGTH[trump, EFFECTIVE_SUIT[trump, led_card], :NUM_CARDS]
-        seat_strength = np.where(trick, strength[:, None, :], -1).max(
-            axis=2
-        )  # [N, 4] by relative seat
-        best = seat_strength.max(axis=1)
-        partner_winning = (position > 0) & (seat_strength[:, PARTNER] == best)
-        partner_card = trick[:, PARTNER].argmax(axis=1)
-        partner_safe = partner_winning & ((position == players - 1) | boss[rows, partner_card])
-        beats = legal & (strength > best[:, None])
-        lead_strength = LEAD_STRENGTH[trump]
-        throw = THROW_COST[trump] + 10 * (boss & ~is_trump)
+@njit(cache=True)
+def _classic_call(obs, mask, layout, thresholds, game, hand, lone):
+    """Rounds 1 and 2: order up the upcard's suit, name the best other suit, or pass."""
+    up = _index(obs, game, layout[C_UPCARD], NUM_CARDS)
+    up = up if up >= 0 else NUM_CARDS - 1  # NumPy's index -1: the last card
+    up_suit = CARD_SUIT[up]
+    dealer = _index(obs, game, layout[C_DEALER], classic.NUM_PLAYERS)  # relative: 0 me
+    if dealer == 0:  # round 1 for the dealer: the upcard taken, its worst card dropped
+        with_up = hand | 1 << up
+        worst = np.float32(np.inf)
+        for card in range(NUM_CARDS):
+            if with_up >> card & 1:
+                worst = min(worst, CARD_VALUE[up_suit, card])
+        order_value = np.float64(hand_value(with_up, up_suit, lone) - worst)
+    else:  # half the upcard's value to the partner dealer, against an opponent dealer
+        sign = 0.5 if dealer == PARTNER else -0.5
+        order_value = hand_value(hand, up_suit, lone) + sign * np.float64(CARD_VALUE[up_suit, up])
+    up_call = classic.SUIT_CLUBS + up_suit
+    if mask[game, up_call] and order_value >= thresholds[0]:
+        return up_call
+    named, most, any_legal = 0, np.float32(-np.inf), False
+    for suit in range(NUM_SUITS):
+        if mask[game, classic.SUIT_CLUBS + suit]:
+            any_legal = True
+            tricks = hand_value(hand, suit, lone)
+            if tricks > most:
+                named, most = suit, tricks
+    stuck = not mask[game, classic.PASS]  # the dealer must name a suit
+    if any_legal and not mask[game, up_call] and (most >= np.float32(thresholds[1]) or stuck):
+        return classic.SUIT_CLUBS + named
+    return classic.PASS
 
-        making = (view.maker == 0) | (view.maker == 2)  # own team made trump
-        leading = position == 0
-        boss_trump = legal & is_trump & boss
-        boss_off = legal & ~is_trump & boss
-        highest = 27 - lead_strength
-        return _first_rule(
-            (
-                (leading & making & trumps_unseen, boss_trump, highest),
-                (leading, boss_off, highest),
-                (leading & ~making, boss_trump, highest),
-                (partner_safe, legal, throw),
-                (position > 0, beats & boss, strength),
-                (position > 0, beats, strength),
-                (True, legal, throw),
-            )
-        )
+
+@njit(cache=True)
+def _classic_discard(obs, mask, layout, game, hand):
+    """The dealer's discard: the cheapest card, off-suit singletons first."""
+    trump = _index(obs, game, layout[C_TRUMP], NUM_SUITS)
+    length = np.zeros(NUM_SUITS, np.int64)
+    for card in range(NUM_CARDS):
+        if hand >> card & 1:
+            length[EFF[trump, card]] += 1
+    chosen, lowest = 0, NEVER
+    for card in range(NUM_CARDS):
+        if mask[game, card]:
+            long_off_suit = length[EFF[trump, card]] > 1 and not IS_TRUMP[trump, card]
+            cost = THROW_COST[trump, card] + 8 * long_off_suit
+            if cost < lowest:
+                chosen, lowest = card, cost
+    return chosen
+
+
+@njit(cache=True)
+def _classic_card(obs, mask, layout, game, hand, scratch):
+    """Card play: as Ghost Hand's, by team, throwing off under a partner's safe winner."""
+    seats = classic.NUM_PLAYERS
+    trump = _index(obs, game, layout[C_TRUMP], NUM_SUITS)
+    played = _blocks(obs, game, layout[C_PLAYED], seats)
+    unseen = ((1 << NUM_CARDS) - 1) & ~(hand | played | _cards(obs, game, layout[C_DISCARD]))
+    leader = _index(obs, game, layout[C_LEADER], seats)
+    rule_cards, rule_kinds, costs, seat_best = scratch
+    _, _, position, strength, seat_best = _trick(
+        obs, game, layout[C_TRICK], seats, leader, trump, seat_best
+    )
+    players = seats
+    for seat in range(seats):
+        players -= obs[game, layout[C_SITTING_OUT] + seat] > 0.5
+    legal = _legal_cards(mask, game)
+    best = seat_best.max()
+    beats = _beating(legal, strength, best)
+    bosses, trumps, boss_trump, boss_off = _card_costs(trump, unseen, strength, legal, costs)
+    partner_card = _lowest(_cards(obs, game, layout[C_TRICK] + PARTNER * NUM_CARDS))
+    partner_winning = position > 0 and seat_best[PARTNER] == best
+    partner_safe = partner_winning and (
+        position == players - 1 or (bosses >> partner_card & 1) == 1
+    )
+    maker = _index(obs, game, layout[C_MAKER], seats)
+    making = maker == 0 or maker == PARTNER  # its own team made trump
+    leading = position == 0
+    rules = (  # (applies, cards, cost): the first that applies and has a card
+        (leading and making and unseen & trumps != 0, boss_trump, 0),
+        (leading, boss_off, 0),
+        (leading and not making, boss_trump, 0),
+        (partner_safe, legal, 2),
+        (position > 0, beats & bosses, 1),
+        (position > 0, beats, 1),
+        (True, legal, 2),
+    )
+    for k in range(len(rules)):
+        applies, cards, cost = rules[k]
+        rule_cards[k] = cards if applies else 0
+        rule_kinds[k] = cost
+    return _cheapest(rule_cards, rule_kinds, costs, len(rules))
+
+
+# ------------------------------------------------------------------ NumPy-facing helpers
+_LAYOUTS = {}
+
+
+def _layout(variant, names):
+    """int64[K] (cached): the first column of each field ``names`` of ``variant``'s observation."""
+    key = (variant.name, names)
+    if key not in _LAYOUTS:
+        _LAYOUTS[key] = layout(variant, names)
+    return _LAYOUTS[key]
+
+
+def _batch(variant, obs, mask):
+    """(obs float32[N, D], mask bool[N, A]) as contiguous arrays for a kernel; ValueError for a width
+    other than the variant's observation's."""
+    obs = np.ascontiguousarray(obs, dtype=np.float32)
+    width = variant.view_type.width
+    if obs.ndim != 2 or obs.shape[1] != width:
+        raise ValueError(f"observations must be float32[N, {width}], got shape {obs.shape}")
+    return obs, np.ascontiguousarray(mask, dtype=bool)
+
+
+def _masks(cards):
+    """int64[N]: bool[N, 24] card flags as card masks (bit c = card c)."""
+    return (np.asarray(cards, bool).astype(np.int64) << np.arange(NUM_CARDS)).sum(axis=1)
+
+
+@njit(cache=True)
+def _hand_values(hands, out):
+    for row in range(len(hands)):
+        for trump in range(NUM_SUITS):
+            out[row, trump] = hand_value(hands[row], trump, len(hands) == 1)  # see hand_value
+
+
+@njit(cache=True)
+def _moon_ready(hands, dead, out):
+    for row in range(len(hands)):
+        for trump in range(NUM_SUITS):
+            out[row, trump] = is_moon_ready(hands[row], dead[row], trump)
+
+
+def hand_evaluation(hand):
+    """Expected tricks as declarer for each trump: hand bool[N, 24] -> float32[N, 4] (:func:`hand_value`)."""
+    out = np.empty((len(hand), NUM_SUITS), np.float32)
+    _hand_values(_masks(hand), out)
+    return out
+
+
+def moon_ready(hand, dead):
+    """bool[N, 4]: with trump t every card is a sure winner once trumps are drawn
+    (hand, dead: bool[N, 24]; :func:`is_moon_ready`)."""
+    out = np.empty((len(hand), NUM_SUITS), bool)
+    _moon_ready(_masks(hand), _masks(dead), out)
+    return out
+
+
+def cards_played(played_by):
+    """bool[N, 24]: cards played this deal, from the ``played_by`` field bool[N, seats, 24]."""
+    return played_by.any(axis=1)
 
 
 def heuristic_policy(game, seed=None):

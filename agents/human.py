@@ -16,7 +16,7 @@ only), with a running count of tricks and, at the end, the winner.
 
 import numpy as np
 
-from ghost_euchre_env import classic, ghost, render, variants
+from ghost_euchre_env import classic, ghost, render
 from ghost_euchre_env.cards import NUM_CARDS, SUIT_SYMBOLS, card_name, effective_suit, parse_card
 from ghost_euchre_env.core import trick_taker
 
@@ -52,7 +52,7 @@ def seat_labels(names, humans):
 
 def action_name(game, action):
     """A move as words: 'J♥', 'pass', 'bid 4', 'moon', 'swap', 'trump ♥ (hearts)', 'suit ♥ (hearts)', 'alone'."""
-    actions = variants.of(game).actions
+    actions = game.variant.actions
     name = actions.name(action)
     suits = actions.SUITS
     return f"{name} ({SUIT_WORDS[suits.index(action)]})" if action in suits else name
@@ -307,7 +307,7 @@ class Narrator:
         self.deal = None
         self.tricks = None
         self.write(f"Players, clockwise: {', '.join(self.labels)}")
-        self.variant = variants.of(game)
+        self.variant = game.variant
         if self.variant.has_partners:
             self.write(f"Teams: {self._team(0)} against {self._team(1)}")
 

@@ -22,8 +22,10 @@ auction; the open auction (whose order is not in the observation) is refused.
 
 import numpy as np
 import torch
+from numba import njit
 
-from .worlds import NO_ACTION, card_of, deal_start_states
+from .worlds import NO_ACTION, deal_start_states
+from .worlds.places import card_in
 
 
 def deal_actions(knowledge, game, cards=True):
@@ -46,18 +48,29 @@ def deal_actions(knowledge, game, cards=True):
 def _card_order(kn):
     """int16[N, K * S]: the cards played, trick by trick, from each trick's leader (-1: none)."""
     n, num_seats = kn.played.shape
-    tricks = kn.trick_cards.shape[1]
-    rows = np.arange(n)
-    order = np.full((n, tricks, num_seats), NO_ACTION, np.int16)
-    for k in range(tricks):
-        cards = card_of(
-            kn.played & kn.trick_cards[:, k, None]
-        )  # int8[N, S]: each seat's card in trick k
-        led = kn.trick_leaders[:, k] >= 0
-        for turn in range(num_seats):
-            seat = (kn.trick_leaders[:, k] + turn) % num_seats
-            order[:, k, turn] = np.where(led, cards[rows, seat], NO_ACTION)
-    return order.reshape(n, -1)
+    order = np.full((n, kn.trick_cards.shape[1] * num_seats), NO_ACTION, np.int16)
+    _order_cards(
+        np.asarray(kn.played, np.int64),
+        np.asarray(kn.trick_cards, np.int64),
+        np.asarray(kn.trick_leaders, np.int64),
+        order,
+    )
+    return order
+
+
+@njit(cache=True)
+def _order_cards(played, trick_cards, trick_leaders, order):
+    """The kernel of :func:`_card_order`: fills order int16[N, K * S] (played, trick_cards: card
+    masks int64[N, S] and [N, K]; trick_leaders int64[N, K], -1 for a trick not led)."""
+    n, num_seats = played.shape
+    for row in range(n):
+        for k in range(trick_cards.shape[1]):
+            leader = trick_leaders[row, k]
+            if leader < 0:
+                continue
+            for turn in range(num_seats):
+                seat = (leader + turn) % num_seats
+                order[row, k * num_seats + turn] = card_in(played[row, seat] & trick_cards[row, k])
 
 
 def log_likelihoods(game, knowledge, worlds, model, floor, rows, cards=True):

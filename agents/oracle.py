@@ -13,14 +13,22 @@ game, a training opponent, a playout) it raises a ValueError rather than guess.
 
 Options: ``samples`` (default 1: with a deterministic playout policy every copy
 of the real world plays out alike), ``rollout``, ``objective``, ``top``,
-``prior``, ``network``, ``max_games`` as :class:`ghost_euchre.agents.search.SearchPolicy`.
+``prior``, ``network``, ``max_games`` as :class:`ghost_euchre.agents.search.SearchPolicy`;
+``cards``: "search" (default: the search above plays the cards too) or "solver" (every
+card is played by the exact solver of the real deal, :mod:`ghost_euchre_env.solver`,
+its best card, the lowest id among equals; the auction is still searched);
+``concept``: the solver's solution concept in Ghost Hand ("relative", the default,
+"paranoid" or "maxn"; see ``docs/solver.md``).
 """
 
 import numpy as np
 
+from ghost_euchre_env import solver
+
 from .search import SearchPolicy
 from .worlds import true_worlds
 
+CARD_PLAYERS = ("search", "solver")
 NOT_SHOWN = (
     "oracle: no deal was shown to it: the oracle is a perfect-information reference, no legal "
     "player, and plays only in an arena match (ghost_euchre.arena.match.run_match), which shows it every hand"
@@ -47,7 +55,15 @@ class OraclePolicy(SearchPolicy):
         network=None,
         top=0,
         prior=0.0,
+        cards="search",
+        concept="relative",
     ):
+        if cards not in CARD_PLAYERS:
+            raise ValueError(f"oracle: cards must be one of {list(CARD_PLAYERS)}, got {cards!r}")
+        if concept not in solver.CONCEPTS:
+            raise ValueError(
+                f"oracle: concept must be one of {list(solver.CONCEPTS)}, got {concept!r}"
+            )
         super().__init__(
             game,
             seed,
@@ -61,6 +77,10 @@ class OraclePolicy(SearchPolicy):
             max_games=max_games,
         )
         self.name = self.name.replace("search(", "oracle(").replace(",infer=none", "")
+        self.cards, self.concept = cards, concept
+        if cards == "solver":
+            note = "" if concept == "relative" else f",concept={concept}"
+            self.name = self.name[:-1] + f",cards=solver{note})"
         self._shown = None  # (games int[M], state) of the next decisions
         self._truth = None  # the real worlds of the rows being searched
 
@@ -80,12 +100,24 @@ class OraclePolicy(SearchPolicy):
         rows = np.searchsorted(shown, games)
         if (rows >= len(shown)).any() or (shown[np.minimum(rows, len(shown) - 1)] != games).any():
             raise ValueError(NOT_SHOWN)
-        searched = rows[np.asarray(mask, bool).sum(axis=1) > 1]  # the rows PIMCPolicy.act searches
-        self._truth = true_worlds(self.game, state.take(searched), state.player[searched])
-        try:
-            return super().act(obs, mask, keys)
-        finally:
-            self._truth = None
+        mask = np.asarray(mask, bool)
+        actions = np.zeros(len(rows), np.int64)
+        by_solver = np.zeros(len(rows), bool)
+        if self.cards == "solver":
+            by_solver = solver.in_play(self.game, state, rows)
+        if by_solver.any():
+            values = solver.solve(self.game, state, rows[by_solver], concept=self.concept)
+            actions[by_solver] = values.argmax(axis=1)  # the lowest id among the best
+        rest = np.flatnonzero(~by_solver)
+        if len(rest):
+            searched = rows[rest][mask[rest].sum(axis=1) > 1]  # the rows PIMCPolicy.act searches
+            self._truth = true_worlds(self.game, state.take(searched), state.player[searched])
+            try:
+                rest_keys = None if keys is None else np.asarray(keys)[rest]
+                actions[rest] = super().act(np.asarray(obs)[rest], mask[rest], rest_keys)
+            finally:
+                self._truth = None
+        return actions
 
     def _worlds(self, knowledge, rng):
         """``samples`` copies of each searched position's real world."""

@@ -221,9 +221,10 @@ class PIMCPolicy(Policy):
         step = 0
         while True:
             rewards = game.step(state, actions).rewards
-            value[alive] += rewards[:, 0]
-            if self.objective == "relative":
-                value[alive] -= rewards[:, self.opponents].mean(axis=1)
+            if rewards.any():  # points come at a deal's end: most steps score nothing
+                value[alive] += rewards[:, 0]
+                if self.objective == "relative":  # minus the opponents' mean: a sum, one division
+                    value[alive] -= rewards[:, self.opponents].sum(axis=1) / len(self.opponents)
             going_on = state.phase != game.over_phase
             if not going_on.all():
                 alive = alive[going_on]

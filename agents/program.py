@@ -15,12 +15,16 @@ page: ``docs/protocol.md``). Life of a program:
 - at the end of the match (:meth:`ProgramPolicy.end_match`, called by the
   match, on an error and on Ctrl-C too) its input is closed; a program that has
   not exited :data:`STOP_GRACE_S` seconds later is killed, and so is whatever
-  it started in its process group. On Linux it is also killed if the process
-  that started it dies; a policy dropped without ``end_match`` (the trainer's
-  opponents) stops when it is garbage collected or the interpreter exits.
+  it started. On Linux the program runs under a keeper
+  (:mod:`ghost_euchre.agents.keeper`, the child-subreaper flag), which kills
+  every process the program started, detached ones (``setsid``) included, when
+  the program exits, when it is stopped, and when the process that started it
+  dies (SIGTERM, SIGKILL); elsewhere its process group is killed. A policy
+  dropped without ``end_match`` (the trainer's opponents) stops when it is
+  garbage collected or the interpreter exits.
 
 A program that exits, does not answer within ``timeout`` seconds, writes a line
-that is not JSON, or answers a name that is not an action or not legal is
+longer than :func:`line_limit` or that is not JSON, or answers a name that is not an action or not legal is
 stopped and named in one line (:class:`ProgramError`, a
 :class:`ghost_euchre.agents.checked.PlugInError`) with the game and the log file. POSIX only
 (Linux, macOS): the pipes are read and written without blocking, with ``poll``.
@@ -48,8 +52,21 @@ STOP_GRACE_S = 2.0
 """seconds a program has to exit once its input is closed, before it is killed"""
 LOG_FOLDER = os.path.join("runs", "proc")
 """where a program's standard error goes, under the current folder: ``NAME.log`` (NAME: the file's name)"""
-MAX_LINE_BYTES = 64 << 20  # an answer longer than this is not one the protocol allows
+MAX_TIMEOUT = 86400.0
+"""the longest ``timeout`` (a day): an answer's time limit is a number of seconds in (0, MAX_TIMEOUT]"""
+LINE_BYTES = 1 << 16
+"""the longest answer to hello, and the bytes an answer to a decision may hold besides its names"""
+LINE_BYTES_PER_GAME = 64
+"""the bytes an answer to a decision may hold for each game of the batch"""
+KEEPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "keeper.py")
 _CHUNK = 1 << 16
+
+
+def line_limit(games):
+    """The longest answer line (bytes, the newline not counted) to a decision of ``games`` games,
+    or to hello (``games`` 0): :data:`LINE_BYTES` + :data:`LINE_BYTES_PER_GAME` per game. A longer
+    line is refused as soon as that many bytes have come without a newline, before any parsing."""
+    return LINE_BYTES + LINE_BYTES_PER_GAME * games
 
 
 class ProgramError(PlugInError):
@@ -79,10 +96,11 @@ def _check_timeout(timeout):
     if (
         isinstance(timeout, bool)
         or not isinstance(timeout, (int, float))
-        or not 0 < timeout < float("inf")
+        or not 0 < timeout <= MAX_TIMEOUT
     ):
         raise ValueError(
-            f"timeout must be a number of seconds > 0 (an answer's time limit), got {timeout!r}"
+            f"timeout must be a number of seconds > 0 and <= {MAX_TIMEOUT:g} (an answer's time "
+            f"limit), got {timeout!r}"
         )
     return float(timeout)
 
@@ -122,7 +140,7 @@ class ProgramPolicy(Policy):
         )
         try:
             program = self._running()
-            line = program.ask(self.messages.decide(obs, mask, games), doing)
+            line = program.ask(self.messages.decide(obs, mask, games), doing, len(mask))
             try:
                 return self.messages.read_actions(line, mask, games)
             except AnswerError as error:
@@ -151,7 +169,7 @@ class ProgramPolicy(Policy):
             program = Program(self.path, self.log, self.timeout)
             self._stop = weakref.finalize(self, program.stop, self.messages.match_over())
             self._program = program
-            line = program.ask(self.messages.hello(self.seed), "hello")
+            line = program.ask(self.messages.hello(self.seed), "hello", 0)
             try:
                 self.program_name = self.messages.read_name(line)
             except AnswerError as error:
@@ -185,45 +203,93 @@ class Program:
             ) from None
         self.pid = None
         self.note(f"starting {os.path.abspath(path)}")
+        self._stopped = False
+        flags = _keeper_flags()
+        status = None
         try:
-            self.process = subprocess.Popen(
-                [os.path.abspath(path)],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=self.log_file,
-                bufsize=0,
-                start_new_session=True,  # its own process group, out of reach of the terminal's Ctrl-C
-                preexec_fn=_dies_with_parent(),  # noqa: PLW1509 (one libc call, resolved before the fork)
-            )
+            if flags is None:  # not Linux: the program itself, in a process group of its own
+                command, passed = [os.path.abspath(path)], ()
+            else:  # the keeper, which starts the program and tells its pid on the status pipe
+                status, status_in = os.pipe()
+                command = [
+                    sys.executable,
+                    "-I",
+                    "-S",
+                    KEEPER,
+                    str(status_in),
+                    os.path.abspath(path),
+                ]
+                passed = (status_in,)
+            try:
+                self.process = subprocess.Popen(
+                    command,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=self.log_file,
+                    bufsize=0,
+                    pass_fds=passed,
+                    start_new_session=True,  # out of reach of the terminal's Ctrl-C
+                    preexec_fn=flags,  # noqa: PLW1509 (libc calls, resolved before the fork)
+                )
+            finally:
+                for fd in passed:
+                    os.close(fd)
+            self.pid = self.process.pid if status is None else self._started(status)
         except OSError as error:
             self.log_file.close()
             raise ProgramError(
                 f"program {path} does not start: {error.strerror or error} (is it a program "
                 "for this machine, or a script whose first line names its interpreter: #!...?)"
             ) from None
-        self.pid = self.process.pid
+        finally:
+            if status is not None:
+                os.close(status)
         assert self.process.stdin is not None and self.process.stdout is not None
         self._in, self._out = self.process.stdin.fileno(), self.process.stdout.fileno()
         os.set_blocking(self._in, False)
         os.set_blocking(self._out, False)
         self._buffer = bytearray()
         self._pending = []  # messages sent with the next one (game_over)
-        self._stopped = False
+
+    def _started(self, status):
+        """The program's pid, read from the keeper's status pipe; OSError if it did not start."""
+        text = b""
+        deadline = time.monotonic() + max(self.timeout, STOP_GRACE_S)
+        while not text.endswith(b"\n") and self._wait(status, deadline, write=False):
+            chunk = os.read(status, 64)
+            if not chunk:
+                break
+            text += chunk
+        word, _, number = text.decode(errors="replace").strip().partition(" ")
+        if word.isdigit():
+            return int(word)
+        self._stopped = True
+        with contextlib.suppress(OSError):
+            self.process.kill()
+        self.process.wait()
+        for pipe in (self.process.stdin, self.process.stdout):
+            pipe.close()  # pyright: ignore[reportOptionalMemberAccess] (both are pipes)
+        if word == "error" and number.isdigit():
+            raise OSError(int(number), os.strerror(int(number)))
+        raise OSError(f"its keeper ({KEEPER}) exited without starting it")
 
     # ------------------------------------------------------------------ talk
-    def ask(self, text, doing):
-        """Send ``text`` (one message) and read the answer line (bytes), within ``timeout`` seconds."""
+    def ask(self, text, doing, games):
+        """Send ``text`` (one message) and read the answer line (bytes), within ``timeout`` seconds;
+        games: the games the message asks about (0 for hello), which bound the line's length."""
         deadline = time.monotonic() + self.timeout
+        limit = line_limit(games)
         try:
             self._send(text, deadline)
-            return self._receive(deadline)
+            return self._receive(deadline, limit)
         except _Late:
             raise self.failed(self._late(f"answer {doing}")) from None
         except _Gone:
             raise self.failed(self._exited(f"answering {doing}")) from None
         except _TooLong:
             raise self.failed(
-                f"wrote more than {MAX_LINE_BYTES >> 20} MB without a newline, answering {doing}"
+                f"wrote more than {limit:,} bytes without a newline, answering {doing} (an answer "
+                f"line holds at most {LINE_BYTES:,} bytes + {LINE_BYTES_PER_GAME} per game)"
             ) from None
 
     def later(self, text):
@@ -243,19 +309,19 @@ class Program:
             except (BrokenPipeError, ConnectionResetError):
                 raise _Gone from None
 
-    def _receive(self, deadline):
+    def _receive(self, deadline, limit):
         while True:
-            end = self._buffer.find(b"\n")
+            end = self._buffer.find(b"\n", 0, limit + 1)
             if end >= 0:
                 line = bytes(self._buffer[:end])
                 del self._buffer[: end + 1]
                 return line
-            if len(self._buffer) > MAX_LINE_BYTES:
+            if len(self._buffer) > limit:
                 raise _TooLong
             if not self._wait(self._out, deadline, write=False):
                 raise _Late
             try:
-                chunk = os.read(self._out, _CHUNK)
+                chunk = os.read(self._out, min(_CHUNK, limit + 1 - len(self._buffer)))
             except BlockingIOError:
                 continue
             if not chunk:
@@ -315,6 +381,13 @@ class Program:
             code = process.wait(STOP_GRACE_S if last is not None else 0.05)
         except subprocess.TimeoutExpired:
             code = None
+        if (
+            code is None and process.pid != self.pid
+        ):  # the keeper: it kills all below it, then exits
+            with contextlib.suppress(OSError):
+                process.terminate()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(STOP_GRACE_S)
         _kill_group(process.pid)
         if code is None:
             code = process.wait()
@@ -334,7 +407,7 @@ class _Gone(Exception):
 
 
 class _TooLong(Exception):
-    """An answer line longer than MAX_LINE_BYTES."""
+    """An answer line longer than :func:`line_limit` allows."""
 
 
 def _kill_group(pid):
@@ -346,11 +419,13 @@ def _kill_group(pid):
 
 
 _PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
 
 
-def _dies_with_parent():
-    """A preexec_fn asking Linux to kill the program when the thread that started it dies (a worker
-    process terminated), or None elsewhere."""
+def _keeper_flags():
+    """On Linux, a preexec_fn setting the keeper's two flags (:mod:`ghost_euchre.agents.keeper`):
+    SIGTERM when the thread that started it dies (the match's process killed), and the child
+    subreaper (what the program leaves becomes the keeper's). None elsewhere: no keeper."""
     if not sys.platform.startswith("linux"):
         return None
     import ctypes  # here: only where a program starts
@@ -359,4 +434,9 @@ def _dies_with_parent():
         prctl = ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):
         return None
-    return lambda: prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+    def flags():
+        prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        prctl(_PR_SET_CHILD_SUBREAPER, 1)
+
+    return flags

@@ -32,7 +32,6 @@ import json
 
 import numpy as np
 
-from ghost_euchre_env import variants
 from ghost_euchre_env.cards import NUM_CARDS, SUIT_LETTERS, SUIT_SYMBOLS, card_name
 
 from .checked import shown_games
@@ -92,7 +91,7 @@ class Messages:
 
     def __init__(self, game):
         self.game = game
-        self.variant = variants.of(game)
+        self.variant = game.variant
         self.actions = action_names(self.variant)
         self.action_ids = {name: a for a, name in enumerate(self.actions)}
         self._legal = _Memo(self._names_of)
@@ -247,8 +246,9 @@ class Messages:
                 f'answered hello with {_shown(line)}; expected {{"name": NAME}}, NAME a non-empty string'
             )
         version = answer.get("protocol", VERSION)
-        if version != VERSION:
-            raise AnswerError(f"speaks protocol {version!r}; this is protocol {VERSION}")
+        if type(version) is not int or version != VERSION:  # true and 1.0 are == 1, not protocol 1
+            shown = _shown(json.dumps(version))[1:-1]
+            raise AnswerError(f"speaks protocol {shown}; this is protocol {VERSION} (the integer)")
         return name.strip()
 
     def read_actions(self, line, mask, games):
@@ -300,6 +300,10 @@ def _parse(line, expected, doing):
     except (ValueError, UnicodeDecodeError):
         raise AnswerError(
             f"answered {_shown(line)} to {doing}, which is not JSON; expected {expected}"
+        ) from None
+    except RecursionError:  # [[[[...]]]]: deeper than the parser goes
+        raise AnswerError(
+            f"answered {_shown(line)} to {doing}, JSON nested too deeply to read; expected {expected}"
         ) from None
 
 

@@ -396,3 +396,9 @@ def check_policy(policy, spec="policy"):
             f"policy spec {spec!r}: {what} does not meet the Policy interface; expected "
             "act(obs, mask) -> int64[N], reset(games) and a str name (subclass ghost_euchre.agents.base.Policy)"
         )
+    if isinstance(policy, Policy) and type(policy).act is Policy.act:
+        raise ValueError(
+            f"policy spec {spec!r}: {type(policy).__name__} subclasses Policy but defines no act "
+            "method; expected act(self, obs, mask) -> int64[N], one legal action per game "
+            "(obs float32[N, D], mask bool[N, A])"
+        )

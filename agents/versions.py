@@ -20,10 +20,14 @@ pool two versions), so that a bot whose code changed is a new player:
   statements, never by running them: a module imported inside a function
   counts, one loaded by name at run time (``importlib.import_module(name)``)
   does not;
+- a class of ``__main__`` when ``__main__`` is a script file (``python bot.py``):
+  the script's source and its local imports, as for a module (so an edit of a
+  helper function or a constant the class uses is a new version too);
 - a module with no source file (a sourceless ``.pyc``, an extension): its file's
   bytes; a class with no file at all (defined in ``__main__`` by ``python -c``,
-  a notebook, or a script run as ``__main__``): its code as loaded
-  (:func:`code_hash`: the bytecode of its methods and its attributes);
+  a notebook, or standard input): its code as loaded (:func:`code_hash`: the
+  bytecode of its methods and its attributes, and of the functions, classes and
+  plain values of its module that they name);
 - an option value that is itself a spec (``pimc:rollout=ppo:ghost``) and a
   composite's two parts add their own fingerprints.
 
@@ -60,7 +64,9 @@ def fingerprint(spec):
         return file_hash(target) if target and os.path.isfile(target) else ""
     module, _, attribute = (BUILTINS.get(kind) or target or "").partition(":")
     module = current_module(module) if module else module
-    own = source_hash(module) or compiled_hash(module, attribute)
+    own = (main_source_hash() if module == "__main__" else source_hash(module)) or compiled_hash(
+        module, attribute
+    )
     nested = [fingerprint(value) for value in options.values() if _is_spec(value)]
     if not nested or not own:
         return own
@@ -79,7 +85,11 @@ def file_hash(path):
 def source_hash(module):
     """SHA-256 (hex) over the sources of ``module`` and its local imports (:func:`local_sources`),
     keyed by module name (the same code in another folder is the same version); '' if not found."""
-    sources = local_sources(module)
+    return _digest(local_sources(module))
+
+
+def _digest(sources):
+    """SHA-256 (hex) over {module name: source file}, keyed by name; '' for none."""
     if not sources:
         return ""
     digest = hashlib.sha256()
@@ -87,6 +97,17 @@ def source_hash(module):
         with open(sources[name], "rb") as handle:
             digest.update(f"{name}\0{hashlib.sha256(handle.read()).hexdigest()}\n".encode())
     return digest.hexdigest()
+
+
+def main_source_hash():
+    """SHA-256 (hex) over the source of ``__main__`` when it is a script file (``python bot.py``)
+    and its local imports (from the script's folder), as :func:`source_hash`; '' when it is no file
+    (``python -c``, standard input, a notebook)."""
+    path = getattr(sys.modules.get("__main__"), "__file__", None)
+    if not isinstance(path, str) or not path.endswith(".py") or not os.path.isfile(path):
+        return ""
+    path = os.path.abspath(path)
+    return _digest(_sources("__main__", path, os.path.dirname(path)))
 
 
 def compiled_hash(module, attribute):
@@ -130,6 +151,17 @@ def _feed_code(digest, value, seen):
         digest.update(
             repr([d for d in (value.__defaults__ or ()) if isinstance(d, _PLAIN)]).encode()
         )
+        for name in sorted(_global_names(value.__code__)):  # what it reads from its module
+            found = value.__globals__.get(name, seen)
+            own = inspect.isfunction(found) or inspect.isclass(found)
+            if own and getattr(found, "__module__", None) == value.__module__:
+                if id(found) not in seen:
+                    if inspect.isfunction(found):  # a class marks itself
+                        seen.add(id(found))
+                    digest.update(f"\0global {name}=".encode())
+                    _feed_code(digest, found, seen)
+            elif found is not seen and _is_plain(found):
+                digest.update(f"\0global {name}={_plain_text(found)}".encode())
         return
     if inspect.isclass(value):
         if id(value) in seen:
@@ -148,10 +180,44 @@ def _feed_code(digest, value, seen):
                 digest.update(f"\0{name}=".encode())
                 _feed_code(digest, attribute, seen)
         return
-    plain = isinstance(value, _PLAIN) or (
-        isinstance(value, (tuple, frozenset)) and all(isinstance(v, _PLAIN) for v in value)
-    )
-    digest.update((repr(value) if plain else type(value).__qualname__).encode())
+    digest.update((_plain_text(value) if _is_plain(value) else type(value).__qualname__).encode())
+
+
+def _global_names(code):
+    """The names a code object (and the code nested in it: lambdas, comprehensions) may read as
+    globals."""
+    names = set(code.co_names)
+    for constant in code.co_consts:
+        if inspect.iscode(constant):
+            names |= _global_names(constant)
+    return names
+
+
+def _is_plain(value, depth=0):
+    """Whether ``value`` is a plain value hashed by its content: a number, text, bytes, None, a
+    NumPy array, or a tuple, list, set or dict of such (a few levels deep)."""
+    if isinstance(value, _PLAIN) or _is_array(value):
+        return True
+    if depth > 4:
+        return False
+    if isinstance(value, (tuple, list, frozenset, set)):
+        return all(_is_plain(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return all(_is_plain(k, depth + 1) and _is_plain(v, depth + 1) for k, v in value.items())
+    return False
+
+
+def _is_array(value):
+    return type(value).__name__ == "ndarray" and hasattr(value, "tobytes")
+
+
+def _plain_text(value):
+    """The text a plain value is hashed as (an array: its dtype, shape and bytes' SHA-256)."""
+    if _is_array(value):
+        return f"array({value.dtype}, {value.shape}, {hashlib.sha256(value.tobytes()).hexdigest()})"
+    if isinstance(value, (set, frozenset)):
+        return f"{type(value).__name__}({sorted(map(_plain_text, value))})"
+    return repr(value)
 
 
 def local_sources(module):
@@ -167,8 +233,14 @@ def local_sources(module):
     root = os.path.dirname(found.origin)
     for _ in range(len(parts) - (0 if found.submodule_search_locations is None else -1) - 1):
         root = os.path.dirname(root)
+    return _sources(module, found.origin, root)
+
+
+def _sources(module, origin, root):
+    """{module name: source file} of ``module`` (its source file ``origin``, found under the
+    ``sys.path`` folder ``root``) and the local modules it imports, transitively."""
     in_site = os.path.realpath(root) in _site_folders()
-    top = parts[0]
+    top = module.split(".")[0]
 
     def followed(name):
         first = name.split(".")[0]
@@ -176,7 +248,7 @@ def local_sources(module):
             return True
         return not in_site and first not in PROJECT_PACKAGES
 
-    sources, waiting = {}, [(module, found.origin)]
+    sources, waiting = {}, [(module, origin)]
     while waiting:
         name, path = waiting.pop()
         if name in sources:

@@ -7,7 +7,11 @@ Only the policy is timed, not the engine. Two rates are printed: per second of
 wall time, and per second of this process's CPU time (single-threaded, so the
 two agree on an idle machine; on a shared one the CPU rate is the fair figure).
 
-Usage: ``python benchmarks/heuristic_speed.py [--variant ghost|classic] [--batch 4096] [--seconds 3]``
+``--batch`` takes several sizes (default 1 and 4096): one game a call shows the fixed cost of a
+call (the heuristic is one compiled kernel call, :mod:`ghost_euchre.agents.heuristic`), 4096 the
+cost of a game.
+
+Usage: ``python benchmarks/heuristic_speed.py [--variant ghost|classic] [--batch 1 4096] [--seconds 3]``
 """
 
 import argparse
@@ -47,16 +51,17 @@ def decisions_per_second(policy, batches, seconds):
 def main():
     parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--variant", choices=("ghost", "classic"), default="ghost")
-    parser.add_argument("--batch", type=int, default=4096)
+    parser.add_argument("--batch", type=int, nargs="+", default=[1, 4096], help="games a call")
     parser.add_argument("--seconds", type=float, default=3.0, help="time per policy")
     args = parser.parse_args()
     game = make_game(args.variant)
-    batches = record_batches(game, args.batch, count=20)
-    for spec in ("heuristic", "random"):
-        wall, cpu = decisions_per_second(make_policy(spec, game, seed=1), batches, args.seconds)
-        print(
-            f"{args.variant} {spec:9s} batch {args.batch}: {wall:12,.0f} decisions/s ({cpu:,.0f} per CPU second)"
-        )
+    for batch in args.batch:
+        batches = record_batches(game, batch, count=max(20, 4096 // batch // 8))
+        for spec in ("heuristic", "random"):
+            wall, cpu = decisions_per_second(make_policy(spec, game, seed=1), batches, args.seconds)
+            print(
+                f"{args.variant} {spec:9s} batch {batch}: {wall:12,.0f} decisions/s ({cpu:,.0f} per CPU second)"
+            )
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ INTRO = """\
 
 A bot receives `obs float32[N, D]` and `mask bool[N, A]`. It need not know where
 anything lies in them: `variant = ghost_euchre_env.variants.make("ghost")` (or
-`self.variant` in a {class}`agents.Policy`) gives `variant.view(obs)`, whose
+`self.variant` in a {class}`ghost_euchre.agents.Policy`) gives `variant.view(obs)`, whose
 fields below are decoded arrays with a leading game axis N, and
 `variant.actions`, the action ids by name. Seats are relative to the observer
 (0 = the seat to act, 1 = the next seat clockwise, ...); -1 means "none".

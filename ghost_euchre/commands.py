@@ -10,9 +10,16 @@ its ``exploit`` subcommand trains (:mod:`ghost_euchre.trainer.exploit`), ``bench
 
 import sys
 
+from ghost_euchre.agents.extras import MissingExtra, missing_extra, require
+from ghost_euchre.plumbing.commands import program_name
+
 
 def train_main(argv=None):
     """``ghost-euchre-train`` (``train.py``): the exit status of :func:`ghost_euchre.trainer.cli.main`."""
+    return _needing_extras("train", _train, argv)
+
+
+def _train(argv):
     from ghost_euchre.trainer.cli import main
 
     return main(argv)
@@ -21,6 +28,23 @@ def train_main(argv=None):
 def evaluate_main(argv=None):
     """``ghost-euchre-evaluate`` (``evaluate.py``): ``exploit ...`` trains a best response, every
     other command is a match, a league, a replay or the web page."""
+    return _needing_extras("evaluate", _evaluate, argv)
+
+
+def _needing_extras(command, main, argv):
+    """``main(argv)``; an optional dependency that is not installed is one line naming its extra
+    (:mod:`ghost_euchre.agents.extras`), exit status 2."""
+    try:
+        return main(argv)
+    except ImportError as error:
+        missing = error if isinstance(error, MissingExtra) else missing_extra(error)
+        if missing is None:
+            raise
+        print(f"{program_name(command)}: error: {missing}", file=sys.stderr)
+        return 2
+
+
+def _evaluate(argv):
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["exploit"]:
         from ghost_euchre.trainer.exploit import main
@@ -28,8 +52,12 @@ def evaluate_main(argv=None):
         return main(argv[1:])
     if argv[:1] == ["benchmark"]:  # arena's command, given the trainer for its robustness section
         from ghost_euchre.arena.benchmark_cli import main
+
+        if "--robustness" not in argv:  # the trainer (and torch) only when the section trains
+            return main(argv[1:], None)
         from ghost_euchre.trainer.exploit import robustness
 
+        require("torch")  # it trains: said before anything is played
         return main(argv[1:], robustness)
     from ghost_euchre.arena.cli import main
 

@@ -2,6 +2,7 @@
 
 import gymnasium
 
+from . import variants  # the descriptors; registering them gives each engine its game.variant
 from .bidding import ClassicBiddingVec, GhostBiddingVec
 from .classic import ClassicEuchre, ClassicRules
 from .ghost import GhostEuchre, GhostRules
@@ -45,5 +46,6 @@ __all__ = [
     "GhostEuchre",
     "GhostEuchreVec",
     "GhostRules",
+    "variants",
 ]
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -9,9 +9,8 @@ docstring documents the env.
 """
 
 import copy
-import dataclasses
 import warnings
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
@@ -101,12 +100,13 @@ class EuchreAEC(AECEnv):
     ``game_state``. A variant subclass sets:
 
     - ``metadata``: the base's plus ``"name"`` (e.g. ``"ghost_euchre_v0"``);
-    - ``engine``: the engine class; ``agent_names``: one name per seat;
-    - ``phase_names``: phase id -> name; ``action_name(action) -> str``;
-    - ``scores_field``: (start, stop) of the scores in the observation, and
-      ``score_bounds(rules) -> (low, high)``: the bounds of those columns (every
-      other column lies in [0, 1]);
-    - ``render_table(game, game_state, g, names) -> str``;
+    - ``variant``: its descriptor (:mod:`ghost_euchre_env.variants`), from which
+      the class takes ``engine``, ``agent_names`` (one per seat), ``phase_names``
+      (phase id -> name), ``action_name(action) -> str``, ``scores_field`` ((start,
+      stop) of the scores in the observation) and ``render_table(game,
+      game_state, g, names) -> str``;
+    - ``score_bounds(rules) -> (low, high)``: the bounds of the scores columns
+      (every other column lies in [0, 1]);
     - ``no_deal``: the ``"last_deal"`` info while no deal of the episode has ended;
     - ``deal_details(deals) -> dict``: the variant's own fields of the one
       finished deal of a batch-of-one deal summary (``deal_info`` adds the
@@ -121,11 +121,26 @@ class EuchreAEC(AECEnv):
         "is_parallelizable": False,
         "render_fps": 1,
     }
+    variant: ClassVar[Any] = None  # the descriptor (ghost_euchre_env.variants.Variant)
     engine: type = BatchedGame  # the variant's engine, called with (episode=, reward=, **rules)
     agent_names: ClassVar[tuple[str, ...]] = ()
     phase_names: ClassVar[tuple[str, ...]] = ()
     scores_field: ClassVar[tuple[int, int]] = (0, 0)
     no_deal: ClassVar[dict]
+
+    def __init_subclass__(cls, **kwargs):
+        """A subclass naming its ``variant`` takes what the descriptor says of the game."""
+        super().__init_subclass__(**kwargs)
+        variant = cls.__dict__.get("variant")
+        if variant is None:
+            return
+        scores = next(f for f in variant.fields if f.name == "scores")
+        cls.engine = variant.engine
+        cls.agent_names = seat_names(variant.num_players)
+        cls.phase_names = variant.state_phases
+        cls.action_name = staticmethod(variant.actions.name)
+        cls.scores_field = (scores.start, scores.stop)
+        cls.render_table = staticmethod(variant.render)
 
     @staticmethod
     def action_name(action):
@@ -191,8 +206,7 @@ class EuchreAEC(AECEnv):
         self.game_state: EpisodeState | None = None
         self._seat_of = {agent: seat for seat, agent in enumerate(agents)}
         self._every_seat = np.arange(len(agents), dtype=np.int64)
-        self._mirror: EpisodeState | None = None  # S copies of the game (observe_every_seat)
-        self._mirror_fields: list[str] = []
+        self._game_per_seat = np.zeros(len(agents), np.int64)  # game 0 for each seat
         self._seat_index = [
             np.array([seat]) for seat in range(len(agents))
         ]  # int64[1] per seat, for observe
@@ -408,18 +422,8 @@ class EuchreAEC(AECEnv):
         return {"observation": obs.copy(), "action_mask": mask.copy()}
 
     def observe_every_seat(self):
-        """float32[S, D]: every seat's observation now, in one engine call (a new array): the
-        game is copied into the S rows of a batch kept for this, seat s observing row s."""
-        state = self._state()
-        every = self._every_seat
-        mirror = self._mirror
-        if mirror is None or type(mirror) is not type(state):
-            mirror = self._mirror = state.take(np.zeros(len(every), np.intp))
-            self._mirror_fields = [f.name for f in dataclasses.fields(state)]
-        else:
-            for name in self._mirror_fields:
-                getattr(mirror, name)[...] = getattr(state, name)  # [1, ...] to [S, ...]
-        return self.game.observe(mirror, every)
+        """float32[S, D]: every seat's observation now, in one engine call (a new array)."""
+        return self.game.observe(self._state(), self._every_seat, self._game_per_seat)
 
     def render(self):
         return render_as(

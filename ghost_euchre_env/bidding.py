@@ -112,8 +112,8 @@ class AuctionGame:
     def legal_mask(self, state):
         return self.engine.legal_mask(state)
 
-    def observe(self, state, seats):
-        return self.engine.observe(state, seats)
+    def observe(self, state, seats, games=None):
+        return self.engine.observe(state, seats, games)
 
     def step(self, state, actions, auto_reset=False):
         """Apply one auction or trump action per game (int[N]), then play every deal it opened to its end.

@@ -1,129 +1,72 @@
-"""Cards, suits and trick-taking tables shared by every Euchre variant.
+"""Cards, suits and trick-taking tables shared by every Euchre variant: the NumPy face.
 
 Card ids follow OpenSpiel's euchre layout: ``card = rank * 4 + suit`` with ranks
 9, T, J, Q, K, A = 0..5 and suits C, D, H, S = 0..3. A hand is a 24-bit mask
-(``uint32``, bit ``c`` set = card ``c`` held). Every table here is built once at
-import and indexed with arrays, so the engines never branch per game.
+(``uint32``, bit ``c`` set = card ``c`` held). The deck's constants and tables are
+:mod:`ghost_euchre_env.deck` (re-exported here); the functions below run the rules'
+kernels (:mod:`ghost_euchre_env.kernels.cards`) over arrays of games.
 """
 
 import numpy as np
 
-NUM_CARDS = 24
-NUM_SUITS = 4
-HAND_DTYPE = np.uint32
-
-SUIT_SYMBOLS = "♣♦♥♠"
-SUIT_LETTERS = "CDHS"
-RANK_LETTERS = "9TJQKA"
-JACK = 2
-
-CARDS = np.arange(NUM_CARDS)
-CARD_RANK = CARDS // NUM_SUITS
-CARD_SUIT = CARDS % NUM_SUITS
-CARD_BIT = (np.uint32(1) << CARDS.astype(HAND_DTYPE)).astype(HAND_DTYPE)
-ALL_CARDS = HAND_DTYPE((1 << NUM_CARDS) - 1)
-CARD_BIT_OR_NONE = np.append(CARD_BIT, HAND_DTYPE(0))  # [card or -1 (no card)] -> its bit, or 0
-NO_CARD = -1
-NO_SUIT = -1
-
-# Same-colour partner suit: C <-> S, D <-> H.
-PARTNER_SUIT = np.array([3, 2, 1, 0])
-
-
-def _effective_suit_table():
-    """int8[5, 24]: suit a card counts as under trump t (row 4 = no trump yet).
-
-    The left bower (jack of the trump's partner suit) counts as trump.
-    """
-    table = np.tile(CARD_SUIT, (NUM_SUITS + 1, 1))
-    for trump in range(NUM_SUITS):
-        left_bower = JACK * NUM_SUITS + PARTNER_SUIT[trump]
-        table[trump, left_bower] = trump
-    return table.astype(np.int8)
-
-
-EFFECTIVE_SUIT = _effective_suit_table()
-
-
-def _strength_table():
-    """int8[4, 4, 32]: trick strength of a card given (trump, led suit).
-
-    Trumps score 21..27 (9, T, Q, K, A, left bower, right bower), cards of the led
-    suit 1..6 (9 .. A), other cards 0. Columns 24..31 score -1, so
-    ``STRENGTH[t, led, card & 31]`` gives -1 for the empty slot (-1) of a trick.
-    """
-    table = np.full((NUM_SUITS, NUM_SUITS, 32), -1, dtype=np.int8)
-    trump_order = {0: 21, 1: 22, 3: 23, 4: 24, 5: 25}  # 9, T, Q, K, A of trump
-    for trump in range(NUM_SUITS):
-        for led in range(NUM_SUITS):
-            for card in range(NUM_CARDS):
-                rank, suit = CARD_RANK[card], CARD_SUIT[card]
-                if EFFECTIVE_SUIT[trump, card] == trump:
-                    table[trump, led, card] = (
-                        (27 if suit == trump else 26) if rank == JACK else trump_order[rank]
-                    )
-                else:
-                    table[trump, led, card] = rank + 1 if suit == led else 0
-    return table
-
-
-STRENGTH = _strength_table()
-_STRENGTH_KEY = (STRENGTH.reshape(-1).astype(np.int16) << 2).astype(
-    np.int8
-)  # [(trump * 4 + led) * 32 + card]
+from .deck import (  # noqa: F401 (the deck, read from here by the engines and the bots)
+    ALL_CARDS,
+    CARD_BIT,
+    CARD_BIT_OR_NONE,
+    CARD_RANK,
+    CARD_SUIT,
+    CARDS,
+    EFFECTIVE_SUIT,
+    HAND_DTYPE,
+    JACK,
+    NO_CARD,
+    NO_SUIT,
+    NUM_CARDS,
+    NUM_SUITS,
+    PARTNER_SUIT,
+    RANK_LETTERS,
+    STRENGTH,
+    SUIT_LETTERS,
+    SUIT_MASK,
+    SUIT_SYMBOLS,
+)
+from .kernels import cards as _kernels
+from .kernels import skeleton as _skeleton
 
 
 def effective_suit(cards, trump):
-    """int8[M]: the suit each card counts as under its game's trump.
+    """int8[M]: the suit each card counts as under its game's trump (kernel ``effective_suit``).
 
-    cards, trump: int8[M]; any values are accepted (in games where they mean
+    cards, trump: int[M]; any values are accepted (in games where they mean
     nothing, -1 or a non-card action, the result is meaningless but harmless).
     """
-    suit = cards & 3
-    left_bower = (
-        cards == JACK * NUM_SUITS + 3 - trump
-    )  # the jack of the trump's partner suit (PARTNER_SUIT[t] = 3 - t)
-    return suit + (trump - suit) * left_bower
-
-
-def _suit_mask_table():
-    """uint32[4, 4]: mask of the cards whose effective suit is s under trump t."""
-    table = np.zeros((NUM_SUITS, NUM_SUITS), dtype=HAND_DTYPE)
-    for trump in range(NUM_SUITS):
-        for suit in range(NUM_SUITS):
-            table[trump, suit] = CARD_BIT[EFFECTIVE_SUIT[trump] == suit].sum()
-    return table
-
-
-SUIT_MASK = _suit_mask_table()
-_SUIT_MASK_FLAT = SUIT_MASK.reshape(-1)  # [trump * 4 + suit]
+    return _kernels.effective_suit_batch(_as_int8(cards), _as_int8(trump))
 
 
 def playable_cards(hand, led_suit, trump):
-    """Cards a player may legally play, as a mask.
+    """Cards a player may legally play, as a mask (kernel ``playable``).
 
     hand: uint32[M]; led_suit: int8[M] (effective suit led, -1 when leading);
     trump: int8[M] (only its low two bits are read). Returns uint32[M]: the cards
     of the led suit if the hand has any, else the whole hand.
     """
-    follow = hand & _SUIT_MASK_FLAT.take((trump & 3) * 4 + (led_suit & 3))
-    free = (led_suit < 0) | (follow == 0)  # leading, or void in the led suit
-    return follow | (hand * free)
+    return _kernels.playable_batch(
+        np.asarray(hand, HAND_DTYPE), _as_int8(led_suit), _as_int8(trump)
+    )
 
 
 def trick_winner(trick, trump, led_suit):
-    """Seat index (column of ``trick``) of the card that wins each trick.
+    """Seat index (column of ``trick``) of the card that wins each trick (kernel ``trick_winner``).
 
     trick: int8[M, S] card per seat (S <= 4), -1 for a seat with no card; trump,
     led_suit: int8[M] (only the low two bits are read, so -1 is harmless in games
     whose trick is not complete). Returns int8[M].
     """
-    row = ((trump & 3) * 4 + (led_suit & 3)).astype(np.int16) * 32
-    # Key = strength * 4 + seat: cards never tie in strength, so the largest key names the winner.
-    best = _STRENGTH_KEY.take(row | (trick[:, 0] & 31))
-    for seat in range(1, trick.shape[1]):
-        np.maximum(best, _STRENGTH_KEY.take(row | (trick[:, seat] & 31)) | np.int8(seat), out=best)
-    return best & 3
+    return _kernels.trick_winner_batch(_as_int8(trick), _as_int8(trump), _as_int8(led_suit))
+
+
+def _as_int8(values):
+    return np.asarray(values, np.int8)
 
 
 _FEW_VALUES = 32  # up to this many values, unpack_bits reads their bytes through a view
@@ -153,18 +96,10 @@ def unpack_bits(values, width):
 
 def pack_bits(flags):
     """bool[N, W] -> uint64[N] with bit i of row g = flags[g, i] (W <= 57); the inverse of unpack_bits."""
-    flags = np.ascontiguousarray(flags, dtype=bool)
-    num_rows, width = flags.shape
-    if width > 57:
-        raise ValueError(f"pack_bits packs at most 57 columns, got {width}")
-    stream = np.zeros(
-        (num_rows * width + 7) // 8 + 8, np.uint8
-    )  # 8 spare bytes for the last word read
-    stream[:-8] = np.packbits(flags.reshape(-1), bitorder="little")  # row g starts at bit g * width
-    # The little-endian 8-byte word starting at every byte offset (an unaligned, overlapping view).
-    words = np.ndarray((len(stream) - 7,), np.uint64, stream, strides=(1,))
-    start = np.arange(num_rows, dtype=np.intp) * width
-    return (words[start >> 3] >> (start & 7).astype(np.uint64)) & np.uint64((1 << width) - 1)
+    flags = np.asarray(flags, dtype=bool)
+    if flags.shape[1] > 57:
+        raise ValueError(f"pack_bits packs at most 57 columns, got {flags.shape[1]}")
+    return _skeleton.pack_rows(flags)
 
 
 def mask_to_bool(masks):

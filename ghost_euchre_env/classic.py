@@ -1,12 +1,13 @@
 """Classic Euchre (4 players, 2 partnerships): the pure, batched rules engine.
 
-Every rule of the Classic Euchre section of ``docs/RULES.md`` lives here; the
-adapters (vector API, ``classic_euchre_v0``) hold none. Seats 0 & 2 (team 0)
-play against seats 1 & 3 (team 1). A batch of N games is a :class:`ClassicState`
-of arrays with a leading game axis; :meth:`ClassicEuchre.step` advances every
-game by one decision with whole-batch array operations (no Python loop over
-games) and mutates the state in place. Card tables, follow-suit and trick
-resolution are the shared ones of :mod:`ghost_euchre_env.cards`.
+Every rule of the Classic Euchre section of ``docs/RULES.md`` lives in the
+kernels of :mod:`ghost_euchre_env.kernels.classic` (compiled once with Numba);
+this module is the batch API over them, and the adapters (vector API,
+``classic_euchre_v0``) hold none. Seats 0 & 2 (team 0) play against seats 1 & 3
+(team 1). A batch of N games is a :class:`ClassicState` of arrays with a leading
+game axis; :meth:`ClassicEuchre.step` advances every game by one decision in one
+kernel call and mutates the state in place. Card tables, follow-suit and trick
+resolution are the shared ones of :mod:`ghost_euchre_env.kernels.cards`.
 
 Action ids (31, identical to OpenSpiel's ``euchre``):
 
@@ -41,55 +42,36 @@ import enum
 import numpy as np
 
 from . import dealing
-from .cards import (
-    ALL_CARDS,
-    CARD_BIT,
-    CARD_BIT_OR_NONE,
-    CARD_SUIT,
-    HAND_DTYPE,
-    NO_CARD,
-    NO_SUIT,
-    NUM_CARDS,
-    NUM_SUITS,
-    effective_suit,
-    playable_cards,
-    trick_winner,
-    unpack_masks_into,
-)
+from .cards import CARD_SUIT, HAND_DTYPE, NO_CARD, NO_SUIT, NUM_CARDS, NUM_SUITS
 from .core import (
-    FLAG_BLOCK,
     NO_SEAT,
+    Actions,
     BatchedGame,
     DealSummary,
     EpisodeState,
     Rules,
-    at_seat,
-    blend,
+    VariantDeclaration,
     column,
-    fill_rows,
-    game_index,
     layout_offsets,
     layout_table,
     name_action,
-    one_hot_bits,
-    one_hot_table,
-    put_rows,
-    relative_seat_codes,
-    seat_lanes,
-    seat_view,
+    parse_suit,
     take_rows,
 )
-
-NUM_PLAYERS = 4
-NUM_TEAMS = 2
-HAND_SIZE = 5
-NUM_TRICKS = 5
-NUM_ACTIONS = 31
-
-PASS = 24
-SUIT_CLUBS = 25  # 25..28 suit C, D, H, S
-GO_ALONE = 29
-WITH_PARTNER = 30
+from .kernels import classic as rules
+from .kernels import scoring
+from .kernels.classic import (
+    ALL_ACTIVE,
+    GO_ALONE,
+    HAND_SIZE,
+    NUM_ACTIONS,
+    NUM_PLAYERS,
+    NUM_TEAMS,
+    NUM_TRICKS,
+    PASS,
+    SUIT_CLUBS,
+    WITH_PARTNER,
+)
 
 
 class Phase(enum.IntEnum):
@@ -105,7 +87,11 @@ class Phase(enum.IntEnum):
 
 BIDDING, DISCARD, ALONE, PLAY, OVER = map(int, Phase)  # plain ints: NumPy compares them fastest
 PHASE_NAMES = tuple(phase.name.lower() for phase in Phase)
-ALL_ACTIVE = 0b1111  # ``active`` bit s set = seat s plays this deal
+# The observation's phases ("phase" field), as the observation tells them: bidding's two rounds
+# apart; the engine's phase of each (VIEW_PHASE_STATE). Over: no phase bit set.
+VIEW_PHASES = ("round 1", "round 2", "discard", "alone", "play", "over")
+VIEW_PHASE_STATE = (BIDDING, BIDDING, DISCARD, ALONE, PLAY, OVER)
+VIEW_OVER = VIEW_PHASES.index("over")
 
 SEATS = np.arange(NUM_PLAYERS, dtype=np.int8)
 SEAT_TEAM = SEATS % NUM_TEAMS  # team of each seat: 0, 1, 0, 1
@@ -120,6 +106,22 @@ def action_name(action):
     ValueError for anything but an int 0..30.
     """
     return name_action(action, NUM_ACTIONS, _ACTION_NAMES, SUIT_CLUBS, "suit")
+
+
+class ClassicActions(Actions):
+    """Classic's actions: PASS, GO_ALONE, WITH_PARTNER, ``suit(suit)`` (order up / name), ``card(card)``."""
+
+    num_actions = NUM_ACTIONS
+    PASS = PASS
+    GO_ALONE = GO_ALONE
+    WITH_PARTNER = WITH_PARTNER
+    SUITS = tuple(range(SUIT_CLUBS, SUIT_CLUBS + NUM_SUITS))  # order up / name C, D, H, S
+
+    suit_method = "suit"
+
+    def suit(self, suit):
+        """Action id that orders up (round 1) or names (round 2) ``suit`` trump."""
+        return SUIT_CLUBS + parse_suit(suit)
 
 
 OBS_LAYOUT = (
@@ -157,6 +159,26 @@ OBS_LAYOUT = (
     ("scores", 2, "game score of own team, other team, divided by target_score"),
     ("deal_progress", 1, "deals dealt this episode (redeals included) divided by max_deals"),
 )
+_SEAT = ("seat", {})
+OBS_KINDS = {  # how each field of OBS_LAYOUT decodes: (kind, options) of views.Field
+    "hand": ("cards", {}),
+    "upcard": ("card", {}),
+    "discard": ("card", {}),
+    "played_by": ("cards", {"shape": (NUM_PLAYERS,)}),
+    "played_in_trick": ("cards", {"shape": (NUM_TRICKS,)}),
+    "current_trick": ("cards", {"shape": (NUM_PLAYERS,)}),
+    "dealer": _SEAT,
+    "maker": _SEAT,
+    "leader": _SEAT,
+    "calls": ("flags", {"shape": (2, NUM_PLAYERS, 1 + NUM_SUITS)}),
+    "alone": ("flags", {"shape": (NUM_PLAYERS, 2)}),
+    "sitting_out": ("flags", {"shape": (NUM_PLAYERS,)}),
+    "trump": ("choice", {"values": tuple(range(NUM_SUITS))}),
+    "phase": ("choice", {"values": tuple(range(VIEW_OVER)), "none": VIEW_OVER}),
+    "tricks_won": ("count", {"shape": (NUM_PLAYERS,), "scale": NUM_TRICKS}),
+    "scores": ("fraction", {"shape": (NUM_TEAMS,)}),
+    "deal_progress": ("fraction", {}),
+}
 OBS_OFFSETS, OBS_SIZE = layout_offsets(OBS_LAYOUT)
 HIDDEN_LAYOUT = (
     ("hands", 72, "[relative seat r - 1, card c] at (r-1)*24+c: seat r holds card c (r = 1, 2, 3)"),
@@ -266,132 +288,28 @@ class ClassicDealSummary(DealSummary):
     ordered_up: np.ndarray
 
 
-# ------------------------------------------------------------- lookup tables
-def _seat_tables():
-    """int8[16 * 4]: next active seat after s, and first active seat from s on.
+_NO_GAMES = np.zeros(0, dtype=np.int64)
 
-    Indexed by ``active * 4 + seat`` (active: bit set per seat that plays); -1
-    where no seat qualifies.
-    """
-    after = np.full((16, NUM_PLAYERS), NO_SEAT, dtype=np.int8)
-    from_on = np.full((16, NUM_PLAYERS), NO_SEAT, dtype=np.int8)
-    for active in range(16):
-        for seat in range(NUM_PLAYERS):
-            later = [(seat + k) % NUM_PLAYERS for k in range(1, NUM_PLAYERS + 1)]
-            later = [s for s in later if active >> s & 1]
-            if later:
-                after[active, seat] = later[0]
-                from_on[active, seat] = seat if active >> seat & 1 else later[0]
-    return after.reshape(-1), from_on.reshape(-1)
-
-
-_NEXT_ACTIVE, _FIRST_ACTIVE = _seat_tables()
-
-
-def _first_defender_table():
-    """int8[4, 4]: first defender left of dealer d when seat m is the maker."""
-    table = np.zeros((NUM_PLAYERS, NUM_PLAYERS), dtype=np.int8)
-    for dealer in range(NUM_PLAYERS):
-        for maker in range(NUM_PLAYERS):
-            left = (dealer + 1) % NUM_PLAYERS
-            table[dealer, maker] = left if (left - maker) % 2 else (dealer + 2) % NUM_PLAYERS
-    return table
-
-
-_FIRST_DEFENDER = _first_defender_table()
-
-
-def _maker_points_table():
-    """int8[2, 2, 6]: [maker alone, lone defender, makers' tricks] -> points (flattened below).
-
-    Positive: the makers' team scores that many; negative: the defenders do.
-    """
-    table = np.zeros((2, 2, NUM_TRICKS + 1), dtype=np.int8)
-    for maker_alone in (0, 1):
-        for lone_defender in (0, 1):
-            table[maker_alone, lone_defender, :3] = -4 if lone_defender else -2
-            table[maker_alone, lone_defender, 3:5] = 1
-            table[maker_alone, lone_defender, 5] = 4 if maker_alone else 2
-    return table
-
-
-MAKER_POINTS = _maker_points_table().reshape(
-    -1
-)  # [(maker alone * 2 + lone defender) * 6 + makers' tricks]
-
-
-def _tail_table(stick_the_dealer):
-    """uint32[5 * 9 * 4]: legal non-card actions (bits 24..30) by (phase, passes, upcard suit)."""
-    table = np.zeros((OVER + 1, 2 * NUM_PLAYERS + 1, NUM_SUITS), dtype=HAND_DTYPE)
-    for passes in range(2 * NUM_PLAYERS):
-        for up_suit in range(NUM_SUITS):
-            bits = 0
-            if not (stick_the_dealer and passes == 2 * NUM_PLAYERS - 1):
-                bits |= 1 << PASS
-            for suit in range(NUM_SUITS):
-                if (suit == up_suit) == (passes < NUM_PLAYERS):
-                    bits |= 1 << (SUIT_CLUBS + suit)
-            table[BIDDING, passes, up_suit] = bits
-    table[ALONE] = (1 << GO_ALONE) | (1 << WITH_PARTNER)
-    return table.reshape(-1)
-
-
-_CARD_BLOCKS = 16  # hand, upcard, discard, 4 played-by, 5 tricks, 4 current-trick cards
-assert OBS_OFFSETS["current_trick"][1] == _CARD_BLOCKS * NUM_CARDS
-_REL_SEAT_CODE = relative_seat_codes(
-    NUM_PLAYERS
-)  # [(seat + 1) * 4 + observer] -> relative seat + 1
-_BASE_3 = 3 ** np.arange(NUM_PLAYERS)[:, None]
-_ALONE_DIGIT = np.array(
-    [2, 1, 0], dtype=np.intp
-)  # alone choice 0 (with partner), 1 (alone), -1 (none)
-_RELATIVE_SEATS = np.arange(NUM_PLAYERS, dtype=np.intp)[:, None]
-
-
-def _relative_cells(seats, num_games):
-    """int[4, N]: [r, i] indexes the seat view of an [N, 4] field at relative seat r of observer seats[i]."""
-    return ((seats + _RELATIVE_SEATS) & 3) * num_games + game_index(num_games)
-
-
-def _calls_table():
-    """float32[9 * 5 * 4, 40]: the "calls" field for code passes + 9 * called + 45 * first caller.
-
-    passes: 0..8; called: 0 (no trump made), 1..4 (suit C..S made by the call after
-    the passes); first caller: relative seat left of the dealer.
-    """
-    table = np.zeros((2 * NUM_PLAYERS + 1, NUM_SUITS + 1, NUM_PLAYERS, 40), dtype=np.float32)
-    for passes in range(2 * NUM_PLAYERS + 1):
-        for called in range(NUM_SUITS + 1 if passes < 2 * NUM_PLAYERS else 1):
-            for first in range(NUM_PLAYERS):
-                calls = [0] * passes + ([called] if called else [])
-                for k, call in enumerate(calls):
-                    rel = (first + k) % NUM_PLAYERS
-                    table[passes, called, first, (k // NUM_PLAYERS) * 20 + rel * 5 + call] = 1.0
-    return table.transpose(2, 1, 0, 3).reshape(-1, 40)
-
-
-# The one-hot fields (dealer .. phase, 73 columns after the card blocks) are set as
-# bits of two uint64 words per game (word A: dealer .. calls, word B: alone ..
-# phase; bit i = column i of the word's first field) and unpacked with the card
-# blocks as four more 24-column blocks.
-_FLAGS_START, _FLAGS_SPLIT, _FLAGS_STOP = (
-    OBS_OFFSETS[name][i] for name, i in (("dealer", 0), ("alone", 0), ("phase", 1))
-)
-_WORD_A_BITS = _FLAGS_SPLIT - _FLAGS_START
-assert _FLAGS_START == _CARD_BLOCKS * NUM_CARDS and 2 * NUM_CARDS <= _WORD_A_BITS <= 64
-assert _FLAGS_STOP - _FLAGS_START <= 4 * NUM_CARDS and _FLAGS_STOP - _FLAGS_SPLIT <= 64
-_SEATS_FLAGS = one_hot_bits(
-    one_hot_table([4, 4, 4]), OBS_OFFSETS["dealer"][0] - _FLAGS_START
-)  # dealer, maker, leader
-_CALLS_FLAGS = one_hot_bits(_calls_table(), OBS_OFFSETS["calls"][0] - _FLAGS_START)
-_ALONE_FLAGS = one_hot_bits(
-    one_hot_table([2, 2, 2, 2]), 0
-)  # per relative seat: alone, with partner
-_SITTING_OUT_FLAGS = one_hot_bits(
-    np.array([[not (bits >> r & 1) for r in range(4)] for bits in range(16)]),
-    OBS_OFFSETS["sitting_out"][0] - _FLAGS_SPLIT,
-)
-_TRUMP_PHASE_FLAGS = one_hot_bits(one_hot_table([4, 5]), OBS_OFFSETS["trump"][0] - _FLAGS_SPLIT)
+assert tuple(Phase) == (rules.BIDDING, rules.DISCARD, rules.ALONE, rules.PLAY, rules.OVER)
+assert [OBS_OFFSETS[name][0] for name, _, _ in OBS_LAYOUT] == [
+    rules.O_HAND,
+    rules.O_UPCARD,
+    rules.O_DISCARD,
+    rules.O_PLAYED_BY,
+    rules.O_IN_TRICK,
+    rules.O_CURRENT,
+    rules.O_DEALER,
+    rules.O_MAKER,
+    rules.O_LEADER,
+    rules.O_CALLS,
+    rules.O_ALONE,
+    rules.O_SITTING_OUT,
+    rules.O_TRUMP,
+    rules.O_PHASE,
+    rules.O_TRICKS,
+    rules.O_SCORES,
+    rules.O_PROGRESS,
+] and (OBS_SIZE, HIDDEN_SIZE) == (rules.OBS_SIZE, rules.HIDDEN_SIZE)
 
 
 class ClassicEuchre(BatchedGame[ClassicRules, ClassicState, ClassicDealSummary]):
@@ -422,10 +340,6 @@ class ClassicEuchre(BatchedGame[ClassicRules, ClassicState, ClassicDealSummary])
     bid_actions = tuple(range(SUIT_CLUBS, SUIT_CLUBS + NUM_SUITS))  # order up / name a suit
     hand_size = HAND_SIZE
 
-    def __init__(self, episode="game", reward="points", **rules):
-        super().__init__(episode, reward, **rules)
-        self._tail = _tail_table(self.rules.stick_the_dealer)
-
     # ----------------------------------------------------------------- deals
     @staticmethod
     def _deal_row(hands, deal):
@@ -445,203 +359,92 @@ class ClassicEuchre(BatchedGame[ClassicRules, ClassicState, ClassicDealSummary])
     @staticmethod
     def _deal_rows(deck):
         """uint32[M, 5]: hands of seats 0..3 (five consecutive cards of the deck each), then the upcard id."""
-        dealt_cards = NUM_PLAYERS * HAND_SIZE
-        bits = CARD_BIT.take(deck[:, :dealt_cards]).reshape(len(deck), NUM_PLAYERS, HAND_SIZE)
-        rows = np.empty((len(deck), NUM_PLAYERS + 1), HAND_DTYPE)
-        rows[:, :NUM_PLAYERS] = (
-            bits[:, :, 0] | bits[:, :, 1] | bits[:, :, 2] | bits[:, :, 3] | bits[:, :, 4]
-        )
-        rows[:, NUM_PLAYERS] = deck[:, dealt_cards]
-        return rows
+        return rules.deal_rows(deck)
 
     @staticmethod
     def _open_deal(state, games, rows):
         """Give out the hands, turn the upcard; the bidding opens left of the dealer."""
-        hands = rows[:, :NUM_PLAYERS]
-        put_rows(state.hands, games, hands)
-        put_rows(state.held, games, hands)
-        state.upcard[games] = rows[:, NUM_PLAYERS]
-        state.phase[games] = BIDDING
-        state.player[games] = (state.dealer[games] + 1) % NUM_PLAYERS
+        rules.open_deal(
+            games,
+            rows,
+            state.dealer,
+            state.hands,
+            state.held,
+            state.upcard,
+            state.phase,
+            state.player,
+        )
 
     # ---------------------------------------------------------------- decisions
-    @staticmethod
-    def _legal_cards(state):
-        """uint32[N]: cards the player to act may play or discard (0 in other phases)."""
-        hand = at_seat(state.hands, seat_lanes(state.player, NUM_PLAYERS))
-        playable = playable_cards(hand, state.led_suit, state.trump)
-        discardable = hand & ~CARD_BIT.take(state.upcard)
-        return playable * (state.phase == PLAY) | discardable * (state.phase == DISCARD)
-
     def legal_bits(self, state):
         """uint32[N]: legal actions of the player to act as a bit set (bit a = action a)."""
-        code = (state.phase.astype(np.int16) * (2 * NUM_PLAYERS + 1) + state.passes) * NUM_SUITS + (
-            state.upcard & 3
+        return rules.legal_bits(
+            self.rules.stick_the_dealer,
+            state.phase,
+            state.player,
+            state.passes,
+            state.upcard,
+            state.hands,
+            state.trump,
+            state.led_suit,
         )
-        return self._legal_cards(state) | self._tail.take(code)
 
     def _apply(self, state, action):
-        """One decision in every game (int8[N]); returns the games whose deal was played out, then thrown in.
-
-        Passes and card plays, the bulk of the decisions, are applied to the whole
-        batch with bit arithmetic; the rarer events (making trump, the discard,
-        alone choices, the end of a trick) to the games concerned only.
-        """
-        n = len(state.player)
-        phase, seat = state.phase, state.player.copy()
-        playing = phase == PLAY
-        passing = (phase == BIDDING) & (action == PASS)
-
-        # A play or a discard takes the card out of the hand of the seat to act.
-        card_bit = (
-            HAND_DTYPE(1) << action.astype(HAND_DTYPE)
-        ) & ALL_CARDS  # 0 for non-card actions
-        lanes = seat_lanes(seat, NUM_PLAYERS)  # bool[4, N]
-        hands = state.hands.T  # [4, N] view
-        hands &= ~(card_bit * lanes)
-
-        # Play: put the card in the seat's slot of the trick and in the trick's cards,
-        # note the suit led.
-        trick = state.trick.T
-        trick[...] = blend(lanes & playing, action, trick)
-        trick_cells = np.minimum(state.trick_number, NUM_TRICKS - 1).astype(
-            np.intp
-        ) * n + game_index(n)
-        seat_view(state.trick_cards)[trick_cells] |= card_bit * playing
-        state.led_suit[:] = blend(
-            playing & (seat == state.leader), effective_suit(action, state.trump), state.led_suit
+        """One decision in every game (int8[N]); returns the games whose deal was played out, then thrown in."""
+        ended = np.empty(len(action), np.int8)
+        count = rules.step(
+            action,
+            self.rules.stick_the_dealer,
+            self.rules.allow_lone_defender,
+            state.phase,
+            state.player,
+            state.dealer,
+            state.hands,
+            state.held,
+            state.upcard,
+            state.discard,
+            state.passes,
+            state.maker,
+            state.trump,
+            state.alone,
+            state.lone_defender,
+            state.active,
+            state.leader,
+            state.led_suit,
+            state.trick,
+            state.trick_number,
+            state.trick_cards,
+            state.tricks_won,
+            ended,
         )
-        next_seat = _NEXT_ACTIVE.take(state.active * NUM_PLAYERS + seat)
-        trick_done = np.flatnonzero(playing & (next_seat == state.leader))
-
-        state.passes += passing
-        state.player[:] = blend(playing, next_seat, blend(passing, (seat + 1) & 3, seat))
-
-        if self.rules.stick_the_dealer:
-            thrown_in = trick_done[:0]
-        else:
-            thrown_in = np.flatnonzero(passing & (state.passes == 2 * NUM_PLAYERS))
-        others = np.flatnonzero(~(playing | passing))
-        if len(others):
-            other_phase = phase[others]
-            naming = others[other_phase == BIDDING]
-            discarding = others[other_phase == DISCARD]
-            choosing = others[other_phase == ALONE]
-            if len(naming):
-                self._apply_naming(state, naming, action[naming] - SUIT_CLUBS)
-            if len(discarding):
-                self._apply_discard(state, discarding, action[discarding])
-            if len(choosing):
-                self._apply_alone(state, choosing, action[choosing] == GO_ALONE)
-        scored = self._end_tricks(state, trick_done) if len(trick_done) else trick_done
-        return scored, thrown_in
-
-    @staticmethod
-    def _apply_naming(state, games, suits):
-        """Order up (round 1: the dealer picks the upcard up, then discards) or name trump."""
-        state.maker[games] = state.player[games]
-        state.trump[games] = suits
-        ordered = games[state.passes[games] < NUM_PLAYERS]
-        cells = state.dealer[ordered].astype(np.intp) * len(state.player) + ordered
-        upcard = CARD_BIT.take(state.upcard[ordered])
-        seat_view(state.hands)[cells] |= upcard
-        seat_view(state.held)[cells] |= upcard
-        state.phase[games] = ALONE
-        state.phase[ordered] = DISCARD
-        state.player[ordered] = state.dealer[ordered]
-
-    @staticmethod
-    def _apply_discard(state, games, cards):
-        """The dealer's discard (already out of its hand): record it, then the maker chooses."""
-        seat_view(state.held)[
-            state.dealer[games].astype(np.intp) * len(state.player) + games
-        ] &= ~CARD_BIT.take(cards)
-        state.discard[games] = cards
-        state.phase[games] = ALONE
-        state.player[games] = state.maker[games]
-
-    def _apply_alone(self, state, games, alone):
-        """Alone (bool[M]) or with partner; then the next defender is asked or play starts."""
-        seat = state.player[games]
-        seat_view(state.alone)[seat.astype(np.intp) * len(state.player) + games] = alone
-        state.active[games] &= ~(
-            alone.astype(np.int8) << (seat + 2) % NUM_PLAYERS
-        )  # the partner sits out
-        maker_choice = seat == state.maker[games]
-        starts = games
-        if self.rules.allow_lone_defender:
-            lone = alone & ~maker_choice
-            state.lone_defender[games[lone]] = seat[lone]
-            first_defender = _FIRST_DEFENDER.take(
-                state.dealer[games] * NUM_PLAYERS + state.maker[games]
-            )
-            ask = maker_choice | (~alone & (seat == first_defender))
-            state.player[games[ask]] = np.where(
-                maker_choice, first_defender, (seat + 2) % NUM_PLAYERS
-            )[ask]
-            starts = games[~ask]
-        first = _FIRST_ACTIVE.take(
-            state.active[starts] * NUM_PLAYERS + (state.dealer[starts] + 1) % NUM_PLAYERS
-        )
-        state.phase[starts] = PLAY
-        state.leader[starts] = first
-        state.player[starts] = first
-
-    @staticmethod
-    def _end_tricks(state, games):
-        """Resolve the full tricks of ``games``; returns the games whose fifth trick ended."""
-        winner = trick_winner(
-            take_rows(state.trick, games), state.trump[games], state.led_suit[games]
-        )
-        number = state.trick_number[games]
-        seat_view(state.tricks_won)[winner.astype(np.intp) * len(state.player) + games] += 1
-        fill_rows((state.trick,), games, NO_CARD)
-        state.led_suit[games] = NO_SUIT
-        state.leader[games] = winner
-        state.player[games] = winner
-        state.trick_number[games] = number + 1
-        return games[number + 1 == NUM_TRICKS]
+        if not count:
+            return _NO_GAMES, _NO_GAMES
+        return np.flatnonzero(ended == rules.PLAYED_OUT), np.flatnonzero(ended == rules.THROWN_IN)
 
     def deal_points(self, state, games):
         """int32[M, 2]: points each team scores for the finished deals ``games``."""
-        team, points = self._deal_result(state, games)
-        by_team = np.zeros((len(games), NUM_TEAMS), np.int32)
-        by_team[np.arange(len(games)), team] = points
-        return by_team
-
-    @staticmethod
-    def _deal_result(state, games):
-        """(int8[M] the team that scores, int32[M] its points) for the finished deals ``games``."""
-        n = len(state.player)
         maker = state.maker[games]
-        maker_team = maker & 1
-        tricks = seat_view(state.tricks_won)
-        maker_cell = maker_team.astype(np.intp) * n + games
-        maker_tricks = tricks.take(maker_cell) + tricks.take(
-            maker_cell + 2 * n
-        )  # seats t and t + 2
-        maker_alone = seat_view(state.alone).take(maker.astype(np.intp) * n + games) == 1
-        lone_defender = state.lone_defender[games] >= 0
-        signed = MAKER_POINTS.take(
-            (maker_alone * 2 + lone_defender) * (NUM_TRICKS + 1) + maker_tricks
+        maker_alone = take_rows(state.alone, games)[np.arange(len(games)), maker & 3] == 1
+        return scoring.classic_deal_points(
+            take_rows(state.tricks_won, games),
+            maker,
+            maker_alone,
+            state.lone_defender[games] >= 0,
         )
-        return maker_team ^ (signed < 0), np.abs(signed).astype(np.int32)
 
-    @staticmethod
-    def _summary_fields(state, games):
-        n = len(state.player)
+    def _summary_fields(self, state, games):
         maker = state.maker[games]
         trump = state.trump[games]
         upcard = state.upcard[games]
         alone = (maker >= 0) & (
-            seat_view(state.alone).take((maker & 3).astype(np.intp) * n + games) == 1
+            take_rows(state.alone, games)[np.arange(len(games)), maker & 3] == 1
         )
         ordered_up = CARD_SUIT.take(upcard) == trump  # round 2 cannot name the upcard's suit
-        scoring_team, _ = ClassicEuchre._deal_result(state, games)
+        points = self.deal_points(state, games)
         return {
             "maker": maker,
             "contract": np.where(alone, 2, np.where(ordered_up, 0, 1)).astype(np.int8),
-            "made": scoring_team == (maker & 1),
+            "made": points[np.arange(len(games)), maker & 1] > 0,
             "alone": alone,
             "trump": trump,
             "upcard": upcard,
@@ -651,78 +454,59 @@ class ClassicEuchre(BatchedGame[ClassicRules, ClassicState, ClassicDealSummary])
 
     def _game_won(self, scores):
         """bool[M]: a team has target_score (only one team scores in a deal, so never both)."""
-        return np.maximum(scores[:, 0], scores[:, 1]) >= self.rules.target_score
+        return rules.game_won(scores, self.rules.target_score)
 
     # ------------------------------------------------------------- observation
-    def observe(self, state, seats):
+    def observe(self, state, seats, games=None):
         """float32[N, 464]: each game observed by seat ``seats[i]`` (int[N], 0..3).
 
-        The card blocks (16 uint32 masks per game) and the one-hot fields (two
-        uint64 words of flags) are unpacked in one call and written as floats in
-        one pass; then the 7 fractional columns.
+        games: None, or int[M] with seats int[M]: row i is game ``games[i]`` seen by ``seats[i]``.
         """
-        n = len(state.player)
-        seats = self._check_seats(seats, n)
-        rel_cells = _relative_cells(seats, n)
-
-        def by_rel(field):  # [N, 4] per absolute seat -> [4, N] per relative seat
-            return seat_view(field).take(rel_cells)
-
-        blocks = np.empty((n, _CARD_BLOCKS + 4), HAND_DTYPE)
-        blocks[:, 0] = seat_view(state.hands).take(rel_cells[0])
-        blocks[:, 1] = CARD_BIT.take(state.upcard)
-        blocks[:, 2] = CARD_BIT_OR_NONE.take(state.discard) * (state.dealer == seats)
-        blocks[:, 3:7] = by_rel(state.held).T & ~by_rel(state.hands).T
-        blocks[:, 7:12] = state.trick_cards
-        blocks[:, 12:16] = CARD_BIT_OR_NONE.take(by_rel(state.trick)).T
-
-        def rel(absolute):  # relative seat + 1 of absolute seats int[N] (0 = none)
-            return _REL_SEAT_CODE.take((absolute.astype(np.intp) + 1) * NUM_PLAYERS + seats)
-
-        in_play = np.where(state.phase == PLAY, state.leader, NO_SEAT)
-        flags = _SEATS_FLAGS.take(rel(state.dealer) + 5 * rel(state.maker) + 25 * rel(in_play))
-        called = np.where(state.maker >= 0, state.trump + 1, 0)
-        first_caller = rel(state.dealer) % NUM_PLAYERS  # relative seat left of the dealer
-        flags |= _CALLS_FLAGS.take(
-            state.passes + (2 * NUM_PLAYERS + 1) * (called + (NUM_SUITS + 1) * first_caller)
+        rows, seats = self._observed(state, seats, games)
+        return rules.observe(
+            rows,
+            seats,
+            self.rules.target_score,
+            self.rules.max_deals,
+            state.phase,
+            state.dealer,
+            state.deal_number,
+            state.scores,
+            state.hands,
+            state.held,
+            state.upcard,
+            state.discard,
+            state.passes,
+            state.maker,
+            state.trump,
+            state.alone,
+            state.active,
+            state.leader,
+            state.trick,
+            state.trick_cards,
+            state.tricks_won,
         )
-        later = _ALONE_FLAGS.take((_ALONE_DIGIT.take(by_rel(state.alone)) * _BASE_3).sum(axis=0))
-        rotated = (
-            (state.active.astype(np.intp) * 17) >> seats
-        ) & 15  # bit r: relative seat r plays
-        later |= _SITTING_OUT_FLAGS.take(rotated)
-        phase = np.where(state.phase == BIDDING, state.passes >= NUM_PLAYERS, state.phase + 1) + 1
-        phase = np.where(state.phase == OVER, 0, phase)
-        later |= _TRUMP_PHASE_FLAGS.take(state.trump + 1 + 5 * phase)
-        # The 24-column blocks of the flag bits, word A then word B.
-        blocks[:, _CARD_BLOCKS] = flags & FLAG_BLOCK
-        blocks[:, _CARD_BLOCKS + 1] = (flags >> np.uint64(NUM_CARDS)) & FLAG_BLOCK
-        blocks[:, _CARD_BLOCKS + 2] = (flags >> np.uint64(2 * NUM_CARDS)) | (
-            (later << np.uint64(_WORD_A_BITS - 2 * NUM_CARDS)) & FLAG_BLOCK
-        )
-        blocks[:, _CARD_BLOCKS + 3] = later >> np.uint64(3 * NUM_CARDS - _WORD_A_BITS)
-
-        obs = np.empty((n, OBS_SIZE), dtype=np.float32)
-        unpack_masks_into(obs[:, :_FLAGS_STOP], blocks)
-        tricks = by_rel(state.tricks_won) / np.float32(NUM_TRICKS)
-        for rel_seat in range(
-            NUM_PLAYERS
-        ):  # column by column: a [N, 4] block write loops over the short axis
-            obs[:, OBS_OFFSETS["tricks_won"][0] + rel_seat] = tricks[rel_seat]
-        scores = seat_view(state.scores)
-        target = np.float32(self.rules.target_score)
-        for rel_team in range(NUM_TEAMS):  # own team, then the other
-            team_cells = ((seats & 1) ^ rel_team) * n + game_index(n)
-            obs[:, OBS_OFFSETS["scores"][0] + rel_team] = scores.take(team_cells) / target
-        obs[:, OBS_OFFSETS["deal_progress"][0]] = state.deal_number / np.float32(
-            self.rules.max_deals
-        )
-        return obs
 
     def hidden_cards(self, state, seats):
         """float32[N, 72] (``HIDDEN_LAYOUT``): the hands of the three seats after ``seats[i]``."""
-        n = len(state.player)
-        rel_cells = _relative_cells(self._check_seats(seats, n), n)
-        hidden = np.empty((n, HIDDEN_SIZE), np.float32)
-        unpack_masks_into(hidden, seat_view(state.hands).take(rel_cells[1:]).T)
-        return hidden
+        return rules.hidden(self._check_seats(seats, state.num_games), state.hands)
+
+
+DECLARATION = VariantDeclaration(
+    name="classic",
+    title="classic Euchre",
+    engine=ClassicEuchre,
+    actions=ClassicActions(action_name),
+    layout=OBS_LAYOUT,
+    kinds=OBS_KINDS,
+    phases=VIEW_PHASES,
+    state_phase_of_view=VIEW_PHASE_STATE,
+    state_phases=PHASE_NAMES,
+    play_phase=PLAY,
+    contract_labels=ClassicEuchre.contract_kinds,
+    gym_id="ClassicEuchre-v0",
+    vector_env="ghost_euchre_env.vector:ClassicEuchreVec",
+    bidding_vec="ghost_euchre_env.bidding:ClassicBiddingVec",
+    render="ghost_euchre_env.render:render_classic",
+    aec_entry_point="ghost_euchre_env.classic_euchre_v0:env",
+)  # this variant's descriptor (ghost_euchre_env.variants builds it)

@@ -122,19 +122,11 @@ Version history
 
 from typing import ClassVar
 
-from .aec import EuchreAEC, reward_routing, seat_names
-from .classic import (
-    ACTION_TABLE,
-    NUM_PLAYERS,
-    OBS_LAYOUT,
-    OBS_OFFSETS,
-    PHASE_NAMES,
-    ClassicEuchre,
-    action_name,
-)
+from . import variants
+from .aec import EuchreAEC, reward_routing
+from .classic import ACTION_TABLE, NUM_PLAYERS, OBS_LAYOUT
 from .core import layout_table
 from .parallel import EuchreParallel
-from .render import render_classic
 
 __doc__ = (__doc__ or "").format(
     actions=ACTION_TABLE.strip(),
@@ -145,8 +137,6 @@ __doc__ = (__doc__ or "").format(
         "\nafter its last decision, beyond that reach.",
     ),
 )
-
-AGENTS = seat_names(NUM_PLAYERS)
 
 
 def score_bounds(rules):
@@ -164,13 +154,8 @@ class raw_env(EuchreAEC):
     """
 
     metadata = {**EuchreAEC.metadata, "name": "classic_euchre_v0"}  # noqa: RUF012 (an instance attribute in the base)
-    engine = ClassicEuchre
-    agent_names = AGENTS
-    phase_names = PHASE_NAMES
-    action_name = staticmethod(action_name)
-    scores_field = OBS_OFFSETS["scores"]
+    variant = variants.CLASSIC
     score_bounds = staticmethod(score_bounds)
-    render_table = staticmethod(render_classic)
 
     no_deal: ClassVar[dict] = {  # copied by the env, never handed out itself
         "deal": 0,

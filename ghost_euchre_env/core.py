@@ -7,22 +7,35 @@ the hooks of :class:`BatchedGame` (how a deal is dealt and opened, how one
 decision is applied, how a deal is scored, when a game is won). Everything else
 (option checks, building a state, chosen deals, dealing, the end of a deal and
 of a game, truncation, automatic resets, the legal mask, action checks) is here,
-once.
+once. A variant module also declares its descriptor: its actions by name (over
+:class:`Actions`) and, at its end, a :class:`VariantDeclaration` that
+:mod:`ghost_euchre_env.variants` builds the registry from.
 """
 
 import dataclasses
 import functools
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
 from . import dealing
-from .cards import ALL_CARDS, HAND_DTYPE, NUM_CARDS, NUM_SUITS, SUIT_SYMBOLS, card_name, unpack_bits
+from .cards import (
+    HAND_DTYPE,
+    NUM_CARDS,
+    NUM_SUITS,
+    SUIT_LETTERS,
+    SUIT_SYMBOLS,
+    card_name,
+    parse_card,
+)
+from .kernels import skeleton
 
 EPISODES = ("game", "deal")  # episode="game": play to target_score; "deal": one deal
 REWARDS = ("points", "win")  # reward="points": deal points as scored; "win": +1 / loss at game end
 NO_SEAT = -1
-FLAG_BLOCK = np.uint64(ALL_CARDS)  # the low 24 bits: one observation block of flags
+
+_EVERY_GAME = np.zeros(0, np.int64)  # the ``games`` of an observation of every game, in order
 
 StateSelf = TypeVar("StateSelf", bound="BatchState")
 
@@ -44,8 +57,9 @@ class BatchState:
     """Base for a dataclass whose every field is an array with a leading game axis (one is ``player``).
 
     [N, K] fields are stored seat-major, column by column (Fortran order): one
-    seat's column of every game is then contiguous, and the engines update it
-    with whole-array operations. Indexing is unchanged.
+    seat's column of every game is then contiguous. It is the layout the rules
+    kernels are compiled for (another layout would compile them again); indexing
+    is unchanged.
     """
 
     if TYPE_CHECKING:  # declared by every subclass (see EpisodeState)
@@ -121,19 +135,11 @@ class EpisodeState(BatchState):
     player: np.ndarray = column(np.int8, fill=NO_SEAT)  # seat to act (-1 when the game is over)
 
 
-@functools.lru_cache(maxsize=8)
 def game_index(num_games):
     """intp[num_games] 0..num_games-1 (read-only, cached: rebuilt per step it would cost a pass)."""
     index = np.arange(num_games, dtype=np.intp)
     index.flags.writeable = False
     return index
-
-
-def seat_view(array):
-    """The 1-D view of a seat-major [N, K] state array: cell (game g, column k) is ``k * N + g``."""
-    if not array.flags.f_contiguous:
-        raise ValueError(f"state array of shape {array.shape} must be seat-major (Fortran order)")
-    return array.T.reshape(-1)
 
 
 def _flat(field):
@@ -185,25 +191,6 @@ def fill_rows(fields, games, value):
         if layout not in cells:
             cells[layout] = _column_cells(field, games)
         _flat(field)[cells[layout]] = value
-
-
-def seat_lanes(seat, num_seats):
-    """bool[S, N]: ``lanes[s, g]`` is True where game g's seat ``seat[g]`` (int[N], -1 none) is s."""
-    return seat == np.arange(num_seats, dtype=np.int8)[:, None]
-
-
-def at_seat(field, lanes):
-    """field[g, s] of the seat s whose lane is set in game g (0 where none is).
-
-    field: seat-major [N, S] (integer or bool); lanes: bool[S, N] (see :func:`seat_lanes`).
-    """
-    return np.bitwise_or.reduce(field.T * lanes, axis=0)
-
-
-def blend(condition, if_true, if_false):
-    """np.where for same-dtype integer arrays, as bit arithmetic (several times faster)."""
-    lanes = -condition.astype(if_false.dtype)
-    return if_false ^ ((if_true ^ if_false) & lanes)
 
 
 class Rules:
@@ -341,6 +328,9 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
     hand_size = 0
     contract_kinds: ClassVar[tuple[str, ...]] = ()  # a deal summary's ``contract`` indexes these
     bid_actions: ClassVar[tuple[int, ...]] = ()  # the auction's actions that take a contract
+    # the game's descriptor (ghost_euchre_env.variants.Variant), set where the variant is
+    # registered: a policy given a game reads ``game.variant``
+    variant: ClassVar[Any] = None
 
     def __init__(self, episode="game", reward="points", **rules):
         check_choice("episode", episode, EPISODES)
@@ -443,7 +433,7 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
     def legal_bits(self, state):
         raise NotImplementedError
 
-    def observe(self, state, seats):
+    def observe(self, state, seats, games=None):
         raise NotImplementedError
 
     def hidden_cards(self, state, seats):
@@ -454,20 +444,30 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
 
     def legal_mask(self, state):
         """bool[N, A]: legal actions of the player to act (all False when over); ``legal_bits`` unpacked."""
-        return unpack_bits(self.legal_bits(state), self.num_actions)
+        return skeleton.unpack_rows(self.legal_bits(state), self.num_actions)
 
     def _check_seats(self, seats, num_games):
         """Observer seats as int64[N]; ValueError unless int[N] with values 0..S-1."""
         seats = np.asarray(seats, dtype=np.int64)
-        if (
-            seats.shape != (num_games,)
-            or seats.min(initial=0) < 0
-            or seats.max(initial=0) >= self.num_players
-        ):
+        if seats.shape != (num_games,) or skeleton.bad_seat(seats, self.num_players):
             raise ValueError(
                 f"seats must be int[{num_games}] with values 0..{self.num_players - 1}, got {seats!r}"
             )
         return seats
+
+    def _observed(self, state, seats, games):
+        """(games int64[M], seats int64[M]) checked for an observation of the rows ``games``
+        (None: every game, then games is empty and seats int[N]); ValueError if out of range."""
+        if games is None:
+            return _EVERY_GAME, self._check_seats(seats, state.num_games)
+        games = np.asarray(games, np.int64)
+        if games.ndim != 1 or (
+            len(games) and not 0 <= games.min() <= games.max() < state.num_games
+        ):
+            raise ValueError(
+                f"games must be int[M] with values 0..{state.num_games - 1}, got {games!r}"
+            )
+        return games, self._check_seats(seats, len(games))
 
     def step(self, state, actions, auto_reset=False) -> StepResult[SummaryT]:
         """Apply one legal action per game (int[N]), in place; returns a :class:`StepResult`.
@@ -480,8 +480,8 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
         starts its next episode in the same call (as :meth:`next_episodes`
         would); the result still reports its end.
         """
-        if state.player.min(initial=0) < 0:
-            game = int(np.flatnonzero(state.player < 0)[0])
+        game = skeleton.first_over(state.player)
+        if game >= 0:
             raise ValueError(
                 f"game {game} is over and cannot be stepped; start its next episode "
                 "(next_episodes), step only the live games, or step with auto_reset=True"
@@ -581,8 +581,7 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
     def deal_points(self, state, games):
         raise NotImplementedError
 
-    @staticmethod
-    def _summary_fields(state, games):
+    def _summary_fields(self, state, games):
         raise NotImplementedError
 
     def _game_won(self, scores):
@@ -619,12 +618,105 @@ def name_action(action, num_actions, names, suit_action, suit_word):
     raise ValueError(f"action must be an int 0..{num_actions - 1}, got {action!r}")
 
 
-def relative_seat_codes(num_players):
-    """intp[(S + 1) * S]: ``[(seat + 1) * S + observer]`` -> the seat relative to the observer, + 1 (0: no seat)."""
-    codes = [0] * num_players
-    for seat in range(num_players):
-        codes += [(seat - observer) % num_players + 1 for observer in range(num_players)]
-    return np.array(codes, dtype=np.intp)
+def parse_suit(suit):
+    """'H', 'h', '♥', 'hearts' or 2 -> suit index 0..3 (C, D, H, S); ValueError for anything else."""
+    if isinstance(suit, (int, np.integer)) and not isinstance(suit, bool) and 0 <= suit < NUM_SUITS:
+        return int(suit)
+    text = str(suit).strip()
+    for index, names in enumerate(
+        zip(SUIT_LETTERS, SUIT_SYMBOLS, ("clubs", "diamonds", "hearts", "spades"), strict=True)
+    ):
+        if text.upper() in (names[0], names[1]) or text.lower() == names[2]:
+            return index
+    raise ValueError(f"not a suit: {suit!r}; expected C, D, H, S (or ♣♦♥♠, clubs.., 0..3)")
+
+
+class Actions:
+    """A variant's action ids by name. ``card("JH")``: the id that plays (or discards) that card.
+
+    A variant module subclasses it with its own names (``PASS``, ``bid(4)``, ``trump("H")``, ...).
+    """
+
+    num_actions = 0
+    PASS = 0
+    SUITS: tuple[int, ...] = ()  # the four actions that name a suit C, D, H, S
+    suit_method = ""  # the method that spells a suit's action
+    CARDS = slice(0, NUM_CARDS)  # the actions that play (or discard) card 0..23: mask[:, CARDS]
+
+    def __init__(self, name_action: Callable[[int], str]):
+        self._name = name_action
+
+    @staticmethod
+    def card(card):
+        """'JH', 'J♥' or a card id 0..23 -> the action id that plays it (card ids are action ids
+        0..23); ValueError for anything else."""
+        if isinstance(card, (int, np.integer)) and not isinstance(card, bool):
+            if 0 <= card < NUM_CARDS:
+                return int(card)
+        elif isinstance(card, str):
+            return parse_card(card)
+        raise ValueError(
+            f"not a card: {card!r}; expected a card id 0..{NUM_CARDS - 1} or a name such as 'JH'"
+        )
+
+    def name(self, action):
+        """Readable name of an action id: 'J♥', 'pass', 'bid 4', 'suit ♥', ..."""
+        return self._name(action)
+
+    def spellings(self):
+        """{action id: how a bot writes it by name} for the actions that are not cards, by id."""
+        spelled = {}
+        for name in dir(type(self)):
+            value = getattr(type(self), name)
+            if name.isupper() and type(value) is int:
+                spelled.setdefault(value, f"actions.{name}")
+        for suit, action in zip(SUIT_LETTERS, self.SUITS, strict=True):
+            spelled[action] = f'actions.{self.suit_method}("{suit}")'
+        return dict(sorted(spelled.items()))
+
+
+ActionsT = TypeVar("ActionsT", bound=Actions)
+
+
+@dataclasses.dataclass(frozen=True)
+class VariantDeclaration(Generic[ActionsT]):
+    """What a variant module declares of its descriptor (:class:`ghost_euchre_env.variants.Variant`).
+
+    A variant module ends with ``DECLARATION = VariantDeclaration(...)``; the registry
+    builds the descriptor from it and from the engine's own class attributes (seats,
+    teams, sizes, contract kinds), with no code of its own per variant.
+
+    name, title: its registry name and its title; engine: its :class:`BatchedGame`;
+    actions: its :class:`Actions`; layout / kinds: the observation layout
+    ((name, size, meaning), ...) and how each field decodes ({name: (kind, options)},
+    :class:`ghost_euchre_env.views.Field`'s kind and shape, values, none, scale);
+    phases: the observation's phase names, in the order the ``phase`` field's values
+    index them; state_phase_of_view: the engine's phase code of each; state_phases: the
+    engine's phase names by code; play_phase: the engine's code of the card play;
+    contract_labels: how a table heads each of the engine's ``contract_kinds``; gym_id:
+    its Gymnasium id (None: none). The doors above the engine, which import it, are
+    named by entry point ('module:name') so that declaring them imports nothing:
+    vector_env (its vector env class), bidding_vec (its auction view's vector env),
+    render (``render(game, state, g=0, names=None, unicode=True)``), aec_entry_point
+    (the PettingZoo AEC ``env`` factory).
+    """
+
+    name: str
+    title: str
+    engine: type
+    actions: ActionsT
+    layout: tuple[tuple[str, int, str], ...]
+    kinds: Mapping[str, tuple[str, Mapping[str, Any]]]
+    phases: tuple[str, ...]
+    state_phase_of_view: tuple[int, ...]
+    state_phases: tuple[str, ...]
+    play_phase: int
+    contract_labels: tuple[str, ...]
+    gym_id: str | None
+    vector_env: str
+    bidding_vec: str
+    render: str
+    aec_entry_point: str
 
 
 def check_actions(actions, mask, games=None):
@@ -634,18 +726,15 @@ def check_actions(actions, mask, games=None):
     message (None: the row numbers). Raises ValueError naming the first bad
     game, its action and its legal actions. Nothing is modified.
     """
-    num_games, num_actions = mask.shape
+    num_games = mask.shape[0]
     array = np.asarray(actions)
     if array.shape != (num_games,):
         raise ValueError(f"actions must have shape ({num_games},), got {array.shape}")
     if array.dtype.kind not in "iu":
         raise ValueError(f"actions must be integers, got dtype {array.dtype}")
     array = array.astype(np.int64)
-    in_range = (array >= 0) & (array < num_actions)
-    cell = np.arange(num_games) * num_actions + np.where(in_range, array, 0)
-    legal = in_range & mask.reshape(-1)[cell]
-    if not legal.all():
-        game = int(np.flatnonzero(~legal)[0])
+    game = skeleton.first_illegal(array, mask)
+    if game >= 0:
         raise ValueError(
             f"game {game if games is None else int(games[game])}: action {int(array[game])} is not legal; "
             f"legal actions are {np.flatnonzero(mask[game]).tolist()}"
@@ -661,30 +750,6 @@ def check_choice(name, value, choices):
 def check_int(name, value, minimum):
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
-
-
-def one_hot_table(sizes):
-    """float32[prod(v + 1), sum(v)]: one-hot rows for mixed-radix codes.
-
-    sizes: the number of values of each digit, least significant first; digit
-    value 0 means "none" (all zeros) and value v > 0 sets slot v - 1.
-    """
-    radices = [v + 1 for v in sizes]
-    table = np.zeros((int(np.prod(radices)), sum(sizes)), dtype=np.float32)
-    for code in range(len(table)):
-        rest, offset = code, 0
-        for size, radix in zip(sizes, radices, strict=True):
-            digit, rest = rest % radix, rest // radix
-            if digit:
-                table[code, offset + digit - 1] = 1.0
-            offset += size
-    return table
-
-
-def one_hot_bits(table, shift):
-    """uint64[R]: the rows of a 0/1 table [R, k] (k + shift <= 64) as bit sets, column j at bit shift + j."""
-    weights = np.uint64(1) << np.arange(shift, shift + table.shape[1], dtype=np.uint64)
-    return (np.asarray(table, dtype=bool) * weights).sum(axis=1, dtype=np.uint64)
 
 
 def layout_offsets(layout):

@@ -12,15 +12,12 @@ import secrets
 import numpy as np
 
 from .cards import NUM_CARDS, cards_to_mask
+from .kernels import skeleton
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MUL1 = np.uint64(0xBF58476D1CE4E5B9)
 _MUL2 = np.uint64(0x94D049BB133111EB)
 _DEALER_SALT = np.uint64(0xD1B54A32D192ED03)
-_CARD_COUNTERS = (
-    np.arange(1, NUM_CARDS + 1, dtype=np.uint64) * _GOLDEN
-)  # one SplitMix64 step per card
-_CARD_IDS = np.arange(NUM_CARDS, dtype=np.uint64)
 
 
 def mix64(x):
@@ -81,15 +78,15 @@ def random_dealers(episode_key, num_seats):
 def random_deals(episode_key, deal_numbers):
     """int8[M, 24]: a uniform random permutation of the deck per (episode, deal).
 
+    Card k gets the random key ``mix(mix(deal key + (k + 1) * golden))``, the deal
+    key being ``mix(episode key ^ mix(deal number * MUL2))``; the deck is the cards
+    sorted by their keys (kernel :func:`ghost_euchre_env.kernels.skeleton.random_decks`).
     The caller splits it into hands (consecutive blocks of the permutation).
     """
-    deal_key = mix64(episode_key ^ mix64(np.asarray(deal_numbers, dtype=np.uint64) * _MUL2))
-    keyed = mix64(deal_key[:, None] + _CARD_COUNTERS)
-    # Sort random keys whose low 5 bits carry the card id: the order is the permutation.
-    keyed &= ~np.uint64(31)
-    keyed |= _CARD_IDS
-    keyed.sort(axis=1)
-    return (keyed & np.uint64(31)).astype(np.int8)
+    with np.errstate(over="ignore"):  # wrapping multiplies (warned of only with the JIT off)
+        return skeleton.random_decks(
+            np.asarray(episode_key, np.uint64), np.asarray(deal_numbers, np.int64)
+        )
 
 
 SEQUENCES = (list, tuple, np.ndarray)  # what a chosen hand (a list of card ids) may be

@@ -1,10 +1,12 @@
 """Ghost Hand Euchre (3 players): the pure, batched rules engine.
 
-Every rule of the Ghost Hand section of ``docs/RULES.md`` lives here and
-nowhere else; the vector, PettingZoo and Gymnasium APIs are thin adapters. A
-batch of N games is a :class:`GhostState` of arrays with a leading game axis;
-:meth:`GhostEuchre.step` advances every game by one decision with array
-operations (no Python loop over games) and mutates the state in place.
+Every rule of the Ghost Hand section of ``docs/RULES.md`` lives in the
+kernels of :mod:`ghost_euchre_env.kernels.ghost` (compiled once with Numba) and
+nowhere else; this module is the batch API over them, and the vector,
+PettingZoo and Gymnasium APIs are thin adapters. A batch of N games is a
+:class:`GhostState` of arrays with a leading game axis; :meth:`GhostEuchre.step`
+advances every game by one decision in one kernel call and mutates the state
+in place.
 
 Action ids (34):
 
@@ -24,52 +26,39 @@ from typing import ClassVar
 import numpy as np
 
 from . import dealing
-from .cards import (
-    ALL_CARDS,
-    CARD_BIT,
-    CARD_BIT_OR_NONE,
-    HAND_DTYPE,
-    NUM_CARDS,
-    NUM_SUITS,
-    effective_suit,
-    playable_cards,
-    trick_winner,
-    unpack_masks_into,
-)
+from .cards import HAND_DTYPE, NUM_CARDS, NUM_SUITS
 from .core import (
-    FLAG_BLOCK,
     NO_SEAT,
+    Actions,
     BatchedGame,
     DealSummary,
     EpisodeState,
     Rules,
-    at_seat,
-    blend,
+    VariantDeclaration,
     column,
-    game_index,
     layout_offsets,
     layout_table,
     name_action,
-    one_hot_bits,
-    one_hot_table,
-    put_rows,
-    relative_seat_codes,
-    seat_lanes,
-    seat_view,
+    parse_suit,
     take_rows,
 )
+from .kernels import ghost as rules
+from .kernels import scoring, skeleton
+from .kernels.ghost import (
+    BID_3,
+    BID_4,
+    BID_5,
+    HAND_SIZE,
+    MOON,
+    MOON_LEVEL,
+    NUM_ACTIONS,
+    NUM_PLAYERS,
+    NUM_TRICKS,
+    PASS,
+    SWAP,
+    TRUMP_CLUBS,
+)
 
-NUM_PLAYERS = 3
-HAND_SIZE = 6
-NUM_TRICKS = 6
-NUM_ACTIONS = 34
-
-PASS = 24
-TRUMP_CLUBS = 25  # 25..28 name trump C, D, H, S
-BID_3, BID_4, BID_5 = 29, 30, 31
-MOON = 32
-SWAP = 33
-MOON_LEVEL = 6  # a moon bid ranks as six tricks
 BID_LEVELS = (3, 4, 5, MOON_LEVEL)
 
 
@@ -89,6 +78,44 @@ def action_name(action):
     ValueError for anything but an int 0..33.
     """
     return name_action(action, NUM_ACTIONS, _ACTION_NAMES, TRUMP_CLUBS, "trump")
+
+
+class GhostActions(Actions):
+    """Ghost Hand's actions: PASS, SWAP, MOON, ``bid(3..5 or 6 = moon)``, ``trump(suit)``, ``card(card)``."""
+
+    num_actions = NUM_ACTIONS
+    PASS = PASS
+    SWAP = SWAP
+    MOON = MOON
+    BIDS = (BID_3, BID_4, BID_5, MOON)  # by level 3, 4, 5, moon
+    _BY_LEVEL: ClassVar[dict[int, int]] = dict(zip(BID_LEVELS, BIDS, strict=True))
+    SUITS = tuple(range(TRUMP_CLUBS, TRUMP_CLUBS + NUM_SUITS))  # name trump C, D, H, S
+
+    def bid(self, level):
+        """Action id of a bid of ``level`` tricks (3, 4, 5; 6 or 'moon': the moon)."""
+        if isinstance(level, str) and level == "moon":
+            level = MOON_LEVEL
+        is_int = isinstance(level, (int, np.integer)) and not isinstance(level, bool)
+        action = self._BY_LEVEL.get(int(level)) if is_int else None
+        if action is None:
+            raise ValueError(f"not a bid: {level!r}; expected 3, 4, 5, 6 or 'moon'")
+        return action
+
+    suit_method = "trump"
+
+    def spellings(self):
+        return dict(
+            sorted(
+                {
+                    **super().spellings(),
+                    **{self.bid(b): f"actions.bid({b})" for b in (3, 4, 5)},
+                }.items()
+            )
+        )
+
+    def trump(self, suit):
+        """Action id that names ``suit`` trump ('H', '♥', 'hearts' or 0..3)."""
+        return TRUMP_CLUBS + parse_suit(suit)
 
 
 class Phase(enum.IntEnum):
@@ -130,6 +157,26 @@ OBS_LAYOUT = (
     ("scores", 3, "game score by relative seat, divided by target_score"),
     ("deal_progress", 1, "deals dealt this episode (redeals included) divided by max_deals"),
 )
+_SEAT = ("seat", {})
+OBS_KINDS = {  # how each field of OBS_LAYOUT decodes: (kind, options) of views.Field
+    "hand": ("cards", {}),
+    "dead_hand": ("cards", {}),
+    "played_by": ("cards", {"shape": (NUM_PLAYERS,)}),
+    "played_in_trick": ("cards", {"shape": (NUM_TRICKS,)}),
+    "current_trick": ("cards", {"shape": (NUM_PLAYERS,)}),
+    "swapper": _SEAT,
+    "declarer": _SEAT,
+    "dealer": _SEAT,
+    "leader": _SEAT,
+    "bids": ("flags", {"shape": (len(BID_LEVELS), NUM_PLAYERS)}),
+    "passes": ("flags", {"shape": (NUM_PLAYERS, 4)}),
+    "contract": ("choice", {"values": BID_LEVELS, "none": 0}),
+    "trump": ("choice", {"values": tuple(range(NUM_SUITS))}),
+    "phase": ("choice", {"values": (AUCTION, TRUMP, PLAY), "none": OVER}),
+    "tricks_won": ("count", {"shape": (NUM_PLAYERS,), "scale": NUM_TRICKS}),
+    "scores": ("fraction", {"shape": (NUM_PLAYERS,)}),
+    "deal_progress": ("fraction", {}),
+}
 OBS_OFFSETS, OBS_SIZE = layout_offsets(OBS_LAYOUT)
 HIDDEN_LAYOUT = (
     ("hands", 48, "[relative seat r - 1, card c] at (r-1)*24+c: seat r holds card c (r = 1, 2)"),
@@ -254,121 +301,33 @@ def _contract(state, games):
     return declarer, bid, taken >= bid
 
 
-def _passed_index_table():
-    """int8[7]: high bid (0, 3..6) -> index stored in ``passed_at``."""
-    table = np.zeros(MOON_LEVEL + 1, dtype=np.int8)
-    table[3:6] = [1, 2, 3]
-    return table
-
-
-_PASSED_INDEX = _passed_index_table()
 _NO_GAMES = np.zeros(0, dtype=np.int64)
 
-
-def _action_tail_table():
-    """bool[64, 10]: legal non-card actions (ids 24..33) per "tail code".
-
-    The code is ``phase * 16 + high_bid * 2 + can_swap`` (high_bid 0, 3..6):
-    auction rows depend on the high bid and the swap; in the trump phase every
-    suit may be named; the play phase and a finished game have none.
-    """
-    table = np.zeros((64, NUM_ACTIONS - NUM_CARDS), dtype=bool)
-    for high in range(MOON_LEVEL + 1):
-        for can_swap in (0, 1):
-            row = table[AUCTION * 16 + high * 2 + can_swap]
-            row[PASS - NUM_CARDS] = True
-            for action, level in zip((BID_3, BID_4, BID_5, MOON), BID_LEVELS, strict=True):
-                row[action - NUM_CARDS] = level > high
-            row[SWAP - NUM_CARDS] = bool(can_swap)
-    table[
-        TRUMP * 16 : TRUMP * 16 + 16, TRUMP_CLUBS - NUM_CARDS : TRUMP_CLUBS - NUM_CARDS + NUM_SUITS
-    ] = True
-    return table
-
-
-_ACTION_TAIL_BITS = (
-    _action_tail_table().astype(np.uint64) << np.arange(NUM_CARDS, NUM_ACTIONS, dtype=np.uint64)
-).sum(axis=1, dtype=np.uint64)  # uint64[64]: the table as action bits 24..33
-
-_CARD_BLOCKS = 14  # hand, dead hand, 3 played-by, 6 tricks, 3 current-trick cards
-assert OBS_OFFSETS["current_trick"][1] == _CARD_BLOCKS * NUM_CARDS
-_REL_OF_SEAT = (
-    np.arange(NUM_PLAYERS)[:, None] + np.arange(NUM_PLAYERS)
-) % NUM_PLAYERS  # [r, observer] -> seat
-
-
-def _relative_cells(seats, num_games):
-    """int[3, N]: [r, i] indexes the seat view of an [N, 3] field at relative seat r of observer seats[i]."""
-    return _REL_OF_SEAT.take(seats, axis=1) * num_games + game_index(num_games)
-
-
-# The one-hot fields (swapper .. phase) are set as bits of one uint64 word per game
-# (bit i = column FLAGS_START + i) and unpacked together with the card blocks,
-# as two more 24-column blocks.
-_FLAGS_START, _FLAGS_STOP = OBS_OFFSETS["swapper"][0], OBS_OFFSETS["phase"][1]
-assert _FLAGS_START == _CARD_BLOCKS * NUM_CARDS and _FLAGS_STOP - _FLAGS_START <= 2 * NUM_CARDS
-_SEAT_FIELDS = (
-    "swapper",
-    "declarer",
-    "dealer",
-    "leader",
-    "bid 3",
-    "bid 4",
-    "bid 5",
-    "moon",
-)  # 3 columns each
-assert OBS_OFFSETS["bids"][1] - _FLAGS_START == len(_SEAT_FIELDS) * NUM_PLAYERS
-
-
-def _seat_flag_table():
-    """uint64[8 * 12]: [field i, (seat + 1) * 3 + observer] -> the bit of the seat relative to the observer."""
-    codes = relative_seat_codes(NUM_PLAYERS)
-    return np.concatenate(
-        [
-            one_hot_bits(one_hot_table([NUM_PLAYERS]), field * NUM_PLAYERS)[codes]
-            for field in range(len(_SEAT_FIELDS))
-        ]
-    )
-
-
-def _pass_flag_table():
-    """uint64[3 * 5]: [relative seat r, passed_at + 1] -> its bit in "passes" (none when it has not passed)."""
-    start = OBS_OFFSETS["passes"][0] - _FLAGS_START
-    return np.concatenate(
-        [one_hot_bits(one_hot_table([4]), start + rel * 4) for rel in range(NUM_PLAYERS)]
-    )
-
-
-def _table_flag_table():
-    """uint64[7 * 5 * 4]: [high bid 0..6, trump + 1, phase] -> the bits of contract, trump and phase."""
-    bits = one_hot_bits(one_hot_table([4, NUM_SUITS, 3]), OBS_OFFSETS["contract"][0] - _FLAGS_START)
-    contract = [0, 0, 0, 1, 2, 3, 4]  # high bid 0..6 -> contract digit (0: none)
-    phase = {AUCTION: 1, TRUMP: 2, PLAY: 3, OVER: 0}  # phase -> phase digit (0: none)
-    return np.array(
-        [
-            bits[contract[high] + 5 * suit + 25 * phase[game_phase]]
-            for high in range(MOON_LEVEL + 1)
-            for suit in range(NUM_SUITS + 1)
-            for game_phase in (AUCTION, TRUMP, PLAY, OVER)
-        ],
-        np.uint64,
-    )
-
-
-_SEAT_FLAGS = _seat_flag_table()
-_SEAT_FIELD_BASE = (np.arange(len(_SEAT_FIELDS), dtype=np.intp) * (NUM_PLAYERS + 1) * NUM_PLAYERS)[
-    :, None
-]
-_PASS_FLAGS = _pass_flag_table()
-_TABLE_FLAGS = _table_flag_table()
-assert (OBS_OFFSETS["trump"][0], OBS_OFFSETS["phase"][0]) == tuple(
-    OBS_OFFSETS["contract"][0] + k for k in (4, 8)
-)  # contract, trump and phase are adjacent: one mixed-radix table
-
-
-def _next_seat(seat):
-    """int8[M]: the seat clockwise of each seat (int8[M], 0..2); arithmetic, cheaper than a lookup."""
-    return seat + 1 - NUM_PLAYERS * (seat == NUM_PLAYERS - 1)
+assert (Phase.AUCTION, Phase.TRUMP, Phase.PLAY, Phase.OVER) == (
+    rules.AUCTION,
+    rules.TRUMP,
+    rules.PLAY,
+    rules.OVER,
+)
+assert [OBS_OFFSETS[name][0] for name, _, _ in OBS_LAYOUT] == [
+    rules.O_HAND,
+    rules.O_DEAD,
+    rules.O_PLAYED_BY,
+    rules.O_IN_TRICK,
+    rules.O_CURRENT,
+    rules.O_SWAPPER,
+    rules.O_DECLARER,
+    rules.O_DEALER,
+    rules.O_LEADER,
+    rules.O_BIDS,
+    rules.O_PASSES,
+    rules.O_CONTRACT,
+    rules.O_TRUMP,
+    rules.O_PHASE,
+    rules.O_TRICKS,
+    rules.O_SCORES,
+    rules.O_PROGRESS,
+] and (OBS_SIZE, HIDDEN_SIZE) == (rules.OBS_SIZE, rules.HIDDEN_SIZE)
 
 
 class GhostEuchre(BatchedGame[GhostRules, GhostState, GhostDealSummary]):
@@ -409,172 +368,76 @@ class GhostEuchre(BatchedGame[GhostRules, GhostState, GhostDealSummary]):
     @staticmethod
     def _deal_rows(deck):
         """uint32[M, 4]: hands of seats 0..2 and the ghost hand, six consecutive cards of the deck each."""
-        bits = CARD_BIT.take(deck).reshape(len(deck), 4, HAND_SIZE)
-        return (
-            bits[:, :, 0]
-            | bits[:, :, 1]
-            | bits[:, :, 2]
-            | bits[:, :, 3]
-            | bits[:, :, 4]
-            | bits[:, :, 5]
-        )
+        return skeleton.hands_of_deck(deck, NUM_PLAYERS + 1, HAND_SIZE)
 
     @staticmethod
     def _open_deal(state, games, rows):
         """Give out the hands and the ghost hand; the auction opens left of the dealer."""
-        put_rows(state.hands, games, rows[:, :NUM_PLAYERS])
-        state.ghost[games] = rows[:, NUM_PLAYERS]
-        state.phase[games] = AUCTION
-        state.player[games] = _next_seat(state.dealer[games])
+        rules.open_deal(
+            games, rows, state.dealer, state.hands, state.ghost, state.phase, state.player
+        )
 
     # ---------------------------------------------------------------- decisions
-    def _legal_cards(self, state, lanes):
-        """uint32[N]: cards the player to act (bool[3, N] seat lanes) may play; 0 outside the play phase."""
-        hand = at_seat(state.hands, lanes)
-        if not self.rules.allow_renege:
-            hand = playable_cards(hand, state.led_suit, state.trump)
-        return hand * (state.phase == PLAY)
-
     def legal_bits(self, state):
         """uint64[N]: legal actions of the player to act as a bit set (bit a = action a; 0 when OVER)."""
-        lanes = seat_lanes(state.player, NUM_PLAYERS)
-        can_swap = (state.swapper < 0) & ~at_seat(state.acted, lanes)
-        code = state.phase * 16 + state.high_bid * 2 + can_swap  # (NumPy's int8 shifts are slow)
-        return self._legal_cards(state, lanes).astype(np.uint64) | _ACTION_TAIL_BITS.take(code)
+        return rules.legal_bits(
+            self.rules.allow_renege,
+            state.phase,
+            state.player,
+            state.hands,
+            state.swapper,
+            state.acted,
+            state.high_bid,
+            state.trump,
+            state.led_suit,
+        )
 
     def _apply(self, state, action):
-        """One decision in every game (int8[N]); returns the games whose deal was played out, then thrown in.
-
-        Card plays, the bulk of the decisions, are applied to the whole batch at
-        once; the auction and the naming of trump to the games concerned only.
-        """
-        phase = state.phase
-        auction = (phase == AUCTION).nonzero()[0]  # all taken before any game moves on
-        naming = (phase == TRUMP).nonzero()[0]
-        playing = phase == PLAY
-        scored = self._apply_play(state, action, playing) if playing.any() else _NO_GAMES
-        thrown_in = (
-            self._apply_auction(state, auction, action[auction]) if len(auction) else _NO_GAMES
+        """One decision in every game (int8[N]); returns the games whose deal was played out, then thrown in."""
+        ended = np.empty(len(action), np.int8)
+        count = rules.step(
+            action,
+            self.rules.auction == "open",
+            self.rules.allow_renege,
+            state.phase,
+            state.player,
+            state.dealer,
+            state.hands,
+            state.ghost,
+            state.swapper,
+            state.acted,
+            state.passed_at,
+            state.bids,
+            state.high_bid,
+            state.declarer,
+            state.trump,
+            state.leader,
+            state.led_suit,
+            state.trick,
+            state.trick_number,
+            state.played_cards,
+            state.trick_cards,
+            state.tricks_won,
+            state.reneges,
+            ended,
         )
-        if len(naming):
-            self._apply_trump(state, naming, action[naming])
-        return scored, thrown_in
-
-    def _apply_auction(self, state, games, actions):
-        """Swap, pass or bid; returns the games whose deal was thrown in (all passed)."""
-        n = state.num_games
-        seat = state.player[games]
-        swap = actions == SWAP
-        swappers, swapper_seat = games[swap], seat[swap]
-        hands = seat_view(state.hands)
-        cells = swapper_seat.astype(np.intp) * n + swappers
-        old_hand = hands[cells]
-        hands[cells] = state.ghost[swappers]
-        state.ghost[swappers] = old_hand
-        state.swapper[swappers] = swapper_seat
-
-        games, seat, actions = games[~swap], seat[~swap], actions[~swap]
-        cells = seat.astype(np.intp) * n + games
-        seat_view(state.acted)[cells] = True
-        passing = actions == PASS
-        seat_view(state.passed_at)[cells[passing]] = _PASSED_INDEX.take(
-            state.high_bid[games[passing]]
-        )
-        bidders, bidder_seat = games[~passing], seat[~passing]
-        level = actions[~passing] - (BID_3 - 3)
-        state.high_bid[bidders] = level
-        state.declarer[bidders] = bidder_seat
-        seat_view(state.bids)[(level - 3).astype(np.intp) * n + bidders] = bidder_seat
-
-        declarer = state.declarer[games]
-        if (
-            self.rules.auction == "single_round"
-        ):  # each seat acts once, clockwise from the dealer's left
-            ended = (seat == state.dealer[games]) | (state.high_bid[games] == MOON_LEVEL)
-            state.player[games] = _next_seat(seat)
-        else:  # open: the seats that have not passed, but the high bidder, act in turn
-            may_act = (take_rows(state.passed_at, games) < 0).reshape(-1)  # [M * 3]
-            rows = np.arange(len(games)) * NUM_PLAYERS
-            first = _next_seat(seat)
-            second = _next_seat(first)
-            first_may = may_act[rows + first] & (first != declarer)
-            second_may = may_act[rows + second] & (second != declarer)
-            ended = (state.high_bid[games] == MOON_LEVEL) | ~(first_may | second_may)
-            state.player[games] = np.where(first_may, first, second)
-        won = games[ended & (declarer >= 0)]
-        state.phase[won] = TRUMP
-        state.player[won] = state.declarer[won]
-        return games[ended & (declarer < 0)]
-
-    @staticmethod
-    def _apply_trump(state, games, actions):
-        state.trump[games] = actions - TRUMP_CLUBS
-        state.phase[games] = PLAY
-        state.leader[games] = state.declarer[games]
-        state.player[games] = state.declarer[games]
-
-    def _apply_play(self, state, cards, playing):
-        """Play the card ``cards[g]`` in every game g with ``playing[g]`` (bool[N]), resolving full tricks.
-
-        Whole-batch: each seat column is updated where that seat plays; the card's
-        bit is 0 for the other games (their actions are not cards). Returns the
-        games whose sixth trick ended.
-        """
-        seat = state.player
-        bit = (
-            HAND_DTYPE(1) << cards.astype(HAND_DTYPE)
-        ) & ALL_CARDS  # 0 for non-card actions (24..33)
-        on_seat = seat_lanes(seat, NUM_PLAYERS) & playing  # bool[3, N]: the seat that plays
-        if self.rules.allow_renege:
-            allowed = playable_cards(at_seat(state.hands, on_seat), state.led_suit, state.trump)
-            reneges = state.reneges.T
-            reneges += ((allowed & bit) == 0) & on_seat
-        seat_bits = bit * on_seat  # uint32[3, N]
-        hands, played, trick = state.hands.T, state.played_cards.T, state.trick.T  # [3, N] views
-        hands &= ~seat_bits
-        played |= seat_bits
-        trick[...] = blend(on_seat, cards, trick)
-        trick_cells = state.trick_number.astype(np.intp) * len(seat) + game_index(len(seat))
-        seat_view(state.trick_cards)[trick_cells] |= bit
-        leading = playing & (seat == state.leader)
-        led = effective_suit(cards, state.trump)
-        state.led_suit[:] = blend(leading, led, state.led_suit)
-        next_seat = _next_seat(seat)
-        state.player[:] = blend(playing, next_seat, seat)
-
-        done = playing & (next_seat == state.leader)
-        if not done.any():  # no trick ended (two plays in three, one game at a time)
-            return _NO_GAMES
-        winner = trick_winner(state.trick, state.trump, state.led_suit)
-        tricks_won = state.tricks_won.T
-        tricks_won += seat_lanes(winner, NUM_PLAYERS) & done
-        state.trick_number += done
-        state.leader[:] = blend(done, winner, state.leader)
-        state.player[:] = blend(done, winner, state.player)
-        cleared = -done.view(np.int8)  # -1 where the trick ended, else 0
-        trick |= cleared
-        state.led_suit |= cleared
-        return (done & (state.trick_number == NUM_TRICKS)).nonzero()[0]
+        if not count:
+            return _NO_GAMES, _NO_GAMES
+        return np.flatnonzero(ended == rules.PLAYED_OUT), np.flatnonzero(ended == rules.THROWN_IN)
 
     def deal_points(self, state, games):
         """int32[M, 3]: points each seat scores for the finished deals ``games``."""
-        rules = self.rules
-        points = take_rows(state.tricks_won, games).astype(
-            np.int32
-        )  # a non-declarer scores its tricks
-        rows = np.arange(len(games))
-        declarer, bid, made = _contract(state, games)
-        taken = points[rows, declarer]
-        moon = bid == MOON_LEVEL
-        points[rows, declarer] = np.where(
-            made,
-            np.where(moon, rules.moon_points, taken),
-            np.where(moon, -rules.moon_set_penalty, -bid),
+        return scoring.ghost_deal_points(
+            take_rows(state.tricks_won, games),
+            take_rows(state.reneges, games),
+            state.declarer[games],
+            state.high_bid[games],
+            self.rules.moon_points,
+            self.rules.moon_set_penalty,
+            self.rules.renege_penalty,
         )
-        return points - take_rows(state.reneges, games).astype(np.int32) * rules.renege_penalty
 
-    @staticmethod
-    def _summary_fields(state, games):
+    def _summary_fields(self, state, games):
         declarer, bid, made = _contract(state, games)
         return {
             "maker": declarer,
@@ -589,73 +452,59 @@ class GhostEuchre(BatchedGame[GhostRules, GhostState, GhostDealSummary]):
 
     def _game_won(self, scores):
         """bool[M]: one seat alone leads and has at least target_score (a tie at the top plays on)."""
-        top = np.maximum(np.maximum(scores[:, 0], scores[:, 1]), scores[:, 2])
-        leaders = scores == top[:, None]
-        return (
-            (leaders[:, 0] ^ leaders[:, 1] ^ leaders[:, 2])
-            & ~(leaders[:, 0] & leaders[:, 1])
-            & (top >= self.rules.target_score)
-        )
+        return rules.game_won(scores, self.rules.target_score)
 
     # ------------------------------------------------------------- observation
-    def observe(self, state, seats):
+    def observe(self, state, seats, games=None):
         """float32[N, 390]: each game observed by seat ``seats[i]`` (int[N], 0..2).
 
-        The card blocks (14 uint32 masks per game) and the one-hot fields (one
-        uint64 word of flags) are unpacked in one call and written as floats in
-        one pass; then the 7 fractional columns.
+        games: None, or int[M] with seats int[M]: row i is game ``games[i]`` seen by ``seats[i]``.
         """
-        n = state.num_games
-        seats = self._check_seats(seats, n)
-        cells = _relative_cells(seats, n)
-        blocks = np.empty((n, _CARD_BLOCKS + 2), HAND_DTYPE)
-        blocks[:, 0] = seat_view(state.hands).take(cells[0])
-        blocks[:, 1] = state.ghost * (state.swapper == seats)
-        blocks[:, 2:5] = seat_view(state.played_cards).take(cells).T
-        blocks[:, 5:11] = state.trick_cards
-        blocks[:, 11:14] = CARD_BIT_OR_NONE.take(seat_view(state.trick).take(cells)).T
-
-        seat_fields = np.empty((len(_SEAT_FIELDS), n), np.intp)  # absolute seat or -1
-        seat_fields[0] = state.swapper
-        seat_fields[1] = state.declarer
-        seat_fields[2] = state.dealer
-        seat_fields[3] = np.where(state.phase == PLAY, state.leader, NO_SEAT)
-        seat_fields[4:] = state.bids.T
-        seat_fields *= NUM_PLAYERS
-        seat_fields += _SEAT_FIELD_BASE + NUM_PLAYERS
-        seat_fields += seats
-        flags = np.bitwise_or.reduce(_SEAT_FLAGS.take(seat_fields), axis=0)
-        passed = (
-            seat_view(state.passed_at).take(cells) + np.arange(1, 15, 5, dtype=np.int8)[:, None]
+        rows, seats = self._observed(state, seats, games)
+        return rules.observe(
+            rows,
+            seats,
+            self.rules.target_score,
+            self.rules.max_deals,
+            state.phase,
+            state.dealer,
+            state.deal_number,
+            state.scores,
+            state.hands,
+            state.ghost,
+            state.swapper,
+            state.passed_at,
+            state.bids,
+            state.high_bid,
+            state.declarer,
+            state.trump,
+            state.leader,
+            state.trick,
+            state.played_cards,
+            state.trick_cards,
+            state.tricks_won,
         )
-        flags |= np.bitwise_or.reduce(_PASS_FLAGS.take(passed), axis=0)
-        flags |= _TABLE_FLAGS.take(
-            (state.high_bid * 5 + state.trump).astype(np.intp) * 4 + state.phase + 4
-        )
-        blocks[:, _CARD_BLOCKS] = flags & FLAG_BLOCK
-        blocks[:, _CARD_BLOCKS + 1] = flags >> np.uint64(NUM_CARDS)
-
-        obs = np.empty((n, OBS_SIZE), dtype=np.float32)
-        unpack_masks_into(obs[:, : (_CARD_BLOCKS + 2) * NUM_CARDS], blocks)
-        tricks = seat_view(state.tricks_won).take(cells) / np.float32(NUM_TRICKS)
-        scores = seat_view(state.scores).take(cells) / np.float32(self.rules.target_score)
-        for rel in range(
-            NUM_PLAYERS
-        ):  # column by column: a [N, 3] block write loops over the short axis
-            obs[:, OBS_OFFSETS["tricks_won"][0] + rel] = tricks[rel]
-            obs[:, OBS_OFFSETS["scores"][0] + rel] = scores[rel]
-        obs[:, OBS_OFFSETS["deal_progress"][0]] = state.deal_number / np.float32(
-            self.rules.max_deals
-        )
-        return obs
 
     def hidden_cards(self, state, seats):
         """float32[N, 72] (``HIDDEN_LAYOUT``): the hands of the seats after ``seats[i]``, then the ghost hand."""
-        n = state.num_games
-        cells = _relative_cells(self._check_seats(seats, n), n)
-        blocks = np.empty((n, 3), HAND_DTYPE)
-        blocks[:, :2] = seat_view(state.hands).take(cells[1:]).T
-        blocks[:, 2] = state.ghost
-        hidden = np.empty((n, HIDDEN_SIZE), np.float32)
-        unpack_masks_into(hidden, blocks)
-        return hidden
+        return rules.hidden(self._check_seats(seats, state.num_games), state.hands, state.ghost)
+
+
+DECLARATION = VariantDeclaration(
+    name="ghost",
+    title="Ghost Hand Euchre",
+    engine=GhostEuchre,
+    actions=GhostActions(action_name),
+    layout=OBS_LAYOUT,
+    kinds=OBS_KINDS,
+    phases=PHASE_NAMES,  # the observation shows the engine's own phases
+    state_phase_of_view=(AUCTION, TRUMP, PLAY, OVER),
+    state_phases=PHASE_NAMES,
+    play_phase=PLAY,
+    contract_labels=("bid 3", "bid 4", "bid 5", "bid moon"),
+    gym_id="GhostEuchre-v0",
+    vector_env="ghost_euchre_env.vector:GhostEuchreVec",
+    bidding_vec="ghost_euchre_env.bidding:GhostBiddingVec",
+    render="ghost_euchre_env.render:render_ghost",
+    aec_entry_point="ghost_euchre_env.ghost_euchre_v0:env",
+)  # this variant's descriptor (ghost_euchre_env.variants builds it)

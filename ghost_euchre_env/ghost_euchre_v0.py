@@ -124,28 +124,17 @@ Version history
 
 from typing import ClassVar
 
-from .aec import EuchreAEC, reward_routing, seat_names
+from . import variants
+from .aec import EuchreAEC, reward_routing
 from .core import layout_table
-from .ghost import (
-    ACTION_TABLE,
-    NUM_PLAYERS,
-    NUM_TRICKS,
-    OBS_LAYOUT,
-    OBS_OFFSETS,
-    PHASE_NAMES,
-    GhostEuchre,
-    action_name,
-)
+from .ghost import ACTION_TABLE, NUM_PLAYERS, NUM_TRICKS, OBS_LAYOUT
 from .parallel import EuchreParallel
-from .render import render_ghost
 
 __doc__ = (__doc__ or "").format(
     actions=ACTION_TABLE.strip(),
     layout=layout_table(OBS_LAYOUT),
     reward_routing=reward_routing(NUM_PLAYERS),
 )
-
-AGENTS = seat_names(NUM_PLAYERS)
 
 
 def score_bounds(rules):
@@ -170,13 +159,8 @@ class raw_env(EuchreAEC):
     """
 
     metadata = {**EuchreAEC.metadata, "name": "ghost_euchre_v0"}  # noqa: RUF012 (an instance attribute in the base)
-    engine = GhostEuchre
-    agent_names = AGENTS
-    phase_names = PHASE_NAMES
-    action_name = staticmethod(action_name)
-    scores_field = OBS_OFFSETS["scores"]
+    variant = variants.GHOST
     score_bounds = staticmethod(score_bounds)
-    render_table = staticmethod(render_ghost)
 
     no_deal: ClassVar[dict] = {  # copied by the env, never handed out itself
         "deal": 0,

@@ -33,7 +33,9 @@ action...). Random opponents (``opponents=None``) draw from the vector env's
   ``infos["final_obs"]`` and ``infos["final_info"]`` for the games that ended).
 - ``illegal_action``: ``"raise"`` (``ValueError``, nothing changed) or
   ``"terminate"``: an illegal learner action (a library's checker sends
-  unmasked random ones) ends that game's episode with ``illegal_action_penalty``
+  unmasked random ones; TorchRL's ``GymWrapper`` plays one such step when it
+  wraps any vector env, where ``GymEnv`` over the single env plays none: the
+  RL-libraries page) ends that game's episode with ``illegal_action_penalty``
   as its reward, as the single env does; out-of-range actions still raise.
 - ``call``, ``get_attr``, ``set_attr`` as Gymnasium's ``SyncVectorEnv`` (one
   batched env: an attribute is the same for every game).
@@ -47,7 +49,7 @@ action...). Random opponents (``opponents=None``) draw from the vector env's
 
 Opponents are what the single env takes (:mod:`ghost_euchre_env.options`):
 batched policies, objects with ``act(obs float32[M, D], mask bool[M, A]) ->
-int[M]`` (``agents.Policy``), which the env asks once per round of moves, with
+int[M]`` (``ghost_euchre.agents.Policy``), which the env asks once per round of moves, with
 just the games where one of its seats is on move, in no fixed order, so a
 policy must not keep per-game memory (observations have perfect recall); spec
 strings (``"heuristic"``, ``"pimc:..."``, ``"ppo:NAME|PATH"``, ``"module:Class"``,

@@ -16,13 +16,19 @@ vector envs (``gymnasium.make_vec(id, num_envs)``) of the four ids. Each hands i
 
 :data:`OPTIONS` is the table of every option (its default, what it takes, which doors take
 it); :func:`options_table` writes it as the Markdown table of the documentation's Options page
-(a test checks the page against it). Spec strings (``"heuristic"``, ``"ppo:ghost"``...) are
-built with ``ghost_euchre.agents.make_policy``, imported by name only when a string is given: the one
-place this package reaches above itself.
+(a test checks the page against it).
+
+Spec strings (``"heuristic"``, ``"ppo:ghost"``...) are read by the installed module that
+reads them: the entry point ``specs`` of the group ``ghost_euchre_env.policies``
+(:data:`SPEC_READERS`), which the ghost-euchre distribution declares as
+``ghost_euchre.agents.specs`` (its ``make_policy`` and ``uses_human``). This package
+imports nothing above it; without an installed reader a spec string is one line saying
+so, and a policy object plays as it is.
 """
 
 import dataclasses
-import importlib
+import functools
+import importlib.metadata
 import math
 import os
 from collections.abc import Callable
@@ -309,10 +315,27 @@ def check_policy(what, policy, batched=False):
     raise ValueError(f"{what} must be {takes}, got {policy!r}")
 
 
+SPEC_READERS = "ghost_euchre_env.policies"  # the entry-point group of the spec reader
+
+
+@functools.cache
+def spec_reader():
+    """The installed module that reads spec strings (``make_policy(spec, game, seed)`` and
+    ``uses_human(spec)``): the entry point ``specs`` of :data:`SPEC_READERS`, loaded once.
+    ValueError (one line) when none is installed."""
+    found = importlib.metadata.entry_points(group=SPEC_READERS, name="specs")
+    if not found:
+        raise ValueError(
+            "a policy given as a spec string needs the bots of ghost-euchre (pip install "
+            "ghost-euchre, or pip install -e . in a clone); or pass a policy object"
+        )
+    return next(iter(found)).load()
+
+
 def _names_human(spec):
-    """Whether the spec string names ``human`` at any depth (ghost_euchre.agents.specs.uses_human; a spec
-    that does not parse is left to :func:`resolve_policy`'s message)."""
-    specs = importlib.import_module("ghost_euchre.agents.specs")
+    """Whether the spec string names ``human`` at any depth (the spec reader's ``uses_human``; a
+    spec that does not parse is left to :func:`resolve_policy`'s message)."""
+    specs = spec_reader()
     try:
         return specs.uses_human(spec)
     except ValueError:
@@ -338,8 +361,7 @@ def resolve_policy(policy, rules, engine, seed=None):
     """A policy object: ``policy`` itself, or the spec string built (with ``seed``) for an
     ``engine`` (the variant's engine class) with ``rules``."""
     if isinstance(policy, str):
-        agents = importlib.import_module("agents")
-        return agents.make_policy(policy, engine(**rules), seed=seed)
+        return spec_reader().make_policy(policy, engine(**rules), seed=seed)
     return policy
 
 

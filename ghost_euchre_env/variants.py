@@ -6,7 +6,12 @@ PettingZoo AEC and Gymnasium entry points, seats and teams, the fair share of
 wins, the score columns, the seatings of a duplicate match, its actions by
 name (``variant.actions.PASS``, ``.bid(4)``, ``.card("JH")``), its observation
 layout read by name (``variant.view(obs)``, :mod:`.views`) and its renderer.
-Every number in it comes from the engine modules; no rule is written here.
+
+Each variant's module (:mod:`.ghost`, :mod:`.classic`) declares its own
+descriptor (``DECLARATION``, a :class:`.core.VariantDeclaration`: its actions,
+its observation layout and the kinds of its fields, its phases, contract labels
+and doors); this module builds the registry from the modules in ``MODULES``,
+with no code of its own per variant, and no rule is written here.
 
 >>> from ghost_euchre_env import variants
 >>> ghost = variants.make("ghost")
@@ -19,129 +24,24 @@ import functools
 import importlib
 import itertools
 from collections.abc import Callable
-from typing import Any, ClassVar, Generic, Literal, TypeVar, overload
+from typing import Any, Generic, Literal, overload
 
 import numpy as np
 
 from . import classic, ghost
-from .bidding import ClassicBiddingVec, GhostBiddingVec
-from .cards import NUM_CARDS, NUM_SUITS, SUIT_LETTERS, SUIT_SYMBOLS, parse_card
-from .core import layout_table
-from .render import render_classic, render_ghost
-from .vector import ClassicEuchreVec, GhostEuchreVec
+from .cards import NUM_CARDS
+from .classic import ClassicActions
+from .core import Actions as Actions  # re-exported: variants.Actions, variants.parse_suit
+from .core import ActionsT, VariantDeclaration, layout_table
+from .core import parse_suit as parse_suit
+from .ghost import GhostActions
 from .views import Field, encode, view_class
-
-
-def parse_suit(suit):
-    """'H', 'h', '♥', 'hearts' or 2 -> suit index 0..3 (C, D, H, S); ValueError for anything else."""
-    if isinstance(suit, (int, np.integer)) and not isinstance(suit, bool) and 0 <= suit < NUM_SUITS:
-        return int(suit)
-    text = str(suit).strip()
-    for index, names in enumerate(
-        zip(SUIT_LETTERS, SUIT_SYMBOLS, ("clubs", "diamonds", "hearts", "spades"), strict=True)
-    ):
-        if text.upper() in (names[0], names[1]) or text.lower() == names[2]:
-            return index
-    raise ValueError(f"not a suit: {suit!r}; expected C, D, H, S (or ♣♦♥♠, clubs.., 0..3)")
-
-
-class Actions:
-    """A variant's action ids by name. ``card("JH")``: the id that plays (or discards) that card."""
-
-    num_actions = 0
-    PASS = 0
-    SUITS: tuple[int, ...] = ()  # the four actions that name a suit C, D, H, S
-    suit_method = ""  # the method that spells a suit's action
-    CARDS = slice(0, NUM_CARDS)  # the actions that play (or discard) card 0..23: mask[:, CARDS]
-
-    def __init__(self, name_action: Callable[[int], str]):
-        self._name = name_action
-
-    @staticmethod
-    def card(card):
-        """'JH', 'J♥' or a card id 0..23 -> the action id that plays it (card ids are action ids
-        0..23); ValueError for anything else."""
-        if isinstance(card, (int, np.integer)) and not isinstance(card, bool):
-            if 0 <= card < NUM_CARDS:
-                return int(card)
-        elif isinstance(card, str):
-            return parse_card(card)
-        raise ValueError(
-            f"not a card: {card!r}; expected a card id 0..{NUM_CARDS - 1} or a name such as 'JH'"
-        )
-
-    def name(self, action):
-        """Readable name of an action id: 'J♥', 'pass', 'bid 4', 'suit ♥', ..."""
-        return self._name(action)
-
-    def spellings(self):
-        """{action id: how a bot writes it by name} for the actions that are not cards, by id."""
-        spelled = {}
-        for name in dir(type(self)):
-            value = getattr(type(self), name)
-            if name.isupper() and type(value) is int:
-                spelled.setdefault(value, f"actions.{name}")
-        for suit, action in zip(SUIT_LETTERS, self.SUITS, strict=True):
-            spelled[action] = f'actions.{self.suit_method}("{suit}")'
-        return dict(sorted(spelled.items()))
-
-
-class GhostActions(Actions):
-    """Ghost Hand's actions: PASS, SWAP, MOON, ``bid(3..5 or 6 = moon)``, ``trump(suit)``, ``card(card)``."""
-
-    num_actions = ghost.NUM_ACTIONS
-    PASS = ghost.PASS
-    SWAP = ghost.SWAP
-    MOON = ghost.MOON
-    BIDS = (ghost.BID_3, ghost.BID_4, ghost.BID_5, ghost.MOON)  # by level 3, 4, 5, moon
-    _BY_LEVEL: ClassVar[dict[int, int]] = dict(zip(ghost.BID_LEVELS, BIDS, strict=True))
-    SUITS = tuple(ghost.SUIT_ACTIONS)  # name trump C, D, H, S
-
-    def bid(self, level):
-        """Action id of a bid of ``level`` tricks (3, 4, 5; 6 or 'moon': the moon)."""
-        if isinstance(level, str) and level == "moon":
-            level = ghost.MOON_LEVEL
-        is_int = isinstance(level, (int, np.integer)) and not isinstance(level, bool)
-        action = self._BY_LEVEL.get(int(level)) if is_int else None
-        if action is None:
-            raise ValueError(f"not a bid: {level!r}; expected 3, 4, 5, 6 or 'moon'")
-        return action
-
-    suit_method = "trump"
-
-    def spellings(self):
-        return dict(
-            sorted(
-                {
-                    **super().spellings(),
-                    **{self.bid(b): f"actions.bid({b})" for b in (3, 4, 5)},
-                }.items()
-            )
-        )
-
-    def trump(self, suit):
-        """Action id that names ``suit`` trump ('H', '♥', 'hearts' or 0..3)."""
-        return ghost.TRUMP_CLUBS + parse_suit(suit)
-
-
-class ClassicActions(Actions):
-    """Classic's actions: PASS, GO_ALONE, WITH_PARTNER, ``suit(suit)`` (order up / name), ``card(card)``."""
-
-    num_actions = classic.NUM_ACTIONS
-    PASS = classic.PASS
-    GO_ALONE = classic.GO_ALONE
-    WITH_PARTNER = classic.WITH_PARTNER
-    SUITS = tuple(classic.SUIT_ACTIONS)  # order up / name C, D, H, S
-
-    suit_method = "suit"
-
-    def suit(self, suit):
-        """Action id that orders up (round 1) or names (round 2) ``suit`` trump."""
-        return classic.SUIT_CLUBS + parse_suit(suit)
 
 
 def _fields(layout, kinds):
     """The :class:`views.Field` list of an engine layout ((name, size, meaning), ...) and {name: (kind, options)}."""
+    if set(kinds) != {name for name, _, _ in layout}:
+        raise ValueError(f"the kinds name {sorted(kinds)}, the layout {[n for n, _, _ in layout]}")
     fields, start = [], 0
     for name, size, meaning in layout:
         kind, options = kinds[name]
@@ -150,80 +50,9 @@ def _fields(layout, kinds):
     return tuple(fields)
 
 
-def _ghost_fields():
-    seats, tricks = ghost.NUM_PLAYERS, ghost.NUM_TRICKS
-    seat = ("seat", {})
-    return _fields(
-        ghost.OBS_LAYOUT,
-        {
-            "hand": ("cards", {}),
-            "dead_hand": ("cards", {}),
-            "played_by": ("cards", {"shape": (seats,)}),
-            "played_in_trick": ("cards", {"shape": (tricks,)}),
-            "current_trick": ("cards", {"shape": (seats,)}),
-            "swapper": seat,
-            "declarer": seat,
-            "dealer": seat,
-            "leader": seat,
-            "bids": ("flags", {"shape": (len(ghost.BID_LEVELS), seats)}),
-            "passes": ("flags", {"shape": (seats, 4)}),
-            "contract": ("choice", {"values": ghost.BID_LEVELS, "none": 0}),
-            "trump": ("choice", {"values": tuple(range(NUM_SUITS))}),
-            "phase": (
-                "choice",
-                {"values": (ghost.AUCTION, ghost.TRUMP, ghost.PLAY), "none": ghost.OVER},
-            ),
-            "tricks_won": ("count", {"shape": (seats,), "scale": tricks}),
-            "scores": ("fraction", {"shape": (seats,)}),
-            "deal_progress": ("fraction", {}),
-        },
-    )
-
-
-CLASSIC_PHASES = (
-    "round 1",
-    "round 2",
-    "discard",
-    "alone",
-    "play",
-    "over",
-)  # as the observation tells them
-CLASSIC_OVER = CLASSIC_PHASES.index("over")  # the observation shows no phase bit then
-
-
-def _classic_fields():
-    seats, tricks = classic.NUM_PLAYERS, classic.NUM_TRICKS
-    seat = ("seat", {})
-    return _fields(
-        classic.OBS_LAYOUT,
-        {
-            "hand": ("cards", {}),
-            "upcard": ("card", {}),
-            "discard": ("card", {}),
-            "played_by": ("cards", {"shape": (seats,)}),
-            "played_in_trick": ("cards", {"shape": (tricks,)}),
-            "current_trick": ("cards", {"shape": (seats,)}),
-            "dealer": seat,
-            "maker": seat,
-            "leader": seat,
-            "calls": ("flags", {"shape": (2, seats, 1 + NUM_SUITS)}),
-            "alone": ("flags", {"shape": (seats, 2)}),
-            "sitting_out": ("flags", {"shape": (seats,)}),
-            "trump": ("choice", {"values": tuple(range(NUM_SUITS))}),
-            "phase": ("choice", {"values": tuple(range(CLASSIC_OVER)), "none": CLASSIC_OVER}),
-            "tricks_won": ("count", {"shape": (seats,), "scale": tricks}),
-            "scores": ("fraction", {"shape": (classic.NUM_TEAMS,)}),
-            "deal_progress": ("fraction", {}),
-        },
-    )
-
-
 def _load(entry_point):
     module, _, name = entry_point.partition(":")
     return getattr(importlib.import_module(module), name)
-
-
-ActionsT = TypeVar("ActionsT", bound=Actions)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -390,54 +219,42 @@ class Variant(Generic[ActionsT]):
         return make, (self.name,)
 
 
-GHOST: Variant[GhostActions] = Variant(
-    name="ghost",
-    title="Ghost Hand Euchre",
-    engine=ghost.GhostEuchre,
-    vector_env=GhostEuchreVec,
-    aec_entry_point="ghost_euchre_env.ghost_euchre_v0:env",
-    gym_id="GhostEuchre-v0",
-    teams=np.asarray(ghost.GhostEuchre.score_column),
-    actions=GhostActions(ghost.action_name),
-    fields=_ghost_fields(),
-    phases=ghost.PHASE_NAMES,
-    render=render_ghost,
-    play_phase=ghost.PLAY,
-    state_phases=ghost.PHASE_NAMES,
-    bidding_vec=GhostBiddingVec,
-    contract_labels=("bid 3", "bid 4", "bid 5", "bid moon"),
-    state_phase_of_view=np.arange(len(ghost.PHASE_NAMES), dtype=np.int8),  # the same phases
-)
-CLASSIC: Variant[ClassicActions] = Variant(
-    name="classic",
-    title="classic Euchre",
-    engine=classic.ClassicEuchre,
-    vector_env=ClassicEuchreVec,
-    aec_entry_point="ghost_euchre_env.classic_euchre_v0:env",
-    gym_id="ClassicEuchre-v0",
-    teams=np.asarray(classic.ClassicEuchre.score_column),
-    actions=ClassicActions(classic.action_name),
-    fields=_classic_fields(),
-    phases=CLASSIC_PHASES,
-    render=render_classic,
-    play_phase=classic.PLAY,
-    state_phases=classic.PHASE_NAMES,
-    bidding_vec=ClassicBiddingVec,
-    contract_labels=classic.ClassicEuchre.contract_kinds,
-    state_phase_of_view=np.array(  # round 1 and round 2 are both the engine's bidding
-        [
-            classic.BIDDING,
-            classic.BIDDING,
-            classic.DISCARD,
-            classic.ALONE,
-            classic.PLAY,
-            classic.OVER,
-        ],
-        np.int8,
-    ),
-)
-_REGISTRY = {v.name: v for v in (GHOST, CLASSIC)}
+def _describe(declared: VariantDeclaration[ActionsT]) -> Variant[ActionsT]:
+    """The descriptor of what a variant module declares (its ``DECLARATION``)."""
+    return Variant(
+        name=declared.name,
+        title=declared.title,
+        engine=declared.engine,
+        vector_env=_load(declared.vector_env),
+        aec_entry_point=declared.aec_entry_point,
+        gym_id=declared.gym_id,
+        teams=np.asarray(declared.engine.score_column),
+        actions=declared.actions,
+        fields=_fields(declared.layout, declared.kinds),
+        phases=declared.phases,
+        render=_load(declared.render),
+        play_phase=declared.play_phase,
+        state_phases=declared.state_phases,
+        bidding_vec=_load(declared.bidding_vec),
+        contract_labels=declared.contract_labels,
+        state_phase_of_view=np.array(declared.state_phase_of_view, np.int8),
+    )
+
+
+MODULES = (ghost, classic)  # the variant modules, each ending with its DECLARATION
+_REGISTRY: dict[str, Variant[Any]] = {}
+for _module in MODULES:
+    _variant = _describe(_module.DECLARATION)
+    _REGISTRY[_variant.name] = _variant
+    _variant.engine.variant = _variant  # game.variant: every engine knows its descriptor
 NAMES = tuple(_REGISTRY)  # ('ghost', 'classic')
+
+
+# The shipped variants by name, as before the registry was built from the modules.
+GHOST: Variant[GhostActions] = _REGISTRY["ghost"]
+CLASSIC: Variant[ClassicActions] = _REGISTRY["classic"]
+CLASSIC_PHASES = CLASSIC.phases  # ("round 1", "round 2", "discard", "alone", "play", "over")
+CLASSIC_OVER = CLASSIC.phases.index("over")  # the observation shows no phase bit then
 
 
 def available():
@@ -455,7 +272,7 @@ def make(name):
     """The :class:`Variant` named ``name`` (a Variant is returned as is); ValueError for an unknown name."""
     if isinstance(name, Variant):
         return name
-    if name not in _REGISTRY:
+    if not isinstance(name, str) or name not in _REGISTRY:  # a list is no name (nor hashable)
         raise ValueError(f"variant must be one of {sorted(NAMES)}, got {name!r}")
     return _REGISTRY[name]
 

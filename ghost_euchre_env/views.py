@@ -33,6 +33,7 @@ comparison a bot would write by hand, once per view.
 
 import dataclasses
 import functools
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -261,6 +262,13 @@ class ObservationView:
 
     def mask(self, name):
         """``uint32[N, *shape]``: a ``cards`` field's blocks as card masks (bit c = card c)."""
+        field = self.fields.get(name) if isinstance(name, str) else None
+        if field is None or field.kind != "cards":
+            kind = "" if field is None else f" ({name!r} is a {field.kind} field)"
+            cards = [f.name for f in self.fields.values() if f.kind == "cards"]
+            raise ValueError(
+                f"mask reads a cards field: one of {', '.join(cards)}; got {name!r}{kind}"
+            )
         cards = getattr(self, name)
         flat = cards.reshape(-1, NUM_CARDS)
         return pack_bits(flat).astype(HAND_DTYPE).reshape(cards.shape[:-1])
@@ -353,6 +361,18 @@ def encode(fields, values, num_rows=None):
     fields: a variant's layout (:class:`Field` list); values: an
     :class:`ObservationView` or a mapping {name: decoded value} with every field.
     """
+    if not isinstance(values, (ObservationView, Mapping)):
+        raise ValueError(
+            "encode takes an observation view or a mapping {field name: decoded value} of every "
+            f"field, got {type(values).__name__} {values!r:.60}"
+        )
+    missing = (
+        []
+        if isinstance(values, ObservationView)
+        else [f.name for f in fields if f.name not in values]
+    )
+    if missing:
+        raise ValueError(f"encode: the mapping has no field {missing[0]!r}; it needs every field")
     if num_rows is None:
         num_rows = (
             len(values) if isinstance(values, ObservationView) else len(values[fields[0].name])

@@ -345,6 +345,48 @@ def test_policies_play_only_legal_moves(game, spec):
         game.step(state, actions)
 
 
+# --------------------------------------------------------- the bots' kernels as plain Python
+KERNELS_RUN = """
+import json
+import numpy as np
+from ghost_euchre.agents import heuristic, worlds
+from ghost_euchre_env import variants
+out = {}
+for name in ("ghost", "classic"):
+    venv = variants.make(name).vector_env(3, seed=3, episode="deal")
+    policy = heuristic.HEURISTICS[name](venv.game, 0)
+    obs, mask, _ = venv.reset()
+    seen = []
+    for step in range(12):
+        actions = policy.act(obs, mask)
+        knowledge = worlds.read_knowledge(obs, venv.game)
+        sampled = worlds.sample_worlds(knowledge, 2, np.random.default_rng(step))
+        seen.append([actions.tolist(), knowledge.voids.tolist(), [w.tolist() for w in sampled]])
+        obs, mask, *_ = venv.step(actions)
+    out[name] = seen
+print(json.dumps(out))
+"""
+
+
+def test_the_bots_kernels_run_as_plain_python_with_numba_disabled():
+    """NUMBA_DISABLE_JIT=1 runs the heuristic's kernels and the worlds' (the sampler, the trick
+    replay) as plain Python, with the same choices, voids and worlds as compiled."""
+    runs = []
+    for disabled in ("0", "1"):
+        env = {**os.environ, "NUMBA_DISABLE_JIT": disabled, "OMP_NUM_THREADS": "1"}
+        done = subprocess.run(
+            [sys.executable, "-c", KERNELS_RUN],
+            check=False,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        runs.append(done.stdout)
+    assert runs[0] == runs[1] and '"ghost"' in runs[0]
+
+
 # --------------------------------------------------------- ghost heuristic
 def test_hand_evaluation_prefers_the_long_strong_suit():
     tricks = hand_evaluation(hand_bool("JH JD AH KH AS 9C"))[0]

@@ -11,6 +11,7 @@ import sqlite3
 import pytest
 import torch
 
+import ghost_euchre.agents
 from ghost_euchre.agents import ppo
 from ghost_euchre.agents.specs import make_policy, uses_human
 from ghost_euchre.arena import cli as evaluate
@@ -276,6 +277,35 @@ def test_a_binary_file_is_not_a_records_file(tmp_path, capsys):
     path = tmp_path / "games.json"
     path.write_bytes(bytes(range(256)))
     refused(capsys, ["replay", str(path)], f"{str(path)!r} is not a game records file", "utf-8")
+
+
+def test_replay_of_a_missing_file_or_a_folder_says_what_it_reads(tmp_path, capsys):
+    missing = str(tmp_path / "nothere.json")
+    error = refused(capsys, ["replay", missing], f"{missing!r} is no file", "a league store")
+    assert "Errno" not in error
+    refused(capsys, ["replay", str(tmp_path)], f"{str(tmp_path)!r} is a folder")
+
+
+def test_an_os_error_is_one_line_naming_its_file_without_errno():
+    error = OSError(13, "Permission denied", "runs/x.json")
+    assert evaluate._file_error(error) == "'runs/x.json': Permission denied"
+    assert evaluate._file_error(OSError("no space")) == "no space"
+
+
+class NoAct(ghost_euchre.agents.Policy):
+    """A user's bot that forgot its act method."""
+
+    name = "noact"
+
+
+def test_a_policy_without_act_is_refused_when_built_naming_what_it_lacks(capsys):
+    error = refused(
+        capsys, ["test_arena_bad_input:NoAct", "random", "random", "--games", "6"], "NoAct"
+    )
+    assert "defines no act method" in error and "act(self, obs, mask) -> int64[N]" in error
+    assert "NotImplementedError" not in error
+    with pytest.raises(NotImplementedError, match="NoAct defines no act"):  # called directly
+        NoAct(GhostEuchre()).act(None, None)
 
 
 # ---------------------------------------------------------------- serve

@@ -16,7 +16,14 @@ from ghost_euchre.agents.specs import make_policy
 from ghost_euchre.agents.worlds import read_knowledge, true_worlds, world_states
 from ghost_euchre.arena import benchmark, benchmark_cli
 from ghost_euchre.arena.benchmark import SUITES, Section, Suite, lineup, run_card
-from ghost_euchre.arena.cards import compact_rows, markdown, published_cards, write_plot
+from ghost_euchre.arena.cards import (
+    HEADLINE,
+    compact_rows,
+    headline_cards,
+    markdown,
+    published_cards,
+    write_plot,
+)
 from ghost_euchre.arena.match import make_game, run_match
 from ghost_euchre.arena.store import SCHEMA_VERSION, Store
 from ghost_euchre_env import dealing
@@ -342,4 +349,29 @@ def test_published_cards_parse_and_match_their_suites():
             if section.kind in ("match", "auction"):
                 assert card["sections"][section.name]["games"] >= section.games
         assert markdown(card) in DOCS_PAGE, f"docs/benchmark.md lacks the card of {card['spec']}"
-    assert compact_rows(cards) in README, "the README's table is not the published cards'"
+    headline = headline_cards()
+    assert {c["spec"] for c in headline} == set(HEADLINE) and len(headline) < len(cards)
+    assert compact_rows(headline) in README, "the README's table is not the headline cards'"
+
+
+@pytest.mark.parametrize("variant", ["ghost", "classic"])
+def test_the_plot_reads_as_the_printed_card(variant, tmp_path):
+    """Win rates in percent on one 0-100% axis, a line at the fair share, the points panels on
+    one range, and no panel of a Ghost Hand card titled for classic."""
+    cards = published_cards(variant)
+    figure = write_plot(cards[0], tmp_path / "card.png")
+    panels = [ax for ax in figure.axes if ax.get_visible()]
+    rates = [ax for ax in panels if ax.get_title().startswith("win rate")]
+    points = [ax for ax in panels if ax.get_title().startswith("points")]
+    assert len(rates) + len(points) == len(panels) and rates and points
+    fair = {"ghost": 100 / 3, "classic": 50.0}[variant]
+    for ax in rates:
+        assert ax.get_xlim() == (0, 100)
+        assert ax.xaxis.get_major_formatter()(50, 0) == "50%"
+        assert any(np.allclose(line.get_xdata(), fair) for line in ax.get_lines())
+        xs = [x for line in ax.get_lines() for x in np.atleast_1d(line.get_xdata())]
+        assert max(xs) > 1  # percent, not fractions
+    assert len({ax.get_xlim() for ax in points}) == 1
+    titles = " ".join(ax.get_title() for ax in panels)
+    assert ("classic" in titles) is False
+    assert ("their team" in titles) == (variant == "classic")

@@ -28,6 +28,7 @@ import os
 import pathlib
 import pkgutil
 import re
+import runpy
 import shlex
 import shutil
 import subprocess
@@ -47,7 +48,7 @@ EVALUATE = {  # how a shell example names the evaluate command -> how the test r
     ("python", "-m", "ghost_euchre.arena"): ["-m", "ghost_euchre.arena"],
     ("python", "evaluate.py"): ["evaluate.py"],
 }
-PACKAGES = ("ghost_euchre_env", "agents", "arena", "ghost_euchre.trainer", "ghost_euchre")
+PACKAGES = ("ghost_euchre_env", "ghost_euchre")  # ghost_euchre.agents is the agents/ folder
 
 
 def _blocks():
@@ -146,7 +147,7 @@ def scratch(tmp_path_factory):
             (folder / file_name).write_text(code, encoding="utf-8")
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler:  # the protocol page's programs, built as it says (cc -O2 -o NAME NAME.c)
-        for source in (ROOT / "examples" / "proc").glob("*.c"):
+        for source in (ROOT / "ghost_euchre" / "examples" / "proc").glob("*.c"):
             subprocess.run([compiler, "-O2", "-o", folder / source.stem, source], check=True)
     return folder
 
@@ -213,7 +214,7 @@ def test_the_api_reference_lists_every_module():
         modules.add(package)
         path = [str(ROOT / package.replace(".", os.sep))]
         for m in pkgutil.iter_modules(path):
-            if m.name != "__main__":
+            if m.name != "__main__" and f"{package}.{m.name}" != "ghost_euchre.examples":
                 (packages.append if m.ispkg else modules.add)(f"{package}.{m.name}")
     assert listed == modules
 
@@ -247,6 +248,92 @@ def test_the_constraints_pin_every_package_of_the_test_install():
     names = {re.split(r"==", pin)[0].lower().replace("_", "-") for pin in pins}
     for needed in ("pytest", "ruff", "pyright", "sphinx", "numpy", "torch", "gymnasium"):
         assert needed in names, needed
+
+
+def test_the_generated_parts_of_the_pages_are_up_to_date():
+    """Every command's --help, the config fields, the shipped networks, the example bots and the
+    README's cards are committed Markdown (readable outside the site), as docs/reference_pages.py
+    writes them from the code; no page includes a file that is not committed."""
+    generator = runpy.run_path(str(ROOT / "docs" / "reference_pages.py"))
+    stale = generator["stale"]()
+    assert not stale, f"out of date: {sorted(stale)}; run python docs/reference_pages.py"
+    assert "ppo:ghost" in generator["committed"]("networks")
+    assert "--workers N" in generator["committed"]("commands")
+    assert "| `total_steps` |" in generator["committed"]("config")
+    includes = re.compile(r"^```\{(?:literal)?include\} *(\S+)", re.MULTILINE)
+    for page in PAGES:
+        for path in includes.findall(page_text(page)):
+            included = (page.parent / path).resolve()
+            assert included.is_relative_to(ROOT) and "_generated" not in path, (page.name, path)
+
+
+@pytest.mark.parametrize("variant", ["ghost", "classic"])
+def test_the_protocol_page_read_alone_is_enough_to_play(variant):
+    """docs/protocol.md lays out every nested field of a decide message, says what a contract of 6
+    is and what the scores are divided by, and warns that a seed past 2^53 is rounded by a double."""
+    import json
+
+    from ghost_euchre.agents.protocol import Messages
+    from ghost_euchre_env import dealing, variants
+
+    text = page_text(ROOT / "docs" / "protocol.md")
+    game = variants.make(variant).make_game()
+    state = game.init(dealing.stream_keys(3, 1))
+    obs = json.loads(
+        Messages(game).decide(game.observe(state, state.player), game.legal_mask(state), [0])
+    )
+    nested = [
+        name
+        for name, value in obs["games"][0]["obs"].items()
+        if isinstance(value, list) and value and isinstance(value[0], list)
+    ]
+    layout = text[text.index("| field | layout | meaning |") :].split("\n\n")[0]
+    assert nested and all(f"`{name}`" in layout for name in nested), nested
+    for field in ("scores", "contract", "deal_progress"):
+        assert f"`{field}`" in layout
+    assert "6 (moon)" in layout and "divided by `target_score`" in layout
+    assert "JSON.parse` rounds it silently" in text and "BigInt" in text
+    assert 7896617691693857887 > 2**53 and float(7896617691693857887) != 7896617691693857887
+    started = " ".join(text[text.index("A program is started") :].split("\n\n")[0].split())
+    assert "once in each process that plays its games" in started  # a worker each, by default
+
+
+def test_the_one_warning_of_pettingzoos_api_tests_is_the_one_the_page_expects():
+    """PettingZoo's parallel_api_test passes reset a dummy option; the warning naming it is the
+    one docs/aec.md says to expect, and there is no other."""
+    import warnings
+
+    from pettingzoo.test import parallel_api_test
+
+    from ghost_euchre_env import ghost_euchre_v0
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        parallel_api_test(ghost_euchre_v0.parallel_env(), num_cycles=20)
+    messages = {str(w.message) for w in caught}
+    expected = "ghost_euchre_v0.reset ignores option(s) ['options']; it uses ['dealer', 'deals']"
+    assert messages == {expected}
+    page = " ".join(page_text(ROOT / "docs" / "aec.md").split())
+    assert "`api_test` and `parallel_api_test` check that `reset` takes options" in page
+
+
+def test_the_web_page_documents_every_route_of_its_json_api():
+    """docs/web.md's table names every API route of the app (method and path, the path's
+    parameters as the page names them), and the app's docstring points there."""
+    from ghost_euchre.arena.web import app, create_app
+
+    names = {"game_id": "id", "match_id": "m", "game": "k"}  # the page's names of path parameters
+    page = page_text(ROOT / "docs" / "web.md")
+    table = page[page.index("## The JSON API") : page.index("## Security")]
+    for route in create_app(db=None).routes:
+        path = getattr(route, "path", "")
+        if not path.startswith("/api/"):
+            continue
+        for name, shown in names.items():
+            path = path.replace("{" + name + "}", "{" + shown + "}")
+        for method in sorted(set(getattr(route, "methods", None) or ()) - {"HEAD"}):
+            assert f"| `{method} {path}` |" in table, (method, path)
+    assert "docs/web.md" in (app.__doc__ or "")
 
 
 def test_the_readme_links_to_files_that_exist():

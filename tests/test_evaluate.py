@@ -424,3 +424,22 @@ def test_network_policies_get_one_torch_thread_unless_the_user_says(
     assert evaluate.main(["random", "random", "random", "--games", "6", "--quiet"]) == 0
     assert os.environ["OMP_NUM_THREADS"] == expected
     capsys.readouterr()
+
+
+@pytest.mark.parametrize(
+    ("variant", "players", "games", "sequences"),
+    [
+        ("ghost", ["heuristic", "random", "random"], 6, "1 deal sequence x 6 seatings"),
+        ("classic", ["heuristic", "random", "heuristic", "random"], 8, "2 deal sequences x 4"),
+    ],
+)
+def test_the_match_table_has_only_the_variants_columns_and_counts_in_words(
+    variant, players, games, sequences
+):
+    """Moons and swaps are Ghost Hand's (a classic table would read 0 in them); counts of one are
+    singular ("1 deal sequence")."""
+    result = run_match(players, variant=variant, games=games, seed=0, progress=False)
+    info, header = report.match_table(result).splitlines()[:2]
+    assert sequences in info
+    assert ("moons (made)" in header) == ("swaps" in header) == (variant == "ghost")
+    assert "pts/deal" in header and "contracts (made)" in header

@@ -11,6 +11,8 @@ import ast
 import os
 import sys
 
+import tomllib
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAYERS = (
     "ghost_euchre_env",
@@ -97,21 +99,33 @@ def test_every_import_points_down_the_layers():
 
 
 def test_calls_of_import_module_are_imports():
-    call = ast.parse('importlib.import_module("ghost_euchre.agents.specs")').body[0].value
+    call = ast.parse('importlib.import_module("ghost_euchre.agents.specs")', mode="eval").body
     assert imported_by_name(call) == "ghost_euchre.agents.specs"
     assert "ghost_euchre.agents" in module_names()
+
+
+def test_the_wheel_lists_every_package():
+    """pyproject.toml names the packages a wheel holds: every package folder of the layers."""
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as handle:
+        listed = set(tomllib.load(handle)["tool"]["setuptools"]["packages"])
+    packages = {name for name, path in module_names().items() if path.endswith("__init__.py")}
+    assert packages <= listed, sorted(packages - listed)
 
 
 def test_no_module_imports_itself_through_others():
     graph = import_graph()
 
-    def reaches(start, goal, seen):
-        return any(
-            target == goal or (target not in seen and reaches(target, goal, seen | {target}))
-            for target in graph[start]
-        )
+    def reachable(start):
+        """The modules ``start`` imports, directly or through others."""
+        seen, waiting = set(), list(graph[start])
+        while waiting:
+            module = waiting.pop()
+            if module not in seen:
+                seen.add(module)
+                waiting.extend(graph[module])
+        return seen
 
-    assert [module for module in graph if reaches(module, module, {module})] == []
+    assert [module for module in graph if module in reachable(module)] == []
 
 
 if __name__ == "__main__":

@@ -5,6 +5,10 @@ checkout) and installed into a new venv; the venv reaches the dependencies
 (numpy, torch, ...) through a ``.pth`` file naming this interpreter's
 site-packages, after its own, and nothing of the clone is on its path. Every
 command runs from an empty folder. About a minute on a 2-core machine.
+
+The light install is a second venv holding the wheel and only the package's own
+dependencies (pip, from ``constraints.txt``'s versions): no torch, no web server,
+no matplotlib.
 """
 
 import json
@@ -27,22 +31,9 @@ import ghost_euchre_env
 from ghost_euchre.agents.pretrained import NETWORKS
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-PACKAGES = {
-    "ghost_euchre",
-    "ghost_euchre_env",
-    "agents",
-    "arena",
-    "ghost_euchre.trainer",
-    "ghost_euchre.examples",
-}
-SOURCES = [
-    "pyproject.toml",
-    "README.md",
-    "LICENSE",
-    "configs",
-    "examples",
-    *sorted(PACKAGES - {"ghost_euchre.trainer", "ghost_euchre.examples"}),
-]
+PACKAGES = {"ghost_euchre", "ghost_euchre_env"}  # the only top-level names the wheel installs
+SOURCES = ["pyproject.toml", "README.md", "LICENSE", "configs", "agents", *sorted(PACKAGES)]
+EXTRAS_ONLY = ("torch", "tensorboard", "matplotlib", "starlette", "uvicorn", "h11", "anyio")
 
 pytestmark = pytest.mark.install
 
@@ -52,10 +43,10 @@ def wheel(tmp_path_factory):
     """The wheel built from a copy of the sources (pip, setuptools, no build isolation)."""
     folder = tmp_path_factory.mktemp("build")
     ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
-    for name in [*SOURCES, "ghost_euchre.trainer"]:
+    for name in SOURCES:
         source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, folder / "src" / name, ignore=ignore)
+        if source.is_dir():  # ghost_euchre/agents, a link to ../agents, stays a link
+            shutil.copytree(source, folder / "src" / name, ignore=ignore, symlinks=True)
         else:
             (folder / "src").mkdir(exist_ok=True)
             shutil.copy(source, folder / "src" / name)
@@ -116,19 +107,20 @@ def test_the_wheel_holds_the_packages_their_data_and_no_scripts(wheel):
         *PACKAGES,
         f"ghost_euchre-{ghost_euchre_env.__version__}.dist-info",
     }  # no top-level train or evaluate module
-    assert {f"agents/pretrained/{n.file}" for n in NETWORKS.values()} <= names
-    assert "agents/pretrained/README.md" in names
+    pretrained = "ghost_euchre/agents/pretrained"
+    assert {f"{pretrained}/{n.file}" for n in NETWORKS.values()} <= names
+    assert f"{pretrained}/README.md" in names
     assert f"ghost_euchre-{ghost_euchre_env.__version__}.dist-info/licenses/LICENSE" in names
     configs = {f"ghost_euchre/trainer/configs/{p.name}" for p in (ROOT / "configs").glob("*.yaml")}
     assert "ghost_euchre/trainer/configs/default.yaml" in configs and configs <= names
     static = {
         f"ghost_euchre/arena/web/static/{p.name}"
-        for p in (ROOT / "arena" / "web" / "static").iterdir()
+        for p in (ROOT / "ghost_euchre" / "arena" / "web" / "static").iterdir()
     }
     assert "ghost_euchre/arena/web/static/play.html" in static and static <= names
     published = {
         f"ghost_euchre/arena/published/{p.name}"
-        for p in (ROOT / "arena" / "published").glob("*.json")
+        for p in (ROOT / "ghost_euchre" / "arena" / "published").glob("*.json")
     }
     assert (
         published and published <= names
@@ -142,10 +134,11 @@ def test_the_wheel_holds_the_packages_their_data_and_no_scripts(wheel):
 
 def test_the_venv_imports_the_installed_copy_and_its_version(venv):
     code = (
-        "import json, ghost_euchre_env, agents, arena, ghost_euchre.trainer, importlib.metadata as m;"
+        "import json, ghost_euchre_env, importlib.metadata as m;"
+        "import ghost_euchre.agents as a, ghost_euchre.arena as b, ghost_euchre.trainer as c;"
         "print(json.dumps({'version': ghost_euchre_env.__version__,"
         " 'metadata': m.version('ghost-euchre'),"
-        " 'files': [p.__file__ for p in (ghost_euchre_env, agents, arena, ghost_euchre.trainer)]}))"
+        " 'files': [p.__file__ for p in (ghost_euchre_env, a, b, c)]}))"
     )
     result = _run(venv, "python", "-c", code)
     assert result.returncode == 0, result.stderr
@@ -156,7 +149,10 @@ def test_the_venv_imports_the_installed_copy_and_its_version(venv):
 
 
 def test_the_modules_run_as_commands_too(venv):
-    for module, usage in (("arena", "usage:"), ("ghost_euchre.trainer", "--config NAME|FILE")):
+    for module, usage in (
+        ("ghost_euchre.arena", "usage:"),
+        ("ghost_euchre.trainer", "--config NAME|FILE"),
+    ):
         result = _run(venv, "python", "-m", module, "--help")
         assert result.returncode == 0 and usage in result.stdout, result.stderr
 
@@ -332,3 +328,97 @@ def test_the_page_is_served(venv):
     finally:
         server.terminate()
         server.wait()
+
+
+@pytest.fixture(scope="module")
+def light_venv(wheel, tmp_path_factory):
+    """(venv folder, a working folder): the wheel with its own dependencies alone (no extras)."""
+    folder = tmp_path_factory.mktemp("light")
+    subprocess.run([sys.executable, "-m", "venv", folder / "env"], check=True)
+    python = folder / "env" / "bin" / "python"
+    pip = [python, "-m", "pip", "--disable-pip-version-check", "-q", "install"]
+    subprocess.run([*pip, wheel, "-c", ROOT / "constraints.txt"], check=True, env=_environment())
+    (folder / "work").mkdir()
+    return folder / "env", folder / "work"
+
+
+def test_the_light_install_has_no_extra(light_venv):
+    code = "import importlib.util as u, sys; print(*[m for m in sys.argv[1:] if u.find_spec(m)])"
+    result = _run(light_venv, "python", "-c", code, *EXTRAS_ONLY)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == []
+
+
+def test_the_light_install_plays_a_pettingzoo_game_and_a_heuristic_match(light_venv):
+    code = (
+        "from ghost_euchre_env import ghost_euchre_v0\n"
+        "import numpy as np\n"
+        "env = ghost_euchre_v0.env(episode='deal')\n"
+        "env.reset(seed=3)\n"
+        "steps = 0\n"
+        "for agent in env.agent_iter():\n"
+        "    obs, reward, term, trunc, info = env.last()\n"
+        "    mask = obs['action_mask']\n"
+        "    env.step(None if term or trunc else int(np.flatnonzero(mask)[0]))\n"
+        "    steps += 1\n"
+        "print('steps', steps)\n"
+    )
+    result = _run(light_venv, "python", "-c", code)
+    assert result.returncode == 0, result.stderr
+    assert int(result.stdout.split()[-1]) > 3
+    result = _run(
+        light_venv,
+        "ghost-euchre-evaluate",
+        "heuristic",
+        "heuristic",
+        "pimc:samples=4",
+        "--games",
+        "6",
+    )
+    assert result.returncode == 0, result.stderr
+    assert "pimc:samples=4" in result.stdout
+
+
+def test_a_command_that_needs_an_extra_names_it_in_one_line(light_venv):
+    for command, extra in (
+        (("ghost-euchre-evaluate", "ppo:ghost", "heuristic", "heuristic"), "train"),
+        (("ghost-euchre-evaluate", "heuristic", "heuristic", "random", "--plot", "p.png"), "plot"),
+        (("ghost-euchre-evaluate", "serve", "--port", "0"), "web"),
+        (("ghost-euchre-train", "--total_steps", "64"), "train"),
+    ):
+        result = _run(light_venv, *command)
+        assert result.returncode == 2, (command, result.stderr)
+        assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
+        assert f"pip install 'ghost-euchre[{extra}]'" in result.stderr, result.stderr
+    assert not (light_venv[1] / "p.png").exists() and not (light_venv[1] / "runs").exists()
+
+
+def test_a_match_runs_beside_the_user_s_own_agents_and_arena_packages(light_venv):
+    """A working folder with packages of its own named agents/ and arena/ (PYTHONPATH=., as the
+    docs say to reach a bot of one's own): the commands use the project's names only."""
+    work = light_venv[1] / "mine"
+    for package in ("agents", "arena"):
+        (work / package).mkdir(parents=True)
+        (work / package / "__init__.py").write_text("")
+        (work / package / "checked.py").write_text("raise RuntimeError('not the project')\n")
+    (work / "agents" / "mybot.py").write_text(
+        "from ghost_euchre.agents.random_policy import RandomPolicy\n\n\n"
+        "class MyBot(RandomPolicy):\n    name = 'mybot'\n"
+    )
+    result = subprocess.run(
+        [
+            light_venv[0] / "bin" / "ghost-euchre-evaluate",
+            "heuristic",
+            "random",
+            "agents.mybot:MyBot",
+            "--games",
+            "6",
+        ],
+        cwd=work,
+        env={**_environment(), "PYTHONPATH": "."},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "agents.mybot:MyBot" in result.stdout and "note:" not in result.stderr

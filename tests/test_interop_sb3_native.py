@@ -1,5 +1,6 @@
 """sb3-contrib's MaskablePPO on SB3VecEnv, the native vector env (the docs' example, run as written)."""
 
+import gymnasium
 import numpy as np
 import pytest
 import torch
@@ -57,8 +58,35 @@ def test_masks_seeds_and_terminal_observations():
 
 
 def test_only_a_same_step_env_is_taken():
-    import gymnasium
-
     env = gymnasium.make_vec("GhostEuchre-v0", 2, autoreset_mode=AutoresetMode.NEXT_STEP)
     with pytest.raises(ValueError, match="SAME_STEP"):
         SB3VecEnv(env.unwrapped)
+
+
+def test_masks_before_reset_and_indices_out_of_range_are_refused():
+    env = SB3VecEnv("GhostEuchre-v0", num_envs=2)
+    for call in (
+        env.action_masks,
+        lambda: env.env_method("action_masks"),
+        lambda: get_action_masks(env),
+    ):
+        with pytest.raises(RuntimeError, match=r"^call reset\(\) before action_masks\(\)$"):
+            call()
+    env.reset()
+    assert env.action_masks().shape == (2, 34) and env.action_masks().any(axis=1).all()
+    for indices in ([9], 2, -1, [0, 5], [True], [0.5], "0", 1.5):
+        expected = (
+            r"^indices must name envs 0\.\.1 \(an int, a list of them or None for all\), got "
+        )
+        calls = (
+            lambda rows: env.get_attr("num_envs", indices=rows),
+            lambda rows: env.set_attr("render_mode", None, indices=rows),
+            lambda rows: env.env_method("action_masks", indices=rows),
+            lambda rows: env.env_is_wrapped(gymnasium.Wrapper, indices=rows),
+        )
+        for call in calls:
+            with pytest.raises(ValueError, match=expected):
+                call(indices)
+    assert env.get_attr("num_envs", indices=[1]) == [2]
+    assert len(env.env_method("action_masks", indices=[1, 0])) == 2
+    env.close()

@@ -3,7 +3,7 @@ every action of their masked rollouts is legal."""
 
 import pytest
 import torch
-from docs_snippets import doc_snippet, run_snippet
+from docs_snippets import ROOT, doc_snippet, page_text, run_snippet
 
 pytest.importorskip("torchrl")
 
@@ -37,6 +37,26 @@ def test_gym_wrapper_over_the_native_vector_env():
     assert rollout.shape == (64, 100) and legal(rollout)
     assert rollout["next", "done"].any()  # games ended and restarted within the rollout
     assert not (rollout["next", "reward"] == -1).all()
+
+
+def test_the_vector_envs_one_more_option_is_what_the_page_says():
+    """TorchRL probes a vector env with one unmasked random step when it wraps it (the single env
+    by id, its info reader given a spec, is not probed): with the default illegal_action it is
+    the ValueError the page quotes; with "terminate" the wrapper is built."""
+    import gymnasium
+    from torchrl.envs import GymWrapper
+
+    import ghost_euchre_env  # noqa: F401  (registers the env ids)
+
+    page = " ".join(page_text(ROOT / "docs" / "rl-libraries.md").split())
+    assert "One option more than the single env:" in page and "rand_step" in page
+    kwargs = {"num_envs": 4, "opponents": "heuristic", "autoreset_mode": "SameStep"}
+    venv = gymnasium.make_vec("GhostEuchre-v0", **kwargs)
+    torch.manual_seed(0)
+    with pytest.raises(ValueError, match=r"^game \d+: action \d+ is not legal; legal actions are"):
+        GymWrapper(venv, categorical_action_encoding=True)
+    venv = gymnasium.make_vec("GhostEuchre-v0", illegal_action="terminate", **kwargs)
+    assert GymWrapper(venv, categorical_action_encoding=True).batch_size == (4,)
 
 
 def test_pettingzoo_wrapper_over_the_aec_and_parallel_envs():

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -21,7 +22,7 @@ import pytest
 
 from ghost_euchre.agents import make_policy
 from ghost_euchre.agents.checked import PlugInError
-from ghost_euchre.agents.program import ProgramPolicy
+from ghost_euchre.agents.program import LINE_BYTES_PER_GAME, ProgramPolicy, line_limit
 from ghost_euchre.agents.protocol import AnswerError, Messages, action_names
 from ghost_euchre.agents.specs import spec_text, spec_tree, split_spec
 from ghost_euchre.agents.versions import fingerprint
@@ -236,6 +237,10 @@ def test_a_bad_answer_is_one_line_naming_the_game(answer, expected):
         (b"{}", "answered hello with '{}'; expected {\"name\": NAME}"),
         (b'"tester"', "answered hello with"),
         (b'{"name": "x", "protocol": 2}', "speaks protocol 2; this is protocol 1"),
+        (b'{"name": "x", "protocol": true}', "speaks protocol true; this is protocol 1"),
+        (b'{"name": "x", "protocol": 1.0}', "speaks protocol 1.0; this is protocol 1"),
+        (b'{"name": "x", "protocol": "1"}', 'speaks protocol "1"; this is protocol 1'),
+        (b"[" * 5000 + b"]" * 5000, "JSON nested too deeply to read"),
     ],
 )
 def test_a_bad_answer_to_hello_is_one_line(answer, expected):
@@ -243,6 +248,19 @@ def test_a_bad_answer_to_hello_is_one_line(answer, expected):
     assert messages.read_name(b'{"name": " tester "}') == "tester"
     with pytest.raises(AnswerError, match=expected.replace("{", r"\{").replace("}", r"\}")):
         messages.read_name(answer)
+
+
+def test_a_deeply_nested_answer_to_a_decision_is_one_line():
+    messages = Messages(variants.make("ghost").make_game())
+    mask = np.ones((1, 34), bool)
+    with pytest.raises(AnswerError, match=r"game 3, JSON nested too deeply to read; expected"):
+        messages.read_actions(b'{"actions": ' + b"[" * 20000 + b"]" * 20000 + b"}", mask, [3])
+
+
+def test_an_answer_line_is_bounded_by_the_games_it_answers():
+    assert line_limit(0) == 65536 and line_limit(1000) == 65536 + 64 * 1000
+    names = max(len(json.dumps(n)) + 2 for n in action_names(variants.make("classic")))
+    assert names * 2 < LINE_BYTES_PER_GAME  # room for spaces: an honest answer fits twice over
 
 
 # ---------------------------------------------------------------------- the spec (no process)
@@ -268,6 +286,10 @@ def test_a_proc_spec_that_cannot_run_is_refused_before_any_play(here):
         "proc:./folder": "'./folder' is a folder; expected an executable program file",
         "proc:./bot:timeout=0": "timeout must be a number of seconds > 0",
         "proc:./bot:timeout=fast": "timeout must be a number of seconds > 0",
+        "proc:./bot:timeout=3000000": "timeout must be a number of seconds > 0 and <= 86400",
+        "proc:./bot:timeout=1e12": "timeout must be a number of seconds > 0 and <= 86400",
+        "proc:./bot:timeout=nan": "timeout must be a number of seconds > 0 and <= 86400",
+        "proc:./bot:timeout=inf": "timeout must be a number of seconds > 0 and <= 86400",
         "proc:./bot:depth=2": "unknown option 'depth' for proc; its options are timeout, log",
         "proc:./bot:path=x": "option 'path' of proc is reserved",
     }
@@ -437,6 +459,96 @@ def test_a_hung_program_and_what_it_started_are_killed(here):
 
 
 @pytest.mark.slow
+def test_a_line_too_long_is_refused_before_it_is_read_whole(here):
+    write_program(  # 12 million names on one line (60 MB): refused after 65 kB and a few
+        str(here),
+        "flood",
+        decide="""\
+            sys.stdout.write('{"actions":[' + ",".join(['"9C"'] * 12_000_000) + "]}\\n")
+            sys.stdout.flush()
+            """,
+    )
+    with pytest.raises(PlugInError) as raised:
+        run_match(["proc:./flood", "heuristic", "random"], games=1, rules=RULES, num_envs=1)
+    assert re.search(r"wrote more than 65,\d{3} bytes without a newline, answering the decision "
+                     r"of games? [\d, ]+ \(an answer line holds at most 65,536 bytes \+ 64 per game\)",
+                     str(raised.value))  # fmt: skip
+
+
+def detached_child(folder, name, decide=FIRST_LEGAL):
+    """A program that starts ``sleep 300`` in a session of its own (setsid, a double fork) at hello
+    and notes its pid; returns (its path, its record)."""
+    hello = f"""\
+        if os.fork() == 0:
+            os.setsid()
+            child = __import__("subprocess").Popen(["sleep", "300"], stdin=-3, stdout=-3)
+            note({{"type": "child", "games": [], "pid": child.pid}})
+            os._exit(0)
+        os.wait()
+        {HELLO}
+        """
+    return write_program(folder, name, hello=hello, decide=decide)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the subreaper is Linux's")
+def test_what_a_program_detaches_is_stopped_with_it(here):
+    _, record = detached_child(str(here), "detacher")
+    result = run_match(["proc:./detacher", "heuristic", "random"], games=6, rules=RULES)
+    assert len(result.sequence) == 6
+    pids = {r["pid"] for r in records(record)}
+    assert "child" in {r["type"] for r in records(record)} and gone(pids, within=2.0)
+    assert "stopped (exit code 0)" in (here / "runs" / "proc" / "detacher.log").read_text()
+
+
+def evaluate_until_a_decision(here, record, *args):
+    """The evaluate command playing ``args`` in a process of its own, once ``record`` notes a
+    decision (the program is thinking)."""
+    process = subprocess.Popen(
+        [sys.executable, os.path.join(ROOT, "evaluate.py"), *args, "--games", "2", "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=here,
+        env={**os.environ, "PYTHONPATH": ROOT, "OMP_NUM_THREADS": "1"},
+    )
+    end = time.monotonic() + 60
+    while "decide" not in [r["type"] for r in records(record)]:
+        assert process.poll() is None and time.monotonic() < end, process.communicate()
+        time.sleep(0.05)
+    time.sleep(0.2)  # the program's children noted
+    return process
+
+
+THINKS = """\
+    child = __import__("subprocess").Popen(["sleep", "300"])
+    note({"type": "child", "games": [], "pid": child.pid})
+    time.sleep(300)
+    """
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM", "SIGKILL"])
+def test_a_match_stopped_while_a_program_thinks_leaves_nothing_running(here, stop):
+    """Ctrl-C: one line, status 130; SIGTERM and SIGKILL: the signal's status (the keeper of each
+    program stops it and what it started: its own child, and one it detached)."""
+    _, record = detached_child(str(here), "thinker", decide=THINKS)
+    process = evaluate_until_a_decision(here, record, "proc:./thinker", "heuristic", "random")
+    process.send_signal(getattr(signal, stop))
+    _, err = process.communicate(timeout=60)
+    if stop == "SIGINT":
+        assert (
+            process.returncode == 130
+            and err == "\nevaluate.py: stopped by Ctrl-C; nothing written\n"
+        )
+    else:
+        assert process.returncode == -getattr(signal, stop) and "Traceback" not in err
+    pids = {r["pid"] for r in records(record)}
+    assert len(pids) == 3 and gone(pids, within=5.0)  # the program, its child, the detached one
+    assert sorted(os.listdir(here)) == ["runs", "thinker", "thinker.record"]
+
+
+@pytest.mark.slow
 def test_a_program_that_stays_after_its_input_closes_is_killed_and_the_match_counts(here):
     _, record = write_program(str(here), "stays", after="time.sleep(600)")
     result = run_match(["proc:./stays", "heuristic", "random"], games=6, rules=RULES)
@@ -511,7 +623,7 @@ COMPILER = shutil.which("cc") or shutil.which("gcc")
 def test_the_c_examples_build_and_play_matches_and_a_league(here):
     assert COMPILER is not None
     for name in ("first_legal", "simple_rule"):
-        source = os.path.join(ROOT, "examples", "proc", f"{name}.c")
+        source = os.path.join(ROOT, "ghost_euchre", "examples", "proc", f"{name}.c")
         subprocess.run([COMPILER, "-O2", "-Wall", "-Werror", "-o", name, source], check=True)
     for variant, others in (("ghost", ["heuristic", "random"]), ("classic", ["heuristic"] * 3)):
         for name in ("first_legal", "simple_rule"):

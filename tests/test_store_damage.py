@@ -126,3 +126,102 @@ def test_the_page_answers_a_damaged_store_with_a_json_503(regret_db, tmp_path):
     with web_client(create_app(db=str(path))) as client:
         response = client.get("/api/leaderboard")
     assert_error(response, 503, "is damaged: table match_totals, match 1, position 0")
+
+
+@pytest.mark.parametrize("journal", ["wal", "delete"])
+def test_a_store_of_a_newer_version_is_refused_in_one_line_and_left_as_it_was(
+    regret_db, tmp_path, capsys, journal
+):
+    path = damaged_copy(
+        regret_db, tmp_path, f"UPDATE schema_version SET version = {SCHEMA_VERSION + 1}"
+    )
+    db = sqlite3.connect(path)
+    db.execute(f"PRAGMA journal_mode={journal}")  # delete: switching it to WAL would write it
+    db.close()
+    before = path.read_bytes()
+    expected = (
+        f"league store {str(path)!r} has schema version {SCHEMA_VERSION + 1}, newer than this code "
+        f"knows (at most {SCHEMA_VERSION}): refused, nothing read or written"
+    )
+    for argv in (
+        ["leaderboard", "--db", str(path)],
+        ["replay", str(path)],
+        ["replay", str(path), "--match", "1", "--game", "0"],
+        ["--league", "heuristic", "random", "pimc:samples=2", "--games", "3", "--seed", "1",
+         "--rule", "target_score=8", "--db", str(path), "--quiet", "--workers", "1"],
+    ):  # fmt: skip
+        assert evaluate.main(argv) == 2, argv
+        captured = capsys.readouterr()
+        assert captured.err.count("\n") == 1 and expected in captured.err, captured.err
+        assert captured.out == "" and "Traceback" not in captured.err
+        assert path.read_bytes() == before, argv
+        assert sorted(os.listdir(tmp_path)) == ["damaged.sqlite"]
+    for read_only in (True, False):
+        with pytest.raises(ValueError, match="newer than this code knows"):
+            Store(path, read_only=read_only)
+    with web_client(create_app(db=str(path))) as client:
+        assert_error(client.get("/api/leaderboard"), 503, expected)
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        ("UPDATE matches SET summary = 'nope'", "table matches, match 1: summary='nope' is not JSON"),
+        ("""UPDATE matches SET summary = '{"players": 3}'""",
+         "table matches, match 1: summary holds no list of the"),
+        ("UPDATE matches SET rules = '{'", "table matches, match 1: rules='{' is not JSON"),
+        ("UPDATE matches SET variant = 'poker'", "table matches, match 1: variant='poker' is no variant"),
+        ("UPDATE games SET seats = '[0, 9, 1]' WHERE game = 2", "table games, match 1, game 2: seats="),
+        ("UPDATE games SET final_scores = 'x' WHERE game = 2",
+         "table games, match 1, game 2: final_scores='x' is not JSON"),
+        ("UPDATE games SET stream_key = 'zz' WHERE game = 2",
+         "table games, match 1, game 2: stream_key='zz' is not hexadecimal"),
+    ],
+)  # fmt: skip
+def test_a_replay_of_a_damaged_match_names_the_store_the_table_and_the_match(
+    regret_db, tmp_path, capsys, edit, message
+):
+    path = damaged_copy(regret_db, tmp_path, edit)
+    before = path.read_bytes()
+    failed = 0
+    for argv in (["replay", str(path)], ["replay", str(path), "--match", "1"],
+                 ["replay", str(path), "--match", "1", "--game", "2"]):  # fmt: skip
+        status = evaluate.main(argv)
+        err = capsys.readouterr().err
+        if status == 0:  # the list of matches reads no game (nor the variant)
+            assert argv == ["replay", str(path)] and "summary" not in message
+            continue
+        failed += 1
+        assert status == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+        assert f"league store {str(path)!r} is damaged: {message}" in err, err
+    assert failed >= 2 and path.read_bytes() == before
+    assert sorted(os.listdir(tmp_path)) == ["damaged.sqlite"]
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        ("UPDATE schema_version SET version = 'x'", "'x' is not one schema version"),
+        ("INSERT INTO schema_version VALUES (5)", "[5, 5] is not one schema version"),
+        ("UPDATE schema_version SET version = 0", "0 is not one schema version"),
+        ("DELETE FROM schema_version", "none: the store has no version"),
+    ],
+)
+def test_a_store_whose_version_is_not_one_is_refused_and_left_as_it_was(
+    regret_db, tmp_path, capsys, edit, message
+):
+    path = damaged_copy(regret_db, tmp_path, edit)
+    before = path.read_bytes()
+    for argv in (
+        ["leaderboard", "--db", str(path)],
+        ["--league", "heuristic", "random", "pimc:samples=2", "--games", "3", "--seed", "1",
+         "--rule", "target_score=8", "--db", str(path), "--quiet", "--workers", "1"],
+    ):  # fmt: skip
+        assert evaluate.main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "Traceback" not in err, err
+        assert f"league store {str(path)!r} is damaged: table schema_version, its rows: " in err
+        assert message in err, err
+        assert path.read_bytes() == before
+        assert sorted(os.listdir(tmp_path)) == ["damaged.sqlite"]

@@ -635,11 +635,28 @@ def test_the_final_table_has_a_row_for_every_opponent_of_the_mix(tmp_path, capsy
     cli.main([*argv, "--opponents", "{league_bots:Blend: 2, pool: 1}"])
     out = capsys.readouterr().out
     table = out[out.index("opponents  ") :].splitlines()
-    assert table[0].split() == ["opponents", "games", "win", "rate", "[95%", "CI]", "pts/deal"]
+    header = ["opponents", "games", "win", "rate", "[95%", "CI]", "own", "pts/deal"]
+    assert table[0].split() == header
     labels = [line.split("  ")[0] for line in table[2:6]]
     assert labels == ["heuristic", "random", "league_bots:Blend", "pool (latest snapshot)"]
+    assert table[6].startswith("own pts/deal: the greedy policy's own points a deal, not a margin")
     for line in table[2:6]:  # games, then the win rate and its interval in percent
         assert re.search(r"  6  +\d+\.\d% \[\d+\.\d%, \d+\.\d%\]  +[+-]\d\.\d{3}$", line), line
+
+
+def test_the_pool_row_says_when_no_snapshot_was_taken_yet():
+    """Before the first snapshot (every snapshot_every updates) the pool holds the start network:
+    the final table says so rather than calling it the latest snapshot."""
+    from types import SimpleNamespace
+
+    from ghost_euchre.trainer.evaluation import pool_label
+
+    def run(pool_added, init_from=None):
+        return SimpleNamespace(pool_added=pool_added, config=SimpleNamespace(init_from=init_from))
+
+    assert pool_label(run(1)) == "pool (no snapshot yet: the untrained start network)"
+    assert pool_label(run(1, "ghost")) == "pool (no snapshot yet: the init_from start network)"
+    assert pool_label(run(2)) == "pool (latest snapshot)"
 
 
 def test_total_steps_are_rounded_up_to_whole_rollouts_and_a_resume_counts_its_own_part(

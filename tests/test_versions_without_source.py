@@ -56,6 +56,51 @@ def test_code_hash_follows_the_code_not_the_object():
     assert code_hash(make(1)) != code_hash(make(2))
 
 
+@pytest.mark.slow
+def test_an_edited_script_is_a_new_player_even_outside_the_class(tmp_path):
+    """``python bot.py``: the script's source is the version (a constant or a helper the class
+    uses, edited, is a new player), as a module's is."""
+    script = SCRIPT.replace("return mask.argmax(axis=1)", "return pick(mask)").replace(
+        "class Bot",
+        "PICK = 0\n\ndef pick(mask):\n    return mask.argmax(axis=1) + PICK\n\nclass Bot",
+    )
+    path = tmp_path / "bot.py"
+
+    def run(text):
+        path.write_text(text)
+        return subprocess.run(
+            [sys.executable, str(path)], cwd=tmp_path, capture_output=True, text=True, check=True,
+            env={**os.environ, "PYTHONPATH": ROOT},
+        ).stdout  # fmt: skip
+
+    assert "played 1, stored 0" in run(script)
+    assert "played 0, stored 1" in run(script)
+    assert "played 1, stored 0" in run(script.replace("PICK = 0", "PICK = 0  # edited"))
+    (tmp_path / "helper.py").write_text("X = 1\n")  # a local import of the script counts
+    imports = script.replace("PICK = 0", "from helper import X\nPICK = 0")
+    assert "played 1, stored 0" in run(imports)
+    (tmp_path / "helper.py").write_text("X = 2\n")
+    assert "played 1, stored 0" in run(imports)
+
+
+def test_code_hash_follows_the_functions_and_values_of_its_module_it_reads():
+    def make(helper, constant, table):
+        namespace = {"__name__": "__main__"}
+        exec(
+            f"LIMIT = {constant}\nTABLE = {table}\n"
+            f"def helper(x):\n    return x + {helper} + LIMIT\n"
+            "class Bot:\n    def act(self, x):\n        return [helper(v) for v in x] + TABLE['a']\n",
+            namespace,
+        )
+        return namespace["Bot"]
+
+    first = code_hash(make(1, 2, {"a": [1]}))
+    assert first == code_hash(make(1, 2, {"a": [1]}))
+    assert first != code_hash(make(9, 2, {"a": [1]}))  # a helper function it calls
+    assert first != code_hash(make(1, 3, {"a": [1]}))  # a constant the helper reads
+    assert first != code_hash(make(1, 2, {"a": [2]}))  # a table the class reads
+
+
 def test_a_sourceless_module_is_versioned_by_its_file(tmp_path, monkeypatch):
     source = tmp_path / "src" / "pyc_bot.py"
     source.parent.mkdir()

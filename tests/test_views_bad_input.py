@@ -90,3 +90,49 @@ def test_a_damaged_count_names_its_row_when_read(ghost_obs):
     damaged[1, field.start] = np.nan
     with pytest.raises(ValueError, match="observation row 1 is damaged: field 'tricks_won'"):
         _ = variant.view(damaged).tricks_won
+
+
+@pytest.mark.parametrize("name", [["ghost"], {"ghost"}, None, 3, "Ghost", b"ghost"])
+def test_a_variant_name_that_is_not_one_is_refused(name):
+    with pytest.raises(ValueError, match=r"^variant must be one of \['classic', 'ghost'\], got "):
+        variants.make(name)
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("dealer", "got 'dealer' ('dealer' is a seat field)"),
+        ("scores", "got 'scores' ('scores' is a fraction field)"),
+        ("nope", "got 'nope'"),
+        (3, "got 3"),
+        (None, "got None"),
+    ],
+)
+def test_mask_reads_only_a_cards_field(ghost_obs, name, message):
+    view = variants.make("ghost").view(ghost_obs)
+    with pytest.raises(
+        ValueError, match=r"^mask reads a cards field: one of hand, dead_hand, "
+    ) as raised:
+        view.mask(name)
+    assert str(raised.value).endswith(message)
+    assert view.mask("played_by").shape == (len(ghost_obs), 3)
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        (None, "{field name: decoded value} of every field, got NoneType None"),
+        (3, "got int 3"),
+        ([1, 2], "got list [1, 2]"),
+        ({}, "encode: the mapping has no field 'hand'; it needs every field"),
+    ],
+)  # fmt: skip
+def test_encode_names_what_it_takes(ghost_obs, values, message):
+    variant = variants.make("ghost")
+    with pytest.raises(ValueError, match=re.escape(message)):
+        variant.encode(values)
+    view = variant.view(ghost_obs)
+    assert (variant.encode(view) == ghost_obs).all()
+    assert (
+        variant.encode({f.name: getattr(view, f.name) for f in variant.fields}) == ghost_obs
+    ).all()

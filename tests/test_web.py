@@ -368,3 +368,46 @@ def test_a_missing_store_is_reported_and_not_created(tmp_path):
     assert_error(client.get("/api/leaderboard"), 404, "no league store", "--league")
     assert_error(client.get("/api/store/matches/1/games"), 404, "no league store")
     assert not path.exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", ["ghost", "classic"])
+def test_replay_pages_read_in_any_order_are_the_replay_from_the_start(variant):
+    """Issue 70: a page went on from a mark that shared the table's ghost-hand memory ("taken"),
+    so frame 0 changed between two requests. Every page, in every order, asked twice, and pages
+    from positions off the page boundary, equal the record replayed from its start."""
+    import itertools
+
+    from ghost_euchre.arena.match import run_match
+    from ghost_euchre.arena.web.games import REPLAY_PAGE, ReplayPages
+
+    players = ["random", "heuristic", "random"] if variant == "ghost" else ["random"] * 4
+    result = run_match(players, variant, games=1, seed=0, record=True, num_envs=1)
+    long = [r for r in result.game_records() if len(r.actions) > REPLAY_PAGE]  # two pages or more
+    record = min(long, key=lambda r: len(r.actions))
+    whole = Table(record.variant, record.key, record.episode, record.rules, record.names)
+    frames = whole.replay(record.actions)["frames"]
+    if variant == "ghost":  # the case of the issue: a ghost hand taken, shown on the frames
+        assert any(frame["ghost"]["taken"] for frame in frames)
+    starts = list(range(0, len(record.actions) + 1, REPLAY_PAGE))
+    rng = np.random.default_rng(0)
+    orders = [
+        *itertools.permutations(starts[:3]),
+        starts[::-1],
+        *(rng.permutation(starts) for _ in range(3)),
+    ]
+    for order in orders:
+        pages = ReplayPages()
+        for first in [*order, *order]:
+            page = pages.page(record, first)
+            assert page["frames"] == frames[first : first + REPLAY_PAGE], (order, first)
+    pages = ReplayPages()
+    for first in (
+        len(record.actions),
+        len(record.actions) - 3,
+        REPLAY_PAGE + 1,
+        1,
+        REPLAY_PAGE - 1,
+        0,
+    ):
+        assert pages.page(record, first)["frames"] == frames[first : first + REPLAY_PAGE]

@@ -109,8 +109,24 @@ def test_a_person_plays_a_whole_deal_against_two_heuristics_then_watches_it(serv
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#variant option"))
     Select(browser.find_element(By.ID, "episode")).select_by_value("deal")
     browser.find_element(By.ID, "seed").send_keys(str(SEED))
-    bots = browser.find_elements(By.CSS_SELECTOR, "input.bot")
-    assert [b.get_attribute("value") for b in bots] == ["heuristic", "heuristic"]
+    bots = browser.find_elements(By.CSS_SELECTOR, "select.bot")
+    assert [Select(b).first_selected_option.get_attribute("value") for b in bots] == [
+        "heuristic",
+        "heuristic",
+    ]
+    offered = get_json(server + "/api/options")["specs"]  # a list of what the server allows
+    assert [o.get_attribute("value") for o in Select(bots[0]).options] == [*offered, ""]
+    assert not browser.find_element(By.CSS_SELECTOR, "input.bot-spec").is_displayed()
+    labels = browser.find_elements(By.CSS_SELECTOR, "#bots label")
+    assert labels[0].text.startswith("Bot 1") and labels[1].text.startswith("Bot 2")
+    first, second = (label.rect for label in labels)  # "Bot 1 [heuristic]  Bot 2 ...": a gap
+    assert second["x"] >= first["x"] + first["width"] + 8 or second["y"] > first["y"]
+    Select(bots[1]).select_by_value("")  # "other spec…": a text field for any allowed spec
+    typed = browser.find_element(By.CSS_SELECTOR, "input.bot-spec[data-bot='1']")
+    assert typed.is_displayed()
+    typed.send_keys("composite[random | heuristic]")
+    Select(bots[1]).select_by_value("heuristic")  # back to the list: the field hides again
+    assert not typed.is_displayed()
     browser.find_element(By.ID, "start").click()
     board = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#board[data-step]"))
     game_id = browser.execute_script("return sessionStorage.getItem('game')")
@@ -193,6 +209,30 @@ def test_the_leaderboard_shows_the_store(server, browser, league):
     plot = browser.find_element(By.ID, "plot")
     wait.until(lambda d: d.execute_script("return arguments[0].naturalWidth", plot) > 0)
     screenshot(browser, "leaderboard")
+
+
+@pytest.mark.parametrize("store", ["missing", "cards only"])
+def test_a_store_with_no_league_is_a_note_not_an_error(store, browser, tmp_path):
+    """No league to rank (no store, or one that holds benchmark cards only): the Leaderboard tab
+    says so in a note, shows no red error, and lists the store's cards."""
+    db = tmp_path / "cards.sqlite"
+    card = {"suite": "v1", "seed": 1, "published_seed": False, "variant": "ghost"}
+    card |= {"spec": "heuristic", "fingerprint": "abc", "sections": {}}
+    if store == "cards only":
+        with Store(db) as written:
+            written.add_card("k", ("heuristic", "abc"), card, True)
+    with served(create_app(str(db))) as (port, _):
+        browser.get(f"http://127.0.0.1:{port}/leaderboard")
+        wait = WebDriverWait(browser, WAIT_S)
+        note = wait.until(lambda d: d.find_element(By.ID, "no-league"))
+        wait.until(lambda d: note.is_displayed())
+        assert "No league to rank yet" in note.text and "--league" in note.text
+        assert not browser.find_element(By.ID, "error").is_displayed()
+        assert not browser.find_element(By.ID, "board").is_displayed()
+        if store == "cards only":
+            cards = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#cards tr td"))
+            assert cards[0].text == "heuristic"
+            assert browser.find_element(By.ID, "cards-panel").is_displayed()
 
 
 def test_watch_selectors_name_the_stored_game_on_screen(server, browser):

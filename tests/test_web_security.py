@@ -1053,7 +1053,8 @@ def test_a_refused_policy_name_does_not_tell_install_paths(tmp_path, games):
 
 FD_SERVER = """
 import resource, sys
-resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+limit = int(sys.argv[1])
+resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
 import uvicorn
 from ghost_euchre.arena.web import create_app
 from ghost_euchre.arena.web.guard import listen, serve_config
@@ -1064,12 +1065,19 @@ uvicorn.Server(config).run(sockets=[sock])
 """
 
 
-def test_idle_sockets_cannot_starve_a_server_of_descriptors():
-    """A server limited to 64 descriptors (deadlines of 10 minutes: none of them helps), 150
-    sockets that never send a byte, then a request: served while idle sockets are still open."""
+@pytest.mark.parametrize(("limit", "sockets"), [(64, 150), (47, 107), (40, 107)])
+def test_idle_sockets_cannot_starve_a_server_of_descriptors(limit, sockets):
+    """A server limited to ``limit`` descriptors (deadlines of 10 minutes: none of them helps),
+    ``sockets`` sockets that never send a byte, then requests: each served while idle sockets are
+    still open, and at most one line logged. (An accept that meets an exhausted limit stops
+    asyncio's accepting for a second each time, and logs: issue 70 saw 8 s at 47.)"""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     server = subprocess.Popen(
-        [sys.executable, "-c", FD_SERVER], cwd=root, stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", FD_SERVER, str(limit)],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         assert server.stdout is not None
@@ -1077,19 +1085,22 @@ def test_idle_sockets_cannot_starve_a_server_of_descriptors():
         with contextlib.ExitStack() as stack:
             idle = [
                 stack.enter_context(socket.create_connection(("127.0.0.1", port), timeout=60))
-                for _ in range(150)
+                for _ in range(sockets)
             ]
-            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-            connection.request("GET", "/api/options")
-            response = connection.getresponse()
-            assert response.status == 200 and response.read().startswith(b'{"variants"')
+            for _ in range(3):
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+                connection.request("GET", "/api/options")
+                response = connection.getresponse()
+                assert response.status == 200 and response.read().startswith(b'{"variants"')
+                connection.close()
             assert idle[0].recv(1) == b""  # the oldest silent socket made room
             idle[-1].setblocking(False)
             with pytest.raises(BlockingIOError):  # the newest is still open: no deadline passed
                 idle[-1].recv(1)
     finally:
         server.terminate()
-        server.wait(60)
+        _, err = server.communicate(timeout=60)
+    assert len(err.splitlines()) <= 1, err  # the refusal said once, not per socket
 
 
 def test_the_documented_caps_leave_room_for_other_clients():

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 
 from ghost_euchre_env import variants
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+# the real folder: a clone reaches it through the link ghost_euchre/agents -> ../agents, and
+# a shipped network has one path (what the web page's checks resolve with realpath)
+HERE = os.path.dirname(os.path.realpath(__file__))
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,10 @@ Seats are relative to the observer (0). See :mod:`ghost_euchre.agents.worlds`.
 """
 
 import dataclasses
+import weakref
 
 import numpy as np
+from numba import njit
 
 from ghost_euchre_env.cards import (
     CARD_BIT,
@@ -15,8 +17,8 @@ from ghost_euchre_env.cards import (
     NUM_CARDS,
     NUM_SUITS,
     mask_to_bool,
-    trick_winner,
 )
+from ghost_euchre_env.kernels.cards import effective_suit, trick_winner
 
 CARD_BIT_OR_NONE = np.append(CARD_BIT, HAND_DTYPE(0))  # index -1 (no card) -> empty mask
 NO_ACTION = -1  # in a deal's actions: padding after its last action
@@ -48,30 +50,75 @@ def replay_tricks(played, trick_cards, first_leader, trump, players, infer_voids
     play has not started); trump: int8[N]; players: int[N] seats that play each
     trick; infer_voids: False when failing to follow proves nothing. Returns
     (voids bool[N, S, 4]: the seat has shown it holds no card of effective suit
-    s, tricks completed int8[N]).
+    s, tricks completed int8[N], leaders int8[N, K]: the seat that led trick k,
+    -1 before it is led). One kernel call (:func:`_replay_tricks`).
     """
     n, num_seats = played.shape
-    by_seat = card_of(played[:, :, None] & trick_cards[:, None, :])  # int8[N, S, K]
     voids = np.zeros((n, num_seats, NUM_SUITS), bool)
-    rows = np.arange(n)
-    leader = first_leader.astype(np.int64)
-    safe_trump = np.maximum(trump, 0).astype(np.int64)
-    complete = np.bitwise_count(trick_cards) == np.asarray(players)[:, None]  # bool[N, K]
     leaders = np.full(trick_cards.shape, -1, np.int8)
-    for k in range(trick_cards.shape[1]):
-        cards = by_seat[:, :, k]
-        lead_card = cards[rows, np.maximum(leader, 0)]
-        started = (leader >= 0) & (lead_card >= 0)
-        leaders[started, k] = leader[started]
-        led = EFFECTIVE_SUIT[safe_trump, lead_card].astype(np.int64)
-        if infer_voids:
-            suit_played = EFFECTIVE_SUIT[safe_trump[:, None], cards]
-            failed = started[:, None] & (cards >= 0) & (suit_played != led[:, None])
-            seat_rows, seats = np.nonzero(failed)
-            voids[seat_rows, seats, led[seat_rows]] = True
-        done = started & complete[:, k]
-        leader[done] = trick_winner(cards[done], safe_trump[done], led[done])
-    return voids, complete.sum(axis=1).astype(np.int8), leaders
+    completed = np.zeros(n, np.int8)
+    _replay_tricks(
+        np.asarray(played, np.int64),
+        np.asarray(trick_cards, np.int64),
+        np.asarray(first_leader, np.int64),
+        np.asarray(trump, np.int64),
+        np.broadcast_to(np.asarray(players, np.int64), n).copy(),
+        bool(infer_voids),
+        voids,
+        completed,
+        leaders,
+    )
+    return voids, completed, leaders
+
+
+@njit(cache=True)
+def _replay_tricks(
+    played, trick_cards, first_leader, trump, players, infer_voids, voids, completed, leaders
+):
+    """The kernel of :func:`replay_tricks` (its arguments as int64 arrays; fills voids, completed
+    and leaders)."""
+    n, num_seats = played.shape
+    cards = np.empty(num_seats, np.int8)  # the card of each seat in the trick, -1 none
+    for row in range(n):
+        leader = first_leader[row]
+        safe_trump = max(trump[row], 0)
+        for k in range(trick_cards.shape[1]):
+            in_trick = trick_cards[row, k]
+            complete = _count(in_trick) == players[row]
+            completed[row] += complete
+            for seat in range(num_seats):
+                cards[seat] = card_in(played[row, seat] & in_trick)
+            if leader < 0 or cards[leader] < 0:  # not led yet
+                continue
+            leaders[row, k] = leader
+            led = effective_suit(cards[leader], safe_trump)
+            for seat in range(num_seats):
+                if (
+                    infer_voids
+                    and cards[seat] >= 0
+                    and effective_suit(cards[seat], safe_trump) != led
+                ):
+                    voids[row, seat, led] = True
+            if complete:
+                leader = trick_winner(cards, safe_trump, led)
+
+
+@njit(cache=True)
+def _count(mask):
+    """The number of cards in a card mask."""
+    count = 0
+    for card in range(NUM_CARDS):
+        count += mask >> card & 1
+    return count
+
+
+@njit(cache=True)
+def card_in(mask):
+    """The card of a mask holding at most one (its lowest), -1 for an empty mask."""
+    for card in range(NUM_CARDS):
+        if mask >> card & 1:
+            return card
+    return NO_CARD
 
 
 def led_suit(trick, leader, trump):
@@ -100,69 +147,108 @@ def sample_places(allowed, sizes, num_worlds, rng):
     order, each to a place chosen with probability proportional to the deals
     left after it. Raises ValueError naming a position that no deal fits.
     """
-    allowed = np.asarray(allowed, dtype=bool)
-    sizes = np.asarray(sizes, dtype=np.int64)
+    allowed = np.ascontiguousarray(allowed, dtype=bool)
+    sizes = np.ascontiguousarray(sizes, dtype=np.int64)
     n, _, num_places = allowed.shape
-    dealt_any = np.flatnonzero(allowed.any(axis=(0, 2)))  # cards dealt in some position
-    allowed = allowed[:, dealt_any]
-    dealt = np.any(allowed, axis=2)  # bool[N, K]
-    num_cards = len(dealt_any)
-    left = np.cumsum(dealt[:, ::-1], axis=1)[:, ::-1]  # int[N, K]: cards dealt from card i on
-    total_dealt = left[:, 0] if num_cards else np.zeros(n, np.int64)
+    total_dealt = allowed.any(axis=2).sum(axis=1)
     bad = np.flatnonzero(sizes.sum(axis=1) != total_dealt)
     if len(bad):
         raise ValueError(
             f"position {bad[0]}: place sizes {sizes[bad[0]].tolist()} do not add up to "
             f"the {total_dealt[bad[0]]} cards dealt"
         )
-    # The room grid of places 0..P-2: cell index = sum of room[p] * stride[p].
-    free = num_places - 1
-    span = int(sizes[:, :free].max(initial=0)) + 1
-    strides = span ** np.arange(free - 1, -1, -1)
-    room = np.stack(
-        np.unravel_index(np.arange(span**free), (span,) * free), axis=1
-    )  # [cells, free]
-    used = room.sum(axis=1)  # int[cells]: cards the room grid still takes
-    # choices[i][n, r, p]: deals left if card i goes to place p from cell r; column P: the
-    # card is not dealt in that position (it moves on to the next card unchanged).
-    choices = []
-    ways = np.zeros((n, span**free))
-    ways[:, 0] = 1.0
-    for card in range(num_cards - 1, -1, -1):
-        choice = np.zeros((n, span**free, num_places + 1))
-        for place in range(free):
-            cells = np.flatnonzero(room[:, place] >= 1)
-            choice[:, cells, place] = (
-                allowed[:, card, place, None] * ways[:, cells - strides[place]]
-            )
-        choice[..., free] = (
-            allowed[:, card, free, None] * ways * ((left[:, card, None] - used) >= 1)
-        )
-        choice[..., num_places] = ~dealt[:, card, None] * ways
-        choices.append(choice)
-        ways = choice.sum(axis=2)
-
-    cell = np.repeat((sizes[:, :free] * strides).sum(axis=1)[:, None], num_worlds, axis=1)
-    bad = np.flatnonzero(ways[np.arange(n), cell[:, 0]] <= 0)
+    # One draw per world and card id, drawn at once: a row's worlds do not depend on the other rows.
+    uniform = rng.random((n, num_worlds, NUM_CARDS))
+    places = np.zeros((n, num_worlds, num_places), HAND_DTYPE)
+    span = int(sizes[:, : num_places - 1].max(initial=0)) + 1
+    deals = _deal_places(allowed, sizes, span, uniform, places)
+    bad = np.flatnonzero(deals <= 0)
     if len(bad):
         raise ValueError(f"position {bad[0]}: no deal of the unseen cards fits the shown voids")
-    rows = np.arange(n)[:, None]
-    step = np.append(strides, [0, 0])  # cell change when a card goes to each place (or none)
-    where = np.empty((n, num_worlds, num_cards), np.int8)  # place of each card (P: not dealt)
-    # One draw per world and card id, drawn at once: a row's worlds do not depend on the other rows.
-    uniform = rng.random((n, num_worlds, NUM_CARDS))[..., dealt_any]
-    for card, choice in enumerate(reversed(choices)):
-        cdf = np.cumsum(choice[rows, cell], axis=2)  # [N, W, P + 1]
-        total = cdf[..., -1]
-        draw = np.minimum(uniform[..., card] * total, np.nextafter(total, 0))
-        place = (cdf <= draw[..., None]).sum(axis=2)  # the first place whose cdf passes the draw
-        where[..., card] = place
-        cell -= step[place]
-    places = np.zeros((n, num_worlds, num_places), HAND_DTYPE)
-    bits = CARD_BIT[dealt_any]
-    for place in range(num_places):
-        places[..., place] = ((where == place) * bits).sum(axis=2, dtype=HAND_DTYPE)
     return places
+
+
+@njit(cache=True)
+def _deal_places(allowed, sizes, span, uniform, places):
+    """The kernel of :func:`sample_places`: fills places uint32[N, W, P]; returns float64[N], the
+    number of deals that fit each position (0: none, nothing dealt).
+
+    allowed bool[N, 24, P], sizes int64[N, P]; span: one more than the most cards a place
+    0..P-2 receives; uniform float64[N, W, 24]: the draw of each world and card id.
+    """
+    n, _, num_places = allowed.shape
+    free = num_places - 1  # places 0..P-2 count their room; the last takes the rest
+    cells = span**free
+    stride = np.zeros(num_places, np.int64)  # cell change when a card goes to each place
+    step = 1
+    for place in range(free - 1, -1, -1):
+        stride[place] = step
+        step *= span
+    room = np.zeros((cells, num_places), np.int64)  # room[r, p]: cards place p still takes
+    used = np.zeros(cells, np.int64)  # cards places 0..P-2 still take
+    for cell in range(cells):
+        for place in range(free):
+            room[cell, place] = cell // stride[place] % span
+            used[cell] += room[cell, place]
+    deals = np.zeros(n)
+    cards = np.zeros(NUM_CARDS, np.int64)
+    ways = np.zeros((NUM_CARDS + 1, cells))  # ways[i, r]: deals of cards i.. from cell r
+    for row in range(n):
+        count = 0  # the cards dealt in this position, in card-id order
+        for card in range(NUM_CARDS):
+            if allowed[row, card].any():
+                cards[count] = card
+                count += 1
+        ways[count] = 0.0
+        ways[count, 0] = 1.0
+        for i in range(count - 1, -1, -1):  # counts are whole numbers: any order sums them exactly
+            card, left = cards[i], count - i
+            ways[i] = 0.0
+            for place in range(free):
+                if allowed[row, card, place]:
+                    for cell in range(cells):
+                        if room[cell, place] >= 1:
+                            ways[i, cell] += ways[i + 1, cell - stride[place]]
+            if allowed[row, card, free]:
+                for cell in range(cells):
+                    if left - used[cell] >= 1:
+                        ways[i, cell] += ways[i + 1, cell]
+        start = 0
+        for place in range(free):
+            start += sizes[row, place] * stride[place]
+        deals[row] = ways[0, start]
+        if deals[row] <= 0:
+            continue
+        for world in range(uniform.shape[1]):
+            cell = start
+            for i in range(count):
+                card = cards[i]
+                total = ways[i, cell]
+                draw = uniform[row, world, card] * total
+                if draw >= total:  # rounded up to the total: the float just below it
+                    draw = np.nextafter(total, 0.0)
+                cdf, chosen = 0.0, num_places - 1
+                for place in range(num_places):  # the first place whose cdf passes the draw
+                    cdf += _ways_after(
+                        allowed, row, card, place, cell, count - i, room, used, stride, ways, i + 1
+                    )
+                    if cdf > draw:
+                        chosen = place
+                        break
+                places[row, world, chosen] |= 1 << card
+                cell -= stride[chosen]
+    return deals
+
+
+@njit(cache=True, inline="always")
+def _ways_after(allowed, row, card, place, cell, left, room, used, stride, ways, after):
+    """Deals of the cards after ``card`` if it goes to ``place`` from room ``cell``, ``left`` cards
+    (this one included) still to deal; ways[after]: float64[cells], those of the next card."""
+    if not allowed[row, card, place]:
+        return 0.0
+    if place < len(stride) - 1:  # a counted place: it needs room
+        return ways[after, cell - stride[place]] if room[cell, place] >= 1 else 0.0
+    return ways[after, cell] if left - used[cell] >= 1 else 0.0  # the last place: cards to spare
 
 
 def allowed_places(knowledge, seats):
@@ -174,10 +260,20 @@ def allowed_places(knowledge, seats):
     return np.stack([*may, unseen], axis=2)
 
 
+_FRESH = weakref.WeakKeyDictionary()  # game -> the state of one fresh game (read only)
+
+
+def fresh_state(game):
+    """The state of one fresh game of ``game`` (made once per game; its arrays are not written)."""
+    if game not in _FRESH:
+        _FRESH[game] = game.init(np.zeros(1, np.uint64))
+    return _FRESH[game]
+
+
 def engine_states(game, fields, num_games):
     """A batch of ``num_games`` states of ``game``: the given fields (copied, in the state's
     dtypes, broadcast), the others those of a fresh game."""
-    fresh = game.init(np.zeros(1, np.uint64))
+    fresh = fresh_state(game)
     for field in dataclasses.fields(game.state_type):
         template = getattr(fresh, field.name)
         if field.name in fields:

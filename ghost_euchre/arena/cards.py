@@ -177,6 +177,15 @@ def published_cards(variant=None, suite=None):
     return sorted(cards, key=lambda c: (order.index(c["variant"]), c["spec"]))
 
 
+HEADLINE = ("ppo:ghost", "ppo:classic", "search", "heuristic")  # the README's bots, each variant's
+
+
+def headline_cards():
+    """The published cards of the :data:`HEADLINE` bots (the README's table; every published card
+    is on the Benchmark page), in :func:`published_cards`' order."""
+    return [card for card in published_cards() if card["spec"] in HEADLINE]
+
+
 def published_name(card):
     """The file name a card is published under: ``SUITE-VARIANT-SPEC.json``, the spec's runs of
     characters other than letters, digits and ``.`` written ``-`` (``v1-ghost-ppo-ghost.json``)."""
@@ -185,17 +194,36 @@ def published_name(card):
 
 
 def write_plot(card, path, others=None):
-    """A PNG of the card's win rates and auction points beside other cards' (default: the published
-    cards of its variant and suite), each with its 95% interval."""
+    """A PNG of the card's win rates and points a deal beside other cards' (default: the
+    published cards of its variant and suite), each with its 95% interval; the figure.
+
+    Win rates are in percent, as the printed card gives them, on one axis of 0-100% in every
+    panel, with a dashed line at the fair share (Ghost Hand 33.3%, a classic team 50%); the
+    points panels share one axis, with their line at 0 (no better than fair, or than the
+    heuristic's auction).
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     from matplotlib import pyplot as plt
+    from matplotlib.ticker import PercentFormatter
 
     others = published_cards(card["variant"], card["suite"]) if others is None else others
     cards = [card] + [c for c in others if c["spec"] != card["spec"]]
-    rows = [(s, k, label) for s, k, label, kind in ROWS if kind in ("%", "+") and s != "robustness"]
-    rows = [r for r in rows if any(r[0] in c["sections"] for c in cards)]
+    rows = [(s, k, label, kind) for s, k, label, kind in ROWS if kind in ("%", "+")]
+    rows = [r for r in rows if r[0] != "robustness" and any(r[0] in c["sections"] for c in cards)]
+    fair = variants.make(card["variant"]).fair_share
+    points = [  # every points figure and interval end drawn, and 0: one range for those panels
+        x
+        for section, key, _, kind in rows
+        if kind == "+"
+        for c in cards
+        if key in c["sections"].get(section, {})
+        for x in (c["sections"][section][key], *c["sections"][section][f"{key}_ci95"])
+        if x is not None
+    ]
+    low, high = min([0.0, *points]), max([0.0, *points])
+    margin = 0.05 * (high - low or 1.0)
     columns = min(3, len(rows))
     lines = -(-len(rows) // columns)
     figure, grid = plt.subplots(
@@ -204,7 +232,8 @@ def write_plot(card, path, others=None):
     axes = list(grid.flat)
     for ax in axes[len(rows) :]:
         ax.set_visible(False)
-    for k, (ax, (section, key, label)) in enumerate(zip(axes, rows, strict=False)):
+    for k, (ax, (section, key, label, kind)) in enumerate(zip(axes, rows, strict=False)):
+        scale = 100.0 if kind == "%" else 1.0
         for y, c in enumerate(cards):
             figures = c["sections"].get(section)
             if figures is None or key not in figures:
@@ -212,14 +241,36 @@ def write_plot(card, path, others=None):
             value, (lo, hi) = figures[key], figures[f"{key}_ci95"]
             lo, hi = (value if lo is None else lo), (value if hi is None else hi)
             ax.errorbar(
-                value, y, xerr=[[value - lo], [hi - value]], fmt="o", capsize=3,
-                color="C1" if c is card else "C0",
+                scale * value, y, xerr=[[scale * (value - lo)], [scale * (hi - value)]],
+                fmt="o", capsize=3, color="C1" if c is card else "C0",
             )  # fmt: skip
+        if kind == "%":
+            ax.axvline(100 * fair, color="grey", linestyle="--", linewidth=1, zorder=0)
+            ax.set_xlim(0, 100)
+            ax.xaxis.set_major_formatter(PercentFormatter())
+        else:
+            ax.axvline(0, color="grey", linestyle="--", linewidth=1, zorder=0)
+            ax.set_xlim(low - margin, high + margin)
         ax.set_yticks(range(len(cards)), [c["spec"] for c in cards] if k % columns == 0 else [])
         ax.set_ylim(len(cards) - 0.5, -0.5)
-        ax.set_title(label, fontsize=8)
+        ax.set_title(_panel_title(label, card["variant"]), fontsize=8)
     kind = "published" if card["published_seed"] else "private"
-    figure.suptitle(f"{card['spec']} ({card['variant']}, suite {card['suite']}, {kind} seed)")
+    figure.suptitle(
+        f"{card['spec']} ({card['variant']}, suite {card['suite']}, {kind} seed; "
+        f"dashed: fair share {fair:.1%}, or 0 points)",
+        fontsize=10,
+    )
     figure.tight_layout()
     write_atomic(path, lambda handle: figure.savefig(handle, format="png", dpi=100), binary=True)
     plt.close(figure)
+    return figure
+
+
+def _panel_title(label, variant):
+    """A :data:`ROWS` label as the panel of a card of ``variant`` reads it: the note for the other
+    variant left out (a Ghost Hand card's panel is not titled "classic: their team")."""
+    note = re.search(r" \((\w+): ([^)]*)\)$", label)
+    if note is None:
+        return label
+    base = label[: note.start()]
+    return f"{base} ({note.group(2)})" if note.group(1) == variant else base

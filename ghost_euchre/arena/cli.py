@@ -10,6 +10,7 @@ Usage::
     ghost-euchre-evaluate human heuristic heuristic      # play at the terminal
     ghost-euchre-evaluate --league SPEC SPEC SPEC SPEC ... [--db FILE] [same flags]
     ghost-euchre-evaluate replay FILE [--match M] [--game K] [--ascii]
+    ghost-euchre-evaluate analyse FILE [--match M] [--game K] [--json OUT] [--ascii]  # against double-dummy play
     ghost-euchre-evaluate serve [--db FILE] [--port 8000] [--host 127.0.0.1]   # the web page
                        [--policy-dir DIR ...] [--allow-spec SPEC ...] [--public]
     ghost-euchre-evaluate exploit SPEC [--budget DECISIONS] ...   # a best response (ghost_euchre.trainer.exploit)
@@ -79,6 +80,7 @@ import sys
 
 from ghost_euchre.agents.checked import PolicyRaised
 from ghost_euchre.agents.composite import composite_spec, is_composite, split_composite
+from ghost_euchre.agents.extras import require
 from ghost_euchre.agents.human import HumanQuit
 from ghost_euchre.agents.pimc import check_fits
 from ghost_euchre.agents.specs import split_spec
@@ -86,6 +88,7 @@ from ghost_euchre.arena.bidding import bidding_table, run_bidding_match
 from ghost_euchre.arena.cli_args import (
     PROG,
     REGRET_WORLDS,
+    parse_analyse_args,
     parse_args,
     parse_leaderboard_args,
     parse_replay_args,
@@ -159,6 +162,8 @@ def main(argv=None):
         return serve_main(argv[1:])
     if argv[:1] == ["replay"]:
         return _run(replay_main, parse_replay_args(argv[1:]))
+    if argv[:1] == ["analyse"]:
+        return _run(analyse_main, parse_analyse_args(argv[1:]))
     if argv[:1] == ["leaderboard"]:
         return _run(leaderboard_main, parse_leaderboard_args(argv[1:]))
     if argv[:1] == [
@@ -173,6 +178,8 @@ def main(argv=None):
             f"exploit trains a network: ghost_euchre.arena.cli.main cannot run it; run {command_name()} exploit ..."
         )
     args = parse_args(argv)
+    if args.plot:
+        require("matplotlib")  # before anything is played
     for flag, value, minimum in (
         ("--games", args.games, 1),
         ("--seed", args.seed, 0),
@@ -194,10 +201,15 @@ def main(argv=None):
 def _run(command, args):
     try:
         return command(args)
-    except (ValueError, OSError) as error:  # bad input or an unreadable file: one line
+    except ValueError as error:  # bad input: one line
         return _error(error)
+    except OSError as error:  # an unreadable or unwritable file: one line naming it
+        return _error(_file_error(error))
     except PolicyRaised as error:  # a bot's own code raised: named first, then its traceback
         return _raised(error)
+    except KeyboardInterrupt:  # Ctrl-C while a bot thinks: every program is stopped by now
+        print(f"\n{PROG}: stopped by Ctrl-C; nothing written", file=sys.stderr)
+        return 130
 
 
 def _raised(error):
@@ -423,36 +435,64 @@ def leaderboard_main(args):
     return 0
 
 
-def replay_main(args):
+def _file_error(error):
+    """One line of an OSError: the file and what went wrong ('runs/x.json': No such file or
+    directory), not Python's bare '[Errno 2] ...'."""
+    if error.filename is None:
+        return error.strerror or str(error)
+    return f"{error.filename!r}: {error.strerror or error}"
+
+
+def read_records(args, command):
+    """(records, first) of ``args.file`` as ``replay`` and ``analyse`` read it: a --record file, or
+    match ``args.match`` of a league store; only game ``args.game`` when given (``first``: the
+    number of the first record). ValueError (one line, naming the file) for bad input."""
+    if not os.path.isfile(args.file):
+        what = "a folder" if os.path.isdir(args.file) else "no file"
+        raise ValueError(
+            f"{args.file!r} is {what}: {command} reads a game records file (--record FILE of a "
+            "match) or a league store (--db FILE of a league)"
+        )
     if _is_sqlite(args.file):
-        with reading_store(args.file) as store:
-            if args.match is None:
-                if args.game is not None:
-                    return _error("--game needs --match in a league store (listed without --match)")
-                for match in store.matches():
-                    names = [p["name"] for p in store.match_summary(match["id"])["players"]]
-                    print(
-                        f"match {match['id']}: {match['variant']}, {match['games']} games, "
-                        f"seed {match['seed']}: {', '.join(names)}"
-                    )
-                return 0
+        if args.match is None:
+            raise ValueError(
+                f"--match M is needed with a league store (list them: {command_name()} replay "
+                f"{args.file})"
+            )
+        with reading_store(args.file) as store:  # --game out of range: the store says so
             records = store.game_records(args.match, None if args.game is None else [args.game])
-            first = 0 if args.game is None else args.game
-    else:
-        if args.match is not None:
-            return _error("--match is for a league store; FILE is a record file")
-        try:
-            with open(args.file, encoding="utf-8") as handle:
-                records = records_from_dict(json.load(handle))
-        except (UnicodeDecodeError, json.JSONDecodeError) as error:
-            return _error(f"{args.file!r} is not a game records file (JSON text): {error}")
-        except RecordError as error:
-            return _error(f"{args.file!r}: {error}")
-        first = 0
+        return records, 0 if args.game is None else args.game
+    if args.match is not None:
+        raise ValueError("--match is for a league store; FILE is a record file")
+    try:
+        with open(args.file, encoding="utf-8") as handle:
+            records = records_from_dict(json.load(handle))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(
+            f"{args.file!r} is not a game records file (JSON text): {error}"
+        ) from error
+    except RecordError as error:
+        raise ValueError(f"{args.file!r}: {error}") from error
+    if args.game is None:
+        return records, 0
+    if not 0 <= args.game < len(records):
+        raise ValueError(f"--game {args.game}: the file has games 0..{len(records) - 1}")
+    return [records[args.game]], args.game
+
+
+def replay_main(args):
+    if os.path.isfile(args.file) and _is_sqlite(args.file) and args.match is None:
         if args.game is not None:
-            if not 0 <= args.game < len(records):
-                return _error(f"--game {args.game}: the file has games 0..{len(records) - 1}")
-            records, first = [records[args.game]], args.game
+            return _error("--game needs --match in a league store (listed without --match)")
+        with reading_store(args.file) as store:
+            for match in store.matches():
+                names = [p["name"] for p in store.match_summary(match["id"])["players"]]
+                print(
+                    f"match {match['id']}: {match['variant']}, {match['games']} games, "
+                    f"seed {match['seed']}: {', '.join(names)}"
+                )
+        return 0
+    records, first = read_records(args, "replay")
     try:  # a record that does not replay (bad rules, a bad action): named with its file
         if args.game is not None:
             print(format_replay(records[0], unicode=not args.ascii))
@@ -465,6 +505,25 @@ def replay_main(args):
             f"game {number}: {', '.join(record.names)}; {len(record.actions)} actions; "
             f"final scores {final.tolist()} (replayed)"
         )
+    return 0
+
+
+def analyse_main(args):
+    """``analyse``: every card decision of recorded games solved with every hand shown
+    (:mod:`ghost_euchre.arena.analysis`), as text and, with --json, as JSON."""
+    from ghost_euchre.arena.analysis import analyse, analysis_to_dict, format_analysis
+
+    output = _check_output(args.json, "--json") if args.json else None
+    records, first = read_records(args, "analyse")
+    try:  # a record that does not replay (bad rules, a bad action): named with its file
+        result = analyse(records, range(first, first + len(records)))
+    except ValueError as error:
+        return _error(f"{args.file!r}: {error}")
+    print(format_analysis(result, unicode=not args.ascii))
+    if output is not None:
+        data = analysis_to_dict(result)
+        write_atomic(args.json, lambda f: json.dump(data, f, ensure_ascii=False, indent=1))
+        _wrote(output)
     return 0
 
 

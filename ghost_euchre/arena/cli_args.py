@@ -17,6 +17,7 @@ PROG = program_name()  # evaluate.py, python -m ghost_euchre.arena or ghost-euch
 
 SUBCOMMANDS_HELP = """subcommands (each with its own --help):
   {prog} replay FILE           replay and check recorded games (a --record file or a store)
+  {prog} analyse FILE          every card decision of recorded games against double-dummy play
   {prog} leaderboard [--db F]  print a league store's leaderboard, playing nothing
   {prog} serve                 the local web page: play, watch, the leaderboard
   {prog} exploit SPEC          how exploitable SPEC is: train a best response to it
@@ -151,6 +152,22 @@ def parse_replay_args(argv):
     parser.add_argument("file", metavar="FILE")
     parser.add_argument("--match", type=int, default=None, help="match id (league store)")
     parser.add_argument("--game", type=int, default=None, help="print this game deal by deal")
+    parser.add_argument("--ascii", action="store_true", help="cards as JH instead of J♥")
+    return parser.parse_args(argv)
+
+
+def parse_analyse_args(argv):
+    parser = OneLineParser(
+        prog=f"{PROG} analyse",
+        description="Analyse recorded games (a --record file or a league store): at each card "
+        "decision every legal card's value with every hand shown (double-dummy), the card played, "
+        "the best card(s), and the points each player lost a deal against that line. No legal "
+        "player reaches it: it sees every hand (docs/solver.md, 'Analysing a game').",
+    )
+    parser.add_argument("file", metavar="FILE")
+    parser.add_argument("--match", type=int, default=None, help="match id (league store; needed)")
+    parser.add_argument("--game", type=int, default=None, help="only this game (default: all)")
+    parser.add_argument("--json", metavar="OUT", help="write the same figures as JSON")
     parser.add_argument("--ascii", action="store_true", help="cards as JH instead of J♥")
     return parser.parse_args(argv)
 

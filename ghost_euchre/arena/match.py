@@ -178,7 +178,7 @@ def check_player_count(players, game):
     """ValueError unless ``players`` has one entry per seat of ``game``."""
     if len(players) != game.num_players:
         raise ValueError(
-            f"{variants.of(game).name} needs {game.num_players} players (one per seat), "
+            f"{game.variant.name} needs {game.num_players} players (one per seat), "
             f"got {len(players)}"
         )
 
@@ -296,7 +296,7 @@ def plan_match(
     """(:class:`MatchPlan`, the players' policies) of a match (arguments as :func:`run_match`)."""
     check_int("seed", seed, 0)
     game = make_game(variant, episode, rules)
-    variant = variants.of(game)  # resolved once: the plan and what it calls hold the descriptor
+    variant = game.variant  # the plan and what it calls hold the descriptor
     check_player_count(players, game)
     check_no_human(players)
     policies, names, specs = build_players(players, game, seed)

@@ -51,19 +51,15 @@ def format_rows(rows, left=1):
 
 
 def match_table(result):
-    """The per-player results of a :class:`ghost_euchre.arena.match.MatchResult` as a text table."""
-    header = [
-        "player",
-        "games",
-        "wins",
-        "win rate [95% CI]",
-        "pts/deal",
-        "contracts (made)",
-        "moons (made)",
-        "swaps",
-        "final score",
-        "rating mu±sigma",
-    ]
+    """The per-player results of a :class:`ghost_euchre.arena.match.MatchResult` as a text table.
+
+    Moons and swaps are Ghost Hand's: a classic table has no such columns (they would always
+    read 0). ``pts/deal`` is the player's own points a deal (classic: its team's), not a margin.
+    """
+    ghost = "moon" in variants.make(result.variant).contract_kinds  # moons and swaps: Ghost Hand's
+    header = ["player", "games", "wins", "win rate [95% CI]", "pts/deal", "contracts (made)"]
+    header += ["moons (made)", "swaps"] if ghost else []
+    header += ["final score", "rating mu±sigma"]
     rows = [header]
     for p in result.players:
         lo, hi = p["win_rate_ci95"]
@@ -77,19 +73,24 @@ def match_table(result):
                 f"{p['win_rate']:6.1%} [{lo:.1%}, {hi:.1%}]",
                 f"{p['mean_points_per_deal']:+.3f}",
                 f"{p['contracts']} ({'-' if made is None else f'{made:.0%}'})",
-                f"{p['moons']} ({p['moons_made']})",
-                str(p["swaps"]),
+                *([f"{p['moons']} ({p['moons_made']})", str(p["swaps"])] if ghost else []),
                 f"{p['mean_final_score']:.1f}",
                 "-" if rating is None else f"{rating['mu']:.1f}±{rating['sigma']:.1f}",
             ]
         )
     games, sequences = len(result.sequence), result.num_sequences
+    seatings = games // sequences
     info = (
-        f"{result.variant}, {games} games ({sequences} deal sequences x "
-        f"{games // sequences} seatings), episode={result.episode}, "
+        f"{result.variant}, {games} games ({_count(sequences, 'deal sequence')} x "
+        f"{_count(seatings, 'seating')}), episode={result.episode}, "
         f"seed={result.seed}, {result.deals} deals, {result.decisions} decisions, {result.wall_time_s:.1f} s"
     )
     return "\n".join([info, *format_rows(rows)])
+
+
+def _count(number, noun):
+    """'1 deal sequence', '2 deal sequences'."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def write_json(result, path):

@@ -127,6 +127,15 @@ def final_opponents(run):
     return [(label, copy.deepcopy(latest).cpu() if label == POOL else label) for label in labels]
 
 
+def pool_label(run):
+    """The final table's name of the pool's latest snapshot: the start network until a snapshot is
+    taken (every ``snapshot_every`` updates), which is untrained unless ``init_from`` named one."""
+    if run.pool_added > 1:
+        return "pool (latest snapshot)"
+    start = "init_from" if run.config.init_from else "untrained"
+    return f"pool (no snapshot yet: the {start} start network)"
+
+
 def final_evaluation(run, log):
     """The table of the greedy network against two copies of each opponent of
     :func:`final_opponents`: games, win rate with its 95% interval, points per deal (as evaluate's)."""
@@ -136,11 +145,11 @@ def final_evaluation(run, log):
         f"\nevaluation: greedy policy vs two copies of each opponent, {config.final_eval_games} "
         "duplicate games"
     )
-    rows = [["opponents", "games", "win rate [95% CI]", "pts/deal"]]
+    rows = [["opponents", "games", "win rate [95% CI]", "own pts/deal"]]
     for label, opponent in final_opponents(run):
         row = evaluate_policy(run.model, run.engine, opponent, config.final_eval_games, config)
         low, high = row["win_rate_ci95"]
-        name = "pool (latest snapshot)" if label == POOL else label
+        name = pool_label(run) if label == POOL else label
         rows.append(
             [
                 name,
@@ -151,3 +160,7 @@ def final_evaluation(run, log):
         )
         log.writer.add_scalar(f"eval/final_win_rate_vs_{label}", row["win_rate"], run.global_step)
     print("\n".join(format_rows(rows)))
+    print(
+        "own pts/deal: the greedy policy's own points a deal, not a margin over its opponents "
+        "(a losing seat can score points too)"
+    )

@@ -88,8 +88,34 @@ class SB3VecEnv(VecEnv):
         return obs, rewards, done, step_infos
 
     def action_masks(self):
-        """bool[N, A]: the legal actions of every game now."""
+        """bool[N, A]: the legal actions of every game now; RuntimeError before ``reset()``, as
+        the env's ``step`` (there are no games yet, so no legal action to give)."""
+        try:
+            self.env.state  # noqa: B018 (read for its check: RuntimeError before reset)
+        except RuntimeError:
+            raise RuntimeError("call reset() before action_masks()") from None
         return self.env.action_masks()
+
+    def _get_indices(self, indices):
+        """The env indices ``indices`` names (None: all; an int; ints), each checked to be one of
+        0..N-1: ValueError (one line) otherwise, as SB3's own vector envs would fail on it."""
+        try:
+            rows: list[object] = list(super()._get_indices(indices))
+        except TypeError:
+            rows = [indices]
+        checked = []
+        for row in rows:
+            if (
+                isinstance(row, bool)
+                or not isinstance(row, (int, np.integer))
+                or not 0 <= row < self.num_envs
+            ):
+                raise ValueError(
+                    f"indices must name envs 0..{self.num_envs - 1} (an int, a list of them or "
+                    f"None for all), got {row!r} in {indices!r}"
+                )
+            checked.append(int(row))
+        return checked
 
     def close(self):
         self.env.close()
@@ -103,6 +129,7 @@ class SB3VecEnv(VecEnv):
         return [value] * len(list(self._get_indices(indices)))
 
     def set_attr(self, attr_name, value, indices=None):
+        self._get_indices(indices)  # checked: the one batched env holds every game's attributes
         setattr(self.env, attr_name, value)
 
     def env_method(self, method_name, *method_args, indices=None, **method_kwargs):

@@ -57,6 +57,7 @@ class StoreFile:
             raise ValueError(f"cannot open league store {self.path!r}: {error}") from None
         try:
             self._check_ours()  # before anything is written: another application's file is left as it is
+            self._check_not_newer()  # neither read nor written (schema.py: the promise)
             if read_only:
                 versions = schema_versions(self.db)
                 if len(versions) == 1 and versions[0] < min(READABLE_VERSIONS):
@@ -115,6 +116,31 @@ class StoreFile:
                 f"{self.path!r} is not a league store: an SQLite database of other tables "
                 f"({shown}), left as it is"
             )
+
+    def _check_not_newer(self):
+        """:class:`NewerVersion` if the file's schema version is one this code does not know (a newer
+        one, or not a version at all); read before anything is written, even the journal mode."""
+        versions = schema_versions(self.db)
+        if versions == [SCHEMA_VERSION]:
+            return
+        if not versions:  # a new file, or one whose version row is gone (then not written)
+            tables = self.db.execute(
+                "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name != 'schema_version'"
+            ).fetchone()[0]
+            if tables:
+                raise self.damaged("schema_version", "its rows", "none: the store has no version")
+            return
+        known = all(isinstance(v, int) and 1 <= v <= SCHEMA_VERSION for v in versions)
+        if len(versions) == 1 and known:  # an older store: read or upgraded as schema.py says
+            return
+        shown = versions[0] if len(versions) == 1 else versions
+        if not known and all(isinstance(v, int) and v > SCHEMA_VERSION for v in versions):
+            raise NewerVersion(
+                f"league store {self.path!r} has schema version {shown}, newer than this code knows "
+                f"(at most {SCHEMA_VERSION}): refused, nothing read or written (a newer "
+                "ghost-euchre made it)"
+            )
+        raise self.damaged("schema_version", "its rows", f"{shown!r} is not one schema version")
 
     def _switch_to_wal(self):
         """PRAGMA journal_mode=WAL, waiting up to BUSY_TIMEOUT_S for other processes opening the file.
@@ -178,6 +204,10 @@ class StoreFile:
     def damaged(self, table, row, what):
         """The ValueError of a damaged row: one line naming the store, the table and the row."""
         return ValueError(f"league store {self.path!r} is damaged: table {table}, {row}: {what}")
+
+
+class NewerVersion(ValueError):
+    """A store of a schema version newer than ``SCHEMA_VERSION``: neither read nor written."""
 
 
 class OlderVersion(ValueError):

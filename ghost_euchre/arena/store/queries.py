@@ -144,7 +144,9 @@ class StoreQueries(StoreFile):
         out = {}
         for row in rows:
             match = dict(zip(columns, row, strict=True))
-            match["rules"] = json.loads(match["rules"])
+            match["rules"] = self._json_cell(
+                "matches", f"match {match['id']}", "rules", match["rules"]
+            )
             out[match["id"]] = dict(match, player_ids=[])
         for match_id, player_id in players:
             out[match_id]["player_ids"].append(player_id)
@@ -157,7 +159,14 @@ class StoreQueries(StoreFile):
             "SELECT variant, episode, rules FROM matches"
             " GROUP BY variant, episode, rules ORDER BY MIN(id)"
         )
-        return [{"variant": v, "episode": e, "rules": json.loads(r)} for v, e, r in rows]
+        return [
+            {
+                "variant": v,
+                "episode": e,
+                "rules": self._json_cell("matches", f"a {v} match", "rules", r),
+            }
+            for v, e, r in rows
+        ]
 
     def outcomes(self, variant, episode, rules):
         """The finishing-order counts of the matches of one variant, episode and rules dict.
@@ -299,11 +308,39 @@ class StoreQueries(StoreFile):
         return (" WHERE " + " AND ".join(where) if where else ""), args
 
     def match_summary(self, match_id):
-        """The stored MatchResult.to_dict() of a match."""
+        """The stored MatchResult.to_dict() of a match (its "players" checked to be named)."""
         row = self.db.execute("SELECT summary FROM matches WHERE id = ?", (match_id,)).fetchone()
         if row is None:
             raise ValueError(f"no match {match_id!r} in {self.path!r}")
-        return json.loads(row[0])
+        return self._summary(match_id, row[0])
+
+    def _json_cell(self, table, row, column, text):
+        """The JSON value of a stored cell; the store's one-line damage error (naming the table, the
+        row and the column) when it is not JSON text."""
+        try:
+            return json.loads(text)
+        except (TypeError, ValueError, RecursionError):
+            shown = repr(text)
+            shown = shown if len(shown) <= 60 else shown[:57] + "..."
+            raise self.damaged(table, row, f"{column}={shown} is not JSON") from None
+
+    def _summary(self, match_id, text, positions=None):
+        """A match's stored summary, whose "players" is a list of {"name": str, ...} (of
+        ``positions`` players, when given); the damage error otherwise."""
+        summary = self._json_cell("matches", f"match {match_id}", "summary", text)
+        players = summary.get("players") if isinstance(summary, dict) else None
+        if (
+            not isinstance(players, list)
+            or not all(isinstance(p, dict) and isinstance(p.get("name"), str) for p in players)
+            or (positions is not None and len(players) != positions)
+        ):
+            count = "" if positions is None else f"{positions} "
+            raise self.damaged(
+                "matches",
+                f"match {match_id}",
+                f"summary holds no list of the {count}players' names",
+            )
+        return summary
 
     def games(self, match_ids):
         """Per-game arrays of the given matches, in (match, game) order.
@@ -348,12 +385,15 @@ class StoreQueries(StoreFile):
             " WHERE m.match_id = ? ORDER BY m.position",
             (match_id,),
         ).fetchall()
+        players = self._summary(match_id, summary, len(versions))["players"]
         names = [
             p["name"] + (f"@{version_label(content_hash)}" if count > 1 else "")
-            for p, (content_hash, count) in zip(
-                json.loads(summary)["players"], versions, strict=True
-            )
+            for p, (content_hash, count) in zip(players, versions, strict=True)
         ]
+        if variant not in variants.NAMES:
+            raise self.damaged("matches", f"match {match_id}", f"variant={variant!r} is no variant")
+        rules = self._json_cell("matches", f"match {match_id}", "rules", rules)
+        teams = variants.make(variant).num_teams
         rows = self.db.execute(
             "SELECT game, stream_key, seats, final_scores, actions FROM games"
             " WHERE match_id = ? ORDER BY game",
@@ -366,16 +406,33 @@ class StoreQueries(StoreFile):
                 continue
             if actions is None:
                 raise ValueError(f"match {match_id} game {game} was stored without its actions")
-            scores = json.loads(final_scores)
+            row = f"match {match_id}, game {game}"
+            scores = self._json_cell("games", row, "final_scores", final_scores)
+            seated = self._json_cell("games", row, "seats", seats)
+            if (
+                not _ints(scores)
+                or not _ints(seated)
+                or not all(0 <= p < len(names) for p in seated)
+            ):
+                raise self.damaged(
+                    "games",
+                    row,
+                    f"seats={seats!r}, final_scores={final_scores!r}: expected lists of ints, "
+                    f"the seats' positions in 0..{len(names) - 1}",
+                )
+            try:
+                number = int(key, 16)
+            except (TypeError, ValueError):
+                raise self.damaged("games", row, f"stream_key={key!r} is not hexadecimal") from None
             records.append(
                 GameRecord(
                     variant=variant,
                     episode=episode,
-                    rules=json.loads(rules),
-                    key=int(key, 16),
+                    rules=rules,
+                    key=number,
                     actions=bytes(actions),
-                    names=tuple(names[p] for p in json.loads(seats)),
-                    final_scores=tuple(scores[: variants.make(variant).num_teams]),
+                    names=tuple(names[p] for p in seated),
+                    final_scores=tuple(scores[:teams]),
                 )
             )
         if wanted is not None and len(records) != len(wanted):
@@ -384,3 +441,10 @@ class StoreQueries(StoreFile):
                 f"match {match_id} has no game {missing[0]} (games 0..{len(rows) - 1})"
             )
         return records
+
+
+def _ints(value):
+    """Whether ``value`` (read from JSON) is a list of ints."""
+    return isinstance(value, list) and all(
+        isinstance(v, int) and not isinstance(v, bool) for v in value
+    )

@@ -77,6 +77,15 @@ empty, and opened read only reads as holding none). The file is in WAL
 mode with a busy timeout, so several processes may read and write it at once
 (readers, opening a store included, never wait for a writer nor block it;
 writers take turns).
+
+The compatibility promise: this code writes stores of ``SCHEMA_VERSION``
+(upgrading an older one in place when it opens it to write), reads the versions
+of ``READABLE_VERSIONS`` as they are, and reads an older one once upgraded. A
+store of a newer version (made by a newer release) is neither read nor written:
+a newer version may change what a column means, so nothing promises that an
+older reader reads it right. It is refused, before anything is read from its
+tables or written (not even the journal mode), in one line naming the store,
+its version and ``SCHEMA_VERSION``; the web page answers 503 with that line.
 """
 
 import json

@@ -4,68 +4,20 @@
 [--policy-dir DIR ...] [--allow-spec SPEC ...] [--public] [--behind-proxy ADDR]``
 runs :func:`serve`.
 The page (``ghost_euchre/arena/web/static/``: plain HTML, CSS and JavaScript, no build step) is
-a thin client of the JSON API below; the server holds no rules: every game is
+a thin client of the JSON API; the server holds no rules: every game is
 a :class:`ghost_euchre.arena.web.table.Table` over the engine, and bots are policies built from
 spec strings by ``ghost_euchre.agents.make_policy``, only those :class:`ghost_euchre.arena.web.gate.SpecGate`
 allows. What a request must be before a route runs (same origin, JSON bodies,
 bounded sizes) is :mod:`ghost_euchre.arena.web.guard`.
 
-JSON API (every error is ``{"error": "one line"}`` with a 4xx status, or 503
-when the server is full, and changes nothing):
-
-- ``GET /api/options``: variants, seats, default bots, the specs offered.
-- ``POST /api/games`` ``{"variant": "ghost", "seat": 0, "bots": ["heuristic",
-  "heuristic"], "seed": 7, "episode": "game", "rules": {}}`` (every field
-  optional; ``bots`` fill the other seats in seat order; seed: an int or a
-  string of its digits, None: 63 random bits from ``secrets``) -> a play
-  response (below), status 201.
-- ``GET /api/games/{id}``: the play response of a game.
-- ``POST /api/games/{id}/actions`` ``{"action": 24, "step": 3}``: play a move
-  for the person's seat (``step``, optional, is the step the move was chosen
-  at: a stale one is refused), then let the bots move until it is the
-  person's turn again or the game is over -> the play response.
-- ``GET /api/games/{id}/record``: a finished game as a game records file
-  (``ghost_euchre_env.records``, one game).
-- ``DELETE /api/games/{id}``: close the game.
-- ``POST /api/replays`` ``{"records": a records file, "game": 0, "first": 0}``:
-  a page of the replay of one game of a records file (below).
-- ``GET /api/store``: the league store's matches (``{"db", "matches": []}`` when
-  there is no store); ``GET /api/store/matches/{m}/games``: its games;
-  ``GET /api/store/matches/{m}/games/{k}/replay?first=0``: a page of the replay of one.
-- ``GET /api/leaderboard?group=k``: ``{"groups": [variant, episode, rules of
-  each league in the store], "board": ghost_euchre.arena.league.Leaderboard.to_dict(),
-  "text": the numbers as the CLI prints them (ghost_euchre.arena.report), "matches"}``;
-  ``GET /api/leaderboard/plot.png?group=k``: its plot. Both are read in one
-  read transaction and kept until the store changes.
-- ``GET /api/cards?variant=ghost``: ``{"db", "cards": [...]}``, the store's
-  complete benchmark cards (:mod:`ghost_euchre.arena.cards`' JSON), newest first, at most
-  ``MAX_CARDS``; ``variant`` (optional) one of the variants, nothing else read.
-
-Play response: ``{"id", "seat", "view": Table.view({seat}), "moves": the moves
-of this deal and the previous one, "history": one line per ended deal,
-"last_deal": the summary of the latest ended deal with its tricks}``, and
-``"seed"`` (a string of digits) once the game is over (before, it would tell
-every hidden card; a seed the player chose is the player's to keep secret).
-
-Replay: ``Table.replay``'s ``{"variant", "episode", "rules", "names", "frames":
-[REPLAY_PAGE positions from "first" on, all hands shown], "first",
-"positions", "page", "moves", "deals", "final_scores"}``, after
-``ghost_euchre_env.records.check_records`` accepted the record (else 422; a
-record of more than MAX_RECORD_ACTIONS moves: 413). A record is checked and
-played once (:class:`ReplayPages`): its next pages play at most REPLAY_PAGE moves.
-
-Bounds: rules ints 0..MAX_RULE_INT, ``max_deals`` at most MAX_DEALS, seeds
-0..2**63-1, query and path integers of ASCII digits up to 2**63-1, bot options
-as :mod:`ghost_euchre.arena.web.gate` says. Sessions: one game per
-browser tab (the tab keeps the id). At most ``max_games`` games are held, at
-most ``per_client`` (fewer than ``max_games``) of them in play for one client
-address (the socket's; ``X-Forwarded-For`` only with ``--behind-proxy``); a game is dropped
-``idle_s`` seconds after its last request, a finished one after
-``finished_s``; when the store is full a new game replaces the least recently
-used finished one, else it is refused (503). Requests for one game are served
-one at a time; different games in parallel on at most GAME_THREADS worker
-threads. When a client disconnects, its request's bots stop after the decision
-in progress (the next request for the game lets them go on).
+The JSON API (every route, its body and its answer) is documented on the site's
+Web page, ``docs/web.md`` ("The JSON API"); the limits enforced before a route runs
+are its Security section. In short: ``GET /api/options``; ``POST /api/games``, ``GET``,
+``DELETE /api/games/{id}``, ``POST /api/games/{id}/actions``, ``GET
+/api/games/{id}/record``; ``POST /api/replays``; ``GET /api/store``,
+``/api/store/matches/{m}/games``, ``.../games/{k}/replay``; ``GET /api/leaderboard``,
+``/api/leaderboard/plot.png``; ``GET /api/cards``. Every error is ``{"error": "one
+line"}`` with a 4xx status (503 when the server is full) and changes nothing.
 """
 
 import io

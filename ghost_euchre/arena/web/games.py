@@ -394,6 +394,7 @@ def _mark(table):
     counts (the played game's lists hold them)."""
     mark = copy.copy(table)
     mark.state, mark.tricks = copy.deepcopy(table.state), list(table.tricks)
+    mark.shows = copy.deepcopy(table.shows)  # what the deal showed so far (the ghost hand taken)
     mark.moves, mark.deals = len(table.moves), len(table.deals)
     return mark
 
@@ -402,6 +403,7 @@ def _resume(mark, replayed):
     """A table to play on from ``mark`` (:func:`_mark`), with the moves and deals before it."""
     table = copy.copy(mark)
     table.state, table.tricks = copy.deepcopy(mark.state), list(mark.tricks)
+    table.shows = copy.deepcopy(mark.shows)  # a page played on never changes the mark
     table.moves, table.deals = replayed.moves[: mark.moves], replayed.deals[: mark.deals]
     return table
 

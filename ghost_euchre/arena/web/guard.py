@@ -323,13 +323,18 @@ def free_descriptors():
     return limit - in_use
 
 
-def accept_batch(most=128):
-    """Connections accepted in one round of the event loop (asyncio accepts up to the server's
-    ``backlog`` at once, before the connections it closes give their descriptors back): at most half
-    the free descriptors, so that a burst of connections under a low open-file limit is refused by
-    the connection cap instead of running the process out of descriptors."""
+def accept_batch(cap, most=128):
+    """Connections accepted in one round of the event loop, given the connection cap ``cap``.
+
+    asyncio accepts up to the server's ``backlog`` at once, and a connection accepted holds its
+    descriptor for a few rounds before the cap can close one to make room: about four batches
+    are open beyond the cap at a burst. They must fit in the descriptors the cap leaves free
+    (less FD_LOW), or an accept meets an exhausted limit, which stops all accepting for a second
+    (asyncio's retry delay) and logs. At least 1."""
     free = free_descriptors()
-    return most if free is None else max(1, min(most, (free - FD_RESERVE) // 2))
+    if free is None:
+        return most
+    return max(1, min(most, (free - cap - FD_LOW) // 4))
 
 
 class LogOnce(logging.Filter):
@@ -354,6 +359,20 @@ class LogOnce(logging.Filter):
         )
         record.args, record.exc_info, record.exc_text = (), None, None
         return True
+
+
+FD_LOW = 8  # descriptors a new connection leaves free, counted when it is made
+
+
+def _short_of_descriptors():
+    """Whether fewer than FD_LOW descriptors are free now: what the server opened since the cap
+    was set (the store, its threads) counts too, so an accept never meets an exhausted limit (each
+    such accept pauses the whole server for a second)."""
+    free = free_descriptors()
+    return free is not None and free < FD_LOW
+
+
+ACCEPT_LOG = LogOnce()  # the filter serve_config puts on asyncio's logger (one for the process)
 
 
 def connection_cap(max_connections):
@@ -382,7 +401,8 @@ def guarded_protocol(request_timeout_s=10.0, max_connections=100, idle_timeout_s
         def connection_made(self, transport):
             super().connection_made(transport)
             self.started = time.monotonic()
-            if len(self.connections) > cap and not self._close_an_idle_one():
+            full = len(self.connections) > cap or _short_of_descriptors()
+            if full and not self._close_an_idle_one():
                 self.app = _busy
             self._arm(idle_timeout_s)
 
@@ -518,6 +538,7 @@ def serve_config(app, request_timeout_s=10.0, max_connections=100, idle_timeout_
     :func:`trusted_proxies` returns it); None: the header is ignored and the client is
     the socket's peer.
     """
+    logging.getLogger("asyncio").addFilter(ACCEPT_LOG)  # out of descriptors: said once
     return uvicorn.Config(
         app,
         http=guarded_protocol(request_timeout_s, max_connections, idle_timeout_s),
@@ -525,7 +546,7 @@ def serve_config(app, request_timeout_s=10.0, max_connections=100, idle_timeout_
         timeout_keep_alive=5,
         h11_max_incomplete_event_size=8192,
         limit_concurrency=4 * max_connections,  # uvicorn's own cap, behind ours
-        backlog=accept_batch(),
+        backlog=accept_batch(connection_cap(max_connections)),
         proxy_headers=proxy is not None,
         forwarded_allow_ips=proxy,
         log_level="warning",

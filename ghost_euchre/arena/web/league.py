@@ -49,7 +49,11 @@ def league_board(store, number):
     """(the groups, the :class:`ghost_euchre.arena.league.Leaderboard` of group ``number``)."""
     groups = league_groups(store)
     if not groups:
-        raise ApiError(404, f"the league store {store.path!r} holds no match yet")
+        raise ApiError(
+            404,
+            f"the league store {store.path!r} holds no match yet: play a league into it "
+            f"({command_name()} --league SPEC SPEC SPEC ... --db FILE)",
+        )
     if not 0 <= number < len(groups):
         raise ApiError(400, f"group must be an int 0..{len(groups) - 1}, got {number!r}")
     return groups, leaderboard(store, **groups[number])

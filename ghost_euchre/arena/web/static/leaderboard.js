@@ -53,8 +53,16 @@ async function load(group) {
   try {
     show(await api("GET", `/api/leaderboard?group=${group}`));
     showError("");
+    $("no-league").hidden = true;
   } catch (error) {
-    showError(error.message);
+    if (error.status !== 404) {
+      showError(error.message);
+      return;
+    }
+    // no store, an empty file, or a store of benchmark cards only: nothing wrong, no league yet
+    $("board").hidden = true;
+    $("no-league").hidden = false;
+    $("no-league-why").textContent = error.message;
   }
 }
 

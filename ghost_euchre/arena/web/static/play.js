@@ -8,13 +8,36 @@ let options = null;
 let game = null; // the latest play response
 let busy = false;
 
+const OTHER = ""; // the list's last entry: a spec typed in a text field (the server checks it)
+
+// One bot's choice: a list of the specs the server offers (GET /api/options), and "other spec…",
+// which shows a text field for any spec the server allows (a composite, other options).
+function botChoice(k, spec) {
+  const offered = options.specs.includes(spec);
+  const select = el("select", { class: "bot", "data-bot": k },
+    options.specs.map((s) => el("option", { value: s, text: s, selected: s === spec })),
+    el("option", { value: OTHER, text: "other spec…", selected: !offered }));
+  const typed = el("input", { class: "bot-spec", "data-bot": k, size: 22, value: offered ? "" : spec,
+    placeholder: "e.g. composite[pimc | heuristic]", hidden: offered, "aria-label": `Bot ${k + 1} spec` });
+  select.addEventListener("change", () => {
+    typed.hidden = select.value !== OTHER;
+    if (!typed.hidden) typed.focus();
+  });
+  return el("label", { class: "bot-choice" }, `Bot ${k + 1} `, select, typed);
+}
+
+function chosenBots() {
+  return [...document.querySelectorAll("select.bot")].map((select) => (select.value === OTHER
+    ? document.querySelector(`input.bot-spec[data-bot="${select.dataset.bot}"]`).value.trim()
+    : select.value));
+}
+
 function seatChoices() {
   const n = options.variants[$("variant").value];
   const seat = Math.min(Number($("seat").value || 0), n - 1);
   $("seat").replaceChildren(...Array.from({ length: n }, (_, s) => el("option", { value: s, text: `seat ${s}`, selected: s === seat })));
-  const old = [...document.querySelectorAll(".bot")].map((input) => input.value);
-  $("bots").replaceChildren(...Array.from({ length: n - 1 }, (_, k) =>
-    el("label", {}, `Bot ${k + 1} `, el("input", { class: "bot", list: "specs", value: old[k] || options.default_bot, size: 14 }))));
+  const old = document.querySelector("select.bot") ? chosenBots() : [];
+  $("bots").replaceChildren(...Array.from({ length: n - 1 }, (_, k) => botChoice(k, old[k] || options.default_bot)));
 }
 
 async function start(event) {
@@ -23,7 +46,7 @@ async function start(event) {
   const body = {
     variant: $("variant").value,
     seat: Number($("seat").value),
-    bots: [...document.querySelectorAll(".bot")].map((input) => input.value.trim()),
+    bots: chosenBots(),
     episode: $("episode").value,
     seed: seed === "" ? null : seed, // its digits: a 63-bit seed is past JavaScript's 53-bit numbers
   };
@@ -93,7 +116,6 @@ function show(response) {
 async function init() {
   options = await api("GET", "/api/options");
   $("variant").replaceChildren(...Object.keys(options.variants).map((v) => el("option", { value: v, text: v === "ghost" ? "Ghost Hand (3 players)" : "classic (4 players)" })));
-  $("specs").replaceChildren(...options.specs.map((s) => el("option", { value: s })));
   $("variant").addEventListener("change", seatChoices);
   $("setup").addEventListener("submit", start);
   seatChoices();

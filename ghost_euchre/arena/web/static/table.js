@@ -24,7 +24,11 @@ export async function api(method, url, body) {
   }
   const response = await fetch(url, options);
   const data = await response.json().catch(() => ({ error: response.statusText }));
-  if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
+  if (!response.ok) {
+    const error = new Error(data.error || `HTTP ${response.status}`);
+    error.status = response.status; // 404: nothing there (yet), which a page may say without alarm
+    throw error;
+  }
   return data;
 }
 

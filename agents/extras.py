@@ -1,0 +1,43 @@
+"""The package's extras: which optional dependency comes with which, and the line a missing one gets.
+
+The plain install (``pip install ghost-euchre``) holds what the environments, the heuristic
+and the search bots need. Networks and the trainer need ``[train]`` (torch, tensorboard), the
+web page ``[web]``, plots ``[plot]``; ``[all]`` is all of them (pyproject.toml).
+"""
+
+import importlib.util
+
+OPTIONAL = {  # top-level module -> the extra that installs it
+    "torch": "train",
+    "tensorboard": "train",
+    "matplotlib": "plot",
+    "starlette": "web",
+    "uvicorn": "web",
+    "h11": "web",
+    "anyio": "web",
+}
+
+
+class MissingExtra(ImportError):
+    """An optional dependency is not installed; the message names the extra that installs it."""
+
+
+def missing_extra(error):
+    """:class:`MissingExtra` for a ``ModuleNotFoundError`` of an optional dependency, else None."""
+    top = (getattr(error, "name", None) or "").split(".")[0]
+    return _missing(top) if top in OPTIONAL else None
+
+
+def require(module):
+    """Raise :class:`MissingExtra` now, before any work, when the optional ``module`` (a key of
+    :data:`OPTIONAL`) is not installed."""
+    if importlib.util.find_spec(module) is None:
+        raise _missing(module)
+
+
+def _missing(module):
+    extra = OPTIONAL[module]
+    return MissingExtra(
+        f"this needs {module}, which comes with the {extra!r} extra: "
+        f"pip install 'ghost-euchre[{extra}]' (or [all] for everything)"
+    )
