@@ -7,7 +7,7 @@ wins, the score columns, the seatings of a duplicate match, its actions by
 name (``variant.actions.PASS``, ``.bid(4)``, ``.card("JH")``), its observation
 layout read by name (``variant.view(obs)``, :mod:`.views`) and its renderer.
 
-Each variant's module (:mod:`.ghost`, :mod:`.classic`) declares its own
+Each variant's module (:mod:`ghost_euchre_env.ghost`, :mod:`ghost_euchre_env.classic`) declares its own
 descriptor (``DECLARATION``, a :class:`.core.VariantDeclaration`: its actions,
 its observation layout and the kinds of its fields, its phases, contract labels
 and doors); this module builds the registry from the modules in ``MODULES``,
