@@ -260,32 +260,21 @@ def count_cards(mask):
 
 
 @njit(cache=True)
-def hand_value(hand, trump, lone=False):
+def hand_value(hand, trump):
     """float32: expected tricks as declarer of card mask ``hand`` with trump ``trump`` (0..3).
 
-    The cards' role values summed in float32, plus VOID_VALUE per void suit when
-    holding at least two trumps (then the trump suit itself is not void). The
-    order of the sum is the one the NumPy heuristic had (a matrix product), so
-    that a hand on a threshold goes the same way (the kernels compare as it did
-    too: the bid and order-up thresholds in float64, the others in float32): card-id order, or with
-    ``lone`` (the only game of its phase in the batch, where NumPy took BLAS's
-    matrix-vector kernel) by blocks of 8 cards, the even and the odd cards of a
-    block summed apart. The two differ by a float32 rounding at most.
+    The cards' role values summed in float32 in card-id order, plus VOID_VALUE per
+    void suit when holding at least two trumps (then the trump suit itself is not
+    void). The order is fixed, so a hand's value does not depend on the other
+    games of its batch (the NumPy heuristic's matrix product took another order
+    for a game alone in its phase, and a single env and a vector env could then
+    differ on a hand at a threshold). The thresholds compare as the NumPy
+    heuristic did: the bid and order-up thresholds in float64, the others in float32.
     """
     total = np.float32(0.0)
-    if lone:
-        for block in range(0, NUM_CARDS, 8):
-            even, odd = np.float32(0.0), np.float32(0.0)
-            for card in range(block, block + 8, 2):
-                if hand >> card & 1:
-                    even += CARD_VALUE[trump, card]
-                if hand >> card + 1 & 1:
-                    odd += CARD_VALUE[trump, card + 1]
-            total += even + odd
-    else:
-        for card in range(NUM_CARDS):
-            if hand >> card & 1:
-                total += CARD_VALUE[trump, card]
+    for card in range(NUM_CARDS):
+        if hand >> card & 1:
+            total += CARD_VALUE[trump, card]
     if count_cards(hand & SUIT_CARDS[trump, trump]) >= 2:
         voids = 0
         for suit in range(NUM_SUITS):
@@ -295,11 +284,11 @@ def hand_value(hand, trump, lone=False):
 
 
 @njit(cache=True)
-def _best_trump(hand, lone):
+def _best_trump(hand):
     """(trump 0..3 with the most expected tricks (the first on ties), those tricks float32)."""
-    best, most = 0, hand_value(hand, 0, lone)
+    best, most = 0, hand_value(hand, 0)
     for trump in range(1, NUM_SUITS):
-        tricks = hand_value(hand, trump, lone)
+        tricks = hand_value(hand, trump)
         if tricks > most:
             best, most = trump, tricks
     return best, most
@@ -430,18 +419,12 @@ def _beating(legal, strength, best):
 
 @njit(cache=True)
 def _phases(obs, start, width, none_as):
-    """(int64[N] each game's phase, ``none_as`` where no phase column is set (a finished game);
-    bool[N] the game is the only one of its phase in the batch: see :func:`hand_value`)."""
+    """int64[N]: each game's phase, ``none_as`` where no phase column is set (a finished game)."""
     phases = np.empty(len(obs), np.int64)
-    count = np.zeros(width, np.int64)
     for game in range(len(obs)):
         phase = _index(obs, game, start, width)
         phases[game] = none_as if phase < 0 else phase
-        count[phases[game]] += 1
-    lone = np.empty(len(obs), np.bool_)
-    for game in range(len(obs)):
-        lone[game] = count[phases[game]] == 1
-    return phases, lone
+    return phases
 
 
 @njit(cache=True)
@@ -466,23 +449,23 @@ def ghost_actions(obs, mask, layout, thresholds, allow_renege, actions):
     allow_renege: the rules let a player renege (it still follows suit); actions int64[N]: out.
     """
     scratch = _scratch()
-    phases, lone = _phases(obs, layout[G_PHASE], 3, ghost.AUCTION)  # over: as the auction
+    phases = _phases(obs, layout[G_PHASE], 3, ghost.AUCTION)  # over: as the auction
     for game in range(len(obs)):
         phase = phases[game]
         hand = _cards(obs, game, layout[G_HAND])
         if phase == ghost.TRUMP:
-            actions[game] = ghost.TRUMP_CLUBS + _best_trump(hand, lone[game])[0]
+            actions[game] = ghost.TRUMP_CLUBS + _best_trump(hand)[0]
         elif phase == ghost.PLAY:
             actions[game] = _ghost_card(obs, mask, layout, allow_renege, game, hand, scratch)
         else:
-            actions[game] = _ghost_call(obs, mask, layout, thresholds, game, hand, lone[game])
+            actions[game] = _ghost_call(obs, mask, layout, thresholds, game, hand)
 
 
 @njit(cache=True)
-def _ghost_call(obs, mask, layout, thresholds, game, hand, lone):
+def _ghost_call(obs, mask, layout, thresholds, game, hand):
     """Auction: moon, swap, the lowest bid the hand reaches, or pass."""
     dead = _cards(obs, game, layout[G_DEAD])
-    best, expected = _best_trump(hand, lone)
+    best, expected = _best_trump(hand)
     moon_hand = is_moon_ready(hand, dead, best) or expected >= np.float32(thresholds[3])
     contract = _index(obs, game, layout[G_CONTRACT], 4)  # the high bid: 3..6 (moon), 0 none
     need = max(contract + 4 if contract >= 0 else 1, 3)
@@ -601,7 +584,7 @@ def classic_actions(obs, mask, layout, thresholds, actions):
     actions int64[N]: out.
     """
     scratch = _scratch()
-    phases, lone = _phases(obs, layout[C_PHASE], CLASSIC_OVER, 0)  # over: as round 1
+    phases = _phases(obs, layout[C_PHASE], CLASSIC_OVER, 0)  # over: as round 1
     for game in range(len(obs)):
         phase = phases[game]
         hand = _cards(obs, game, layout[C_HAND])
@@ -611,18 +594,18 @@ def classic_actions(obs, mask, layout, thresholds, actions):
             trump = _index(obs, game, layout[C_TRUMP], NUM_SUITS)
             maker = _index(obs, game, layout[C_MAKER], classic.NUM_PLAYERS)
             alone = mask[game, classic.GO_ALONE] and maker == 0
-            if alone and hand_value(hand, trump, lone[game]) >= np.float32(thresholds[2]):
+            if alone and hand_value(hand, trump) >= np.float32(thresholds[2]):
                 actions[game] = classic.GO_ALONE
             else:
                 actions[game] = classic.WITH_PARTNER
         elif phase == C_PLAY:
             actions[game] = _classic_card(obs, mask, layout, game, hand, scratch)
         else:  # rounds 1 and 2
-            actions[game] = _classic_call(obs, mask, layout, thresholds, game, hand, lone[game])
+            actions[game] = _classic_call(obs, mask, layout, thresholds, game, hand)
 
 
 @njit(cache=True)
-def _classic_call(obs, mask, layout, thresholds, game, hand, lone):
+def _classic_call(obs, mask, layout, thresholds, game, hand):
     """Rounds 1 and 2: order up the upcard's suit, name the best other suit, or pass."""
     up = _index(obs, game, layout[C_UPCARD], NUM_CARDS)
     up = up if up >= 0 else NUM_CARDS - 1  # NumPy's index -1: the last card
@@ -634,10 +617,10 @@ def _classic_call(obs, mask, layout, thresholds, game, hand, lone):
         for card in range(NUM_CARDS):
             if with_up >> card & 1:
                 worst = min(worst, CARD_VALUE[up_suit, card])
-        order_value = np.float64(hand_value(with_up, up_suit, lone) - worst)
+        order_value = np.float64(hand_value(with_up, up_suit) - worst)
     else:  # half the upcard's value to the partner dealer, against an opponent dealer
         sign = 0.5 if dealer == PARTNER else -0.5
-        order_value = hand_value(hand, up_suit, lone) + sign * np.float64(CARD_VALUE[up_suit, up])
+        order_value = hand_value(hand, up_suit) + sign * np.float64(CARD_VALUE[up_suit, up])
     up_call = classic.SUIT_CLUBS + up_suit
     if mask[game, up_call] and order_value >= thresholds[0]:
         return up_call
@@ -645,7 +628,7 @@ def _classic_call(obs, mask, layout, thresholds, game, hand, lone):
     for suit in range(NUM_SUITS):
         if mask[game, classic.SUIT_CLUBS + suit]:
             any_legal = True
-            tricks = hand_value(hand, suit, lone)
+            tricks = hand_value(hand, suit)
             if tricks > most:
                 named, most = suit, tricks
     stuck = not mask[game, classic.PASS]  # the dealer must name a suit
@@ -746,7 +729,7 @@ def _masks(cards):
 def _hand_values(hands, out):
     for row in range(len(hands)):
         for trump in range(NUM_SUITS):
-            out[row, trump] = hand_value(hands[row], trump, len(hands) == 1)  # see hand_value
+            out[row, trump] = hand_value(hands[row], trump)
 
 
 @njit(cache=True)

@@ -17,7 +17,7 @@ import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[:0] = [ROOT, os.path.join(ROOT, "examples")]
+sys.path[:0] = [ROOT, os.path.join(ROOT, "ghost_euchre", "examples")]
 
 import numpy as np  # noqa: E402
 from rule_bots import GhostBowers  # noqa: E402  # pyright: ignore[reportMissingImports]

@@ -89,7 +89,7 @@ def build(folder):
             "proc_overhead: needs a C compiler (cc or gcc) to build ghost_euchre/examples/proc/simple_rule.c"
         )
     program = os.path.join(folder, "simple_rule")
-    source = os.path.join(ROOT, "examples", "proc", "simple_rule.c")
+    source = os.path.join(ROOT, "ghost_euchre", "examples", "proc", "simple_rule.c")
     subprocess.run([compiler, "-O2", "-o", program, source], check=True)
     return program
 

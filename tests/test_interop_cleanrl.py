@@ -6,7 +6,9 @@ import pathlib
 
 import torch
 
-EXAMPLE = pathlib.Path(__file__).resolve().parent.parent / "examples" / "cleanrl_ppo.py"
+EXAMPLE = (
+    pathlib.Path(__file__).resolve().parent.parent / "ghost_euchre" / "examples" / "cleanrl_ppo.py"
+)
 
 
 def load_example():
