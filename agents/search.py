@@ -27,8 +27,6 @@ ordering up, naming trump, going alone, the discard).
 
 import numpy as np
 
-from ghost_euchre_env import variants
-
 from .base import end_match
 from .composite import CompositePolicy
 from .inference import MixedModel, action_probabilities, log_likelihoods, resample
@@ -108,7 +106,7 @@ class SearchPolicy(PIMCPolicy):
         from .specs import make_policy
 
         network_seed = int(self.rng.integers(2**63))
-        shipped = main_network(variants.of(game)).path
+        shipped = main_network(game.variant).path
         if network is None:  # the package's own file: no spec for a server's gate to read
             self.network = load_policy(shipped, game, network_seed)[0]
         elif isinstance(network, str):

@@ -93,7 +93,7 @@ class GhostBowersByIndex(Policy):
 
 def record_batches(game, batch, count, warmup=40, seed=0):
     """``count`` (obs, mask) batches of ``batch`` games, from heuristic play after ``warmup`` steps."""
-    env = variants.of(game).vector_env(batch, seed=seed)
+    env = game.variant.vector_env(batch, seed=seed)
     player = make_policy("heuristic", game, seed=seed)
     obs, mask, _ = env.reset()
     batches = []

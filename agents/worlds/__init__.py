@@ -41,8 +41,6 @@ out-of-play cards.
 
 import numpy as np
 
-from ghost_euchre_env import variants
-
 from .classic import CLASSIC_OUT, ClassicKnowledge
 from .ghost import OUT_OF_PLAY, SeatKnowledge
 from .places import FROM_WORLD, NO_ACTION, card_of, engine_states, sample_places
@@ -77,7 +75,7 @@ def read_knowledge(obs, game):
     obs = np.asarray(obs, dtype=np.float32)
     if obs.ndim != 2 or obs.shape[1] != game.obs_size:
         raise ValueError(f"observations must be float32[N, {game.obs_size}], got shape {obs.shape}")
-    variant = variants.of(game)
+    variant = game.variant
     return KNOWLEDGE[variant.name].read(variant.view(obs), game)
 
 
@@ -101,7 +99,7 @@ def true_worlds(game, state, seat):
     """The real world of M games' engine ``state`` seen from ``seat`` (int[M]), shaped as
     :func:`sample_worlds` returns one world per position (W = 1): what a perfect-information
     reference searches (:mod:`ghost_euchre.agents.oracle`), never a legal player."""
-    return KNOWLEDGE[variants.of(game).name].truth(state, np.asarray(seat, np.int64))
+    return KNOWLEDGE[game.variant.name].truth(state, np.asarray(seat, np.int64))
 
 
 def world_states(game, knowledge, *worlds, rows=None):
