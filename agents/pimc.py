@@ -23,6 +23,17 @@ seats; classic: the other team's points, so the seat's team's margin), so
 setting a declarer or stopping a moon counts; "points" is the seat's (team's)
 own deal points only.
 
+What a world is valued by (``leaf``): "playout" (default) plays it to the
+deal's end as above; "solver" solves it exactly once its cards are being
+played (:mod:`ghost_euchre_env.solver`, as bridge programs value a world
+double-dummy): at a card decision each world is solved once and every legal
+card gets its solved value; before the cards (the auction, the swap, trump)
+each action's world is played by the playout policy to the first lead (the
+contract, the trump and the swap settled) and that position's solved value is
+the action's. The solver's concept is the objective's: "relative" for
+"relative", "paranoid" (the seat's own points, the others against it) for
+"points".
+
 Cost and strength: ``samples`` worlds per decision (default 64). Decisions with
 one legal action are played without search. ``max_games`` bounds the playout
 batch (decisions are searched in chunks of at most that many games). Measured
@@ -35,13 +46,16 @@ import typing
 
 import numpy as np
 
-from ghost_euchre_env import variants
+from ghost_euchre_env import solver, variants
 
 from .base import Policy, end_match
 from .streams import RowRandom, act_keyed, child_keys, takes_keys
 from .worlds import read_knowledge, sample_worlds, world_states
 
 OBJECTIVES = ("relative", "points")
+LEAVES = ("playout", "solver", "cards")
+SOLVER_CONCEPT = {"relative": "relative", "points": "paranoid"}
+"""the solver's solution concept for each objective (``leaf="solver"`` or ``"cards"``)"""
 WORLD_BYTES = 32 * 1024
 """memory one sampled world of one decision takes with its playouts (one per legal action): 30.5 KB
 measured in Ghost Hand, 24.8 KB in classic, on a decision of 5-6 legal actions (tracemalloc's peak of
@@ -89,7 +103,8 @@ class PIMCPolicy(Policy):
     None; samples: worlds per decision (int >= 1); rollout: the playout policy,
     a policy spec (default ``heuristic``) or a Policy object; objective: "relative" or
     "points" (see the module docstring); max_games: most playout games stepped at
-    once (int >= 1).
+    once (int >= 1); leaf: what a world is valued by, "playout", "solver" or "cards" (see
+    the module docstring).
     """
 
     name = "pimc"
@@ -102,6 +117,7 @@ class PIMCPolicy(Policy):
         rollout="heuristic",
         objective="relative",
         max_games=32768,
+        leaf="playout",
     ):
         super().__init__(game, seed)
         variant = variants.of(game)  # TypeError for anything but a variant's engine
@@ -114,12 +130,15 @@ class PIMCPolicy(Policy):
             raise ValueError(
                 f"pimc: objective must be one of {list(OBJECTIVES)}, got {objective!r}"
             )
+        if leaf not in LEAVES:
+            raise ValueError(f"pimc: leaf must be one of {list(LEAVES)}, got {leaf!r}")
         if not isinstance(rollout, str) and not callable(getattr(rollout, "act", None)):
             raise ValueError(f"pimc: rollout must be a policy spec or a Policy, got {rollout!r}")
         from .specs import make_policy  # late import: specs imports the policy modules by name
 
         self.samples = int(samples)
         self.objective = objective
+        self.leaf = leaf
         self.max_games = int(max_games)
         self.playout_game = type(game)(
             episode="deal", reward="points", **dataclasses.asdict(game.rules)
@@ -130,7 +149,8 @@ class PIMCPolicy(Policy):
         self.rollout = typing.cast(Policy, rollout)
         played_out_by = getattr(self.rollout, "name", type(self.rollout).__name__)
         rollout_note = "" if played_out_by == "heuristic" else f", rollout={played_out_by}"
-        self.name = f"pimc(samples={self.samples}{rollout_note})"
+        leaf_note = "" if leaf == "playout" else f", leaf={leaf}"
+        self.name = f"pimc(samples={self.samples}{rollout_note}{leaf_note})"
 
     def act(self, obs, mask, keys=None):
         """obs float32[N, D] of the seats to act, mask bool[N, A] -> int64[N]: the action of best
@@ -181,10 +201,13 @@ class PIMCPolicy(Policy):
         """
         num_worlds = worlds[0].shape[1]
         values = np.full(mask.shape, -np.inf)
+        if self.leaf != "playout":
+            solved = self._solved_cards(knowledge, worlds, mask, values)
+            mask = mask & ~solved[:, None]
         games_needed = mask.sum(axis=1) * num_worlds
         playout_keys = keys if takes_keys(self.rollout) else None  # keys of playouts: only if used
         start = 0
-        while start < len(mask):
+        while start < len(mask) and games_needed.any():
             fit = int(np.searchsorted(np.cumsum(games_needed[start:]), self.max_games, "right"))
             stop = start + max(fit, 1)
             rows, acts = np.nonzero(mask[start:stop])
@@ -208,8 +231,34 @@ class PIMCPolicy(Policy):
             start = stop
         return values
 
+    def _solved_cards(self, knowledge, worlds, mask, values):
+        """Value the card decisions among the positions by solving each world once: writes the mean
+        solved value of each legal card over the worlds into ``values`` (float64[N, A]) and returns
+        bool[N], the positions so valued (the others are before the cards)."""
+        num_positions, num_worlds = worlds[0].shape[:2]
+        game_row = np.repeat(np.arange(num_positions), num_worlds)
+        game_world = np.tile(np.arange(num_worlds), num_positions)
+        state = world_states(
+            self.playout_game,
+            knowledge,
+            *(part[game_row, game_world] for part in worlds),
+            rows=game_row,
+        )
+        playing = solver.in_play(self.playout_game, state).reshape(num_positions, num_worlds)[:, 0]
+        if playing.any():
+            games = np.flatnonzero(np.repeat(playing, num_worlds))
+            card_values = solver.solve(
+                self.playout_game, state, games, SOLVER_CONCEPT[self.objective], seat=0
+            )
+            mean = card_values.reshape(-1, num_worlds, card_values.shape[1]).mean(axis=1)
+            rows = np.flatnonzero(playing)
+            cards = mean.shape[1]
+            values[rows, :cards] = np.where(mask[rows, :cards], mean, -np.inf)
+        return playing
+
     def _play_out(self, state, first_actions, keys=None):
-        """Step every world with its first action, then play it to the deal's end.
+        """Step every world with its first action, then play it to the deal's end (with
+        ``leaf="solver"``: to its first lead, valued there by the solver).
 
         keys: uint64[M] key of each playout (for a keyed playout policy) or None.
         Returns float64[M]: the value of each playout for seat 0 (the searcher).
@@ -226,6 +275,13 @@ class PIMCPolicy(Policy):
                 if self.objective == "relative":  # minus the opponents' mean: a sum, one division
                     value[alive] -= rewards[:, self.opponents].sum(axis=1) / len(self.opponents)
             going_on = state.phase != game.over_phase
+            if self.leaf == "solver":
+                leads = np.flatnonzero(solver.in_play(game, state))
+                if len(leads):
+                    value[alive[leads]] += solver.position_value(
+                        game, state, leads, SOLVER_CONCEPT[self.objective], seat=0
+                    )
+                    going_on[leads] = False
             if not going_on.all():
                 alive = alive[going_on]
                 if len(alive) == 0:

@@ -41,7 +41,7 @@ EVIDENCE = ("all", "auction")  # the actions weighed: every one, or those before
 class SearchPolicy(PIMCPolicy):
     """PIMC over worlds inferred from the deal's actions, guided by a network.
 
-    game, seed, samples, objective, max_games: as :class:`PIMCPolicy`; rollout:
+    game, seed, samples, objective, max_games, leaf: as :class:`PIMCPolicy`; rollout:
     as :class:`PIMCPolicy`'s, or None (default) for the shipped network's
     auction and the heuristic's card play;
     network: the spec of the network read for inference, pruning and the prior
@@ -71,9 +71,10 @@ class SearchPolicy(PIMCPolicy):
         rollout=None,
         objective="relative",
         max_games=32768,
+        leaf="playout",
     ):
         given_rollout = "heuristic" if rollout is None else rollout
-        super().__init__(game, seed, samples, given_rollout, objective, max_games)
+        super().__init__(game, seed, samples, given_rollout, objective, max_games, leaf)
         for key, value, choices in (
             ("infer", infer, INFERENCE_MODELS),
             ("evidence", evidence, EVIDENCE),
@@ -139,6 +140,8 @@ class SearchPolicy(PIMCPolicy):
         if self.prior:
             options.append(f"prior={self.prior:g}")
         options.append(f"rollout={played_out_by}")
+        if leaf != "playout":
+            options.append(f"leaf={leaf}")
         self.name = f"search({','.join(options)})"
 
     def end_match(self):

@@ -73,7 +73,7 @@ def engine_breakdown(seconds, seed, **env_kwargs):
     assert isinstance(raw, ghost_euchre_v0.raw_env)
     game = raw.game
     spent = {}
-    for name in ("legal_mask", "observe", "step", "init", "start_episodes"):
+    for name in ("legal_mask", "_observe_rows", "step", "init", "start_episodes"):
         method = getattr(game, name)
 
         def timed(*args, _method=method, _name=name, **kwargs):

@@ -4,7 +4,8 @@ Deals are dealt from fixed keys, their auction played at random (a random
 contract and trump; a thrown-in deal is dealt again). For each deal the solver
 values every legal card of the first lead (the whole deal solved), then the
 deal is played out by the solver's own best cards and every later position is
-solved too. Usage::
+solved too. Also timed: the value of the first lead alone (``solver.position_value``,
+one alpha-beta search: what a search values an auction's world by). Usage::
 
     python benchmarks/solver_speed.py [--deals 200] [--variant ghost classic]
                                       [--concept relative] [--seed 0]
@@ -50,9 +51,13 @@ def run(variant, deals, concept, seed):
     engine = make(episode="deal")
     rng = np.random.default_rng(seed)
     solver.solve(engine, first_lead(engine, play_phase, seed, rng), concept=concept)  # compile
-    whole, by_left = [], {}
+    whole, by_left, position = [], {}, []
     for deal in range(deals):
         state = first_lead(engine, play_phase, seed * 100_003 + deal, rng)
+        if concept != "maxn":  # position_value takes the zero-sum concepts
+            start = time.process_time()
+            solver.position_value(engine, state, concept=concept, seat=int(state.player[0]))
+            position.append((time.process_time() - start) * 1e3)
         first = True
         while True:
             left = int(sum(bin(int(h)).count("1") for h in state.hands[0]))
@@ -70,6 +75,11 @@ def run(variant, deals, concept, seed):
         f"{np.median(whole):.2f} ms, p99 {np.percentile(whole, 99):.2f} ms, "
         f"max {whole.max():.2f} ms"
     )
+    if position:
+        print(
+            f"  the first lead's value alone (position_value): median {np.median(position):.2f} ms,"
+            f" p99 {np.percentile(position, 99):.2f} ms"
+        )
     print("  by cards held (all seats, sitting-out partners included): median / p99 ms")
     for left in sorted(by_left, reverse=True):
         times = np.array(by_left[left])

@@ -19,7 +19,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import dealing, options
-from .core import BatchedGame, EpisodeState
+from .core import EVERY_GAME, BatchedGame, EpisodeState
 
 # What reset and step change besides game_state (see EuchreAEC.snapshot)
 EPISODE_FIELDS = (
@@ -414,16 +414,15 @@ class EuchreAEC(AECEnv):
                 f"agent must be one of {self.possible_agents}, got {agent!r}"
             ) from None
         obs = self._obs_cache[seat]
-        if obs is None:
-            obs = self._obs_cache[seat] = self.game.observe(self._state(), self._seat_index[seat])[
-                0
-            ]
+        if obs is None:  # the seat is checked above: the engine's unchecked observation
+            rows = self.game._observe_rows(self._state(), EVERY_GAME, self._seat_index[seat])
+            obs = self._obs_cache[seat] = rows[0]
         mask = self._mask if seat == self._on_move else self._no_actions
         return {"observation": obs.copy(), "action_mask": mask.copy()}
 
     def observe_every_seat(self):
         """float32[S, D]: every seat's observation now, in one engine call (a new array)."""
-        return self.game.observe(self._state(), self._every_seat, self._game_per_seat)
+        return self.game._observe_rows(self._state(), self._game_per_seat, self._every_seat)
 
     def render(self):
         return render_as(

@@ -29,7 +29,7 @@ import dataclasses
 import numpy as np
 
 from . import classic, ghost
-from .core import DealSummary, StepResult, check_actions, check_choice
+from .core import EVERY_GAME, DealSummary, StepResult, check_actions, check_choice
 from .vector import VectorEnv
 
 REWARDS = ("points", "margin", "win")
@@ -66,7 +66,8 @@ class AuctionGame:
     ``ENGINE`` (the engine class), ``PLAY`` (its card-play phase) and
     ``margin`` (its zero-sum reward).
     It has the engine's interface (``init``, ``start_episodes``,
-    ``next_episodes``, ``legal_bits``, ``legal_mask``, ``observe``, ``step``),
+    ``next_episodes``, ``legal_bits``, ``legal_mask``, ``observe``, ``step``,
+    and the unchecked ``_observe_rows`` and ``_step_observe_live`` of the vector API),
     so the adapters of the engine run on it unchanged. ``engine`` is the
     wrapped ``GhostEuchre``; ``last_plays`` lists the card plays of the latest
     step as (games int[M], seats int8[M], cards int64[M]) per play round.
@@ -114,6 +115,14 @@ class AuctionGame:
 
     def observe(self, state, seats, games=None):
         return self.engine.observe(state, seats, games)
+
+    def _observe_rows(self, state, games, seats):
+        return self.engine._observe_rows(state, games, seats)
+
+    def _step_observe_live(self, state, actions):
+        result = self.step(state, actions, auto_reset=True)
+        player = state.player.astype(np.int64)
+        return result, self._observe_rows(state, EVERY_GAME, player), self.legal_mask(state), player
 
     def step(self, state, actions, auto_reset=False):
         """Apply one auction or trump action per game (int[N]), then play every deal it opened to its end.

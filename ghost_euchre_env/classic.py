@@ -52,6 +52,7 @@ from .core import (
     Rules,
     VariantDeclaration,
     column,
+    ended_games,
     layout_offsets,
     layout_table,
     name_action,
@@ -288,8 +289,6 @@ class ClassicDealSummary(DealSummary):
     ordered_up: np.ndarray
 
 
-_NO_GAMES = np.zeros(0, dtype=np.int64)
-
 assert tuple(Phase) == (rules.BIDDING, rules.DISCARD, rules.ALONE, rules.PLAY, rules.OVER)
 assert [OBS_OFFSETS[name][0] for name, _, _ in OBS_LAYOUT] == [
     rules.O_HAND,
@@ -376,9 +375,9 @@ class ClassicEuchre(BatchedGame[ClassicRules, ClassicState, ClassicDealSummary])
         )
 
     # ---------------------------------------------------------------- decisions
-    def legal_bits(self, state):
-        """uint32[N]: legal actions of the player to act as a bit set (bit a = action a)."""
-        return rules.legal_bits(
+    def _legal_args(self, state):
+        """The arguments of the kernels ``legal_bits`` and ``legal_mask``."""
+        return (
             self.rules.stick_the_dealer,
             state.phase,
             state.player,
@@ -389,11 +388,17 @@ class ClassicEuchre(BatchedGame[ClassicRules, ClassicState, ClassicDealSummary])
             state.led_suit,
         )
 
-    def _apply(self, state, action):
-        """One decision in every game (int8[N]); returns the games whose deal was played out, then thrown in."""
-        ended = np.empty(len(action), np.int8)
-        count = rules.step(
-            action,
+    def legal_bits(self, state):
+        """uint32[N]: legal actions of the player to act as a bit set (bit a = action a)."""
+        return rules.legal_bits(*self._legal_args(state))
+
+    def legal_mask(self, state):
+        """bool[N, 31]: legal actions of the player to act (all False when OVER); ``legal_bits`` unpacked."""
+        return rules.legal_mask(*self._legal_args(state))
+
+    def _step_args(self, state):
+        """The arguments of the kernels ``step`` and ``step_and_observe`` after the actions."""
+        return (
             self.rules.stick_the_dealer,
             self.rules.allow_lone_defender,
             state.phase,
@@ -415,11 +420,29 @@ class ClassicEuchre(BatchedGame[ClassicRules, ClassicState, ClassicDealSummary])
             state.trick_number,
             state.trick_cards,
             state.tricks_won,
-            ended,
         )
-        if not count:
-            return _NO_GAMES, _NO_GAMES
-        return np.flatnonzero(ended == rules.PLAYED_OUT), np.flatnonzero(ended == rules.THROWN_IN)
+
+    def _apply(self, state, action):
+        """One decision in every game (int8[N]); returns the games whose deal was played out, then thrown in."""
+        ended = np.empty(len(action), np.int8)
+        count = rules.step(action, *self._step_args(state), ended)
+        return ended_games(ended, count, rules.PLAYED_OUT, rules.THROWN_IN)
+
+    def _apply_observe(self, state, action):
+        """:meth:`_apply`, then the legal mask and the observation of every game by its player to
+        act (None, None when a deal ended), in one kernel call."""
+        ended = np.empty(len(action), np.int8)
+        count, mask, obs = rules.step_and_observe(
+            action,
+            *self._step_args(state),
+            ended,
+            self.rules.target_score,
+            self.rules.max_deals,
+            state.deal_number,
+            state.scores,
+        )
+        scored, thrown_in = ended_games(ended, count, rules.PLAYED_OUT, rules.THROWN_IN)
+        return (scored, thrown_in, None, None) if count else (scored, thrown_in, obs, mask)
 
     def deal_points(self, state, games):
         """int32[M, 2]: points each team scores for the finished deals ``games``."""
@@ -462,9 +485,12 @@ class ClassicEuchre(BatchedGame[ClassicRules, ClassicState, ClassicDealSummary])
 
         games: None, or int[M] with seats int[M]: row i is game ``games[i]`` seen by ``seats[i]``.
         """
-        rows, seats = self._observed(state, seats, games)
+        return self._observe_rows(state, *self._observed(state, seats, games))
+
+    def _observe_rows(self, state, games, seats):
+        """:meth:`observe` of checked ``games`` (int64[M]; empty: every game) and ``seats`` (int64)."""
         return rules.observe(
-            rows,
+            games,
             seats,
             self.rules.target_score,
             self.rules.max_deals,

@@ -35,7 +35,8 @@ EPISODES = ("game", "deal")  # episode="game": play to target_score; "deal": one
 REWARDS = ("points", "win")  # reward="points": deal points as scored; "win": +1 / loss at game end
 NO_SEAT = -1
 
-_EVERY_GAME = np.zeros(0, np.int64)  # the ``games`` of an observation of every game, in order
+EVERY_GAME = np.zeros(0, np.int64)  # the ``games`` of an observation of every game, in order
+_NO_GAMES = np.zeros(0, np.int64)
 
 StateSelf = TypeVar("StateSelf", bound="BatchState")
 
@@ -170,21 +171,40 @@ def _column_cells(field, games):
     return _column_offsets(num_games, width, False) + games * width
 
 
+def ended_games(ended, count, played_out, thrown_in):
+    """(played out int64[M], thrown in int64[K]): the games whose step kernel set ``ended[g]``
+    (int8[N]) to ``played_out`` or ``thrown_in``; ``count``: how many it set."""
+    if not count:
+        return _NO_GAMES, _NO_GAMES
+    return np.flatnonzero(ended == played_out), np.flatnonzero(ended == thrown_in)
+
+
 def take_rows(field, games):
     """``field[games]`` for a contiguous [N, K] field and int[M] games -> [M, K].
 
-    One flat gather: several times faster than NumPy's row indexing of a 2-D array.
+    One flat gather: several times faster than NumPy's row indexing of a 2-D array, but for
+    one row (a batch of one), where NumPy's indexing is twice as fast (and a [1, K] array has
+    both layouts).
     """
+    if len(games) == 1:
+        return field[games]
     return _flat(field).take(_column_cells(field, games)).T
 
 
 def put_rows(field, games, values):
     """``field[games] = values`` for a contiguous [N, K] field; values int[M, K]."""
+    if len(games) == 1:
+        field[games] = values
+        return
     _flat(field)[_column_cells(field, games)] = values.T
 
 
 def fill_rows(fields, games, value):
     """``field[games] = value`` (a scalar) for each contiguous [N, K] field of ``fields``."""
+    if len(games) == 1:
+        for field in fields:
+            field[games] = value
+        return
     cells = {}
     for field in fields:
         layout = (field.shape, field.flags.f_contiguous)
@@ -436,6 +456,10 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
     def observe(self, state, seats, games=None):
         raise NotImplementedError
 
+    def _observe_rows(self, state, games, seats):
+        """:meth:`observe` of checked ``games`` (int64[M]; empty: every game) and ``seats`` (int64)."""
+        raise NotImplementedError
+
     def hidden_cards(self, state, seats):
         """float32[N, hidden_size]: the cards seat ``seats[i]`` (int[N]) cannot see in game i, 0/1 per card
         (the other seats' hands by relative seat, the face-down cards): for training critics only
@@ -459,7 +483,7 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
         """(games int64[M], seats int64[M]) checked for an observation of the rows ``games``
         (None: every game, then games is empty and seats int[N]); ValueError if out of range."""
         if games is None:
-            return _EVERY_GAME, self._check_seats(seats, state.num_games)
+            return EVERY_GAME, self._check_seats(seats, state.num_games)
         games = np.asarray(games, np.int64)
         if games.ndim != 1 or (
             len(games) and not 0 <= games.min() <= games.max() < state.num_games
@@ -488,6 +512,23 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
             )
         scored, thrown_in = self._apply(state, np.asarray(actions).astype(np.int8))
         return self._end_deals(state, thrown_in, scored, auto_reset)
+
+    def _step_observe_live(self, state, actions):
+        """A step of the vector API: :meth:`step` with ``auto_reset``, then every game's legal mask
+        and its observation by the player to act; (StepResult, obs, mask, player int64[N]).
+
+        For games known to be live (actions checked against their legal mask, which is empty
+        in a game that is over). One kernel call when no deal ended (``_apply_observe``).
+        """
+        scored, thrown_in, obs, mask = self._apply_observe(
+            state, np.asarray(actions).astype(np.int8)
+        )
+        result = self._end_deals(state, thrown_in, scored, True)
+        player = state.player.astype(np.int64)
+        if obs is None or mask is None:  # deals ended and were dealt again: observe now
+            mask = self.legal_mask(state)
+            obs = self._observe_rows(state, EVERY_GAME, player)
+        return result, obs, mask, player
 
     # ------------------------------------------------------------------ deal ends
     def _end_deals(self, state, thrown_in, scored, auto_reset):
@@ -577,6 +618,15 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
 
     def _apply(self, state, action):
         raise NotImplementedError
+
+    def _apply_observe(
+        self, state, action
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """:meth:`_apply`, then (scored, thrown_in, obs, mask) with the legal mask and the
+        observation of every game by its player to act, or None, None (then the caller
+        observes): a variant with a kernel for the whole vector step overrides it."""
+        scored, thrown_in = self._apply(state, action)
+        return scored, thrown_in, None, None
 
     def deal_points(self, state, games):
         raise NotImplementedError

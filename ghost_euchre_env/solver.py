@@ -397,14 +397,20 @@ def _search(hands, trick, tricks, reneges, info, leader, player, led, alpha, bet
 
 
 @njit(cache=True)
+def _new_generation(table):
+    """Entries of earlier roots no longer match: the generation is part of every key."""
+    keys = table[0]
+    if keys[0, 0] >= _GENERATIONS:  # the generation would overflow its bits: start afresh
+        keys[1:, :] = -1
+        keys[0, 0] = 0
+    keys[0, 0] += 1
+
+
+@njit(cache=True)
 def _solve_one(hands, trick, tricks, reneges, info, leader, player, led, work, table, values):
     """The value of every legal card of ``player`` into ``values`` (int32[24]; _ILLEGAL if not legal;
     concept "relative": doubled, to stay an integer)."""
-    keys = table[0]
-    if keys[0, 0] >= _GENERATIONS:  # the generation is part of every key: start the table afresh
-        keys[1:, :] = -1
-        keys[0, 0] = 0
-    keys[0, 0] += 1  # a new generation: entries of earlier roots no longer match
+    _new_generation(table)
     if info[ROOT] < 0:  # valued for the seat to move
         info[ROOT] = player
     values[:] = _ILLEGAL
@@ -474,6 +480,20 @@ def _solve_batch(hands, trick, tricks, reneges, info, leader, player, led, work,
     return values
 
 
+@njit(cache=True)
+def _value_batch(hands, trick, tricks, reneges, info, leader, player, led, work, table):
+    """int64[M]: the value of every position for its ``info[ROOT]`` seat, one alpha-beta search
+    each (arrays with a leading position axis; concept "relative": doubled)."""
+    values = np.empty(hands.shape[0], np.int64)
+    for g in range(hands.shape[0]):
+        _new_generation(table)
+        values[g] = _search(
+            hands[g], trick[g], tricks[g], reneges[g], info[g], leader[g], player[g], led[g],
+            -_INFINITY, _INFINITY, work, table,
+        )  # fmt: skip
+    return values
+
+
 class _Workspace:
     """The search's buffers and transposition table, made once (about 6 MB) and reused."""
 
@@ -514,24 +534,33 @@ def solve_position(hands, trick, tricks, reneges, info, leader, player, led_suit
     play, the effective suit led (-1 when leading). Cards that are not legal
     get ``NO_VALUE`` (-inf).
     """
+    info, arrays = _kernel_arrays(hands, trick, tricks, reneges, info, leader, player, led_suit)
+    raw = _solve_batch(*arrays)
+    values = raw.astype(np.float64)
+    values[raw == _ILLEGAL] = NO_VALUE
+    return _undoubled(values, info)
+
+
+def _kernel_arrays(hands, trick, tricks, reneges, info, leader, player, led_suit):
+    """(info int64[M, INFO_SIZE], the kernels' arguments): the position's arrays as int64 copies
+    (the search plays on them), then this thread's workspace."""
     workspace = _workspace()
     info = np.asarray(info, np.int64).reshape(-1, INFO_SIZE).copy()
-    raw = _solve_batch(
-        np.asarray(hands, np.int64).reshape(-1, 4).copy(),
-        np.asarray(trick, np.int64).reshape(-1, 4).copy(),
-        np.asarray(tricks, np.int64).reshape(-1, 4).copy(),
-        np.asarray(reneges, np.int64).reshape(-1, 4).copy(),
+    arrays = (
+        *(np.asarray(a, np.int64).reshape(-1, 4).copy() for a in (hands, trick, tricks, reneges)),
         info,
-        np.asarray(leader, np.int64).reshape(-1),
-        np.asarray(player, np.int64).reshape(-1),
-        np.asarray(led_suit, np.int64).reshape(-1),
+        *(np.asarray(a, np.int64).reshape(-1) for a in (leader, player, led_suit)),
         workspace.work,
         workspace.table,
     )
-    values = raw.astype(np.float64)
-    values[raw == _ILLEGAL] = NO_VALUE
+    return info, arrays
+
+
+def _undoubled(values, info):
+    """float64 values (rows by position) in points: the kernel doubles "relative" values to keep
+    them integers."""
     relative = (info[:, CONCEPT] == RELATIVE) & (info[:, VARIANT] == GHOST)
-    values[relative] /= 2  # the kernel doubles "relative" values to keep them integers
+    values[relative] /= 2
     return values
 
 
@@ -641,19 +670,13 @@ def position_value(engine, state, games=None, concept="relative", seat=0):
     ``seat`` (it is ``seat``, or its partner in classic), else the worst: what a
     search values a world by, for instance a world's contract at its first
     lead. Concepts "relative" and "paranoid" (under max-n a seat's value is not
-    a minimax of its own card values: ValueError).
+    a minimax of its own card values: ValueError). One alpha-beta search of the
+    position, so cheaper than :func:`solve`, which values every card exactly.
     """
     if concept == "maxn":
         raise ValueError("position_value takes concept 'relative' or 'paranoid', not 'maxn'")
-    games = np.arange(state.num_games) if games is None else np.asarray(games, np.intp)
-    values = solve(engine, state, games, concept, seat)
-    mover = state.player[games].astype(np.int64)
-    seat = np.broadcast_to(np.asarray(seat, np.int64), mover.shape)
-    same_side = (mover == seat) if _variant(engine) == GHOST else ((mover & 1) == (seat & 1))
-    legal = values != NO_VALUE
-    best = np.where(legal, values, -np.inf).max(axis=1)
-    worst = np.where(legal, values, np.inf).min(axis=1)
-    return np.where(same_side, best, worst)
+    info, arrays = _kernel_arrays(*position_arrays(engine, state, games, concept, seat))
+    return _undoubled(_value_batch(*arrays).astype(np.float64), info)
 
 
 def best_cards(values):

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import dealing
 from .classic import ClassicEuchre
-from .core import check_actions, check_int
+from .core import EVERY_GAME, check_actions, check_int
 from .ghost import GhostEuchre
 
 
@@ -61,13 +61,12 @@ class VectorEnv:
         illegal or out-of-range action raises ValueError and changes nothing.
         """
         state = self.state
-        actions = check_actions(actions, self.mask)
-        result = self.game.step(state, actions, auto_reset=True)
+        actions = check_actions(actions, self.mask)  # the mask is empty in a game that is over
+        result, obs, self.mask, player = self.game._step_observe_live(state, actions)
         done = result.terminated | result.truncated
         self.last_result = result
         self.truncated = result.truncated
-        obs, mask, player = self._observe(state)
-        return obs, mask, player, result.rewards, done
+        return obs, self.mask, player, result.rewards, done
 
     @property
     def state(self):
@@ -82,8 +81,8 @@ class VectorEnv:
 
     def _observe(self, state):
         self.mask = self.game.legal_mask(state)
-        player = state.player.astype(np.int64)
-        return self.game.observe(state, player), self.mask, player
+        player = state.player.astype(np.int64)  # every game is live (auto-reset): seats 0..S-1
+        return self.game._observe_rows(state, EVERY_GAME, player), self.mask, player
 
 
 class GhostEuchreVec(VectorEnv):

@@ -128,6 +128,7 @@ def _cheap(words):
         any(re.fullmatch(r"\[?[A-Z][A-Z_]*\]?", word) or word.startswith("[") for word in words)
         or "human" in words
         or any(word.startswith(("pimc", "search")) for word in words)
+        or any(part in word for word in words for part in ("cards=solver", "leaf="))  # minutes
         or "benchmark" in words  # the suite plays pimc (minutes)
         or any(g > MAX_GAMES for g in games)
     )

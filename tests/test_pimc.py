@@ -323,6 +323,10 @@ def test_bad_options_raise():
         PIMCPolicy(game, samples=0)
     with pytest.raises(ValueError, match="objective"):
         PIMCPolicy(game, objective="win")
+    with pytest.raises(
+        ValueError, match=r"leaf must be one of \['playout', 'solver', 'cards'\], got 'exact'"
+    ):
+        PIMCPolicy(game, leaf="exact")
 
 
 def test_learned_playouts_are_one_batch_per_step_and_named(monkeypatch):
@@ -347,3 +351,60 @@ def test_learned_playouts_are_one_batch_per_step_and_named(monkeypatch):
     searched = (mask.sum(axis=1) > 1).sum()
     assert batches[0] > 4 * searched  # every searched decision's worlds and actions in one call
     assert len(batches) <= 40  # one call per playout step, not per decision or world
+
+
+@pytest.mark.parametrize("variant", ["ghost", "classic"])
+def test_solved_worlds_value_each_action_by_its_worlds_solved(variant):
+    """leaf=solver: a card's value is the mean of its worlds' solved values; an auction action's
+    is the mean over its worlds of the position at the first lead (the playout policy playing
+    up to it), solved, for the searcher (a deal thrown in: 0)."""
+    from ghost_euchre.agents.specs import make_policy
+    from ghost_euchre_env import solver, variants
+
+    venv = variants.make(variant).vector_env(6, seed=7, episode="deal")
+    obs, mask, _ = venv.reset()
+    seen, rng = [], np.random.default_rng(1)
+    for _ in range(24):  # random play: auction and card decisions
+        seen.append((obs, mask))
+        obs, mask, _, _, _ = venv.step((rng.random(mask.shape) * mask).argmax(axis=1))
+    obs, mask = (np.concatenate(part)[::7] for part in zip(*seen, strict=True))
+    policy = PIMCPolicy(venv.game, seed=0, samples=3, leaf="solver")
+    game = policy.playout_game
+    knowledge = read_knowledge(obs, venv.game)
+    worlds = sample_worlds(knowledge, 3, np.random.default_rng(2))
+    values = policy.action_values(knowledge, worlds, mask)
+    heuristic = make_policy("heuristic", game)
+    kinds = set()
+    for row, action in zip(*np.nonzero(mask), strict=True):
+        solved = []
+        for world in range(3):
+            state = world_states(
+                game, knowledge, *(part[row, [world]] for part in worlds), rows=[row]
+            )
+            if solver.in_play(game, state)[0]:
+                kinds.add("card")
+                solved.append(solver.solve(game, state, seat=0)[0, action])
+                continue
+            kinds.add("auction")
+            next_action = np.array([action])
+            while True:
+                game.step(state, next_action)
+                if state.phase[0] == game.over_phase:
+                    solved.append(0.0)
+                    break
+                if solver.in_play(game, state)[0]:
+                    solved.append(solver.position_value(game, state, seat=0)[0])
+                    break
+                legal = game.legal_mask(state)
+                next_action = heuristic.act(
+                    game.observe(state, state.player.astype(np.int64)), legal
+                )
+        assert values[row, action] == pytest.approx(np.mean(solved)), (row, action)
+    assert kinds == {"card", "auction"}
+    assert np.array_equal(np.isfinite(values), mask)
+    # leaf=cards: the card decisions as leaf=solver values them, the others as leaf=playout does
+    cards_only = PIMCPolicy(venv.game, seed=0, samples=3, leaf="cards")
+    played_out = PIMCPolicy(venv.game, seed=0, samples=3).action_values(knowledge, worlds, mask)
+    playing = solver.in_play(game, world_states(game, knowledge, *(p[:, 0] for p in worlds)))
+    want = np.where(playing[:, None], values, played_out)
+    assert np.array_equal(cards_only.action_values(knowledge, worlds, mask), want)

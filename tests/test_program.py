@@ -19,6 +19,7 @@ import time
 
 import numpy as np
 import pytest
+from terminal_helpers import script_at_a_terminal
 
 from ghost_euchre.agents import make_policy
 from ghost_euchre.agents.checked import PlugInError
@@ -502,10 +503,12 @@ def test_what_a_program_detaches_is_stopped_with_it(here):
 
 
 def evaluate_until_a_decision(here, record, *args):
-    """The evaluate command playing ``args`` in a process of its own, once ``record`` notes a
+    """The evaluate command playing ``args`` in a process of its own, started as a terminal starts
+    it (SIGINT unblocked, at Python's handler: :mod:`terminal_helpers`), once ``record`` notes a
     decision (the program is thinking)."""
+    evaluate_py = script_at_a_terminal(os.path.join(ROOT, "evaluate.py"))
     process = subprocess.Popen(
-        [sys.executable, os.path.join(ROOT, "evaluate.py"), *args, "--games", "2", "--quiet"],
+        [sys.executable, "-c", evaluate_py, *args, "--games", "2", "--quiet"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -540,9 +543,12 @@ def test_a_match_stopped_while_a_program_thinks_leaves_nothing_running(here, sto
         assert (
             process.returncode == 130
             and err == "\nevaluate.py: stopped by Ctrl-C; nothing written\n"
-        )
+        ), (process.returncode, err)
     else:
-        assert process.returncode == -getattr(signal, stop) and "Traceback" not in err
+        assert process.returncode == -getattr(signal, stop) and "Traceback" not in err, (
+            process.returncode,
+            err,
+        )
     pids = {r["pid"] for r in records(record)}
     assert len(pids) == 3 and gone(pids, within=5.0)  # the program, its child, the detached one
     assert sorted(os.listdir(here)) == ["runs", "thinker", "thinker.record"]

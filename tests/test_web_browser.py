@@ -29,7 +29,7 @@ from ghost_euchre.arena.league import leaderboard
 from ghost_euchre.arena.store import Store
 from ghost_euchre.arena.web import create_app
 from ghost_euchre.arena.web.league import league_groups
-from ghost_euchre_env import dealing
+from ghost_euchre_env import dealing, solver
 from ghost_euchre_env.ghost import GhostEuchre
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
@@ -153,6 +153,7 @@ def test_a_person_plays_a_whole_deal_against_two_heuristics_then_watches_it(serv
             assert slot.find_element(By.CLASS_NAME, "slot-name").text in names
         if clicks == 5:  # mid-deal: cards on the table, a trick or two taken
             screenshot(browser, "play")
+        assert not browser.find_elements(By.CSS_SELECTOR, ".card.best")  # no solver in play
         choice = int(rng.choice(sorted(legal)))
         step = board.get_attribute("data-step")
         next(b for b in buttons if int(b.get_attribute("data-action")) == choice).click()
@@ -185,6 +186,21 @@ def test_a_person_plays_a_whole_deal_against_two_heuristics_then_watches_it(serv
     paused = step_of(browser)
     assert 0 < paused < len(moves)
     screenshot(browser, "watch")
+    # The solver's best cards are outlined in the hand of the seat to play, at card decisions only.
+    card_play = next(k for k, m in enumerate(moves) if m["phase"] == "play")
+    browser.find_element(By.ID, "first").click()
+    for k in range(card_play + 2):
+        outlined = browser.find_elements(By.CSS_SELECTOR, ".card.best")
+        engine, before = engine_after(SEED, [m["action"] for m in moves[:k]])
+        if k < card_play:
+            assert not outlined, k
+        else:
+            best = np.flatnonzero(solver.best_cards(solver.solve(engine, before))[0]).tolist()
+            assert sorted(int(c.get_attribute("data-card")) for c in outlined) == best, k
+            seat = browser.find_element(By.CSS_SELECTOR, f".seat[data-seat='{before.player[0]}']")
+            assert all(c in seat.find_elements(By.CSS_SELECTOR, ".card") for c in outlined)
+        browser.find_element(By.ID, "next").click()
+    assert "no legal player reaches it" in browser.find_element(By.ID, "solver-legend").text
     browser.find_element(By.ID, "last").click()
     assert step_of(browser) == len(moves)
     finals = browser.find_elements(By.CSS_SELECTOR, "#result .final b")

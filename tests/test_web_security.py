@@ -62,6 +62,29 @@ def client(games):
     return web_client(create_app(db=None, games=games))
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _page_warmed(tmp_path_factory):
+    """The page's own first work done once in this process: the engine's compiled rules loaded
+    (a first table; numba imports modules of its own then) and a good policy file checked (torch
+    imports its device context then). A test's count of modules then sees only what the request
+    itself imports, whatever ran before in the process (its file alone, an xdist worker)."""
+    for variant in ("ghost", "classic"):
+        Table(variant, seed_key(0), "game", {})
+    folder = tmp_path_factory.mktemp("warm")
+    write_policy(folder / "mine.pt")
+    SpecGate([str(folder)]).check("ppo:mine.pt")
+
+
+@pytest.fixture
+def working_folder(tmp_path, monkeypatch):
+    """A fresh, empty working folder for the test (the one whose listing a test compares): no
+    other test's process (pytest-xdist runs several) writes into it meanwhile."""
+    folder = tmp_path / "working"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    return folder
+
+
 @pytest.fixture
 def probe_module(tmp_path, monkeypatch):
     """A module on sys.path whose import (its top-level code) creates a file: (name, that file)."""
@@ -176,6 +199,7 @@ WORK_PROBES = [
 
 @pytest.mark.parametrize("spec", CODE_PROBES + HUMAN_PROBES + [w for w, _ in WORK_PROBES])
 @pytest.mark.parametrize("seat", [0, 1])
+@pytest.mark.usefixtures("working_folder")
 def test_a_spec_outside_the_allow_list_is_refused_before_anything_is_imported_or_made(
     client, games, probe_module, spec, seat, tmp_path
 ):
@@ -729,6 +753,7 @@ RECORDED_PROBES = [
 
 
 @pytest.mark.parametrize(("partner", "word"), RECORDED_PROBES)
+@pytest.mark.usefixtures("working_folder")
 def test_a_partner_recorded_in_a_policy_file_goes_through_the_gate(
     policy_folder, probe_module, games, touched, partner, word
 ):
@@ -760,6 +785,7 @@ def test_a_partner_recorded_in_a_policy_file_goes_through_the_gate(
         ({"hidden_sizes": None, "obs_size": "x"}, "does not build"),
     ],
 )
+@pytest.mark.usefixtures("working_folder")
 def test_a_policy_file_naming_code_or_a_bigger_network_is_refused_unbuilt(
     policy_folder, probe_module, games, monkeypatch, config, word
 ):
@@ -816,6 +842,7 @@ def test_a_policy_file_swapped_for_a_symlink_after_the_check_is_not_read(
 
 
 # ---------------------------------------------------- the allow-list's reach
+@pytest.mark.usefixtures("working_folder")
 def test_an_allowed_spec_lifts_no_rule_of_the_gate(probe_module, games, monkeypatch):
     gate = SpecGate(allowed=["pimc:samples=1", "pimc:samples=1024", f"{PROBE_MODULE}:X"])
     monkeypatch.setattr(web, "build_players", lambda *a: pytest.fail("a bot was built"))
@@ -978,6 +1005,7 @@ def test_a_request_with_two_lengths_is_refused_and_its_connection_closed(games, 
         "",
     ],
 )
+@pytest.mark.usefixtures("working_folder")
 def test_hosts_no_browser_sends_are_refused(client, games, host):
     with nothing_done(games):
         assert_error(client.post("/api/games", json={}, headers={"host": host}), 400, "Host")

@@ -119,7 +119,7 @@ def analyse(records, numbers=None):
     if len(variants) > 1:
         raise ValueError(f"game records of one variant only, got {sorted(variants)}")
     games = tuple(
-        _analyse_game(record, number) for record, number in zip(records, numbers, strict=True)
+        analyse_game(record, number) for record, number in zip(records, numbers, strict=True)
     )
     return Analysis(
         variant=records[0].variant if records else "ghost",
@@ -132,7 +132,13 @@ def _names(record, seats):
     return tuple(record.names) if record.names else tuple(f"seat {s}" for s in range(seats))
 
 
-def _analyse_game(record, number):
+def analyse_game(record, number=0, seats=None):
+    """The :class:`GameAnalysis` of one game ``record`` (its number shown: ``number``).
+
+    seats: the seats whose card decisions are solved (a set of ints; None: every
+    seat); a deal's ``lost`` then names only those seats. Raises RecordError (a
+    ValueError) for a record that does not replay.
+    """
     game = record.game()
     names = _names(record, game.num_players)
     maker_field = "declarer" if record.variant == "ghost" else "maker"
@@ -143,7 +149,8 @@ def _analyse_game(record, number):
             if current is None:
                 current = (int(state.deal_number[0]), int(state.trump[0]))
                 current += (int(getattr(state, maker_field)[0]),)
-            decisions.append(_decision(game, state, step, names))
+            if seats is None or step.seat in seats:
+                decisions.append(_decision(game, state, step, names))
         ended = step.result.deals
         if len(ended.game) and current is not None:
             points = tuple(int(p) for p in ended.points[0])
@@ -154,18 +161,37 @@ def _analyse_game(record, number):
     return GameAnalysis(number=number, key=record.key, names=names, deals=tuple(deals))
 
 
+def solve_decision(game, state):
+    """The card decision of game 0 of engine ``state`` (in its play phase) solved, every hand seen.
+
+    Returns (values, best): ((card, value), ...) of every legal card in card
+    order, in the deal's points (:data:`CONCEPT` in Ghost Hand; classic: the
+    mover's team's points minus the other team's), and the cards of the highest
+    value (``solver.best_cards``). The one place a decision is solved: the
+    analysis, the benchmark's card-play section and the web page's replays call it.
+    """
+    values = solver.solve(game, state, [0], concept=CONCEPT)
+    best = np.flatnonzero(solver.best_cards(values)[0])
+    legal = np.flatnonzero(values[0] != solver.NO_VALUE)
+    return tuple((int(c), float(values[0, c])) for c in legal), tuple(int(c) for c in best)
+
+
+def decision_loss(values, card):
+    """The points a card decision lost against double-dummy play: the best value of ``values``
+    (:func:`solve_decision`'s) minus the value of ``card``, the card played (>= 0)."""
+    return max(v for _, v in values) - dict(values)[card]
+
+
 def _decision(game, state, step, names):
-    values = solver.solve(game, state, concept=CONCEPT)[0]
-    legal = np.flatnonzero(values != solver.NO_VALUE)
-    top = float(values[legal].max())
+    values, best = solve_decision(game, state)
     return CardDecision(
         trick=int(np.asarray(state.tricks_won[0]).sum()),
         seat=step.seat,
         player=names[step.seat],
         card=step.action,
-        values=tuple((int(c), float(values[c])) for c in legal),
-        best=tuple(int(c) for c in legal if values[c] == top),
-        loss=top - float(values[step.action]),
+        values=values,
+        best=best,
+        loss=decision_loss(values, step.action),
     )
 
 

@@ -27,6 +27,12 @@ Sections of ``v1`` (games; ghost / classic):
   ``random`` (the floor) and ``oracle`` (:mod:`ghost_euchre.agents.oracle`: the search shown
   every hand, no legal player) in SPEC's place, so a score reads against how
   much of the game is skill;
+- ``card-play`` (240, added to ``v1`` later: :data:`ADDED`): SPEC against the
+  heuristics on ``scale``'s deals (``field/heuristics``' first 240 games),
+  recorded, every card SPEC played solved with every hand seen
+  (:func:`ghost_euchre.arena.analysis.analyse_game`): the points a deal SPEC lost
+  against double-dummy play (:func:`card_play_figures`). No legal player reaches
+  that line (loss 0): a figure of card play alone, to compare bots by;
 - ``robustness`` (opt-in, it trains; only from the command, which can train):
   what ``exploit`` measures at a budget of 1,048,576 decisions.
 
@@ -34,7 +40,11 @@ Section k deals from ``seed + offset`` (the published seed ``55000``, or
 ``--seed``: a private suite of the same structure, and the card says so). The
 figures do not depend on ``workers``; the same suite and bot give the same card
 JSON but its ``timing``. **A suite's deals and sizes never change once
-released: a change is a new suite (``v2``), never an edit of ``v1``.**
+released: a change is a new suite (``v2``), never an edit of ``v1``.** The one
+addition a released suite takes is a section that plays only deals the suite
+already deals and changes no other section (:data:`ADDED`): a card made before it
+lacks that section, and says "not measured" (:mod:`ghost_euchre.arena.cards`); the
+same command on a stored card plays only the missing section.
 """
 
 import dataclasses
@@ -50,9 +60,10 @@ from ghost_euchre.agents.base import Wrapped, end_match
 from ghost_euchre.agents.checked import PolicyRaised
 from ghost_euchre.agents.specs import make_policy
 from ghost_euchre.agents.streams import act_keyed
+from ghost_euchre.arena.analysis import analyse_game
 from ghost_euchre.arena.bidding import points_difference, run_bidding_match
 from ghost_euchre.arena.match import _player_seed, make_game, run_match
-from ghost_euchre.arena.stats import over_fair_points
+from ghost_euchre.arena.stats import over_fair_points, ratio_interval
 from ghost_euchre_env import __version__, variants
 
 CARD_SCHEMA = "ghost-euchre-card-v1"
@@ -67,7 +78,7 @@ class Section:
     ``budget``: training decisions (robustness)."""
 
     name: str
-    kind: str
+    kind: str  # match, auction, cost, scale, cardplay or robustness
     opponents: tuple = ()
     games: int = 0
     offset: int = 0
@@ -98,6 +109,7 @@ def _v1(network, three_way):
         Section("auction", "auction", ("heuristic", "heuristic"), 1200, 4, regret=(120, 16)),
         Section("cost", "cost", ("heuristic", "heuristic"), 60, 5),
         Section("scale", "scale", ("heuristic", "heuristic"), 240, 0, ("random", "oracle")),
+        Section("card-play", "cardplay", ("heuristic", "heuristic"), 240, 0),
         Section("robustness", "robustness", games=300, offset=6, budget=1_048_576),
     )
 
@@ -105,6 +117,9 @@ def _v1(network, three_way):
 V1 = Suite("v1", 55000, {"ghost": _v1("ppo:ghost", True), "classic": _v1("ppo:classic", False)})
 SUITES = {"v1": V1}
 """The released suites by name: never edited once released (a change is a new name)."""
+ADDED = {"v1": ("card-play",)}
+"""Sections added to a released suite after its first cards, by suite: each plays only deals the
+suite already dealt and changes no other section; a card made before lacks them ("not measured")."""
 
 
 def lineup(variant, bot, opponents):
@@ -188,6 +203,9 @@ def run_section(section, spec, variant, seed, workers=1, progress=False, robustn
         for reference in section.references:
             lined = lineup(variant, reference, section.opponents)
             figures[reference] = match_figures(run_match(lined, workers=workers, **options))
+    elif section.kind == "cardplay":
+        result = run_match(players, workers=workers, record=True, **options)
+        figures = card_play_figures(result)
     elif section.kind == "robustness":
         if robustness is None:
             raise ValueError("the robustness section trains: run it from the evaluate command")
@@ -195,6 +213,41 @@ def run_section(section, spec, variant, seed, workers=1, progress=False, robustn
     else:
         raise ValueError(f"unknown section kind {section.kind!r}")
     return figures, {"wall_time_s": round(time.perf_counter() - start, 3)}
+
+
+def card_play_figures(result):
+    """The card-play section's figures of a recorded match (``record=True``): every card decision
+    of SPEC's seats (team 0's players: SPEC, and its partner copy in classic) solved with every
+    hand seen (:func:`ghost_euchre.arena.analysis.analyse_game`, the analyse command's own).
+
+    {"games", "deals": deals a seat of SPEC's played a card in (counted once a seat),
+    "decisions": its card decisions, "off_line": those that lost points,
+    "points_lost_per_deal": the points lost over those deals (the analysis's ``lost_per_deal``),
+    "points_lost_per_deal_ci95": its 95% interval clustered by deal sequence}.
+    """
+    mine = np.flatnonzero(variants.make(result.variant).teams == 0)  # SPEC's positions
+    games = len(result.sequence)
+    lost, deals = np.zeros(games), np.zeros(games)
+    decisions = off_line = 0
+    for g, record in enumerate(result.game_records()):
+        seats = set(np.flatnonzero(np.isin(result.seat_player[g], mine)).tolist())
+        for deal in analyse_game(record, g, seats).deals:
+            deals[g] += len(deal.lost)  # one entry per seat of SPEC's that played
+            lost[g] += sum(d.loss for d in deal.decisions)
+            decisions += len(deal.decisions)
+            off_line += sum(d.loss > 0 for d in deal.decisions)
+    _, cluster = np.unique(result.sequence, return_inverse=True)
+    mean, ci = ratio_interval(
+        np.bincount(cluster, weights=lost), np.bincount(cluster, weights=deals)
+    )
+    return {
+        "games": games,
+        "deals": int(deals.sum()),
+        "decisions": decisions,
+        "off_line": off_line,
+        "points_lost_per_deal": mean,
+        "points_lost_per_deal_ci95": finite(ci),
+    }
 
 
 def _cost(players, options):

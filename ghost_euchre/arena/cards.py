@@ -13,13 +13,18 @@ A card's JSON (``schema`` ``ghost-euchre-card-v1``)::
                                              "best_rate"}},
                   "cost": {"games"},
                   "scale": {"random": {match figures}, "oracle": {match figures}},
+                  "card-play": {"games", "deals", "decisions", "off_line",
+                                "points_lost_per_deal", "points_lost_per_deal_ci95"},
                   "robustness": {exploit's figures (opt-in)}},
      "timing": {section: {"wall_time_s", ...; cost: "cpu_ms_per_decision",
                           "decisions_timed", "peak_act_memory_mib", "peak_rss_mib"}}}
 
 Everything but ``timing`` is the same for the same suite, seed and bot, whatever
-the worker count. Published cards (``ghost_euchre/arena/published/*.json``, in the wheel)
-are the shipped bots' cards on each suite's published seed.
+the worker count. A section added to a released suite later (``benchmark.ADDED``:
+``card-play``) is absent from the cards made before it, which keep their schema
+and their ``planned`` list: its row reads "not measured", never a number.
+Published cards (``ghost_euchre/arena/published/*.json``, in the wheel) are the
+shipped bots' cards on each suite's published seed.
 """
 
 import glob
@@ -27,6 +32,7 @@ import json
 import os
 import re
 
+from ghost_euchre.arena.benchmark import ADDED
 from ghost_euchre.plumbing.files import write_atomic
 from ghost_euchre_env import variants
 
@@ -51,10 +57,25 @@ ROWS = (
         "+",
     ),
     ("auction", "bid_regret", "bid regret (points a decision)", "regret"),
+    (
+        "card-play",
+        "points_lost_per_deal",
+        "card play: points a deal lost to double-dummy play",
+        "lost",
+    ),
     ("scale", "random", "scale: random's win rate vs heuristics", "ref"),
     ("scale", "oracle", "scale: oracle's win rate vs heuristics", "ref"),
     ("robustness", "win_rate", "robustness: a best response's win rate", "%"),
 )
+
+
+CARD_PLAY_NOTE = (
+    "card play: every card the bot played solved with every hand seen; "
+    "no legal player reaches that double-dummy line (loss 0): the figure compares bots' card "
+    "play, it does not count mistakes"
+)
+NOT_MEASURED = "not measured"
+"""The value of a row whose section was added to its suite after the card was made."""
 
 
 def _shown(value, kind):
@@ -64,10 +85,15 @@ def _shown(value, kind):
 
 
 def figure_rows(card):
-    """[(label, value text, interval text, games)] of a card's figures, in :data:`ROWS` order."""
+    """[(label, value text, interval text, games)] of a card's figures, in :data:`ROWS` order; a
+    section added to the card's suite after the card was made (``benchmark.ADDED``): "not
+    measured"."""
     rows = []
     for section, key, label, kind in ROWS:
         figures = card["sections"].get(section)
+        if figures is None and section in ADDED.get(card["suite"], ()):
+            rows.append((label, NOT_MEASURED, "-", "-"))
+            continue
         if figures is None or key not in figures:
             continue
         games = figures.get("games", "")
@@ -103,6 +129,8 @@ def markdown(card):
             for label, value, ci, games in figure_rows(card)
         ),
     ]
+    if "card-play" in card["sections"]:
+        lines += ["", CARD_PLAY_NOTE]
     cost = card.get("timing", {}).get("cost")
     if cost:
         lines += [

@@ -6,11 +6,12 @@ a ``ClassicState`` (seat-major [N, 4] fields, uint32 card masks, int8 seats with
 -1 for none). Seats 0 & 2 play against seats 1 & 3.
 
 - :func:`deal_rows`, :func:`open_deal`: "The deal" (five cards each, the upcard).
-- :func:`legal_bits`: what the player to act may do.
+- :func:`legal_bits`, :func:`legal_mask`: what the player to act may do.
 - :func:`step`: one decision in every game: "First round" and "Second round"
   (pass, order up, name trump; stick the dealer), the dealer's discard,
   "Going alone" (and lone defenders), "Play" (the tricks, skipping a seat
   that sits out).
+- :func:`step_and_observe`: a vector step, the step, legal mask and observation in one call.
 - :func:`game_won`: "The end".
 - :func:`observe`, :func:`hidden`: the observation of ``OBS_LAYOUT`` and the
   hidden cards of ``HIDDEN_LAYOUT`` (``ghost_euchre_env/classic.py``).
@@ -22,7 +23,16 @@ import numpy as np
 from numba import njit
 
 from .cards import effective_suit, playable, trick_winner
-from .skeleton import card_bit, put_bits, put_one, ratio, relative
+from .skeleton import (
+    card_bit,
+    put_bits,
+    put_masks,
+    put_one,
+    put_zeros,
+    ratio,
+    relative,
+    unpack_rows,
+)
 
 NUM_PLAYERS = 4
 NUM_TEAMS = 2
@@ -118,6 +128,15 @@ def legal_bits(stick_the_dealer, phase, player, passes, upcard, hands, trump, le
             legal = playable(hands[g, seat], led_suit[g], trump[g])
         bits[g] = legal
     return bits
+
+
+@njit(cache=True)
+def legal_mask(stick_the_dealer, phase, player, passes, upcard, hands, trump, led_suit):
+    """bool[N, 31]: :func:`legal_bits` unpacked (row g, column a: action a is legal), in one call."""
+    return unpack_rows(
+        legal_bits(stick_the_dealer, phase, player, passes, upcard, hands, trump, led_suit),
+        NUM_ACTIONS,
+    )
 
 
 @njit(cache=True)
@@ -220,6 +239,35 @@ def step(
 
 
 @njit(cache=True)
+def step_and_observe(
+    actions, stick_the_dealer, allow_lone_defender, phase, player, dealer, hands, held, upcard,
+    discard, passes, maker, trump, alone, lone_defender, active, leader, led_suit, trick,
+    trick_number, trick_cards, tricks_won, ended, target_score, max_deals, deal_number, scores,
+):  # fmt: skip
+    """A vector step in one call: :func:`step`, then, if no deal ended, :func:`legal_mask` and
+    :func:`observe` of every game by its player to act.
+
+    Returns (deals ended, mask bool[N, 31], obs float32[N, 464]); when a deal ended, mask
+    and obs have no rows (the caller ends the deals, deals again, then observes).
+    """
+    # fmt: off
+    count = step(actions, stick_the_dealer, allow_lone_defender, phase, player, dealer, hands,
+        held, upcard, discard, passes, maker, trump, alone, lone_defender, active, leader,
+        led_suit, trick, trick_number, trick_cards, tricks_won, ended)
+    # fmt: on
+    if count:
+        return count, np.zeros((0, NUM_ACTIONS), np.bool_), np.zeros((0, OBS_SIZE), np.float32)
+    seats = player.astype(np.int64)
+    mask = legal_mask(stick_the_dealer, phase, player, passes, upcard, hands, trump, led_suit)
+    # fmt: off
+    obs = observe(np.empty(0, np.int64), seats, target_score, max_deals, phase, dealer,
+        deal_number, scores, hands, held, upcard, discard, passes, maker, trump, alone, active,
+        leader, trick, trick_cards, tricks_won)
+    # fmt: on
+    return count, mask, obs
+
+
+@njit(cache=True)
 def game_won(scores, target_score):
     """bool[M]: "The end": a team (scores int32[M, 2]) has reached the target (no margin needed)."""
     won = np.zeros(scores.shape[0], np.bool_)
@@ -240,22 +288,24 @@ def observe(
     trick, the calls, the alone choices, trump.
     """
     obs = np.empty((len(seats), OBS_SIZE), np.float32)  # every cell is written below, once
+    blocks = np.empty(O_DEALER // 24, np.int64)  # the card masks of the 16 card blocks
     for i in range(len(seats)):
         g = games[i] if len(games) else i
         me = seats[i]
         # The card blocks, 24 cells each: the hand, the upcard, its own discard as dealer,
         # the cards played by each relative seat, in each trick, in the current trick.
-        put_bits(obs, i, O_HAND, hands[g, me])
-        put_bits(obs, i, O_UPCARD, card_bit(upcard[g]))
-        put_bits(obs, i, O_DISCARD, card_bit(discard[g]) if dealer[g] == me else 0)
+        blocks[0] = hands[g, me]
+        blocks[1] = card_bit(upcard[g])
+        blocks[2] = card_bit(discard[g]) if dealer[g] == me else 0
         for rel in range(NUM_PLAYERS):
             seat = (me + rel) % NUM_PLAYERS
-            put_bits(obs, i, O_PLAYED_BY + rel * 24, held[g, seat] & ~hands[g, seat])
-            put_bits(obs, i, O_CURRENT + rel * 24, card_bit(trick[g, seat]))
+            blocks[(O_PLAYED_BY - O_HAND) // 24 + rel] = held[g, seat] & ~hands[g, seat]
+            blocks[(O_CURRENT - O_HAND) // 24 + rel] = card_bit(trick[g, seat])
         for k in range(NUM_TRICKS):
-            put_bits(obs, i, O_IN_TRICK + k * 24, trick_cards[g, k])
+            blocks[(O_IN_TRICK - O_HAND) // 24 + k] = trick_cards[g, k]
+        put_masks(obs, i, O_HAND, blocks)
         # The one-hot fields (dealer .. phase): zeros, then the ones.
-        obs[i, O_DEALER:O_TRICKS] = 0.0
+        put_zeros(obs, i, O_DEALER, O_TRICKS)
         for rel in range(NUM_PLAYERS):
             seat = (me + rel) % NUM_PLAYERS
             if alone[g, seat] >= 0:  # alone (slot 0) or with partner (slot 1)

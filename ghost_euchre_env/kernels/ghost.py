@@ -7,10 +7,11 @@ for none). One call handles every game of the batch, one or sixteen thousand.
 
 - :func:`open_deal`: "The deal" (hands and the ghost hand given out, the
   auction opened left of the dealer).
-- :func:`legal_bits`: what the player to act may do (auction, trump, play).
+- :func:`legal_bits`, :func:`legal_mask`: what the player to act may do (auction, trump, play).
 - :func:`step`: one decision in every game: "The auction" (swap, bid, moon,
   pass; the end of the auction, "Nobody bids"), "Trump", "Play" and
   "Reneging" (the tricks, follow suit, who takes a trick), phase by phase.
+- :func:`step_and_observe`: a vector step, the step, legal mask and observation in one call.
 - :func:`game_won`: "The end".
 - :func:`observe`, :func:`hidden`: the observation of ``OBS_LAYOUT`` and the
   hidden cards of ``HIDDEN_LAYOUT`` (``ghost_euchre_env/ghost.py``).
@@ -22,7 +23,16 @@ import numpy as np
 from numba import njit
 
 from .cards import effective_suit, playable, trick_winner
-from .skeleton import card_bit, put_bits, put_one, ratio, relative
+from .skeleton import (
+    card_bit,
+    put_bits,
+    put_masks,
+    put_one,
+    put_zeros,
+    ratio,
+    relative,
+    unpack_rows,
+)
 
 NUM_PLAYERS = 3
 HAND_SIZE = 6
@@ -91,6 +101,15 @@ def legal_bits(allow_renege, phase, player, hands, swapper, acted, high_bid, tru
             legal = np.uint64(hand if allow_renege else playable(hand, led_suit[g], trump[g]))
         bits[g] = legal
     return bits
+
+
+@njit(cache=True)
+def legal_mask(allow_renege, phase, player, hands, swapper, acted, high_bid, trump, led_suit):
+    """bool[N, 34]: :func:`legal_bits` unpacked (row g, column a: action a is legal), in one call."""
+    return unpack_rows(
+        legal_bits(allow_renege, phase, player, hands, swapper, acted, high_bid, trump, led_suit),
+        NUM_ACTIONS,
+    )
 
 
 @njit(cache=True)
@@ -183,6 +202,36 @@ def step(
 
 
 @njit(cache=True)
+def step_and_observe(
+    actions, auction_open, allow_renege, phase, player, dealer, hands, ghost, swapper, acted,
+    passed_at, bids, high_bid, declarer, trump, leader, led_suit, trick, trick_number,
+    played_cards, trick_cards, tricks_won, reneges, ended, target_score, max_deals,
+    deal_number, scores,
+):  # fmt: skip
+    """A vector step in one call: :func:`step`, then, if no deal ended, :func:`legal_mask` and
+    :func:`observe` of every game by its player to act.
+
+    Returns (deals ended, mask bool[N, 34], obs float32[N, 390]); when a deal ended, mask
+    and obs have no rows (the caller ends the deals, deals again, then observes).
+    """
+    # fmt: off
+    count = step(actions, auction_open, allow_renege, phase, player, dealer, hands, ghost,
+        swapper, acted, passed_at, bids, high_bid, declarer, trump, leader, led_suit, trick,
+        trick_number, played_cards, trick_cards, tricks_won, reneges, ended)
+    # fmt: on
+    if count:
+        return count, np.zeros((0, NUM_ACTIONS), np.bool_), np.zeros((0, OBS_SIZE), np.float32)
+    seats = player.astype(np.int64)
+    mask = legal_mask(allow_renege, phase, player, hands, swapper, acted, high_bid, trump, led_suit)
+    # fmt: off
+    obs = observe(np.empty(0, np.int64), seats, target_score, max_deals, phase, dealer,
+        deal_number, scores, hands, ghost, swapper, passed_at, bids, high_bid, declarer, trump,
+        leader, trick, played_cards, trick_cards, tricks_won)
+    # fmt: on
+    return count, mask, obs
+
+
+@njit(cache=True)
 def game_won(scores, target_score):
     """bool[M]: "The end": one seat alone holds the top score (int32[M, 3]) and it is at least the target."""
     won = np.zeros(scores.shape[0], np.bool_)
@@ -226,21 +275,23 @@ def observe(
     trick, the auction (bids, passes, the swap), trump, the tricks and scores.
     """
     obs = np.empty((len(seats), OBS_SIZE), np.float32)  # every cell is written below, once
+    blocks = np.empty(O_SWAPPER // 24, np.int64)  # the card masks of the 14 card blocks
     for i in range(len(seats)):
         g = games[i] if len(games) else i
         me = seats[i]
         # The card blocks, 24 cells each: the hand, the dead hand, the cards played
         # by each relative seat, in each trick, in the current trick.
-        put_bits(obs, i, O_HAND, hands[g, me])
-        put_bits(obs, i, O_DEAD, ghost[g] if swapper[g] == me else 0)
+        blocks[0] = hands[g, me]
+        blocks[1] = ghost[g] if swapper[g] == me else 0
         for rel in range(NUM_PLAYERS):
             seat = (me + rel) % NUM_PLAYERS
-            put_bits(obs, i, O_PLAYED_BY + rel * 24, played_cards[g, seat])
-            put_bits(obs, i, O_CURRENT + rel * 24, card_bit(trick[g, seat]))
+            blocks[(O_PLAYED_BY - O_HAND) // 24 + rel] = played_cards[g, seat]
+            blocks[(O_CURRENT - O_HAND) // 24 + rel] = card_bit(trick[g, seat])
         for k in range(NUM_TRICKS):
-            put_bits(obs, i, O_IN_TRICK + k * 24, trick_cards[g, k])
+            blocks[(O_IN_TRICK - O_HAND) // 24 + k] = trick_cards[g, k]
+        put_masks(obs, i, O_HAND, blocks)
         # The one-hot fields (swapper .. phase): zeros, then the ones.
-        obs[i, O_SWAPPER:O_TRICKS] = 0.0
+        put_zeros(obs, i, O_SWAPPER, O_TRICKS)
         for rel in range(NUM_PLAYERS):
             seat = (me + rel) % NUM_PLAYERS
             put_one(obs, i, O_PASSES + rel * 4, passed_at[g, seat])  # the high bid it passed at

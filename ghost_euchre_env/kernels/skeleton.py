@@ -11,8 +11,11 @@ seats int8 (-1 none).
   (:mod:`ghost_euchre_env.dealing` states the scheme; :func:`random_decks` is
   its one implementation).
 - Legal masks: :func:`unpack_rows` turns the bit sets of ``legal_bits`` into
-  bool rows; :func:`first_illegal` checks a batch of actions against them.
-- Observations: :func:`put_bits` writes a card mask as 24 0/1 floats,
+  bool rows; :func:`first_illegal` checks a batch of actions against them;
+  :func:`draw_set_bits` and :func:`draw_legal` draw a legal action per row
+  (the random policy's draw).
+- Observations: :func:`put_bits` writes a card mask as 24 0/1 floats
+  (:func:`put_masks` a row's consecutive card blocks at once),
   :func:`relative` turns an absolute seat into the observer's relative one.
 """
 
@@ -54,8 +57,14 @@ def random_decks(episode_key, deal_numbers):
         deal_key = mix64(episode_key[i] ^ mix64(np.uint64(deal_numbers[i]) * _MUL2))
         for card in range(NUM_CARDS):
             counter = np.uint64(card + 1) * _GOLDEN
-            keyed[card] = (mix64(deal_key + counter) & ~low) | np.uint64(card)
-        keyed.sort()
+            key = (mix64(deal_key + counter) & ~low) | np.uint64(card)
+            # Insert the key among the sorted keys of the cards before it (an insertion
+            # sort: for 24 keys twice as fast as keyed.sort(); the keys are distinct).
+            k = card
+            while k > 0 and keyed[k - 1] > key:
+                keyed[k] = keyed[k - 1]
+                k -= 1
+            keyed[k] = key
         for k in range(NUM_CARDS):
             decks[i, k] = np.int8(keyed[k] & low)
     return decks
@@ -92,10 +101,54 @@ def pack_rows(flags):
     for g in range(flags.shape[0]):
         value = np.uint64(0)
         for a in range(flags.shape[1]):
-            if flags[g, a]:
-                value |= np.uint64(1) << np.uint64(a)
+            value |= np.uint64(flags[g, a]) << np.uint64(a)
         bits[g] = value
     return bits
+
+
+@njit(cache=True, inline="always")
+def count_bits(value):
+    """The number of set bits of the uint64 ``value`` (additions of bit counts, no multiply)."""
+    value = np.uint64(value)
+    value = value - ((value >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    value = (value & np.uint64(0x3333333333333333)) + (
+        (value >> np.uint64(2)) & np.uint64(0x3333333333333333)
+    )
+    value = (value + (value >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    value += value >> np.uint64(8)
+    value += value >> np.uint64(16)
+    value += value >> np.uint64(32)
+    return int(value & np.uint64(0x7F))
+
+
+@njit(cache=True)
+def draw_set_bits(bits, draws, none):
+    """int64[N]: a set bit of each ``bits[g]`` (uint64[N]), drawn by ``draws[g]`` (float64 in [0, 1)).
+
+    The bit is number ``floor(draws[g] * set bits)`` counted from the lowest (``none`` for no
+    set bit): uniform over the set bits when the draws are.
+    """
+    skip = np.empty(len(bits), np.int64)
+    rounds = 0
+    for g in range(len(bits)):  # how many of its lowest set bits each row skips
+        skip[g] = int(draws[g] * np.float64(count_bits(bits[g])))
+        rounds = max(rounds, skip[g])
+    chosen = np.empty(len(bits), np.int64)
+    for g in range(len(bits)):
+        # Clear the skipped bits, in the same number of rounds in every row (a select, not
+        # a loop of the row's own length: no branch to mispredict), then take the lowest left.
+        value = np.uint64(bits[g])
+        for k in range(rounds):
+            value = value & (value - np.uint64(1)) if k < skip[g] else value
+        chosen[g] = count_bits((value ^ (value - np.uint64(1))) >> np.uint64(1)) if value else none
+    return chosen
+
+
+@njit(cache=True)
+def draw_legal(mask, draws):
+    """int64[N]: a legal action of each row of ``mask`` (bool[N, A], A <= 64), drawn by ``draws[g]``
+    (float64 in [0, 1)): :func:`draw_set_bits` of the packed rows (64 for a row with none)."""
+    return draw_set_bits(pack_rows(mask), draws, 64)
 
 
 @njit(cache=True)
@@ -141,6 +194,24 @@ def put_bits(out, g, start, mask):
     value = np.uint32(mask)
     for card in range(NUM_CARDS):
         out[g, start + card] = np.float32((value >> np.uint32(card)) & np.uint32(1))
+
+
+@njit(cache=True, inline="always")
+def put_masks(out, g, start, masks):
+    """out[g, start + 24 * b + c] = bit c of ``masks[b]`` (int64 card masks) as 0.0 / 1.0: the
+    consecutive card blocks of an observation row, written in one regular loop (which the
+    compiler turns into vector code: a third faster than a call of :func:`put_bits` a block)."""
+    for b in range(len(masks)):
+        value = masks[b]
+        for card in range(NUM_CARDS):
+            out[g, start + b * NUM_CARDS + card] = np.float32((value >> card) & 1)
+
+
+@njit(cache=True, inline="always")
+def put_zeros(out, g, start, stop):
+    """out[g, start:stop] = 0.0 (a loop: no slice made per row)."""
+    for cell in range(start, stop):
+        out[g, cell] = 0.0
 
 
 @njit(cache=True, inline="always")

@@ -381,12 +381,15 @@ def checked_record(record):
 
 @dataclasses.dataclass
 class _Replayed:
-    """A checked record played once: its whole game's moves and deal summaries, and the
-    table before every REPLAY_PAGE-th move (``marks[k]``: before move k * REPLAY_PAGE)."""
+    """A checked record played once: its whole game's moves and deal summaries, the
+    table before every REPLAY_PAGE-th move (``marks[k]``: before move k * REPLAY_PAGE), and
+    the solver's answer at each position a page has shown (``solved``: {position:
+    :meth:`Table.solved`}, filled as pages are asked for: a page solves each card decision once)."""
 
     moves: list
     deals: list
     marks: list
+    solved: dict = dataclasses.field(default_factory=dict)
 
 
 def _mark(table):
@@ -430,7 +433,7 @@ class ReplayPages:
         start = first - first % REPLAY_PAGE
         last = min(len(record.actions), first + REPLAY_PAGE - 1)  # the last position shown
         page = _resume(mark, replayed).replay(
-            record.actions[start:last], first - start, REPLAY_PAGE
+            record.actions[start:last], first - start, REPLAY_PAGE, replayed.solved
         )
         return dict(
             page,

@@ -6,7 +6,9 @@ keeps the moves, the tricks and the deal summaries the engine reported, and
 ``view`` turns the engine state into a JSON-ready dict of what the given seats
 may see. No rule lives here: legality is the engine's mask, every value shown
 is read from the engine's state or deal summaries, names come from the
-engine's and ``ghost_euchre_env.render``'s helpers.
+engine's and ``ghost_euchre_env.render``'s helpers. A replay's frames (never a
+live game's view) also carry the exact solver's best card(s) at each card
+decision (``ghost_euchre_env.solver`` through ``ghost_euchre.arena.analysis``).
 """
 
 import dataclasses
@@ -14,13 +16,14 @@ import typing
 
 import numpy as np
 
-from ghost_euchre_env import classic, dealing, ghost, variants
+from ghost_euchre_env import classic, dealing, ghost, solver, variants
 from ghost_euchre_env.cards import CARD_RANK, CARD_SUIT, RANK_LETTERS, SUIT_SYMBOLS
 from ghost_euchre_env.classic import ClassicDealSummary
 from ghost_euchre_env.core import trick_taker
 from ghost_euchre_env.ghost import GhostDealSummary
 from ghost_euchre_env.render import auction_text, bid_name, calls_text, hand_by_suit
 
+from ..analysis import solve_decision
 from ..match import make_game
 
 # The moves that are not cards, in the order the page shows them as buttons.
@@ -50,6 +53,17 @@ def card(card_id):
 def cards(mask):
     """A uint32 card mask as a list of :func:`card` dicts, by suit, high ranks first."""
     return [card(c) for suit in hand_by_suit(mask) for c in suit]
+
+
+def solver_marks(seat, values, best):
+    """A replay frame's ``solver``: {"seat": the seat to play, "best": [the card ids of the
+    highest value], "values": [{"id", "value"} of every legal card, in the deal's points]}, from
+    :meth:`Table.solved`."""
+    return {
+        "seat": seat,
+        "best": list(best),
+        "values": [{"id": c, "value": v} for c, v in values],
+    }
 
 
 def seed_key(seed):
@@ -184,25 +198,39 @@ class Table:
         self.shows.deal(summary)
         return summary
 
-    def replay(self, actions, first=0, count=None):
+    def replay(self, actions, first=0, count=None, solved=None):
         """Play ``actions`` (int ids) from the start and return positions, all hands shown.
 
         Position k is the table before move k (position len(actions): the end).
         Returns {"variant", "episode", "rules", "names", "frames": [a view of
         each position first .. first + count - 1 (count None: to the end),
         without the play-only "buttons" and the constant fields], "first",
-        "positions": len(actions) + 1, "moves", "deals"}. A move that is not
-        legal raises ValueError naming it (the table then holds the positions before it).
+        "positions": len(actions) + 1, "moves", "deals"}. A frame where a card is
+        to be played carries the exact solver's best card(s) and every legal card's
+        value too (its ``solver``: :func:`solver_marks`); solved: a dict {position:
+        :meth:`solved`} consulted and filled (a replay's cache), or None. A move
+        that is not legal raises ValueError naming it (the table then holds the
+        positions before it).
         """
         everyone = set(self._seats)
         constant = ("variant", "episode", "rules", "buttons")
         last = len(actions) if count is None else min(len(actions), first + count - 1)
-        frame = lambda: {k: v for k, v in self.view(everyone).items() if k not in constant}  # noqa: E731
-        frames = [frame()] if first == 0 else []
+        solved = {} if solved is None else solved
+        start = len(self.moves)  # the position of the table now: 0, or a page's mark
+
+        def frame(position):
+            shown = {k: v for k, v in self.view(everyone).items() if k not in constant}
+            if position not in solved:
+                solved[position] = self.solved()
+            if solved[position] is not None:
+                shown["solver"] = solver_marks(*solved[position])
+            return shown
+
+        frames = [frame(start)] if first == 0 else []
         for position, action in enumerate(actions, 1):
             self.apply(int(action))
             if first <= position <= last:
-                frames.append(frame())
+                frames.append(frame(start + position))
         return {
             "variant": self.variant,
             "episode": self.game.episode,
@@ -214,6 +242,14 @@ class Table:
             "moves": self.moves,
             "deals": self.deals,
         }
+
+    def solved(self):
+        """(seat, values, best) of ``analysis.solve_decision`` where a card is to be played,
+        every hand seen, else None. For replays of finished games only (:meth:`replay`): it
+        reads every hand, so a live game's views never carry it."""
+        if self.over or self.to_act is None or not solver.in_play(self.game, self.state)[0]:
+            return None
+        return (self.to_act, *solve_decision(self.game, self.state))
 
     # ------------------------------------------------------------------- views
     def view(self, visible=()):

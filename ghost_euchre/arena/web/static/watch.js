@@ -1,7 +1,7 @@
 // The Watch page: a recorded game replayed position by position, every hand shown.
 // The server replays the record through the engine and sends every position.
 import {
-  api, cardList, dealLine, el, historyTable, moveList, renderTable, showError, trickList,
+  api, cardList, dealLine, el, historyTable, moveList, renderTable, showError, signed, trickList,
 } from "/static/table.js";
 
 const $ = (id) => document.getElementById(id);
@@ -38,6 +38,7 @@ function draw(k) {
   view.variant = replay.variant;
   $("board").dataset.step = step;
   renderTable($("table"), view, 0);
+  markSolver(view.solver);
   $("slider").value = step;
   $("position").textContent = `position ${step} of ${last}`;
   const next = replay.moves[step];
@@ -64,6 +65,22 @@ function draw(k) {
   }
   $("prev").disabled = $("first").disabled = step === 0;
   $("next").disabled = $("last").disabled = over;
+}
+
+// The exact solver's answer at a card decision (the server's, every hand seen): the best
+// card(s) of the seat to play get class "best", every legal card its value as a tooltip.
+function markSolver(solved) {
+  if (!solved) return;
+  const hand = $("table").querySelector(`.seat[data-seat="${solved.seat}"] .hand-row`);
+  if (!hand) return;
+  const values = new Map(solved.values.map((v) => [v.id, v.value]));
+  for (const node of hand.querySelectorAll(".card[data-card]")) {
+    const id = Number(node.dataset.card);
+    if (!values.has(id)) continue;
+    const best = solved.best.includes(id);
+    if (best) node.classList.add("best");
+    node.title = `${node.title}: ${signed(values.get(id))} points, double-dummy${best ? " (best)" : ""}`;
+  }
 }
 
 function stop() {
