@@ -325,8 +325,9 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
       deal's row (``hands``: S lists of card ids, already checked to be lists);
     - ``_open_deal(state, games, rows)``: deal ``rows`` and open the bidding (the
       ``per_deal`` fields are already reset);
-    - ``_apply(state, actions int8[N]) -> (scored, thrown_in)``: one decision
-      in every game; the games whose deal was played out or thrown in;
+    - ``kernels`` (class attribute): the variant's kernel module, whose ``step``
+      and ``step_and_observe`` take the actions, then ``_step_args(state)``
+      (the state's fields and rules they read), then the ``ended`` buffer;
     - ``deal_points(state, games) -> int32[M, W]`` and
       ``_summary_fields(state, games) -> dict`` (the variant's summary fields
       and the shared outcome's ``maker``, ``contract``, ``made`` and ``alone``
@@ -340,6 +341,7 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
     hidden_size = 0
     over_phase = -1
     loss_reward = -1.0
+    kernels: Any  # the variant's kernel module (ghost_euchre_env.kernels.ghost or .classic)
     rules_type: type[RulesT]
     state_type: type[StateT]
     summary_type: type[SummaryT]
@@ -616,17 +618,36 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
     def _open_deal(state, games, rows):
         raise NotImplementedError
 
-    def _apply(self, state, action):
+    def _step_args(self, state):
         raise NotImplementedError
+
+    def _apply(self, state, action):
+        """One decision in every game (int8[N]); returns the games whose deal was played out, then
+        thrown in (the ``kernels.step`` of the variant)."""
+        ended = np.empty(len(action), np.int8)
+        count = self.kernels.step(action, *self._step_args(state), ended)
+        return ended_games(ended, count, self.kernels.PLAYED_OUT, self.kernels.THROWN_IN)
 
     def _apply_observe(
         self, state, action
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
         """:meth:`_apply`, then (scored, thrown_in, obs, mask) with the legal mask and the
-        observation of every game by its player to act, or None, None (then the caller
-        observes): a variant with a kernel for the whole vector step overrides it."""
-        scored, thrown_in = self._apply(state, action)
-        return scored, thrown_in, None, None
+        observation of every game by its player to act (None, None when a deal ended: the caller
+        then observes), in one kernel call (``kernels.step_and_observe``)."""
+        ended = np.empty(len(action), np.int8)
+        count, mask, obs = self.kernels.step_and_observe(
+            action,
+            *self._step_args(state),
+            ended,
+            self.rules.target_score,
+            self.rules.max_deals,
+            state.deal_number,
+            state.scores,
+        )
+        scored, thrown_in = ended_games(
+            ended, count, self.kernels.PLAYED_OUT, self.kernels.THROWN_IN
+        )
+        return (scored, thrown_in, None, None) if count else (scored, thrown_in, obs, mask)
 
     def deal_points(self, state, games):
         raise NotImplementedError

@@ -36,7 +36,6 @@ from .core import (
     Rules,
     VariantDeclaration,
     column,
-    ended_games,
     layout_offsets,
     layout_table,
     name_action,
@@ -346,6 +345,7 @@ class GhostEuchre(BatchedGame[GhostRules, GhostState, GhostDealSummary]):
     obs_size = OBS_SIZE
     hidden_size = HIDDEN_SIZE
     over_phase = OVER
+    kernels = rules
     loss_reward = -0.5
     rules_type = GhostRules
     state_type = GhostState
@@ -425,28 +425,6 @@ class GhostEuchre(BatchedGame[GhostRules, GhostState, GhostDealSummary]):
             state.tricks_won,
             state.reneges,
         )
-
-    def _apply(self, state, action):
-        """One decision in every game (int8[N]); returns the games whose deal was played out, then thrown in."""
-        ended = np.empty(len(action), np.int8)
-        count = rules.step(action, *self._step_args(state), ended)
-        return ended_games(ended, count, rules.PLAYED_OUT, rules.THROWN_IN)
-
-    def _apply_observe(self, state, action):
-        """:meth:`_apply`, then the legal mask and the observation of every game by its player to
-        act (None, None when a deal ended), in one kernel call."""
-        ended = np.empty(len(action), np.int8)
-        count, mask, obs = rules.step_and_observe(
-            action,
-            *self._step_args(state),
-            ended,
-            self.rules.target_score,
-            self.rules.max_deals,
-            state.deal_number,
-            state.scores,
-        )
-        scored, thrown_in = ended_games(ended, count, rules.PLAYED_OUT, rules.THROWN_IN)
-        return (scored, thrown_in, None, None) if count else (scored, thrown_in, obs, mask)
 
     def deal_points(self, state, games):
         """int32[M, 3]: points each seat scores for the finished deals ``games``."""
