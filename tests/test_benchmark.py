@@ -52,6 +52,18 @@ def without_timing(card):
     return {k: v for k, v in card.items() if k != "timing"}
 
 
+def sections_played(monkeypatch):
+    """[the names of the sections benchmark.run_section plays from now on, in order]."""
+    played = []
+    real = benchmark.run_section
+    monkeypatch.setattr(
+        benchmark,
+        "run_section",
+        lambda section, *a, **k: played.append(section.name) or real(section, *a, **k),
+    )
+    return played
+
+
 # ------------------------------------------------------------------- oracle
 @pytest.mark.parametrize("variant", ["ghost", "classic"])
 def test_the_oracle_plays_legal_moves_and_beats_the_heuristics(variant):
@@ -189,13 +201,7 @@ def test_a_bot_that_raises_is_named_with_its_section_and_game_and_the_rest_conti
     message = str(error.value)
     assert "benchmark section 'field/heuristics'" in message and "game" in message
     monkeypatch.delenv("BENCH_FAIL")
-    played = []
-    real = benchmark.run_section
-    monkeypatch.setattr(
-        benchmark,
-        "run_section",
-        lambda section, *a, **k: played.append(section.name) or real(section, *a, **k),
-    )
+    played = sections_played(monkeypatch)
     with Store(db) as store:
         card = run_card("failbots:Cautious", "ghost", suite, store=store)
     assert played == [s.name for s in suite.sections["ghost"]]  # it failed in its first section
@@ -385,13 +391,7 @@ def test_a_stored_card_made_before_card_play_was_added_plays_only_that_section(
     )
     with Store(tmp_path / "s.sqlite") as store:
         old = run_card("random", "ghost", before, store=store)
-        played = []
-        real = benchmark.run_section
-        monkeypatch.setattr(
-            benchmark,
-            "run_section",
-            lambda section, *a, **k: played.append(section.name) or real(section, *a, **k),
-        )
+        played = sections_played(monkeypatch)
         new = run_card("random", "ghost", after, store=store)
     assert played == ["card-play"]
     assert new["sections"]["field/heuristics"] == old["sections"]["field/heuristics"]
