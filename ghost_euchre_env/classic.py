@@ -388,14 +388,6 @@ class ClassicEuchre(BatchedGame[ClassicRules, ClassicState, ClassicDealSummary])
             state.led_suit,
         )
 
-    def legal_bits(self, state):
-        """uint32[N]: legal actions of the player to act as a bit set (bit a = action a)."""
-        return rules.legal_bits(*self._legal_args(state))
-
-    def legal_mask(self, state):
-        """bool[N, 31]: legal actions of the player to act (all False when OVER); ``legal_bits`` unpacked."""
-        return rules.legal_mask(*self._legal_args(state))
-
     def _step_args(self, state):
         """The arguments of the kernels ``step`` and ``step_and_observe`` after the actions."""
         return (

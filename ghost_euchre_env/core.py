@@ -319,7 +319,8 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
     seat), ``deal_keys`` and ``hand_size`` (the chosen-deal format), and
     implements the hooks:
 
-    - ``legal_bits(state)`` and ``observe(state, seats)``;
+    - ``observe(state, seats)`` and ``_legal_args(state)``: the arguments of the
+      variant's ``kernels.legal_bits`` and ``kernels.legal_mask``;
     - ``_deal_rows(deck int8[M, 24]) -> uint32[M, W]``: a random deal as the
       row a chosen deal is stored as; ``_deal_row(hands, deal)`` parses a chosen
       deal's row (``hands``: S lists of card ids, already checked to be lists);
@@ -452,8 +453,12 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
         self._open_deal(state, games, rows)
 
     # ------------------------------------------------------------------ decisions
-    def legal_bits(self, state):
+    def _legal_args(self, state):
         raise NotImplementedError
+
+    def legal_bits(self, state):
+        """uint[N]: legal actions of the player to act as a bit set (bit a = action a; 0 when over)."""
+        return self.kernels.legal_bits(*self._legal_args(state))
 
     def observe(self, state, seats, games=None):
         raise NotImplementedError
@@ -469,8 +474,9 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
         raise NotImplementedError
 
     def legal_mask(self, state):
-        """bool[N, A]: legal actions of the player to act (all False when over); ``legal_bits`` unpacked."""
-        return skeleton.unpack_rows(self.legal_bits(state), self.num_actions)
+        """bool[N, A]: legal actions of the player to act (all False when over); ``legal_bits``
+        unpacked, in one kernel call."""
+        return self.kernels.legal_mask(*self._legal_args(state))
 
     def _check_seats(self, seats, num_games):
         """Observer seats as int64[N]; ValueError unless int[N] with values 0..S-1."""

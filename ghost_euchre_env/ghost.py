@@ -391,14 +391,6 @@ class GhostEuchre(BatchedGame[GhostRules, GhostState, GhostDealSummary]):
             state.led_suit,
         )
 
-    def legal_bits(self, state):
-        """uint64[N]: legal actions of the player to act as a bit set (bit a = action a; 0 when OVER)."""
-        return rules.legal_bits(*self._legal_args(state))
-
-    def legal_mask(self, state):
-        """bool[N, 34]: legal actions of the player to act (all False when OVER); ``legal_bits`` unpacked."""
-        return rules.legal_mask(*self._legal_args(state))
-
     def _step_args(self, state):
         """The arguments of the kernels ``step`` and ``step_and_observe`` after the actions."""
         return (
