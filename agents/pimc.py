@@ -30,7 +30,8 @@ double-dummy): at a card decision each world is solved once and every legal
 card gets its solved value; before the cards (the auction, the swap, trump)
 each action's world is played by the playout policy to the first lead (the
 contract, the trump and the swap settled) and that position's solved value is
-the action's. The solver's concept is the objective's: "relative" for
+the action's; "cards" solves the card decisions' worlds only and plays the
+others out. The solver's concept is the objective's: "relative" for
 "relative", "paranoid" (the seat's own points, the others against it) for
 "points".
 
@@ -235,23 +236,19 @@ class PIMCPolicy(Policy):
         """Value the card decisions among the positions by solving each world once: writes the mean
         solved value of each legal card over the worlds into ``values`` (float64[N, A]) and returns
         bool[N], the positions so valued (the others are before the cards)."""
-        num_positions, num_worlds = worlds[0].shape[:2]
-        game_row = np.repeat(np.arange(num_positions), num_worlds)
-        game_world = np.tile(np.arange(num_worlds), num_positions)
-        state = world_states(
-            self.playout_game,
-            knowledge,
-            *(part[game_row, game_world] for part in worlds),
-            rows=game_row,
-        )
-        playing = solver.in_play(self.playout_game, state).reshape(num_positions, num_worlds)[:, 0]
-        if playing.any():
-            games = np.flatnonzero(np.repeat(playing, num_worlds))
-            card_values = solver.solve(
-                self.playout_game, state, games, SOLVER_CONCEPT[self.objective], seat=0
+        game = self.playout_game
+        first_worlds = world_states(game, knowledge, *(part[:, 0] for part in worlds))
+        playing = solver.in_play(game, first_worlds)  # a position's worlds share its phase
+        rows = np.flatnonzero(playing)
+        if len(rows):
+            num_worlds = worlds[0].shape[1]
+            game_row = np.repeat(rows, num_worlds)
+            game_world = np.tile(np.arange(num_worlds), len(rows))
+            state = world_states(
+                game, knowledge, *(part[game_row, game_world] for part in worlds), rows=game_row
             )
-            mean = card_values.reshape(-1, num_worlds, card_values.shape[1]).mean(axis=1)
-            rows = np.flatnonzero(playing)
+            card_values = solver.solve(game, state, None, SOLVER_CONCEPT[self.objective], seat=0)
+            mean = card_values.reshape(len(rows), num_worlds, -1).mean(axis=1)
             cards = mean.shape[1]
             values[rows, :cards] = np.where(mask[rows, :cards], mean, -np.inf)
         return playing
