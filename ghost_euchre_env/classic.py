@@ -42,9 +42,8 @@ import enum
 import numpy as np
 
 from . import dealing
-from .cards import CARD_SUIT, HAND_DTYPE, NO_CARD, NO_SUIT, NUM_CARDS, NUM_SUITS
+from .cards import HAND_DTYPE, NO_CARD, NUM_CARDS, NUM_SUITS
 from .core import (
-    NO_SEAT,
     Actions,
     BatchedGame,
     DealSummary,
@@ -61,7 +60,6 @@ from .core import (
 from .kernels import classic as rules
 from .kernels import scoring
 from .kernels.classic import (
-    ALL_ACTIVE,
     GO_ALONE,
     HAND_SIZE,
     NUM_ACTIONS,
@@ -231,8 +229,8 @@ class ClassicState(EpisodeState):
     """N classic Euchre games: the fields of :class:`core.EpisodeState` and these. Seats are absolute (0..3); -1 means none.
 
     Hands and card sets are uint32 masks (bit c set = card c). [N, K] fields
-    are stored seat-major (see :class:`core.BatchState`). Fields marked per
-    deal are set back to their initial value when a deal starts.
+    are stored seat-major (see :class:`core.BatchState`). The deal's fields are
+    written afresh when a deal starts (the kernel ``start_deals``).
     """
 
     deal_width = NUM_PLAYERS + 1  # a chosen deal: seat 0..3 hand masks, upcard id
@@ -243,32 +241,26 @@ class ClassicState(EpisodeState):
         HAND_DTYPE, NUM_PLAYERS
     )  # dealt hand + picked-up upcard - discard; played = held & ~hands
     upcard: np.ndarray = column(np.int8, fill=NO_CARD)  # the card turned face up
-    # per deal:
-    discard: np.ndarray = column(np.int8, fill=NO_CARD, per_deal=True)  # the dealer's discard
-    passes: np.ndarray = column(
-        np.int8, per_deal=True
-    )  # passes this deal (0..8); calls 0..passes-1 were passes
-    maker: np.ndarray = column(np.int8, fill=NO_SEAT, per_deal=True)  # ordered up or named trump
-    trump: np.ndarray = column(
-        np.int8, fill=NO_SUIT, per_deal=True
-    )  # suit 0..3, -1 before it is made
+    # the deal's fields:
+    discard: np.ndarray = column(np.int8)  # the dealer's discard (-1 none)
+    passes: np.ndarray = column(np.int8)  # passes this deal (0..8); calls 0..passes-1 were passes
+    maker: np.ndarray = column(np.int8)  # ordered up or named trump (-1 none)
+    trump: np.ndarray = column(np.int8)  # suit 0..3, -1 before it is made
     alone: np.ndarray = column(
-        np.int8, NUM_PLAYERS, fill=-1, per_deal=True
+        np.int8, NUM_PLAYERS
     )  # alone choice by seat: -1 none, 0 with partner, 1 alone
-    lone_defender: np.ndarray = column(np.int8, fill=NO_SEAT, per_deal=True)
-    active: np.ndarray = column(np.int8, fill=ALL_ACTIVE, per_deal=True)  # bit s set = seat s plays
-    leader: np.ndarray = column(np.int8, fill=NO_SEAT, per_deal=True)  # led the current trick
-    led_suit: np.ndarray = column(
-        np.int8, fill=NO_SUIT, per_deal=True
-    )  # effective suit led, -1 none
+    lone_defender: np.ndarray = column(np.int8)  # -1 none
+    active: np.ndarray = column(np.int8)  # bit s set = seat s plays
+    leader: np.ndarray = column(np.int8)  # led the current trick (-1 none)
+    led_suit: np.ndarray = column(np.int8)  # effective suit led, -1 none
     trick: np.ndarray = column(
-        np.int8, NUM_PLAYERS, fill=NO_CARD, per_deal=True
+        np.int8, NUM_PLAYERS
     )  # card each seat put in the current trick, -1 none
-    trick_number: np.ndarray = column(np.int8, per_deal=True)  # tricks completed this deal
+    trick_number: np.ndarray = column(np.int8)  # tricks completed this deal
     trick_cards: np.ndarray = column(
-        HAND_DTYPE, NUM_TRICKS, per_deal=True
+        HAND_DTYPE, NUM_TRICKS
     )  # cards played in trick k this deal (the current one included)
-    tricks_won: np.ndarray = column(np.int8, NUM_PLAYERS, per_deal=True)
+    tricks_won: np.ndarray = column(np.int8, NUM_PLAYERS)
 
 
 @dataclasses.dataclass
@@ -282,10 +274,13 @@ class ClassicDealSummary(DealSummary):
     round 1 (the upcard's suit), alone or not.
     """
 
-    trump: np.ndarray
-    upcard: np.ndarray
-    lone_defender: np.ndarray
-    ordered_up: np.ndarray
+    seats = NUM_PLAYERS  # columns of ``tricks``
+    score_width = NUM_TEAMS  # columns of ``points`` and ``scores``
+
+    trump: np.ndarray = column(np.int8)
+    upcard: np.ndarray = column(np.int8)
+    lone_defender: np.ndarray = column(np.int8)
+    ordered_up: np.ndarray = column(bool)
 
 
 assert tuple(Phase) == (rules.BIDDING, rules.DISCARD, rules.ALONE, rules.PLAY, rules.OVER)
@@ -355,25 +350,6 @@ class ClassicEuchre(BatchedGame[ClassicRules, ClassicState, ClassicDealSummary])
         )
         return [*masks[:NUM_PLAYERS], int(upcard)]
 
-    @staticmethod
-    def _deal_rows(deck):
-        """uint32[M, 5]: hands of seats 0..3 (five consecutive cards of the deck each), then the upcard id."""
-        return rules.deal_rows(deck)
-
-    @staticmethod
-    def _open_deal(state, games, rows):
-        """Give out the hands, turn the upcard; the bidding opens left of the dealer."""
-        rules.open_deal(
-            games,
-            rows,
-            state.dealer,
-            state.hands,
-            state.held,
-            state.upcard,
-            state.phase,
-            state.player,
-        )
-
     # ---------------------------------------------------------------- decisions
     def _legal_args(self, state):
         """The arguments of the kernels ``legal_bits`` and ``legal_mask``."""
@@ -414,6 +390,34 @@ class ClassicEuchre(BatchedGame[ClassicRules, ClassicState, ClassicDealSummary])
             state.tricks_won,
         )
 
+    def _deal_args(self, state):
+        """The fields a deal sets, the last arguments of the kernels ``start_deals`` and ``end_deals``."""
+        return (
+            state.dealer,
+            state.phase,
+            state.player,
+            state.hands,
+            state.held,
+            state.upcard,
+            state.discard,
+            state.passes,
+            state.maker,
+            state.trump,
+            state.alone,
+            state.lone_defender,
+            state.active,
+            state.leader,
+            state.led_suit,
+            state.trick,
+            state.trick_number,
+            state.trick_cards,
+            state.tricks_won,
+        )
+
+    def _score_args(self):
+        """The rules options of "Score of the deal" (none: the kernel ``end_deals`` takes no more)."""
+        return ()
+
     def deal_points(self, state, games):
         """int32[M, 2]: points each team scores for the finished deals ``games``."""
         maker = state.maker[games]
@@ -424,30 +428,6 @@ class ClassicEuchre(BatchedGame[ClassicRules, ClassicState, ClassicDealSummary])
             maker_alone,
             state.lone_defender[games] >= 0,
         )
-
-    def _summary_fields(self, state, games):
-        maker = state.maker[games]
-        trump = state.trump[games]
-        upcard = state.upcard[games]
-        alone = (maker >= 0) & (
-            take_rows(state.alone, games)[np.arange(len(games)), maker & 3] == 1
-        )
-        ordered_up = CARD_SUIT.take(upcard) == trump  # round 2 cannot name the upcard's suit
-        points = self.deal_points(state, games)
-        return {
-            "maker": maker,
-            "contract": np.where(alone, 2, np.where(ordered_up, 0, 1)).astype(np.int8),
-            "made": points[np.arange(len(games)), maker & 1] > 0,
-            "alone": alone,
-            "trump": trump,
-            "upcard": upcard,
-            "lone_defender": state.lone_defender[games],
-            "ordered_up": ordered_up,
-        }
-
-    def _game_won(self, scores):
-        """bool[M]: a team has target_score (only one team scores in a deal, so never both)."""
-        return rules.game_won(scores, self.rules.target_score)
 
     # ------------------------------------------------------------- observation
     def observe(self, state, seats, games=None):

@@ -3,11 +3,12 @@
 A variant module (``ghost.py``, ``classic.py``) holds only its rules: it
 declares its state fields (:func:`column`), its rules options (a dataclass over
 :class:`Rules`) and its deal summary (over :class:`DealSummary`), and fills in
-the hooks of :class:`BatchedGame` (how a deal is dealt and opened, how one
-decision is applied, how a deal is scored, when a game is won). Everything else
-(option checks, building a state, chosen deals, dealing, the end of a deal and
-of a game, truncation, automatic resets, the legal mask, action checks) is here,
-once. A variant module also declares its descriptor: its actions by name (over
+the hooks of :class:`BatchedGame` (its kernels, which deal, apply one decision,
+score and end deals; the arguments they take). Everything else (option checks,
+building a state, chosen deals, episodes, the calls of the kernels, the legal mask,
+action checks) is here, once; what every variant's kernels share (dealing, the end
+of a game, truncation, automatic resets) is :mod:`ghost_euchre_env.kernels.skeleton`.
+A variant module also declares its descriptor: its actions by name (over
 :class:`Actions`) and, at its end, a :class:`VariantDeclaration` that
 :mod:`ghost_euchre_env.variants` builds the registry from.
 """
@@ -36,20 +37,31 @@ REWARDS = ("points", "win")  # reward="points": deal points as scored; "win": +1
 NO_SEAT = -1
 
 EVERY_GAME = np.zeros(0, np.int64)  # the ``games`` of an observation of every game, in order
-_NO_GAMES = np.zeros(0, np.int64)
 
 StateSelf = TypeVar("StateSelf", bound="BatchState")
 
 
-def column(dtype, *shape, fill=0, per_deal=False):
-    """A field of a :class:`BatchState` dataclass: an array ``dtype[N, *shape]``.
+def column(dtype, *shape, fill=0):
+    """A field of a :class:`BatchState` or :class:`DealSummary` dataclass: an array
+    ``dtype[N, *shape]``.
 
-    shape: ints, or names of int class attributes of the state (e.g.
-    ``"score_width"``). A new state holds ``fill`` everywhere; with ``per_deal``
-    the field is set back to ``fill`` in a game whenever it starts a deal.
+    shape: ints, or names of int class attributes of the dataclass (e.g.
+    ``"score_width"``). A new state holds ``fill`` everywhere (the fields of a deal
+    are written by the variant's ``start_deals`` kernel when the deal starts).
     """
-    return dataclasses.field(
-        metadata={"dtype": dtype, "shape": shape, "fill": fill, "per_deal": per_deal}
+    return dataclasses.field(metadata={"dtype": dtype, "shape": shape, "fill": fill})
+
+
+@functools.cache
+def _layout(cls):
+    """((dtype, fill, shape after the game axis), ...) of the :func:`column` fields of a dataclass, in order."""
+    return tuple(
+        (
+            np.dtype(f.metadata["dtype"]),
+            f.metadata["fill"],
+            tuple(s if isinstance(s, int) else getattr(cls, s) for s in f.metadata["shape"]),
+        )
+        for f in dataclasses.fields(cls)
     )
 
 
@@ -75,17 +87,12 @@ class BatchState:
     @classmethod
     def empty(cls, num_games):
         """A state of ``num_games`` games with every field at its ``fill`` (see :func:`column`)."""
-        arrays = {}
-        for f in dataclasses.fields(cls):
-            meta = f.metadata
-            shape = [s if isinstance(s, int) else getattr(cls, s) for s in meta["shape"]]
-            arrays[f.name] = np.full(
-                (num_games, *shape),
-                meta["fill"],
-                meta["dtype"],
-                order="F" if len(shape) == 1 else "C",
+        return cls(
+            *(
+                np.full((num_games, *shape), fill, dtype, order="F" if len(shape) == 1 else "C")
+                for dtype, fill, shape in _layout(cls)
             )
-        return cls(**arrays)
+        )
 
     @property
     def num_games(self):
@@ -171,14 +178,6 @@ def _column_cells(field, games):
     return _column_offsets(num_games, width, False) + games * width
 
 
-def ended_games(ended, count, played_out, thrown_in):
-    """(played out int64[M], thrown in int64[K]): the games whose step kernel set ``ended[g]``
-    (int8[N]) to ``played_out`` or ``thrown_in``; ``count``: how many it set."""
-    if not count:
-        return _NO_GAMES, _NO_GAMES
-    return np.flatnonzero(ended == played_out), np.flatnonzero(ended == thrown_in)
-
-
 def take_rows(field, games):
     """``field[games]`` for a contiguous [N, K] field and int[M] games -> [M, K].
 
@@ -189,28 +188,6 @@ def take_rows(field, games):
     if len(games) == 1:
         return field[games]
     return _flat(field).take(_column_cells(field, games)).T
-
-
-def put_rows(field, games, values):
-    """``field[games] = values`` for a contiguous [N, K] field; values int[M, K]."""
-    if len(games) == 1:
-        field[games] = values
-        return
-    _flat(field)[_column_cells(field, games)] = values.T
-
-
-def fill_rows(fields, games, value):
-    """``field[games] = value`` (a scalar) for each contiguous [N, K] field of ``fields``."""
-    if len(games) == 1:
-        for field in fields:
-            field[games] = value
-        return
-    cells = {}
-    for field in fields:
-        layout = (field.shape, field.flags.f_contiguous)
-        if layout not in cells:
-            cells[layout] = _column_cells(field, games)
-        _flat(field)[cells[layout]] = value
 
 
 class Rules:
@@ -253,19 +230,30 @@ class DealSummary:
     auction (Ghost Hand's declarer), -1 when thrown in; contract: int8[M] its
     kind, an index of the engine's ``contract_kinds`` (-1 none); made: bool[M]
     the maker's side took what the contract asked; alone: bool[M] the maker
-    played a lone hand. A variant adds its own fields.
+    played a lone hand. A variant adds its own fields and sets ``seats`` (S) and
+    ``score_width`` (W).
     """
 
-    game: np.ndarray
-    thrown_in: np.ndarray
-    dealer: np.ndarray
-    tricks: np.ndarray
-    points: np.ndarray
-    scores: np.ndarray
-    maker: np.ndarray
-    contract: np.ndarray
-    made: np.ndarray
-    alone: np.ndarray
+    # not annotated: a class attribute, no field (nor a ClassVar, which __dataclass_fields__ lists)
+    seats = 0
+    score_width = 0
+
+    game: np.ndarray = column(np.int64)
+    thrown_in: np.ndarray = column(bool)
+    dealer: np.ndarray = column(np.int8)
+    tricks: np.ndarray = column(np.int8, "seats")
+    points: np.ndarray = column(np.int32, "score_width")
+    scores: np.ndarray = column(np.int32, "score_width")
+    maker: np.ndarray = column(np.int8)
+    contract: np.ndarray = column(np.int8)
+    made: np.ndarray = column(bool)
+    alone: np.ndarray = column(bool)
+
+    @classmethod
+    def empty_fields(cls, num_deals) -> tuple[np.ndarray, ...]:
+        """The arrays of a summary of ``num_deals`` deals, in field order, unfilled (the
+        variant's ``end_deals`` kernel fills them)."""
+        return tuple([np.empty((num_deals, *shape), dtype) for dtype, _, shape in _layout(cls)])
 
 
 RulesT = TypeVar("RulesT", bound=Rules)
@@ -321,19 +309,17 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
 
     - ``observe(state, seats)`` and ``_legal_args(state)``: the arguments of the
       variant's ``kernels.legal_bits`` and ``kernels.legal_mask``;
-    - ``_deal_rows(deck int8[M, 24]) -> uint32[M, W]``: a random deal as the
-      row a chosen deal is stored as; ``_deal_row(hands, deal)`` parses a chosen
-      deal's row (``hands``: S lists of card ids, already checked to be lists);
-    - ``_open_deal(state, games, rows)``: deal ``rows`` and open the bidding (the
-      ``per_deal`` fields are already reset);
+    - ``_deal_row(hands, deal)``: a chosen deal's row of W ints (``hands``: S
+      lists of card ids, already checked to be lists);
     - ``kernels`` (class attribute): the variant's kernel module, whose ``step``
       and ``step_and_observe`` take the actions, then ``_step_args(state)``
-      (the state's fields and rules they read), then the ``ended`` buffer;
-    - ``deal_points(state, games) -> int32[M, W]`` and
-      ``_summary_fields(state, games) -> dict`` (the variant's summary fields
-      and the shared outcome's ``maker``, ``contract``, ``made`` and ``alone``
-      as if played: the thrown-in rows are cleared here);
-    - ``_game_won(scores int32[M, W]) -> bool[M]``.
+      (the state's fields and rules they read), then the ``ended`` buffer; whose
+      ``start_deals`` takes the games, the episode's dealing fields, then
+      ``_deal_args(state)`` (the fields a deal sets); and whose ``end_deals``
+      (scoring, game ends, the next deals, the summary's fields in order) takes
+      the engine's settings and the episode's fields, then ``_score_args()`` (the
+      scoring rules options), then ``_deal_args(state)``;
+    - ``deal_points(state, games) -> int32[M, W]``.
     """
 
     num_players = 0
@@ -367,7 +353,6 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
         self.episode = episode
         self.reward = reward
         self.rules = self.rules_type(**rules)
-        self._deal_resets = _deal_resets(self.state_type)
         self._no_deals: SummaryT | None = (
             None  # the summary of a step in which no deal ended, made once
         )
@@ -394,27 +379,37 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
         options: as in :meth:`init`, for the M games. Bad options raise
         ValueError before anything is changed.
         """
-        games = np.asarray(games, dtype=np.intp)
-        self._open_episodes(state, games, options)
-        self._start_deals(state, games)
-
-    def next_episodes(self, state, games):
-        """Advance the episode counter of ``games`` (int[M]) and start a random episode there."""
-        state.episode[games] += 1
-        self.start_episodes(state, games)
-
-    def _open_episodes(self, state, games, options=None):
-        """Episode bookkeeping of :meth:`start_episodes`, all but dealing the first deal."""
+        games = check_games(games, state.num_games, distinct=True)
         dealers, deals = dealing.parse_options(
             options, len(games), self.num_players, self._parse_deal
         )
-        episode_key = dealing.episode_keys(state.keys[games], state.episode[games])
-        state.episode_key[games] = episode_key
-        random_dealer = dealing.random_dealers(episode_key, self.num_players)
-        state.dealer[games] = np.where(dealers >= 0, dealers, random_dealer)
         dealing.store_chosen(state, games, deals)
-        fill_rows([state.scores], games, 0)
-        state.deal_number[games] = 0
+        with skeleton.wrapping():
+            skeleton.open_episodes(
+                games,
+                dealers,
+                self.num_players,
+                state.keys,
+                state.episode,
+                state.episode_key,
+                state.dealer,
+                state.deal_number,
+                state.scores,
+            )
+            self.kernels.start_deals(
+                games,
+                state.episode_key,
+                state.num_chosen,
+                state.chosen,
+                state.deal_number,
+                *self._deal_args(state),
+            )
+
+    def next_episodes(self, state, games):
+        """Advance the episode counter of ``games`` (int[M], distinct) and start a random episode there."""
+        games = check_games(games, state.num_games, distinct=True)
+        state.episode[games] += 1
+        self.start_episodes(state, games)
 
     def _parse_deal(self, deal, game, number):
         """One chosen deal (a dict with the keys ``deal_keys``) -> its row of ints; ValueError if bad."""
@@ -437,20 +432,6 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
             return self._deal_row([list(hand) for hand in hands], deal)
         except ValueError as error:
             raise ValueError(f"{where}: {error}") from None
-
-    def _start_deals(self, state, games):
-        """Deal the next deal in ``games`` (the chosen one if any is left, else a random one) and open it."""
-        number = state.deal_number[games]
-        rows = self._deal_rows(dealing.random_deals(state.episode_key[games], number))
-        use_chosen = number < state.num_chosen[games]
-        if use_chosen.any():
-            rows[use_chosen] = state.chosen[games[use_chosen], number[use_chosen]]
-        state.deal_number[games] += 1
-        for name, fill in self._deal_resets[0]:
-            getattr(state, name)[games] = fill
-        for names, fill in self._deal_resets[1]:
-            fill_rows([getattr(state, name) for name in names], games, fill)
-        self._open_deal(state, games, rows)
 
     # ------------------------------------------------------------------ decisions
     def _legal_args(self, state):
@@ -492,13 +473,7 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
         (None: every game, then games is empty and seats int[N]); ValueError if out of range."""
         if games is None:
             return EVERY_GAME, self._check_seats(seats, state.num_games)
-        games = np.asarray(games, np.int64)
-        if games.ndim != 1 or (
-            len(games) and not 0 <= games.min() <= games.max() < state.num_games
-        ):
-            raise ValueError(
-                f"games must be int[M] with values 0..{state.num_games - 1}, got {games!r}"
-            )
+        games = check_games(games, state.num_games)
         return games, self._check_seats(seats, len(games))
 
     def step(self, state, actions, auto_reset=False) -> StepResult[SummaryT]:
@@ -518,8 +493,8 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
                 f"game {game} is over and cannot be stepped; start its next episode "
                 "(next_episodes), step only the live games, or step with auto_reset=True"
             )
-        scored, thrown_in = self._apply(state, np.asarray(actions).astype(np.int8))
-        return self._end_deals(state, thrown_in, scored, auto_reset)
+        ended, count = self._apply(state, np.asarray(actions).astype(np.int8))
+        return self._end_deals(state, ended, count, auto_reset)
 
     def _step_observe_live(self, state, actions):
         """A step of the vector API: :meth:`step` with ``auto_reset``, then every game's legal mask
@@ -528,10 +503,8 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
         For games known to be live (actions checked against their legal mask, which is empty
         in a game that is over). One kernel call when no deal ended (``_apply_observe``).
         """
-        scored, thrown_in, obs, mask = self._apply_observe(
-            state, np.asarray(actions).astype(np.int8)
-        )
-        result = self._end_deals(state, thrown_in, scored, True)
+        ended, count, obs, mask = self._apply_observe(state, np.asarray(actions).astype(np.int8))
+        result = self._end_deals(state, ended, count, True)
         player = state.player.astype(np.int64)
         if obs is None or mask is None:  # deals ended and were dealt again: observe now
             mask = self.legal_mask(state)
@@ -539,105 +512,70 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
         return result, obs, mask, player
 
     # ------------------------------------------------------------------ deal ends
-    def _end_deals(self, state, thrown_in, scored, auto_reset):
-        """Score the deals that ended (int[M] each), decide game ends, deal again where play goes on."""
+    def _end_deals(self, state, ended, count, auto_reset):
+        """The end of the ``count`` deals the step kernel marked in ``ended`` (int8[N]): the
+        variant's ``end_deals`` kernel scores them, ends games or deals again, in one call."""
         n = state.num_games
         rewards = np.zeros((n, self.num_players), np.float32)
         terminated = np.zeros(n, bool)
         truncated = np.zeros(n, bool)
-        if not (len(scored) or len(thrown_in)):
-            if self._no_deals is None:
-                self._no_deals = self._summary(
-                    state, scored, thrown_in, self.deal_points(state, scored)
-                )
+        if not count and self._no_deals is not None:
             return StepResult(rewards, terminated, truncated, self._no_deals)
-        points = self.deal_points(state, scored)
-        put_rows(state.scores, scored, take_rows(state.scores, scored) + points)
-        if self.reward == "points":
-            put_rows(rewards, scored, points[:, self.score_column])
-        summary = self._summary(state, scored, thrown_in, points)
-        ended = summary.game
-        if self.episode == "deal":
-            over = np.ones(len(ended), bool)
-        else:
-            over = self._game_won(summary.scores)
-            if self.reward == "win":
-                winner = summary.scores[over].argmax(axis=1)
-                won = self.score_column == winner[:, None]
-                rewards[ended[over]] = np.where(won, 1.0, self.loss_reward)
-        self._close_games(state, ended, over, terminated, truncated, auto_reset)
-        return StepResult(rewards, terminated, truncated, summary)
-
-    def _summary(self, state, scored, thrown_in, points):
-        """The :class:`DealSummary` of the deals ``scored`` (with ``points``), then ``thrown_in``."""
-        ended = np.concatenate([scored, thrown_in])
-        played = np.arange(len(ended)) < len(scored)
-        fields = self._summary_fields(state, ended)
-        for name, none in (("maker", NO_SEAT), ("contract", -1), ("made", False), ("alone", False)):
-            fields[name] = np.where(played, fields[name], none).astype(fields[name].dtype)
-        return self.summary_type(
-            game=ended,
-            thrown_in=~played,
-            dealer=state.dealer[ended],
-            tricks=take_rows(state.tricks_won, ended),
-            points=np.concatenate([points, np.zeros((len(thrown_in), points.shape[1]), np.int32)]),
-            scores=take_rows(state.scores, ended),
-            **fields,
-        )
-
-    def _close_games(self, state, ended, over, terminated, truncated, auto_reset):
-        """After the deals of games ``ended`` (int[M]) ended, end or go on.
-
-        over: bool[M], the game is over by the rules (it terminates); of the others,
-        a game that has dealt ``max_deals`` deals is truncated, and the rest deal
-        again with the next seat dealing. Sets terminated / truncated (bool[N]) in
-        place. Finished games get phase ``over_phase`` and no player to act, or
-        with ``auto_reset`` start their next episode (dealt with the others' deals).
-        """
-        cut = ~over & (state.deal_number[ended] >= self.rules.max_deals)
-        terminated[ended[over]] = True
-        truncated[ended[cut]] = True
-        going_on = ended[~over & ~cut]
-        state.dealer[going_on] = (state.dealer[going_on] + 1) % self.num_players
-        finished = ended[over | cut]
-        if auto_reset:
-            if len(finished):
-                state.episode[finished] += 1
-                self._open_episodes(state, finished)
-            self._start_deals(state, ended)
-            return
-        if len(going_on):
-            self._start_deals(state, going_on)
-        state.phase[finished] = self.over_phase
-        state.player[finished] = NO_SEAT
+        summary = self.summary_type.empty_fields(count)
+        with skeleton.wrapping():
+            self.kernels.end_deals(
+                ended,
+                auto_reset,
+                self.episode == "deal",
+                self.reward == "win",
+                self.loss_reward,
+                self.score_column,
+                self.rules.target_score,
+                self.rules.max_deals,
+                rewards,
+                terminated,
+                truncated,
+                summary,
+                state.keys,
+                state.episode,
+                state.episode_key,
+                state.num_chosen,
+                state.chosen,
+                state.deal_number,
+                state.scores,
+                *self._score_args(),
+                *self._deal_args(state),
+            )
+        deals = self.summary_type(*summary)
+        if not count:
+            self._no_deals = deals  # a step in which no deal ended: one summary, made once
+        return StepResult(rewards, terminated, truncated, deals)
 
     # ------------------------------------------------------------ variant hooks
     @staticmethod
-    def _deal_rows(deck):
-        raise NotImplementedError
-
-    @staticmethod
     def _deal_row(hands, deal):
-        raise NotImplementedError
-
-    @staticmethod
-    def _open_deal(state, games, rows):
         raise NotImplementedError
 
     def _step_args(self, state):
         raise NotImplementedError
 
+    def _deal_args(self, state):
+        raise NotImplementedError
+
+    def _score_args(self):
+        raise NotImplementedError
+
     def _apply(self, state, action):
-        """One decision in every game (int8[N]); returns the games whose deal was played out, then
-        thrown in (the ``kernels.step`` of the variant)."""
+        """One decision in every game (int8[N]); returns (ended int8[N]: how each game's deal
+        stands, the kernel's GOING_ON, PLAYED_OUT or THROWN_IN; how many deals ended), the
+        ``kernels.step`` of the variant."""
         ended = np.empty(len(action), np.int8)
-        count = self.kernels.step(action, *self._step_args(state), ended)
-        return ended_games(ended, count, self.kernels.PLAYED_OUT, self.kernels.THROWN_IN)
+        return ended, self.kernels.step(action, *self._step_args(state), ended)
 
     def _apply_observe(
         self, state, action
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
-        """:meth:`_apply`, then (scored, thrown_in, obs, mask) with the legal mask and the
+    ) -> tuple[np.ndarray, int, np.ndarray | None, np.ndarray | None]:
+        """:meth:`_apply`, then (ended, count, obs, mask) with the legal mask and the
         observation of every game by its player to act (None, None when a deal ended: the caller
         then observes), in one kernel call (``kernels.step_and_observe``)."""
         ended = np.empty(len(action), np.int8)
@@ -650,33 +588,10 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
             state.deal_number,
             state.scores,
         )
-        scored, thrown_in = ended_games(
-            ended, count, self.kernels.PLAYED_OUT, self.kernels.THROWN_IN
-        )
-        return (scored, thrown_in, None, None) if count else (scored, thrown_in, obs, mask)
+        return (ended, count, None, None) if count else (ended, count, obs, mask)
 
     def deal_points(self, state, games):
         raise NotImplementedError
-
-    def _summary_fields(self, state, games):
-        raise NotImplementedError
-
-    def _game_won(self, scores):
-        raise NotImplementedError
-
-
-def _deal_resets(state_type):
-    """The ``per_deal`` fields of a state type: ([(1-D name, fill)], [((2-D names), fill)])."""
-    flat, by_fill = [], {}
-    for f in dataclasses.fields(state_type):
-        meta = f.metadata
-        if not meta.get("per_deal"):
-            continue
-        if meta["shape"]:
-            by_fill.setdefault(meta["fill"], []).append(f.name)
-        else:
-            flat.append((f.name, meta["fill"]))
-    return flat, [(tuple(names), fill) for fill, names in by_fill.items()]
 
 
 def name_action(action, num_actions, names, suit_action, suit_word):
@@ -794,6 +709,19 @@ class VariantDeclaration(Generic[ActionsT]):
     bidding_vec: str
     render: str
     aec_entry_point: str
+
+
+def check_games(games, num_games, distinct=False):
+    """Games as int64[M]; ValueError unless int[M] with values 0..num_games-1 (each once if ``distinct``)."""
+    games = np.asarray(games)
+    if games.ndim != 1 or (len(games) and games.dtype.kind not in "iu"):
+        raise ValueError(f"games must be int[M] with values 0..{num_games - 1}, got {games!r}")
+    games = games.astype(np.int64)
+    if len(games) and not 0 <= games.min() <= games.max() < num_games:
+        raise ValueError(f"games must be int[M] with values 0..{num_games - 1}, got {games!r}")
+    if distinct and len(np.unique(games)) != len(games):
+        raise ValueError(f"games must name each game once, got {games!r}")
+    return games
 
 
 def check_actions(actions, mask, games=None):

@@ -5,6 +5,13 @@ game are a pure function of ``(key, e, d)`` (a SplitMix64 hash), so a game's dea
 do not depend on the batch size, on the other games in the batch, or on which
 API runs it: game 0 of a vector env seeded with ``s`` deals exactly like an AEC
 env seeded with ``s``, and duplicate evaluation only needs equal keys.
+
+Here: the stream keys, and the checks of reset options and chosen deals. The rest of
+the scheme is kernels of :mod:`ghost_euchre_env.kernels.skeleton`: an episode's key
+is ``mix(key ^ mix(episode + golden))`` and its first dealer, unless chosen,
+``mix(episode key ^ salt) % seats`` (``open_episode``); deal ``d``'s deck sorts the
+cards by ``mix(mix(deal key + (k + 1) * golden))``, the deal key being
+``mix(episode key ^ mix(d * MUL2))`` (``random_deck``).
 """
 
 import secrets
@@ -12,12 +19,10 @@ import secrets
 import numpy as np
 
 from .cards import NUM_CARDS, cards_to_mask
-from .kernels import skeleton
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MUL1 = np.uint64(0xBF58476D1CE4E5B9)
 _MUL2 = np.uint64(0x94D049BB133111EB)
-_DEALER_SALT = np.uint64(0xD1B54A32D192ED03)
 
 
 def mix64(x):
@@ -63,30 +68,6 @@ def check_seed(seed, what="seed"):
     ):
         raise ValueError(f"{what} must be None or an int in 0..2**64-1, got {seed!r}")
     return int(seed)
-
-
-def episode_keys(keys, episodes):
-    """uint64[M]: key of each game's episode (keys uint64[M], episodes int[M])."""
-    return mix64(keys ^ mix64(np.asarray(episodes, dtype=np.uint64) + _GOLDEN))
-
-
-def random_dealers(episode_key, num_seats):
-    """int8[M]: the first dealer of each episode, uniform over the seats."""
-    return (mix64(episode_key ^ _DEALER_SALT) % np.uint64(num_seats)).astype(np.int8)
-
-
-def random_deals(episode_key, deal_numbers):
-    """int8[M, 24]: a uniform random permutation of the deck per (episode, deal).
-
-    Card k gets the random key ``mix(mix(deal key + (k + 1) * golden))``, the deal
-    key being ``mix(episode key ^ mix(deal number * MUL2))``; the deck is the cards
-    sorted by their keys (kernel :func:`ghost_euchre_env.kernels.skeleton.random_decks`).
-    The caller splits it into hands (consecutive blocks of the permutation).
-    """
-    with np.errstate(over="ignore"):  # wrapping multiplies (warned of only with the JIT off)
-        return skeleton.random_decks(
-            np.asarray(episode_key, np.uint64), np.asarray(deal_numbers, np.int64)
-        )
 
 
 SEQUENCES = (list, tuple, np.ndarray)  # what a chosen hand (a list of card ids) may be

@@ -28,7 +28,6 @@ import numpy as np
 from . import dealing
 from .cards import HAND_DTYPE, NUM_CARDS, NUM_SUITS
 from .core import (
-    NO_SEAT,
     Actions,
     BatchedGame,
     DealSummary,
@@ -43,7 +42,7 @@ from .core import (
     take_rows,
 )
 from .kernels import ghost as rules
-from .kernels import scoring, skeleton
+from .kernels import scoring
 from .kernels.ghost import (
     BID_3,
     BID_4,
@@ -239,8 +238,8 @@ class GhostState(EpisodeState):
     """N Ghost Hand games: the fields of :class:`core.EpisodeState` and these. Seats are absolute (0..2); -1 means none.
 
     Hands are uint32 card masks (bit c set = card c held). [N, K] fields are
-    stored seat-major (see :class:`core.BatchState`). Fields marked per deal
-    are set back to their initial value when a deal starts.
+    stored seat-major (see :class:`core.BatchState`). The deal's fields are
+    written afresh when a deal starts (the kernel ``start_deals``).
     """
 
     deal_width = 4  # a chosen deal: seat 0..2 hands, ghost
@@ -248,30 +247,26 @@ class GhostState(EpisodeState):
 
     hands: np.ndarray = column(HAND_DTYPE, NUM_PLAYERS)  # cards held by each seat
     ghost: np.ndarray = column(HAND_DTYPE)  # the ghost hand; after a swap, the dead hand
-    # per deal:
-    swapper: np.ndarray = column(np.int8, fill=NO_SEAT, per_deal=True)  # took the ghost hand
-    acted: np.ndarray = column(bool, NUM_PLAYERS, per_deal=True)  # seat has bid or passed
+    # the deal's fields:
+    swapper: np.ndarray = column(np.int8)  # took the ghost hand (-1 none)
+    acted: np.ndarray = column(bool, NUM_PLAYERS)  # seat has bid or passed
     passed_at: np.ndarray = column(
-        np.int8, NUM_PLAYERS, fill=-1, per_deal=True
+        np.int8, NUM_PLAYERS
     )  # -1, else the high bid index (0 none, 1..3 = 3..5) when it passed
-    bids: np.ndarray = column(
-        np.int8, len(BID_LEVELS), fill=NO_SEAT, per_deal=True
-    )  # seat that bid 3, 4, 5, moon
-    high_bid: np.ndarray = column(np.int8, per_deal=True)  # 0 (none), 3, 4, 5 or 6 (moon)
-    declarer: np.ndarray = column(np.int8, fill=NO_SEAT, per_deal=True)
-    trump: np.ndarray = column(np.int8, fill=-1, per_deal=True)  # suit 0..3, -1 before it is named
-    leader: np.ndarray = column(np.int8, fill=NO_SEAT, per_deal=True)  # led the current trick
-    led_suit: np.ndarray = column(np.int8, fill=-1, per_deal=True)  # effective suit led, -1 none
+    bids: np.ndarray = column(np.int8, len(BID_LEVELS))  # seat that bid 3, 4, 5, moon
+    high_bid: np.ndarray = column(np.int8)  # 0 (none), 3, 4, 5 or 6 (moon)
+    declarer: np.ndarray = column(np.int8)  # -1 none
+    trump: np.ndarray = column(np.int8)  # suit 0..3, -1 before it is named
+    leader: np.ndarray = column(np.int8)  # led the current trick (-1 none)
+    led_suit: np.ndarray = column(np.int8)  # effective suit led, -1 none
     trick: np.ndarray = column(
-        np.int8, NUM_PLAYERS, fill=-1, per_deal=True
-    )  # card each seat put in the current trick
-    trick_number: np.ndarray = column(np.int8, per_deal=True)  # tricks completed this deal
-    played_cards: np.ndarray = column(HAND_DTYPE, NUM_PLAYERS, per_deal=True)  # played this deal
-    trick_cards: np.ndarray = column(HAND_DTYPE, NUM_TRICKS, per_deal=True)  # played in trick k
-    tricks_won: np.ndarray = column(np.int8, NUM_PLAYERS, per_deal=True)
-    reneges: np.ndarray = column(
-        np.int8, NUM_PLAYERS, per_deal=True
-    )  # plays that broke follow-suit
+        np.int8, NUM_PLAYERS
+    )  # card each seat put in the current trick (-1 none)
+    trick_number: np.ndarray = column(np.int8)  # tricks completed this deal
+    played_cards: np.ndarray = column(HAND_DTYPE, NUM_PLAYERS)  # played this deal
+    trick_cards: np.ndarray = column(HAND_DTYPE, NUM_TRICKS)  # played in trick k
+    tricks_won: np.ndarray = column(np.int8, NUM_PLAYERS)
+    reneges: np.ndarray = column(np.int8, NUM_PLAYERS)  # plays that broke follow-suit
 
 
 @dataclasses.dataclass
@@ -284,21 +279,13 @@ class GhostDealSummary(DealSummary):
     reneges: int8[M, 3] by seat.
     """
 
-    swapper: np.ndarray
-    bid: np.ndarray
-    trump: np.ndarray
-    reneges: np.ndarray
+    seats = NUM_PLAYERS  # columns of ``tricks`` (and ``reneges``)
+    score_width = NUM_PLAYERS  # columns of ``points`` and ``scores``
 
-
-def _contract(state, games):
-    """(declarer int8[M], bid int32[M] 3..6, made bool[M]) of the played-out deals ``games``.
-
-    Made: the declarer took at least the bid (a moon ranks as six: every trick).
-    """
-    declarer = state.declarer[games]
-    bid = state.high_bid[games].astype(np.int32)
-    taken = take_rows(state.tricks_won, games)[np.arange(len(games)), declarer]
-    return declarer, bid, taken >= bid
+    swapper: np.ndarray = column(np.int8)
+    bid: np.ndarray = column(np.int8)
+    trump: np.ndarray = column(np.int8)
+    reneges: np.ndarray = column(np.int8, "seats")
 
 
 assert (Phase.AUCTION, Phase.TRUMP, Phase.PLAY, Phase.OVER) == (
@@ -364,18 +351,6 @@ class GhostEuchre(BatchedGame[GhostRules, GhostState, GhostDealSummary]):
             [*hands, deal["ghost"]], [HAND_SIZE] * 4, ["seat 0", "seat 1", "seat 2", "ghost"]
         )
 
-    @staticmethod
-    def _deal_rows(deck):
-        """uint32[M, 4]: hands of seats 0..2 and the ghost hand, six consecutive cards of the deck each."""
-        return skeleton.hands_of_deck(deck, NUM_PLAYERS + 1, HAND_SIZE)
-
-    @staticmethod
-    def _open_deal(state, games, rows):
-        """Give out the hands and the ghost hand; the auction opens left of the dealer."""
-        rules.open_deal(
-            games, rows, state.dealer, state.hands, state.ghost, state.phase, state.player
-        )
-
     # ---------------------------------------------------------------- decisions
     def _legal_args(self, state):
         """The arguments of the kernels ``legal_bits`` and ``legal_mask``."""
@@ -418,6 +393,35 @@ class GhostEuchre(BatchedGame[GhostRules, GhostState, GhostDealSummary]):
             state.reneges,
         )
 
+    def _deal_args(self, state):
+        """The fields a deal sets, the last arguments of the kernels ``start_deals`` and ``end_deals``."""
+        return (
+            state.dealer,
+            state.phase,
+            state.player,
+            state.hands,
+            state.ghost,
+            state.swapper,
+            state.acted,
+            state.passed_at,
+            state.bids,
+            state.high_bid,
+            state.declarer,
+            state.trump,
+            state.leader,
+            state.led_suit,
+            state.trick,
+            state.trick_number,
+            state.played_cards,
+            state.trick_cards,
+            state.tricks_won,
+            state.reneges,
+        )
+
+    def _score_args(self):
+        """The rules options of "Score of the deal", arguments of the kernel ``end_deals``."""
+        return (self.rules.moon_points, self.rules.moon_set_penalty, self.rules.renege_penalty)
+
     def deal_points(self, state, games):
         """int32[M, 3]: points each seat scores for the finished deals ``games``."""
         return scoring.ghost_deal_points(
@@ -429,23 +433,6 @@ class GhostEuchre(BatchedGame[GhostRules, GhostState, GhostDealSummary]):
             self.rules.moon_set_penalty,
             self.rules.renege_penalty,
         )
-
-    def _summary_fields(self, state, games):
-        declarer, bid, made = _contract(state, games)
-        return {
-            "maker": declarer,
-            "contract": np.searchsorted(BID_LEVELS, bid).astype(np.int8),
-            "made": made,
-            "alone": np.zeros(len(games), bool),
-            "swapper": state.swapper[games],
-            "bid": state.high_bid[games],
-            "trump": state.trump[games],
-            "reneges": take_rows(state.reneges, games),
-        }
-
-    def _game_won(self, scores):
-        """bool[M]: one seat alone leads and has at least target_score (a tie at the top plays on)."""
-        return rules.game_won(scores, self.rules.target_score)
 
     # ------------------------------------------------------------- observation
     def observe(self, state, seats, games=None):

@@ -9,6 +9,8 @@ tests (``DEAL``), dealer 0, so the auction goes seat 1, seat 2, seat 0:
     ghost : 9C TC 9S TS QS KS
 """
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -270,6 +272,36 @@ def test_all_pass_redeals_with_the_next_dealer():
     assert not result.terminated[0]
 
 
+def test_the_next_deal_starts_every_field_of_the_deal_afresh():
+    # Seat 1 swaps (its hand becomes the ghost's, the ghost hand its dead hand), then all
+    # three pass: the deal is thrown in, seat 1 dealing the second chosen deal. The deal's end
+    # kernel fills the summary and starts the deal: the state must be the one a new game
+    # dealing that deal holds, but for the episode's count of deals.
+    game, state = new_game(deals=[DEAL, DEAL])
+    act(game, state, SWAP, seat=1)
+    for seat in (1, 2):
+        act(game, state, PASS, seat=seat)
+    result = act(game, state, PASS, seat=0)
+    deals = result.deals
+    assert deals.game.tolist() == [0] and deals.thrown_in.tolist() == [True]
+    assert (deals.dealer[0], deals.swapper[0], deals.maker[0], deals.contract[0]) == (0, 1, -1, -1)
+    assert not deals.made[0] and not deals.alone[0] and deals.points.tolist() == [[0, 0, 0]]
+    _, fresh = new_game(deals=[DEAL], dealer=1)
+    for name in ("hands", "ghost", "swapper", "acted", "passed_at", "bids", "high_bid"):
+        assert (getattr(state, name) == getattr(fresh, name)).all(), name
+    for name in ("declarer", "trump", "leader", "led_suit", "trick", "trick_number"):
+        assert (getattr(state, name) == getattr(fresh, name)).all(), name
+    for name in ("played_cards", "trick_cards", "tricks_won", "reneges", "phase", "player"):
+        assert (getattr(state, name) == getattr(fresh, name)).all(), name
+    assert state.deal_number[0] == 2 and fresh.deal_number[0] == 1
+    # A summary holds the arrays its dataclass declares, with deals ended or none.
+    plain = act(game, state, PASS, seat=2).deals
+    for field in dataclasses.fields(deals):
+        ended, none = getattr(deals, field.name), getattr(plain, field.name)
+        assert ended.dtype == none.dtype == np.dtype(field.metadata["dtype"]), field.name
+        assert ended.shape[1:] == none.shape[1:] and (len(ended), len(none)) == (1, 0)
+
+
 def test_all_pass_ends_a_deal_episode_with_zero_points():
     game, state = new_game(episode="deal")
     for seat in (1, 2, 0):
@@ -434,6 +466,27 @@ def test_bad_options_are_rejected():
         game.init(stream_keys(0, 1), {"dealr": 1})
     with pytest.raises(ValueError, match="one per game"):
         game.init(stream_keys(0, 2), [{"dealer": 1}])
+
+
+@pytest.mark.parametrize(
+    ("games", "message"),
+    [
+        ([2], r"games must be int\[M\] with values 0\.\.1, got"),
+        ([-1], r"values 0\.\.1"),
+        ([[0]], r"games must be int\[M\]"),
+        ([0.5], r"games must be int\[M\]"),
+        ([1, 1], "name each game once"),
+    ],
+)
+@pytest.mark.parametrize("start", ["start_episodes", "next_episodes"])
+def test_bad_games_to_start_are_rejected_and_nothing_changes(start, games, message):
+    game = GhostEuchre()
+    state = game.init(stream_keys(0, 2))
+    before = state.copy()
+    with pytest.raises(ValueError, match=message):
+        getattr(game, start)(state, games)
+    for field in dataclasses.fields(state):
+        assert np.array_equal(getattr(state, field.name), getattr(before, field.name)), field.name
 
 
 def test_chosen_deals_then_random_deals():

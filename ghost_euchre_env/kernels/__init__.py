@@ -3,9 +3,10 @@
 ``cards`` holds the card primitives every variant shares (effective suit,
 follow-suit, the winner of a trick) as scalar kernels plus their batch loops;
 ``scoring`` the points of a played-out deal in each variant; ``skeleton`` what
-every variant's engine shares (dealing, bit sets, action checks, observation
-blocks); ``ghost`` and ``classic`` each one variant's rules (the auction or
-bidding, the play, the end of a game, the legal masks and the observations).
+every variant's engine shares (dealing, episodes, the end of a game and
+truncation, bit sets, action checks, observation blocks); ``ghost`` and
+``classic`` each one variant's rules (the deal, the auction or bidding, the play,
+the end of a deal and of a game, the legal masks and the observations).
 Run with ``NUMBA_DISABLE_JIT=1`` they are plain Python, for debugging.
 
 The compiled code is cached (``cache=True``) beside the source, in ``__pycache__``;

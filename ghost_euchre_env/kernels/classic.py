@@ -5,14 +5,15 @@ The one copy of the Classic Euchre section of ``docs/RULES.md``; the batch API
 a ``ClassicState`` (seat-major [N, 4] fields, uint32 card masks, int8 seats with
 -1 for none). Seats 0 & 2 play against seats 1 & 3.
 
-- :func:`deal_rows`, :func:`open_deal`: "The deal" (five cards each, the upcard).
+- :func:`start_deals`: "The deal" (five cards each, the upcard; the deal's fields fresh).
 - :func:`legal_bits`, :func:`legal_mask`: what the player to act may do.
 - :func:`step`: one decision in every game: "First round" and "Second round"
   (pass, order up, name trump; stick the dealer), the dealer's discard,
   "Going alone" (and lone defenders), "Play" (the tricks, skipping a seat
   that sits out).
 - :func:`step_and_observe`: a vector step, the step, legal mask and observation in one call.
-- :func:`game_won`: "The end".
+- :func:`end_deals`: the deals that ended in a step: "Score of the deal", "The end"
+  (:func:`game_won`), then the next deal or episode; the deal summary.
 - :func:`observe`, :func:`hidden`: the observation of ``OBS_LAYOUT`` and the
   hidden cards of ``HIDDEN_LAYOUT`` (``ghost_euchre_env/classic.py``).
 
@@ -23,8 +24,14 @@ import numpy as np
 from numba import njit
 
 from .cards import effective_suit, playable, trick_winner
+from .scoring import classic_team_points
 from .skeleton import (
+    NUM_CARDS,
     card_bit,
+    deal_rewards,
+    end_or_go_on,
+    ended_in_order,
+    next_deal_row,
     put_bits,
     put_masks,
     put_one,
@@ -69,29 +76,39 @@ def next_active(active, seat):
 
 
 @njit(cache=True)
-def deal_rows(decks):
-    """uint32[M, 5]: hands of seats 0..3 (five consecutive cards of the deck each), then the upcard id."""
-    rows = np.zeros((decks.shape[0], NUM_PLAYERS + 1), np.uint32)
-    for i in range(decks.shape[0]):
+def start_deals(
+    games, episode_key, num_chosen, chosen, deal_number, dealer, phase, player, hands, held,
+    upcard, discard, passes, maker, trump, alone, lone_defender, active, leader, led_suit, trick,
+    trick_number, trick_cards, tricks_won,
+):  # fmt: skip
+    """ "The deal" in each game of ``games`` (int64[M]): its next deal (a chosen or a random one,
+    :func:`skeleton.next_deal_row`: five cards to each of seats 0..3, then the upcard), every
+    field of the deal fresh, the bidding opened left of the dealer."""
+    row = np.empty(NUM_PLAYERS + 1, np.uint32)
+    keys, deck = np.empty(NUM_CARDS, np.uint64), np.empty(NUM_CARDS, np.int8)  # a deck's
+    for g in games:
+        # fmt: off
+        next_deal_row(g, NUM_PLAYERS, HAND_SIZE, episode_key, num_chosen, chosen, deal_number,
+            keys, deck, row)
+        # fmt: on
         for seat in range(NUM_PLAYERS):
-            mask = np.uint32(0)
-            for k in range(seat * HAND_SIZE, (seat + 1) * HAND_SIZE):
-                mask |= np.uint32(1) << np.uint32(decks[i, k])
-            rows[i, seat] = mask
-        rows[i, NUM_PLAYERS] = decks[i, NUM_PLAYERS * HAND_SIZE]
-    return rows
-
-
-@njit(cache=True)
-def open_deal(games, rows, dealer, hands, held, upcard, phase, player):
-    """ "The deal": games[i] gets rows[i] (uint32[5]: the hands of seats 0..3, the upcard's id);
-    the bidding opens left of the dealer. The per-deal fields are already reset."""
-    for i in range(len(games)):
-        g = games[i]
-        for seat in range(NUM_PLAYERS):
-            hands[g, seat] = rows[i, seat]
-            held[g, seat] = rows[i, seat]
-        upcard[g] = rows[i, NUM_PLAYERS]
+            hands[g, seat] = row[seat]
+            held[g, seat] = row[seat]
+            alone[g, seat] = -1
+            trick[g, seat] = -1
+            tricks_won[g, seat] = 0
+        upcard[g] = row[NUM_PLAYERS]
+        for k in range(NUM_TRICKS):
+            trick_cards[g, k] = 0
+        discard[g] = -1
+        passes[g] = 0
+        maker[g] = -1
+        trump[g] = -1
+        lone_defender[g] = -1
+        active[g] = ALL_ACTIVE
+        leader[g] = -1
+        led_suit[g] = -1
+        trick_number[g] = 0
         phase[g] = BIDDING
         player[g] = (dealer[g] + 1) % NUM_PLAYERS
 
@@ -267,13 +284,102 @@ def step_and_observe(
     return count, mask, obs
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def game_won(scores, target_score):
-    """bool[M]: "The end": a team (scores int32[M, 2]) has reached the target (no margin needed)."""
-    won = np.zeros(scores.shape[0], np.bool_)
-    for i in range(scores.shape[0]):
-        won[i] = max(scores[i, 0], scores[i, 1]) >= target_score
-    return won
+    """ "The end": a team (scores: int32[2] by team) has reached the target (no margin needed)."""
+    return max(scores[0], scores[1]) >= target_score
+
+
+@njit(cache=True)
+def end_deals(
+    ended, auto_reset, one_deal, reward_is_win, loss_reward, score_column, target_score,
+    max_deals, rewards, terminated, truncated, summary, keys, episode, episode_key, num_chosen,
+    chosen, deal_number, scores, dealer, phase, player, hands, held, upcard, discard, passes,
+    maker, trump, alone, lone_defender, active, leader, led_suit, trick, trick_number,
+    trick_cards, tricks_won,
+):  # fmt: skip
+    """The end of the deals that ended in a step (``ended``: int8[N] of :func:`step`), in
+    place: "Score of the deal" (the team scores; the rewards, float32[N, 4]), "The end"
+    (``one_deal``: every deal ends its episode; terminated, truncated: bool[N]), then the next
+    deal where play goes on (:func:`start_deals`); the parts every variant shares are
+    :func:`skeleton.deal_rewards` and :func:`skeleton.end_or_go_on`.
+
+    summary: the arrays of a ``ClassicDealSummary`` of the M ended deals, in field order,
+    filled here: one row per deal, the played-out deals first. A thrown-in deal scores
+    nothing: no maker, contract -1, not made, not alone.
+    """
+    # fmt: off
+    (games, thrown_in, summary_dealer, summary_tricks, points, summary_scores, summary_maker,
+        contract, made, summary_alone, summary_trump, summary_upcard, summary_lone_defender,
+        ordered_up) = summary
+    # fmt: on
+    ended_in_order(ended, PLAYED_OUT, games)
+    deal_again = np.empty(len(games), np.int64)
+    dealt = 0
+    for i in range(len(games)):
+        g = games[i]
+        played = ended[g] == PLAYED_OUT
+        # "Score of the deal": the makers' contract, each team's points. Round 2 cannot name
+        # the upcard's suit: trump is the upcard's suit after an order up.
+        thrown_in[i] = not played
+        ordered_up[i] = upcard[g] % 4 == trump[g]
+        goes_alone = played and alone[g, maker[g]] == 1
+        points[i, 0] = 0
+        points[i, 1] = 0
+        if played:
+            # fmt: off
+            classic_team_points(tricks_won[g], maker[g], goes_alone, lone_defender[g] >= 0,
+                points[i])
+            # fmt: on
+        summary_maker[i] = maker[g] if played else -1
+        summary_alone[i] = goes_alone
+        contract[i] = (2 if goes_alone else (0 if ordered_up[i] else 1)) if played else -1
+        made[i] = played and points[i, maker[g] & 1] > 0
+        for team in range(NUM_TEAMS):
+            scores[g, team] += points[i, team]
+            summary_scores[i, team] = scores[g, team]
+        for seat in range(NUM_PLAYERS):
+            summary_tricks[i, seat] = tricks_won[g, seat]
+        summary_dealer[i] = dealer[g]
+        summary_trump[i] = trump[g]
+        summary_upcard[i] = upcard[g]
+        summary_lone_defender[i] = lone_defender[g]
+        # "The end", then the next deal or the next episode.
+        over = one_deal or game_won(scores[g], target_score)
+        deal_rewards(g, points[i], over, reward_is_win, loss_reward, score_column, scores, rewards)
+        # fmt: off
+        if end_or_go_on(g, over, auto_reset, max_deals, NUM_PLAYERS, OVER, keys, episode,
+                episode_key, num_chosen, dealer, deal_number, scores, phase, player, terminated,
+                truncated):
+            deal_again[dealt] = g
+            dealt += 1
+    start_deals(
+        deal_again[:dealt],
+        episode_key,
+        num_chosen,
+        chosen,
+        deal_number,
+        dealer,
+        phase,
+        player,
+        hands,
+        held,
+        upcard,
+        discard,
+        passes,
+        maker,
+        trump,
+        alone,
+        lone_defender,
+        active,
+        leader,
+        led_suit,
+        trick,
+        trick_number,
+        trick_cards,
+        tricks_won,
+    )
+    # fmt: on
 
 
 @njit(cache=True)

@@ -5,14 +5,15 @@ The one copy of the Ghost Hand section of ``docs/RULES.md``; the batch API
 ``GhostState`` (seat-major [N, 3] fields, uint32 card masks, int8 seats with -1
 for none). One call handles every game of the batch, one or sixteen thousand.
 
-- :func:`open_deal`: "The deal" (hands and the ghost hand given out, the
-  auction opened left of the dealer).
+- :func:`start_deals`: "The deal" (the next deal's hands and ghost hand given out,
+  the deal's fields fresh, the auction opened left of the dealer).
 - :func:`legal_bits`, :func:`legal_mask`: what the player to act may do (auction, trump, play).
 - :func:`step`: one decision in every game: "The auction" (swap, bid, moon,
   pass; the end of the auction, "Nobody bids"), "Trump", "Play" and
   "Reneging" (the tricks, follow suit, who takes a trick), phase by phase.
 - :func:`step_and_observe`: a vector step, the step, legal mask and observation in one call.
-- :func:`game_won`: "The end".
+- :func:`end_deals`: the deals that ended in a step: "Score of the deal", "The end"
+  (:func:`game_won`), then the next deal or episode; the deal summary.
 - :func:`observe`, :func:`hidden`: the observation of ``OBS_LAYOUT`` and the
   hidden cards of ``HIDDEN_LAYOUT`` (``ghost_euchre_env/ghost.py``).
 
@@ -23,8 +24,14 @@ import numpy as np
 from numba import njit
 
 from .cards import effective_suit, playable, trick_winner
+from .scoring import ghost_seat_points
 from .skeleton import (
+    NUM_CARDS,
     card_bit,
+    deal_rewards,
+    end_or_go_on,
+    ended_in_order,
+    next_deal_row,
     put_bits,
     put_masks,
     put_one,
@@ -60,14 +67,41 @@ HIDDEN_SIZE = 72
 
 
 @njit(cache=True)
-def open_deal(games, rows, dealer, hands, ghost, phase, player):
-    """ "The deal": games[i] gets rows[i] (uint32[4]: the hands of seats 0..2, the ghost hand);
-    the player left of the dealer opens the auction. The per-deal fields are already reset."""
-    for i in range(len(games)):
-        g = games[i]
+def start_deals(
+    games, episode_key, num_chosen, chosen, deal_number, dealer, phase, player, hands, ghost,
+    swapper, acted, passed_at, bids, high_bid, declarer, trump, leader, led_suit, trick,
+    trick_number, played_cards, trick_cards, tricks_won, reneges,
+):  # fmt: skip
+    """ "The deal" in each game of ``games`` (int64[M]): its next deal (a chosen or a random one,
+    :func:`skeleton.next_deal_row`: the hands of seats 0..2, the ghost hand), every field of
+    the deal fresh, the auction opened left of the dealer."""
+    row = np.empty(NUM_PLAYERS + 1, np.uint32)
+    keys, deck = np.empty(NUM_CARDS, np.uint64), np.empty(NUM_CARDS, np.int8)  # a deck's
+    for g in games:
+        # fmt: off
+        next_deal_row(g, NUM_PLAYERS + 1, HAND_SIZE, episode_key, num_chosen, chosen,
+            deal_number, keys, deck, row)
+        # fmt: on
         for seat in range(NUM_PLAYERS):
-            hands[g, seat] = rows[i, seat]
-        ghost[g] = rows[i, NUM_PLAYERS]
+            hands[g, seat] = row[seat]
+            acted[g, seat] = False
+            passed_at[g, seat] = -1
+            trick[g, seat] = -1
+            played_cards[g, seat] = 0
+            tricks_won[g, seat] = 0
+            reneges[g, seat] = 0
+        ghost[g] = row[NUM_PLAYERS]
+        for level in range(bids.shape[1]):
+            bids[g, level] = -1
+        for k in range(NUM_TRICKS):
+            trick_cards[g, k] = 0
+        swapper[g] = -1
+        high_bid[g] = 0
+        declarer[g] = -1
+        trump[g] = -1
+        leader[g] = -1
+        led_suit[g] = -1
+        trick_number[g] = 0
         phase[g] = AUCTION
         player[g] = (dealer[g] + 1) % NUM_PLAYERS
 
@@ -231,18 +265,101 @@ def step_and_observe(
     return count, mask, obs
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def game_won(scores, target_score):
-    """bool[M]: "The end": one seat alone holds the top score (int32[M, 3]) and it is at least the target."""
-    won = np.zeros(scores.shape[0], np.bool_)
-    for i in range(scores.shape[0]):
-        top = max(scores[i, 0], scores[i, 1], scores[i, 2])
-        leaders = 0
+    """ "The end": one seat alone holds the top score (scores: int32[3] by seat) and it is at least the target."""
+    top = max(scores[0], scores[1], scores[2])
+    leaders = 0
+    for seat in range(NUM_PLAYERS):
+        if scores[seat] == top:
+            leaders += 1
+    return leaders == 1 and top >= target_score
+
+
+@njit(cache=True)
+def end_deals(
+    ended, auto_reset, one_deal, reward_is_win, loss_reward, score_column, target_score,
+    max_deals, rewards, terminated, truncated, summary, keys, episode, episode_key, num_chosen,
+    chosen, deal_number, scores, moon_points, moon_set_penalty, renege_penalty, dealer, phase,
+    player, hands, ghost, swapper, acted, passed_at, bids, high_bid, declarer, trump, leader,
+    led_suit, trick, trick_number, played_cards, trick_cards, tricks_won, reneges,
+):  # fmt: skip
+    """The end of the deals that ended in a step (``ended``: int8[N] of :func:`step`), in
+    place: "Score of the deal" (the scores; the rewards, float32[N, 3]), "The end"
+    (``one_deal``: every deal ends its episode; terminated, truncated: bool[N]), then the next
+    deal where play goes on (:func:`start_deals`); the parts every variant shares are
+    :func:`skeleton.deal_rewards` and :func:`skeleton.end_or_go_on`.
+
+    summary: the arrays of a ``GhostDealSummary`` of the M ended deals, in field order, filled
+    here: one row per deal, the played-out deals first. A thrown-in deal scores nothing: no
+    maker, contract -1, not made.
+    """
+    # fmt: off
+    (games, thrown_in, summary_dealer, summary_tricks, points, summary_scores, maker, contract,
+        made, alone, summary_swapper, bid, summary_trump, summary_reneges) = summary
+    # fmt: on
+    ended_in_order(ended, PLAYED_OUT, games)
+    deal_again = np.empty(len(games), np.int64)
+    dealt = 0
+    for i in range(len(games)):
+        g = games[i]
+        played = ended[g] == PLAYED_OUT
+        # "Score of the deal": the declarer's contract, every seat's points.
+        thrown_in[i] = not played
+        maker[i] = declarer[g] if played else -1
+        contract[i] = high_bid[g] - 3 if played else -1
+        made[i] = played and tricks_won[g, declarer[g]] >= high_bid[g]
+        alone[i] = False
         for seat in range(NUM_PLAYERS):
-            if scores[i, seat] == top:
-                leaders += 1
-        won[i] = leaders == 1 and top >= target_score
-    return won
+            # fmt: off
+            points[i, seat] = ghost_seat_points(seat, tricks_won[g], reneges[g], declarer[g],
+                high_bid[g], moon_points, moon_set_penalty, renege_penalty) if played else 0
+            # fmt: on
+            scores[g, seat] += points[i, seat]
+            summary_tricks[i, seat] = tricks_won[g, seat]
+            summary_scores[i, seat] = scores[g, seat]
+            summary_reneges[i, seat] = reneges[g, seat]
+        summary_dealer[i] = dealer[g]
+        summary_swapper[i] = swapper[g]
+        bid[i] = high_bid[g]
+        summary_trump[i] = trump[g]
+        # "The end", then the next deal or the next episode.
+        over = one_deal or game_won(scores[g], target_score)
+        deal_rewards(g, points[i], over, reward_is_win, loss_reward, score_column, scores, rewards)
+        # fmt: off
+        if end_or_go_on(g, over, auto_reset, max_deals, NUM_PLAYERS, OVER, keys, episode,
+                episode_key, num_chosen, dealer, deal_number, scores, phase, player, terminated,
+                truncated):
+            deal_again[dealt] = g
+            dealt += 1
+    start_deals(
+        deal_again[:dealt],
+        episode_key,
+        num_chosen,
+        chosen,
+        deal_number,
+        dealer,
+        phase,
+        player,
+        hands,
+        ghost,
+        swapper,
+        acted,
+        passed_at,
+        bids,
+        high_bid,
+        declarer,
+        trump,
+        leader,
+        led_suit,
+        trick,
+        trick_number,
+        played_cards,
+        trick_cards,
+        tricks_won,
+        reneges,
+    )
+    # fmt: on
 
 
 @njit(cache=True)

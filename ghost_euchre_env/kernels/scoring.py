@@ -76,20 +76,27 @@ def classic_maker_points(maker_tricks, maker_alone, lone_defender):
 
 
 @njit(cache=True)
+def classic_team_points(tricks, maker, maker_alone, lone_defender, points):
+    """points (int32[2], by team: seats 0 & 2, seats 1 & 3) = one classic deal's points.
+
+    tricks: int[4] by seat; maker: its seat; maker_alone, lone_defender: bools.
+    """
+    team = maker & 1
+    signed = classic_maker_points(tricks[team] + tricks[team + 2], maker_alone, lone_defender)
+    points[team] = max(signed, 0)
+    points[1 - team] = max(-signed, 0)
+
+
+@njit(cache=True)
 def classic_deal_points(tricks, maker, maker_alone, lone_defender):
-    """int32[M, 2]: points by team (seats 0 & 2, seats 1 & 3) of M classic deals.
+    """int32[M, 2]: :func:`classic_team_points` of M classic deals.
 
     tricks: int8[M, 4] by seat; maker: int[M] seat; maker_alone, lone_defender: bool[M].
     """
     num_deals = tricks.shape[0]
     points = np.zeros((num_deals, 2), np.int32)
     for deal in range(num_deals):
-        team = maker[deal] & 1
-        signed = classic_maker_points(
-            tricks[deal, team] + tricks[deal, team + 2], maker_alone[deal], lone_defender[deal]
+        classic_team_points(
+            tricks[deal], maker[deal], maker_alone[deal], lone_defender[deal], points[deal]
         )
-        if signed > 0:
-            points[deal, team] = signed
-        else:
-            points[deal, 1 - team] = -signed
     return points

@@ -8,8 +8,13 @@ seats int8 (-1 none).
 
 - Dealing (``docs/RULES.md``, "The deal"): a deal is a pure function of the
   episode's key and the deal's number, a SplitMix64 hash per card
-  (:mod:`ghost_euchre_env.dealing` states the scheme; :func:`random_decks` is
-  its one implementation).
+  (:mod:`ghost_euchre_env.dealing` states the scheme; :func:`random_deck` is
+  its one implementation, :func:`next_deal_row` picks a chosen or a random deal).
+- Episodes and deal ends, the parts every variant shares ("The end", ``max_deals``):
+  :func:`open_episode` (its key, its first dealer, scores 0), :func:`ended_in_order`
+  (the rows of a deal summary), :func:`deal_rewards`, :func:`end_or_go_on` (terminate,
+  truncate, deal again with the next dealer, or reset). A variant's ``end_deals``
+  kernel calls them once per ended deal, between its scoring and its dealing.
 - Legal masks: :func:`unpack_rows` turns the bit sets of ``legal_bits`` into
   bool rows; :func:`first_illegal` checks a batch of actions against them;
   :func:`draw_set_bits` and :func:`draw_legal` draw a legal action per row
@@ -19,13 +24,18 @@ seats int8 (-1 none).
   :func:`relative` turns an absolute seat into the observer's relative one.
 """
 
+import contextlib
+
 import numpy as np
-from numba import njit
+from numba import config, njit
 
 NUM_CARDS = 24
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MUL1 = np.uint64(0xBF58476D1CE4E5B9)
 _MUL2 = np.uint64(0x94D049BB133111EB)
+_DEALER_SALT = np.uint64(0xD1B54A32D192ED03)
+_NOTHING = contextlib.nullcontext()
+_JIT_OFF = bool(getattr(config, "DISABLE_JIT", False))  # NUMBA_DISABLE_JIT=1: kernels run as Python
 
 
 @njit(cache=True, inline="always")
@@ -40,47 +50,149 @@ def mix64(x):
     return x
 
 
-@njit(cache=True)
-def random_decks(episode_key, deal_numbers):
-    """int8[M, 24]: a uniform random permutation of the deck per (episode key, deal number).
+def wrapping():
+    """The context a dealing kernel is called in: its uint64 arithmetic wraps by design. Compiled,
+    nothing to do; with the JIT off (NumPy scalars, which warn of each overflow) the warnings
+    are silenced."""
+    return np.errstate(over="ignore") if _JIT_OFF else _NOTHING
 
-    episode_key: uint64[M]; deal_numbers: int[M]. Card k gets the random key
-    ``mix(mix(deal key + (k + 1) * golden))`` with its id in the low 5 bits; the
-    deck is the cards in the order of their keys. The caller splits it into
-    hands (consecutive blocks).
+
+@njit(cache=True, inline="always")
+def random_deck(episode_key, deal_number, keys, deck):
+    """deck (int8[24]) = a uniform random permutation of the cards for (episode key, deal
+    number); keys (uint64[24]) = the cards' random keys.
+
+    Card k gets the random key ``mix(mix(deal key + (k + 1) * golden))`` with its id in the
+    low 5 bits (so the keys differ), the deal key being ``mix(episode key ^ mix(deal number *
+    MUL2))``; the deck is the cards in the order of their keys. A card's place is the count of
+    the keys below its own: for 24 keys a branch-free count is faster than a sort.
     """
-    num_deals = len(episode_key)
-    decks = np.empty((num_deals, NUM_CARDS), np.int8)
-    keyed = np.empty(NUM_CARDS, np.uint64)
     low = np.uint64(31)
-    for i in range(num_deals):
-        deal_key = mix64(episode_key[i] ^ mix64(np.uint64(deal_numbers[i]) * _MUL2))
-        for card in range(NUM_CARDS):
-            counter = np.uint64(card + 1) * _GOLDEN
-            key = (mix64(deal_key + counter) & ~low) | np.uint64(card)
-            # Insert the key among the sorted keys of the cards before it (an insertion
-            # sort: for 24 keys twice as fast as keyed.sort(); the keys are distinct).
-            k = card
-            while k > 0 and keyed[k - 1] > key:
-                keyed[k] = keyed[k - 1]
-                k -= 1
-            keyed[k] = key
-        for k in range(NUM_CARDS):
-            decks[i, k] = np.int8(keyed[k] & low)
-    return decks
+    deal_key = mix64(np.uint64(episode_key) ^ mix64(np.uint64(deal_number) * _MUL2))
+    for card in range(NUM_CARDS):
+        keys[card] = (mix64(deal_key + np.uint64(card + 1) * _GOLDEN) & ~low) | np.uint64(card)
+    for card in range(NUM_CARDS):
+        place = 0
+        for other in range(NUM_CARDS):
+            place += keys[other] < keys[card]
+        deck[place] = card
+
+
+@njit(cache=True, inline="always")
+def next_deal_row(
+    g, num_hands, hand_size, episode_key, num_chosen, chosen, deal_number, keys, deck, row
+):
+    """Game g's next deal as a row (uint32[W]: how a chosen deal is stored), and count it
+    (``deal_number[g] += 1``).
+
+    A chosen deal while any is left (``chosen[g, deal number]``, ``num_chosen[g]`` of them),
+    else a random deck of the episode's key (:func:`random_deck`) split into ``num_hands``
+    hands of ``hand_size`` consecutive cards: row[h] the mask of hand h and, where W has one
+    more slot, the id of the card after them (classic's upcard). keys, deck: :func:`random_deck`'s.
+    """
+    number = deal_number[g]
+    if number < num_chosen[g]:
+        for k in range(len(row)):
+            row[k] = chosen[g, number, k]
+    else:
+        random_deck(episode_key[g], number, keys, deck)
+        for hand in range(num_hands):
+            mask = np.uint32(0)
+            for k in range(hand * hand_size, (hand + 1) * hand_size):
+                mask |= np.uint32(1) << np.uint32(deck[k])
+            row[hand] = mask
+        if len(row) > num_hands:
+            row[num_hands] = deck[num_hands * hand_size]
+    deal_number[g] = number + 1
+
+
+@njit(cache=True, inline="always")
+def open_episode(
+    g, chosen_dealer, num_seats, keys, episode, episode_key, dealer, deal_number, scores
+):
+    """Game g opens its episode ``episode[g]`` (dealing its first deal is the variant's kernel):
+    its key ``mix(key ^ mix(episode + golden))``, its dealer (``chosen_dealer``, or for -1 one
+    drawn uniformly from the episode's key), scores 0 (int32[N, W]), no deal dealt yet."""
+    key = mix64(keys[g] ^ mix64(np.uint64(episode[g]) + _GOLDEN))
+    episode_key[g] = key
+    if chosen_dealer >= 0:
+        dealer[g] = chosen_dealer
+    else:
+        dealer[g] = mix64(key ^ _DEALER_SALT) % np.uint64(num_seats)
+    for column in range(scores.shape[1]):
+        scores[g, column] = 0
+    deal_number[g] = 0
 
 
 @njit(cache=True)
-def hands_of_deck(decks, num_hands, hand_size):
-    """uint32[M, num_hands]: hand h of each deck is its cards h * hand_size .. (h + 1) * hand_size - 1."""
-    rows = np.zeros((decks.shape[0], num_hands), np.uint32)
-    for i in range(decks.shape[0]):
-        for hand in range(num_hands):
-            mask = np.uint64(0)
-            for k in range(hand * hand_size, (hand + 1) * hand_size):
-                mask |= np.uint64(1) << np.uint64(decks[i, k])
-            rows[i, hand] = np.uint32(mask)
-    return rows
+def open_episodes(
+    games, dealers, num_seats, keys, episode, episode_key, dealer, deal_number, scores
+):
+    """:func:`open_episode` of the games ``games`` (int64[M]), dealt by ``dealers`` (int8[M], -1: random)."""
+    for i in range(len(games)):
+        open_episode(
+            games[i], dealers[i], num_seats, keys, episode, episode_key, dealer, deal_number, scores
+        )
+
+
+@njit(cache=True)
+def ended_in_order(ended, played_out, games):
+    """games (int64[M]) = the games whose deal ended (``ended[g]`` not 0, int8[N]; M of them),
+    the played-out ones (``ended[g] == played_out``) first, then the thrown-in ones, each in
+    game order: the rows of a step's deal summary."""
+    i = 0
+    for played in (True, False):
+        for g in range(len(ended)):
+            if ended[g] != 0 and (ended[g] == played_out) == played:
+                games[i] = g
+                i += 1
+
+
+@njit(cache=True, inline="always")
+def end_or_go_on(
+    g, over, auto_reset, max_deals, num_seats, over_phase, keys, episode, episode_key,
+    num_chosen, dealer, deal_number, scores, phase, player, terminated, truncated,
+):  # fmt: skip
+    """After game g's deal ended and was scored, end the game or go on; True: game g deals next.
+
+    over: the game is over by the rules (it terminates); else a game that has dealt
+    ``max_deals`` deals is truncated, and any other deals again, the next seat dealing
+    (terminated, truncated: bool[N], set here). A finished game gets ``over_phase`` and no
+    player to act or, with ``auto_reset``, opens its next episode (random deals, a random
+    dealer) and deals.
+    """
+    cut = not over and deal_number[g] >= max_deals
+    terminated[g] = over
+    truncated[g] = cut
+    if not (over or cut):
+        dealer[g] = (dealer[g] + 1) % num_seats
+        return True
+    if auto_reset:
+        episode[g] += 1
+        num_chosen[g] = 0
+        open_episode(g, -1, num_seats, keys, episode, episode_key, dealer, deal_number, scores)
+        return True
+    phase[g] = over_phase
+    player[g] = -1
+    return False
+
+
+@njit(cache=True, inline="always")
+def deal_rewards(g, points, over, reward_is_win, loss_reward, score_column, scores, rewards):
+    """Game g's rewards (float32[N, S], by seat) for a deal that ended with ``points`` (int32[W]
+    by score column; score_column: int[S] each seat's). Reward "points": each seat its column's
+    points; "win" (``reward_is_win``), once the game is ``over``: 1.0 to each seat of the top
+    score's column (``scores[g]``; the first, in a tie), ``loss_reward`` to the others."""
+    if not reward_is_win:
+        for seat in range(len(score_column)):
+            rewards[g, seat] = points[score_column[seat]]
+    elif over:
+        winner = 0
+        for column in range(1, scores.shape[1]):
+            if scores[g, column] > scores[g, winner]:
+                winner = column
+        for seat in range(len(score_column)):
+            rewards[g, seat] = 1.0 if score_column[seat] == winner else loss_reward
 
 
 @njit(cache=True)
