@@ -1,4 +1,5 @@
-"""The oracle critic (critic: oracle): the engines' hidden cards, their suit renaming, and the trainer's run."""
+"""The oracle critics (critic: oracle, critic: solver): the engines' hidden cards, their suit renaming, the
+solved value, and the trainer's run."""
 
 import os
 
@@ -11,7 +12,8 @@ from test_train import TINY, straight_and_resumed
 from ghost_euchre.agents import make_policy
 from ghost_euchre.agents.ppo import ActorCritic
 from ghost_euchre.trainer.config import make_config
-from ghost_euchre_env import GhostEuchre, ghost
+from ghost_euchre.trainer.critic import SOLVED_SIZE, OracleCritic
+from ghost_euchre_env import GhostEuchre, ghost, solver
 from ghost_euchre_env.cards import NUM_CARDS
 
 
@@ -62,18 +64,58 @@ def test_hidden_cards_are_renamed_as_the_observation_is(variant):
     assert not torch.equal(renamed, two_blocks)  # some positions are renamed
 
 
-def test_an_oracle_critic_run_resumes_exactly_and_ships_the_policy_alone(tmp_path, torch_globals):
-    common = ["--critic", "oracle", "--total_steps", "512", "--checkpoint_every", "2"]
+@VARIANTS
+def test_the_solver_critic_sees_the_solved_value_at_card_decisions_and_a_zero_flag_in_the_auction(
+    variant,
+):
+    game, state = played_positions(6, variant)
+    seats = (state.player + np.arange(len(state.player))) % game.num_players  # not only the mover
+    critic = OracleCritic(variant.OBS_SIZE, variant.HIDDEN_SIZE, (8,), "relu", None, solved=True)
+    extra = critic.extra(game, state, seats)
+    assert (
+        extra.shape == (len(seats), variant.HIDDEN_SIZE + SOLVED_SIZE) and extra.dtype == np.float32
+    )
+    assert np.array_equal(extra[:, : variant.HIDDEN_SIZE], game.hidden_cards(state, seats))
+    value, defined = extra[:, -2], extra[:, -1]
+    playing = np.flatnonzero(solver.in_play(game, state))
+    assert 0 < len(playing) < len(seats)  # card decisions and auction ones
+    solved = solver.position_value(game, state, playing, "relative", seats[playing])
+    assert np.array_equal(value[playing], solved) and (defined[playing] == 1).all()
+    auction = np.setdiff1d(np.arange(len(seats)), playing)
+    assert (value[auction] == 0).all() and (defined[auction] == 0).all()
+
+
+@VARIANTS
+def test_the_solver_columns_are_not_renamed_with_the_suits(variant):
+    obs, mask = positions(7, variant)
+    model = ActorCritic(obs.shape[1], mask.shape[1], (8,), canonical_suits=True)
+    critic = OracleCritic(obs.shape[1], variant.HIDDEN_SIZE, (8,), "relu", model.suits, solved=True)
+    extra = torch.rand(len(obs), variant.HIDDEN_SIZE + SOLVED_SIZE)
+    seen = critic.see(torch.from_numpy(obs), extra)
+    assert torch.equal(seen[:, -SOLVED_SIZE:], extra[:, -SOLVED_SIZE:])
+    hidden = OracleCritic(obs.shape[1], variant.HIDDEN_SIZE, (8,), "relu", model.suits)
+    oracle_seen = hidden.see(torch.from_numpy(obs), extra[:, : variant.HIDDEN_SIZE])
+    assert torch.equal(seen[:, :-SOLVED_SIZE], oracle_seen)
+
+
+@pytest.mark.parametrize(
+    ("critic", "extra_size"),
+    [("oracle", ghost.HIDDEN_SIZE), ("solver", ghost.HIDDEN_SIZE + SOLVED_SIZE)],
+)
+def test_an_oracle_critic_run_resumes_exactly_and_ships_the_policy_alone(
+    tmp_path, torch_globals, critic, extra_size
+):
+    common = ["--critic", critic, "--total_steps", "512", "--checkpoint_every", "2"]
     common += ["--keep_checkpoints", "0", "--eval_every", "0", "--final_eval_games", "0", *TINY]
     a, b, straight, halfway = straight_and_resumed(tmp_path, common)
-    assert a["config"]["critic"] == "oracle"
+    assert a["config"]["critic"] == critic
     for part in ("model", "critic"):
         for key in a[part]:
             assert torch.equal(a[part][key], b[part][key]), (part, key)
     first = torch.load(halfway, weights_only=True)["critic"]
     assert any(not torch.equal(first[k], a["critic"][k]) for k in first)  # the critic trained
     width = a["critic"]["trunk.0.weight"].shape[1]
-    assert width == ghost.OBS_SIZE + ghost.HIDDEN_SIZE
+    assert width == ghost.OBS_SIZE + extra_size
     policy_file = os.path.join(straight, "policy.pt")
     assert "critic" not in torch.load(policy_file, weights_only=True)
     player = make_policy(f"ppo:{policy_file}", GhostEuchre(), seed=0)
@@ -82,20 +124,23 @@ def test_an_oracle_critic_run_resumes_exactly_and_ships_the_policy_alone(tmp_pat
 
 
 def test_an_unknown_critic_is_one_line_naming_it():
-    with pytest.raises(ValueError, match=r"critic must be 'shared' or 'oracle', got 'perfect'"):
+    with pytest.raises(
+        ValueError, match=r"critic must be 'shared', 'oracle' or 'solver', got 'perfect'"
+    ):
         make_config({"critic": "perfect"}, "test")
 
 
 @VARIANTS
-def test_a_fine_tunes_oracle_critic_starts_as_the_networks_own_value(variant):
-    """start_from copies the trunk and value head and gives the hidden cards zero weight."""
-    from ghost_euchre.trainer.critic import OracleCritic
-
+@pytest.mark.parametrize("solved", [False, True])
+def test_a_fine_tunes_oracle_critic_starts_as_the_networks_own_value(variant, solved):
+    """start_from copies the trunk and value head and gives the extra columns zero weight."""
     torch.manual_seed(0)
     obs, mask = positions(5, variant)
     model = ActorCritic(obs.shape[1], mask.shape[1], (16, 8), canonical_suits=True)
-    critic = OracleCritic(obs.shape[1], variant.HIDDEN_SIZE, (16, 8), "relu", model.suits)
-    hidden = torch.from_numpy(np.random.default_rng(0).random((len(obs), variant.HIDDEN_SIZE)))
+    critic = OracleCritic(
+        obs.shape[1], variant.HIDDEN_SIZE, (16, 8), "relu", model.suits, solved=solved
+    )
+    hidden = torch.from_numpy(np.random.default_rng(0).random((len(obs), critic.extra_size)))
     obs_t, hidden = torch.from_numpy(obs), hidden.float()
     with torch.no_grad():
         assert not torch.allclose(critic(obs_t, hidden), model.value(obs_t))

@@ -10,7 +10,7 @@ the package uses ``agents`` and ``ghost_euchre.arena``, which never import it):
 - :mod:`~ghost_euchre.trainer.opponents`: seat roles, the opponents' mix and pool, their decisions
 - :mod:`~ghost_euchre.trainer.rollout`: rollouts, the per-seat rollout buffer, GAE
 - :mod:`~ghost_euchre.trainer.update`: the PPO update (and the warm-up's imitation)
-- :mod:`~ghost_euchre.trainer.critic`: the oracle critic (``critic: oracle``: the value also sees the hidden cards)
+- :mod:`~ghost_euchre.trainer.critic`: the oracle critics (``critic: oracle``: the value also sees the hidden cards; ``solver``: and the solved value)
 - :mod:`~ghost_euchre.trainer.distill`: distillation (``distill_decisions``: a teacher's actions, or its values' softmax, as lessons: the rollout oracle's bids, a search's or a policy's)
 - :mod:`~ghost_euchre.trainer.stats`: deal statistics and the update's scalars for TensorBoard
 - :mod:`~ghost_euchre.trainer.log`, :mod:`~ghost_euchre.trainer.evaluation`: TensorBoard and progress; evaluations

@@ -26,6 +26,7 @@ from ghost_euchre_env import variants
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VARIANTS = variants.available()  # config.variant: a name of ghost_euchre_env.variants
 DISTILL_PHASES = ("auction", "play", "all")  # the decisions distillation samples (distill_phase)
+CRITICS = ("shared", "oracle", "solver")  # what PPO's value estimate sees (critic)
 # configs by name: the package's own folder once installed, else the repository's configs/
 _PACKAGED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs")
 CONFIG_DIR = _PACKAGED if os.path.isdir(_PACKAGED) else os.path.join(ROOT, "configs")
@@ -179,7 +180,9 @@ class TrainConfig:
     critic: str = "shared"
     """what PPO's value estimate sees: 'shared' = the network's own value head (what the policy sees); 'oracle' =
     a separate MLP of hidden_sizes that also sees every card hidden from the seat (the other hands, the ghost
-    hand): perfect information in training only, as PerfectDou; the policy file holds the policy network alone"""
+    hand): perfect information in training only, as PerfectDou; the policy file holds the policy network alone;
+    'solver' = the oracle that also sees the exact solver's value of the position for the deciding seat at each
+    card decision (deal points, the seat's margin; a flag says it is undefined in the auction)"""
     model: str = ""
     """a network class of your own, package.module:ClassName (agents/networks.py: built as ClassName(obs_size,
     num_actions) with model_options as keywords, forward(obs) -> (logits, value)); e.g. ghost_euchre.agents.cardset:CardSetNet, which sees
@@ -279,7 +282,7 @@ class TrainConfig:
             self.target_kl is None or 0 < self.target_kl < math.inf,
             "null or a finite positive number",
         )
-        check("critic", self.critic in ("shared", "oracle"), "'shared' or 'oracle'")
+        check("critic", self.critic in CRITICS, "'shared', 'oracle' or 'solver'")
         check("distill_worlds", self.distill_worlds >= 1, "at least 1")
         check(
             "distill_temperature",

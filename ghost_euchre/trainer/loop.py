@@ -139,7 +139,7 @@ def train(config, resume, config_stem):
         game.num_actions,
         run.num_envs,
         game.num_players,
-        run.critic.hidden_size if run.critic is not None else 0,
+        run.critic.extra_size if run.critic is not None else 0,
     )
 
     remove_temporary(

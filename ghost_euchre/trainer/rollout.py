@@ -34,10 +34,10 @@ class RolloutBuffer:
     ends are bootstrapped (``set_bootstrap``) with the value of that seat's state.
     """
 
-    def __init__(self, capacity, obs_size, num_actions, num_envs, num_seats=3, hidden_size=0):
+    def __init__(self, capacity, obs_size, num_actions, num_envs, num_seats=3, extra_size=0):
         self.obs = np.zeros((capacity, obs_size), np.float32)
         # the oracle critic's extra input (no columns without it)
-        self.hidden = np.zeros((capacity, hidden_size), np.float32)
+        self.critic_extra = np.zeros((capacity, extra_size), np.float32)
         self.mask = np.zeros((capacity, num_actions), bool)
         self.action = np.zeros(capacity, np.int64)
         self.logprob = np.zeros(capacity, np.float32)
@@ -140,7 +140,8 @@ def collect_rollout(run, buf):
         buf.obs[rows] = obs[learners]
         buf.mask[rows] = mask[learners]
         if run.critic is not None:
-            buf.hidden[rows] = run.engine.hidden_cards(run.venv.state, player)[learners]
+            deciding = run.venv.state.take(learners)
+            buf.critic_extra[rows] = run.critic.extra(run.engine, deciding, player[learners])
         actions = np.zeros(run.num_envs, np.int64)
         with torch.no_grad():
             if len(learners):
@@ -148,7 +149,7 @@ def collect_rollout(run, buf):
                 if run.critic is not None:
                     value = run.critic(
                         torch.from_numpy(buf.obs[rows]).to(device),
-                        torch.from_numpy(buf.hidden[rows]).to(device),
+                        torch.from_numpy(buf.critic_extra[rows]).to(device),
                     )
                 log_probs = masked_log_probs(logits, torch.from_numpy(buf.mask[rows]).to(device))
                 chosen = sample_actions(log_probs, run.sample_gen)
@@ -202,7 +203,7 @@ def advantages_and_returns(run, buf):
             if run.critic is None:
                 values = run.model.value(pending_obs)
             else:
-                hidden = run.engine.hidden_cards(pending, pending_seats)
-                values = run.critic(pending_obs, torch.from_numpy(hidden).to(run.device))
+                extra = run.critic.extra(run.engine, pending, pending_seats)
+                values = run.critic(pending_obs, torch.from_numpy(extra).to(run.device))
         buf.set_bootstrap(pending_games, pending_seats, values.cpu().numpy())
     return buf.advantages(run.config.gamma, run.config.gae_lambda)

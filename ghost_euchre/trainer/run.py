@@ -65,7 +65,8 @@ class Run:
     deals: int = 0
     """deals played so far (redeals included)"""
     critic: OracleCritic | None = None
-    """critic='oracle': the value network that also sees the hidden cards; None: the model's value head"""
+    """critic='oracle' / 'solver': the value network that also sees the hidden cards (and the solved value); None:
+    the model's value head"""
     teacher: typing.Any = None
     """the distill_teacher Policy (ghost_euchre.trainer.distill); None: the oracle, or no distillation"""
 
@@ -146,10 +147,11 @@ def setup(config, ranks):
         start_from(model, init_from_file(config.init_from))
     model.to(ranks.device)
     critic = None
-    if config.critic == "oracle":
+    if config.critic in ("oracle", "solver"):
         critic = OracleCritic(
-            game.obs_size, engine.hidden_size, config.hidden_sizes, config.activation, model.suits
-        )
+            game.obs_size, engine.hidden_size, config.hidden_sizes, config.activation, model.suits,
+            solved=config.critic == "solver",
+        )  # fmt: skip
         if config.init_from and isinstance(model, ActorCritic):  # the MLP of the same sizes
             critic.start_from(model)
         critic.to(ranks.device)

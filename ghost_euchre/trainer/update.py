@@ -206,7 +206,7 @@ def ppo_update(run, buf, advantages, returns, lessons, shares):
     b_advantages, b_returns = tensor(advantages), tensor(returns)
     critic = run.critic  # the oracle critic sees the hidden cards too; renamed once as well
     critic_seen = (
-        critic.see(tensor(buf.obs[:count]), tensor(buf.hidden[:count]))
+        critic.see(tensor(buf.obs[:count]), tensor(buf.critic_extra[:count]))
         if critic is not None
         else None
     )
