@@ -54,7 +54,9 @@ a loop over the games of the batch with one branch per phase, reading the
 observation's columns by the variant's layout; ``act`` is one kernel call, for
 one game or thousands. Hand values are float32 sums over the cards in card-id
 order, compared with the thresholds in float64. ``NUMBA_DISABLE_JIT=1`` runs the
-same functions as plain Python.
+same functions as plain Python. ``playout()`` gives the kernel that plays whole
+playouts with these rules inside the engine's loop (``ghost_playout``,
+``classic_playout``: ``pimc``'s playouts, one call until a deal ends).
 """
 
 import numpy as np
@@ -71,6 +73,9 @@ from ghost_euchre_env.cards import (
     PARTNER_SUIT,
     STRENGTH,
 )
+from ghost_euchre_env.kernels import classic as classic_kernels
+from ghost_euchre_env.kernels import ghost as ghost_kernels
+from ghost_euchre_env.kernels.skeleton import play_until_deals_end
 
 from .base import Policy
 
@@ -533,10 +538,19 @@ class GhostHeuristic(Policy):
         """obs float32[N, D], mask bool[N, A] -> int64[N]: one kernel call (:func:`ghost_actions`)."""
         obs, mask = _batch(self.variant, obs, mask)
         actions = np.zeros(len(obs), np.int64)
+        ghost_actions(obs, mask, *self.kernel_args(), actions)
+        return actions
+
+    def kernel_args(self):
+        """The arguments of :func:`ghost_actions` between the mask and the actions."""
         thresholds = np.array([*self.bid_thresholds, self.moon_above, self.swap_below], np.float64)
         renege = bool(getattr(self.game.rules, "allow_renege", False))
-        ghost_actions(obs, mask, _layout(self.variant, GHOST_FIELDS), thresholds, renege, actions)
-        return actions
+        return _layout(self.variant, GHOST_FIELDS), thresholds, renege
+
+    def playout(self):
+        """(:func:`ghost_playout`, :meth:`kernel_args`): this player's compiled playout, for the
+        engine's ``play_until_deal_ends``."""
+        return ghost_playout, self.kernel_args()
 
 
 class ClassicHeuristic(Policy):
@@ -570,9 +584,18 @@ class ClassicHeuristic(Policy):
         """obs float32[N, D], mask bool[N, A] -> int64[N]: one kernel call (:func:`classic_actions`)."""
         obs, mask = _batch(self.variant, obs, mask)
         actions = np.zeros(len(obs), np.int64)
-        thresholds = np.array([self.order_above, self.name_above, self.alone_above], np.float64)
-        classic_actions(obs, mask, _layout(self.variant, CLASSIC_FIELDS), thresholds, actions)
+        classic_actions(obs, mask, *self.kernel_args(), actions)
         return actions
+
+    def kernel_args(self):
+        """The arguments of :func:`classic_actions` between the mask and the actions."""
+        thresholds = np.array([self.order_above, self.name_above, self.alone_above], np.float64)
+        return _layout(self.variant, CLASSIC_FIELDS), thresholds
+
+    def playout(self):
+        """(:func:`classic_playout`, :meth:`kernel_args`): this player's compiled playout, for the
+        engine's ``play_until_deal_ends``."""
+        return classic_playout, self.kernel_args()
 
 
 @njit(cache=True)
@@ -699,6 +722,29 @@ def _classic_card(obs, mask, layout, game, hand, scratch):
 
 
 # ------------------------------------------------------------------ NumPy-facing helpers
+# ------------------------------------------------------------------ playouts
+@njit(cache=True)
+def ghost_playout(actions, player, step_args, legal_args, observe_args, policy_args, ended):
+    """Ghost Hand games played by :func:`ghost_actions` until some deal ends, in one call: the
+    engine's :func:`~ghost_euchre_env.kernels.skeleton.play_until_deals_end` with Ghost Hand's
+    kernels (the engine's ``play_until_deal_ends`` passes their arguments)."""
+    # fmt: off
+    return play_until_deals_end(actions, player, ghost_kernels.step, step_args,
+        ghost_kernels.legal_mask, legal_args, ghost_kernels.observe, observe_args, ghost_actions,
+        policy_args, ended)
+    # fmt: on
+
+
+@njit(cache=True)
+def classic_playout(actions, player, step_args, legal_args, observe_args, policy_args, ended):
+    """:func:`ghost_playout` for classic Euchre and :func:`classic_actions`."""
+    # fmt: off
+    return play_until_deals_end(actions, player, classic_kernels.step, step_args,
+        classic_kernels.legal_mask, legal_args, classic_kernels.observe, observe_args,
+        classic_actions, policy_args, ended)
+    # fmt: on
+
+
 _LAYOUTS = {}
 
 

@@ -5,7 +5,9 @@ with what it has seen (:mod:`ghost_euchre.agents.worlds`: uniform over the deals
 own cards, the cards played, the upcard and the shown voids). Every legal action
 is tried in every world: the world is stepped with the action and then played
 to the end of the deal by a fast default policy (the ``heuristic`` for every
-seat), on the batched engine, all decisions x worlds x actions in one batch. The
+seat), on the batched engine, all decisions x worlds x actions in one batch (a
+policy with a compiled ``playout()``, as the heuristic, plays in the engine's own
+loop, ``play_until_deal_ends``: one call until a deal ends, not one a step). The
 action with the best mean value over the worlds is played; all worlds share one
 sample per action (common random numbers), so the comparison between actions is
 paired. Keyed by game (:mod:`ghost_euchre.agents.streams`): in a match, a decision's worlds
@@ -265,8 +267,12 @@ class PIMCPolicy(Policy):
         alive = np.arange(len(first_actions))
         actions = first_actions
         step = 0
+        compiled = self._compiled_rollout() if keys is None else None
         while True:
-            rewards = game.step(state, actions).rewards
+            if compiled is None:
+                rewards = game.step(state, actions).rewards
+            else:  # to the first deal that ends, the policy's kernel in the engine's loop
+                rewards = game.play_until_deal_ends(state, actions, *compiled).rewards
             if rewards.any():  # points come at a deal's end: most steps score nothing
                 value[alive] += rewards[:, 0]
                 if self.objective == "relative":  # minus the opponents' mean: a sum, one division
@@ -289,6 +295,15 @@ class PIMCPolicy(Policy):
                 state, None if keys is None else child_keys(keys[alive], step)
             )
 
+    def _compiled_rollout(self):
+        """(playout kernel, its policy's arguments) of a playout policy that plays by one compiled
+        kernel (the heuristic's ``playout()``), or None: then the playouts step in Python, one
+        decision a call (also for ``leaf="solver"``, which looks at every position)."""
+        playout = getattr(self.rollout, "playout", None)
+        if playout is None or self.leaf == "solver":
+            return None
+        return playout()
+
     def _rollout_actions(self, state, keys=None):
         """int64[M]: the playout policy's action in each game; forced moves skip it.
 
@@ -301,8 +316,8 @@ class PIMCPolicy(Policy):
         if len(choice) == len(actions):
             obs = game.observe(state, state.player.astype(np.int64))
             actions = act_keyed(self.rollout, obs, mask, keys)
-        elif len(choice):  # observing every game is cheaper than copying out the state of a few
-            obs = game.observe(state, state.player.astype(np.int64))
+        elif len(choice):  # only the games with a choice observed (no copy of the others' rows)
+            obs = game.observe(state, state.player[choice].astype(np.int64), games=choice)
             choice_keys = None if keys is None else keys[choice]
-            actions[choice] = act_keyed(self.rollout, obs[choice], mask[choice], choice_keys)
+            actions[choice] = act_keyed(self.rollout, obs, mask[choice], choice_keys)
         return actions

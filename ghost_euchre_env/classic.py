@@ -437,11 +437,9 @@ class ClassicEuchre(BatchedGame[ClassicRules, ClassicState, ClassicDealSummary])
         """
         return self._observe_rows(state, *self._observed(state, seats, games))
 
-    def _observe_rows(self, state, games, seats):
-        """:meth:`observe` of checked ``games`` (int64[M]; empty: every game) and ``seats`` (int64)."""
-        return rules.observe(
-            games,
-            seats,
+    def _observe_args(self, state):
+        """The arguments of the kernel ``observe`` after the games and the seats."""
+        return (
             self.rules.target_score,
             self.rules.max_deals,
             state.phase,

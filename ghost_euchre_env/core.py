@@ -307,8 +307,9 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
     seat), ``deal_keys`` and ``hand_size`` (the chosen-deal format), and
     implements the hooks:
 
-    - ``observe(state, seats)`` and ``_legal_args(state)``: the arguments of the
-      variant's ``kernels.legal_bits`` and ``kernels.legal_mask``;
+    - ``observe(state, seats)``; ``_legal_args(state)``: the arguments of the
+      variant's ``kernels.legal_bits`` and ``kernels.legal_mask``; ``_observe_args(state)``:
+      those of ``kernels.observe`` after the games and the seats;
     - ``_deal_row(hands, deal)``: a chosen deal's row of W ints (``hands``: S
       lists of card ids, already checked to be lists);
     - ``kernels`` (class attribute): the variant's kernel module, whose ``step``
@@ -446,7 +447,7 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
 
     def _observe_rows(self, state, games, seats):
         """:meth:`observe` of checked ``games`` (int64[M]; empty: every game) and ``seats`` (int64)."""
-        raise NotImplementedError
+        return self.kernels.observe(games, seats, *self._observe_args(state))
 
     def hidden_cards(self, state, seats):
         """float32[N, hidden_size]: the cards seat ``seats[i]`` (int[N]) cannot see in game i, 0/1 per card
@@ -495,6 +496,34 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
             )
         ended, count = self._apply(state, np.asarray(actions).astype(np.int8))
         return self._end_deals(state, ended, count, auto_reset)
+
+    def play_until_deal_ends(self, state, actions, playout, policy_args) -> StepResult[SummaryT]:
+        """Step every game with ``actions`` (int[N], legal), then with a compiled policy's actions,
+        step after step, in place and in one kernel call, until some deal ends; returns the
+        :class:`StepResult` of that last step (no automatic reset). A playout's fast path: as
+        :meth:`step` with the policy's actions between (the policy asked only where a game has
+        a choice), for games that are all live (ValueError otherwise, nothing changed).
+
+        playout, policy_args: a policy's playout kernel for this variant and its policy's
+        arguments (e.g. the heuristic's ``playout()``): ``playout(actions int64[N], player,
+        step_args, legal_args, observe_args, policy_args, ended) -> deals ended``, the kernels'
+        :func:`~ghost_euchre_env.kernels.skeleton.play_until_deals_end` with this variant's
+        kernels and the policy's.
+        """
+        game = skeleton.first_over(state.player)
+        if game >= 0:
+            raise ValueError(f"game {game} is over and cannot be stepped")
+        ended = np.empty(state.num_games, np.int8)
+        count = playout(
+            np.array(actions, np.int64),
+            state.player,
+            self._step_args(state),
+            self._legal_args(state),
+            self._observe_args(state),
+            tuple(policy_args),
+            ended,
+        )
+        return self._end_deals(state, ended, count, False)
 
     def _step_observe_live(self, state, actions):
         """A step of the vector API: :meth:`step` with ``auto_reset``, then every game's legal mask
@@ -560,6 +589,9 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
         raise NotImplementedError
 
     def _deal_args(self, state):
+        raise NotImplementedError
+
+    def _observe_args(self, state):
         raise NotImplementedError
 
     def _score_args(self):

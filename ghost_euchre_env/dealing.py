@@ -19,20 +19,17 @@ import secrets
 import numpy as np
 
 from .cards import NUM_CARDS, cards_to_mask
+from .kernels import skeleton
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MUL1 = np.uint64(0xBF58476D1CE4E5B9)
-_MUL2 = np.uint64(0x94D049BB133111EB)
 
 
 def mix64(x):
-    """SplitMix64 finaliser: uint64[...] -> a new uint64[...] (wrapping arithmetic, mixed in place)."""
+    """SplitMix64 finaliser: uint64[...] -> a new uint64[...] (wrapping arithmetic); the one
+    implementation is the kernels' (:func:`ghost_euchre_env.kernels.skeleton.mix64`)."""
     x = np.array(x, dtype=np.uint64)
-    x ^= x >> np.uint64(30)
-    x *= _MUL1
-    x ^= x >> np.uint64(27)
-    x *= _MUL2
-    x ^= x >> np.uint64(31)
+    with skeleton.wrapping():
+        skeleton.mix64_each(x.reshape(-1))
     return x
 
 

@@ -317,6 +317,66 @@ def test_searched_values_are_what_it_plays_and_skip_the_forced_moves():
     assert np.array_equal(policy.act(obs, mask, keys), values.argmax(axis=1))
 
 
+@pytest.mark.parametrize("variant", ["ghost", "classic"])
+def test_compiled_playout_is_the_step_by_step_playout(variant):
+    """The engine's play_until_deal_ends with the heuristic's playout kernel leaves every game where
+    stepping with the heuristic's act (forced moves: the lowest legal id) leaves it, with the same
+    result, at the first step in which a deal ends."""
+    from ghost_euchre.agents import make_policy
+    from ghost_euchre_env import variants
+
+    game = variants.make(variant).make_game("deal")
+    heuristic = make_policy("heuristic", game, seed=0)
+    rng = np.random.default_rng(4)
+    for seed in range(3):
+        fast = game.init(stream_keys(seed, 64))
+        mask = game.legal_mask(fast)
+        for _ in range(int(rng.integers(2, 9))):  # some games into the auction or the play
+            game.step(fast, (rng.random(mask.shape) * mask).argmax(axis=1))
+            fast = fast.take(fast.player >= 0)  # the live games (a deal thrown in is over)
+            mask = game.legal_mask(fast)
+        first = (rng.random(mask.shape) * mask).argmax(axis=1)
+        slow = fast.copy()
+        result = game.play_until_deal_ends(fast, first, *heuristic.playout())
+        actions = first
+        while True:
+            expected = game.step(slow, actions)
+            if len(expected.deals.game):
+                break
+            mask = game.legal_mask(slow)
+            actions = mask.argmax(axis=1)
+            choice = mask.sum(axis=1) > 1
+            obs = game.observe(slow, slow.player.astype(np.int64))
+            actions[choice] = heuristic.act(obs[choice], mask[choice])
+        for name in type(slow).__dataclass_fields__:
+            assert np.array_equal(getattr(fast, name), getattr(slow, name)), name
+        assert np.array_equal(result.rewards, expected.rewards)
+        assert np.array_equal(result.terminated, expected.terminated)
+        assert np.array_equal(result.deals.game, expected.deals.game)
+        with pytest.raises(ValueError, match="is over"):  # the deals that ended are over
+            game.play_until_deal_ends(fast, first, *heuristic.playout())
+
+
+@pytest.mark.parametrize("variant", ["ghost", "classic"])
+def test_compiled_playouts_value_as_the_python_playouts(variant, monkeypatch):
+    """pimc's playouts by the heuristic's compiled loop give every action the value the
+    step-by-step playouts give."""
+    from ghost_euchre_env import variants
+
+    venv = variants.make(variant).vector_env(6, seed=2, episode="deal")
+    obs, mask, _ = venv.reset()
+    seen, rng = [], np.random.default_rng(1)
+    for _ in range(24):  # auction and play decisions
+        seen.append((obs, mask))
+        obs, mask, _, _, _ = venv.step((rng.random(mask.shape) * mask).argmax(axis=1))
+    obs, mask = (np.concatenate(part)[::3] for part in zip(*seen, strict=True))
+    keys = np.arange(len(obs), dtype=np.uint64)
+    compiled = PIMCPolicy(venv.game, seed=3, samples=8).searched_values(obs, mask, keys)
+    monkeypatch.setattr(PIMCPolicy, "_compiled_rollout", lambda self: None)
+    stepped = PIMCPolicy(venv.game, seed=3, samples=8).searched_values(obs, mask, keys)
+    assert np.array_equal(compiled, stepped)
+
+
 def test_bad_options_raise():
     game = GhostEuchre()
     with pytest.raises(ValueError, match="samples"):

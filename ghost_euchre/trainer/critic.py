@@ -22,8 +22,9 @@ from ghost_euchre.agents.ppo import linear_layers, mlp
 from ghost_euchre_env import solver
 
 SOLVED_SIZE = 2
-"""critic: solver's columns after the hidden cards: the solved value (deal points; 0 when undefined) and
-1 where it is defined (the card play: trump set and, in Ghost Hand, the swap done), 0 in the auction"""
+"""How many columns the solver critic (``critic: solver``) adds after the hidden cards: the solved
+value (deal points; 0 when undefined) and 1 where it is defined (the card play: trump set and,
+in Ghost Hand, the swap done), 0 in the auction"""
 
 
 def solved_columns(engine, state, seats):

@@ -22,6 +22,9 @@ seats int8 (-1 none).
 - Observations: :func:`put_bits` writes a card mask as 24 0/1 floats
   (:func:`put_masks` a row's consecutive card blocks at once),
   :func:`relative` turns an absolute seat into the observer's relative one.
+- Playouts: :func:`play_until_deals_end` steps games with a compiled policy's actions until
+  a deal ends (inlined into a policy's per-variant playout kernel, e.g. the heuristic's).
+- Keys: :func:`mix64` (SplitMix64's finaliser), :func:`mix64_each` over an array.
 """
 
 import contextlib
@@ -48,6 +51,14 @@ def mix64(x):
     x *= _MUL2
     x ^= x >> np.uint64(31)
     return x
+
+
+@njit(cache=True)
+def mix64_each(values):
+    """Every value of a uint64[M] array through :func:`mix64`, in place (the NumPy-side callers'
+    kernel: :func:`ghost_euchre_env.dealing.mix64`)."""
+    for i in range(len(values)):
+        values[i] = mix64(values[i])
 
 
 def wrapping():
@@ -281,6 +292,48 @@ def first_over(player):
         if player[g] < 0:
             return g
     return -1
+
+
+@njit(cache=True, inline="always")
+def play_until_deals_end(
+    actions, player, step, step_args, legal_mask, legal_args, observe, observe_args, policy,
+    policy_args, ended,
+):  # fmt: skip
+    """Step every game (all live) with ``actions`` (int64[N], overwritten), then with a compiled
+    policy's, step after step, until some game's deal ends; returns how many deals ended in that
+    last step (``ended``, int8[N]: the step kernel's marks of it).
+
+    step, legal_mask, observe: the variant's kernels, called as ``step(actions, *step_args,
+    ended)``, ``legal_mask(*legal_args)``, ``observe(games, seats, *observe_args)``; player:
+    int8[N] the state's seat to act. policy: a policy's kernel, ``policy(obs, mask,
+    *policy_args, out int64[M])``, asked for the games with more than one legal action only; a
+    game with one plays it (the lowest legal id, as ``mask.argmax``).
+    """
+    count = step(actions, *step_args, ended)
+    while count == 0:
+        mask = legal_mask(*legal_args)
+        choice = np.empty(len(actions), np.int64)
+        chosen = 0
+        for g in range(len(actions)):
+            legal = 0
+            for action in range(mask.shape[1] - 1, -1, -1):
+                if mask[g, action]:
+                    actions[g] = action
+                    legal += 1
+            if legal > 1:
+                choice[chosen] = g
+                chosen += 1
+        if chosen:
+            games = choice[:chosen]
+            seats = np.empty(chosen, np.int64)
+            for i in range(chosen):
+                seats[i] = player[games[i]]
+            chosen_actions = np.zeros(chosen, np.int64)
+            policy(observe(games, seats, *observe_args), mask[games], *policy_args, chosen_actions)
+            for i in range(chosen):
+                actions[games[i]] = chosen_actions[i]
+        count = step(actions, *step_args, ended)
+    return count
 
 
 @njit(cache=True)
