@@ -6,6 +6,8 @@ browser is marked ``slow`` (here for whole files, by name, or with ``@pytest.mar
 fixture needs them, so collecting the fast tier does not import torch or the league.
 """
 
+import sys
+
 import pytest
 
 LEAGUE_SPECS = (
@@ -14,6 +16,19 @@ LEAGUE_SPECS = (
     "ghost_euchre.agents.random_policy:RandomPolicy",
     "ghost_euchre.agents.heuristic:heuristic_policy",
 )
+
+
+def pytest_configure(config):
+    """absl's log handler (absl comes with OpenSpiel) closes its stream when a command reconfigures
+    logging (uvicorn's ``serve`` does, closing every handler of the process) unless that stream is
+    sys.stderr at that moment. Made while pytest captures, its stream is the capture's file, which
+    a test's ``capsys`` has swapped out: it would be closed, and with it the output capture of
+    every later test of the process (a pytest-xdist worker). Its stream is the process's own."""
+    try:
+        import absl.logging
+    except ImportError:  # no OpenSpiel: no absl handler
+        return
+    absl.logging.get_absl_handler().python_handler.stream = sys.__stderr__
 
 
 @pytest.fixture
