@@ -58,6 +58,11 @@ def composite_spec(auction, play):
     return f"{PREFIX}{auction} | {play}]"
 
 
+def card_player(policy):
+    """The policy that plays ``policy``'s cards: a composite's card part, or None."""
+    return policy.play if isinstance(policy, CompositePolicy) else None
+
+
 class CompositePolicy(Policy):
     """``auction`` makes every decision that is not a card play, ``play`` every card play.
 

@@ -52,6 +52,7 @@ import numpy as np
 from ghost_euchre_env import solver, variants
 
 from .base import Policy, end_match
+from .composite import card_player
 from .streams import RowRandom, act_keyed, child_keys, takes_keys
 from .worlds import read_knowledge, sample_worlds, world_states
 
@@ -267,9 +268,9 @@ class PIMCPolicy(Policy):
         alive = np.arange(len(first_actions))
         actions = first_actions
         step = 0
-        compiled = self._compiled_rollout() if keys is None else None
+        compiled, from_card_play = self._compiled_rollout()
         while True:
-            if compiled is None:
+            if compiled is None or (from_card_play and not solver.in_play(game, state).all()):
                 rewards = game.step(state, actions).rewards
             else:  # to the first deal that ends, the policy's kernel in the engine's loop
                 rewards = game.play_until_deal_ends(state, actions, *compiled).rewards
@@ -296,13 +297,18 @@ class PIMCPolicy(Policy):
             )
 
     def _compiled_rollout(self):
-        """(playout kernel, its policy's arguments) of a playout policy that plays by one compiled
-        kernel (the heuristic's ``playout()``), or None: then the playouts step in Python, one
-        decision a call (also for ``leaf="solver"``, which looks at every position)."""
-        playout = getattr(self.rollout, "playout", None)
-        if playout is None or self.leaf == "solver":
-            return None
-        return playout()
+        """((playout kernel, its policy's arguments), from_card_play) of a playout policy that plays
+        by one compiled kernel (the heuristic's ``playout()``), or (None, False): then the playouts
+        step in Python, one decision a call (also for ``leaf="solver"``, which looks at every
+        position). from_card_play: the kernel is its card player's (a composite's, as ``search``'s
+        network auction over the heuristic's cards), used once every game is playing its cards."""
+        if self.leaf == "solver":
+            return None, False
+        for part, from_card_play in ((self.rollout, False), (card_player(self.rollout), True)):
+            playout = getattr(part, "playout", None)
+            if playout is not None and not takes_keys(part):
+                return playout(), from_card_play
+        return None, False
 
     def _rollout_actions(self, state, keys=None):
         """int64[M]: the playout policy's action in each game; forced moves skip it.

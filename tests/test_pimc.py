@@ -357,10 +357,20 @@ def test_compiled_playout_is_the_step_by_step_playout(variant):
             game.play_until_deal_ends(fast, first, *heuristic.playout())
 
 
-@pytest.mark.parametrize("variant", ["ghost", "classic"])
-def test_compiled_playouts_value_as_the_python_playouts(variant, monkeypatch):
-    """pimc's playouts by the heuristic's compiled loop give every action the value the
+@pytest.mark.parametrize(
+    ("variant", "spec"),
+    [
+        ("ghost", "pimc:samples=8"),
+        ("classic", "pimc:samples=8"),
+        ("ghost", "search:samples=8,pool=2"),  # the network's auction, the heuristic's cards
+        ("classic", "search:samples=8,pool=2,leaf=cards"),
+    ],
+)
+def test_compiled_playouts_value_as_the_python_playouts(variant, spec, monkeypatch):
+    """pimc's and search's playouts by the heuristic's compiled loop (search's from the first
+    card, after its network's auction stepped in Python) give every action the value the
     step-by-step playouts give."""
+    from ghost_euchre.agents.specs import make_policy
     from ghost_euchre_env import variants
 
     venv = variants.make(variant).vector_env(6, seed=2, episode="deal")
@@ -371,9 +381,11 @@ def test_compiled_playouts_value_as_the_python_playouts(variant, monkeypatch):
         obs, mask, _, _, _ = venv.step((rng.random(mask.shape) * mask).argmax(axis=1))
     obs, mask = (np.concatenate(part)[::3] for part in zip(*seen, strict=True))
     keys = np.arange(len(obs), dtype=np.uint64)
-    compiled = PIMCPolicy(venv.game, seed=3, samples=8).searched_values(obs, mask, keys)
-    monkeypatch.setattr(PIMCPolicy, "_compiled_rollout", lambda self: None)
-    stepped = PIMCPolicy(venv.game, seed=3, samples=8).searched_values(obs, mask, keys)
+    bot = make_policy(spec, venv.game, seed=3)
+    assert bot._compiled_rollout()[0] is not None
+    compiled = bot.searched_values(obs, mask, keys)
+    monkeypatch.setattr(PIMCPolicy, "_compiled_rollout", lambda self: (None, False))
+    stepped = make_policy(spec, venv.game, seed=3).searched_values(obs, mask, keys)
     assert np.array_equal(compiled, stepped)
 
 
