@@ -75,7 +75,7 @@ from ghost_euchre_env.cards import (
 )
 from ghost_euchre_env.kernels import classic as classic_kernels
 from ghost_euchre_env.kernels import ghost as ghost_kernels
-from ghost_euchre_env.kernels.skeleton import play_until_deals_end
+from ghost_euchre_env.kernels.skeleton import play_until_deals_end, replay_and_weigh
 
 from .base import Policy
 
@@ -552,6 +552,11 @@ class GhostHeuristic(Policy):
         engine's ``play_until_deal_ends``."""
         return ghost_playout, self.kernel_args()
 
+    def replay(self):
+        """(:func:`ghost_replay`, :meth:`kernel_args`): this player as a compiled model of a seat,
+        for the engine's ``replay_and_weigh`` (``search``'s inference)."""
+        return ghost_replay, self.kernel_args()
+
 
 class ClassicHeuristic(Policy):
     """A scripted classic Euchre player (4 seats, partners opposite), from the observation.
@@ -596,6 +601,10 @@ class ClassicHeuristic(Policy):
         """(:func:`classic_playout`, :meth:`kernel_args`): this player's compiled playout, for the
         engine's ``play_until_deal_ends``."""
         return classic_playout, self.kernel_args()
+
+    def replay(self):
+        """(:func:`classic_replay`, :meth:`kernel_args`): as :meth:`GhostHeuristic.replay`."""
+        return classic_replay, self.kernel_args()
 
 
 @njit(cache=True)
@@ -742,6 +751,32 @@ def classic_playout(actions, player, step_args, legal_args, observe_args, policy
     return play_until_deals_end(actions, player, classic_kernels.step, step_args,
         classic_kernels.legal_mask, legal_args, classic_kernels.observe, observe_args,
         classic_actions, policy_args, ended)
+    # fmt: on
+
+
+@njit(cache=True)
+def ghost_replay(
+    actions, player, step_args, legal_args, observe_args, policy_args, log_weight, totals, ended
+):
+    """Ghost Hand games replayed and weighed by :func:`ghost_actions` in one call: the engine's
+    :func:`~ghost_euchre_env.kernels.skeleton.replay_and_weigh` with Ghost Hand's kernels (the
+    engine's ``replay_and_weigh`` passes their arguments)."""
+    # fmt: off
+    replay_and_weigh(actions, player, ghost_kernels.step, step_args, ghost_kernels.legal_mask,
+        legal_args, ghost_kernels.observe, observe_args, ghost_actions, policy_args, log_weight,
+        totals, ended)
+    # fmt: on
+
+
+@njit(cache=True)
+def classic_replay(
+    actions, player, step_args, legal_args, observe_args, policy_args, log_weight, totals, ended
+):
+    """:func:`ghost_replay` for classic Euchre and :func:`classic_actions`."""
+    # fmt: off
+    replay_and_weigh(actions, player, classic_kernels.step, step_args, classic_kernels.legal_mask,
+        legal_args, classic_kernels.observe, observe_args, classic_actions, policy_args,
+        log_weight, totals, ended)
     # fmt: on
 
 

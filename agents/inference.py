@@ -87,6 +87,14 @@ def log_likelihoods(game, knowledge, worlds, model, floor, rows, cards=True):
     actions = deal_actions(knowledge, game, cards)[rows]
     actions = knowledge.world_actions(actions, worlds)
     state = deal_start_states(game, knowledge, *worlds, rows=rows)
+    replay = getattr(model, "replay", None)  # a compiled model (the heuristic): one kernel call
+    if replay is not None:
+        chosen = np.array([[0.0], [1.0]])  # the model's probability of the action: 0 or 1
+        log_weight = np.zeros((2, game.num_actions + 1))  # [chosen, legal actions]
+        log_weight[:, 1:] = np.log(
+            (1 - floor) * chosen + floor / np.arange(1, game.num_actions + 1)
+        )
+        return game.replay_and_weigh(state, actions, *replay(), log_weight)
     total = np.zeros(len(rows))
     alive = np.arange(len(rows))
     for step in range(actions.shape[1]):

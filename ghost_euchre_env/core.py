@@ -525,6 +525,37 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
         )
         return self._end_deals(state, ended, count, False)
 
+    def replay_and_weigh(self, state, actions, replay, policy_args, log_weight):
+        """float64[M]: each game replayed through its actions, in place and in one kernel call,
+        and weighed by a compiled policy (a search's inference of the worlds that fit what the
+        other seats did): the sum over the actions of the seats other than 0 that had a choice
+        of ``log_weight[1 if the policy takes that action there else 0, legal actions]``; -inf
+        where an action is illegal (the game then goes on with its lowest legal action).
+
+        actions: int[M, T], each row the game's actions in order, ended by -1 padding;
+        log_weight: float64[2, A + 1]; replay, policy_args: a policy's replay kernel for this
+        variant and its policy's arguments (the heuristic's ``replay()``): ``replay(actions,
+        player, step_args, legal_args, observe_args, policy_args, log_weight, totals, ended)``,
+        the kernels' :func:`~ghost_euchre_env.kernels.skeleton.replay_and_weigh` with this
+        variant's kernels and the policy's. The games must be live and stay so (no deal ends).
+        """
+        game = skeleton.first_over(state.player)
+        if game >= 0:
+            raise ValueError(f"game {game} is over and cannot be replayed")
+        totals = np.zeros(state.num_games)
+        replay(
+            np.ascontiguousarray(actions, np.int64),
+            state.player,
+            self._step_args(state),
+            self._legal_args(state),
+            self._observe_args(state),
+            tuple(policy_args),
+            np.ascontiguousarray(log_weight, np.float64),
+            totals,
+            np.empty(state.num_games, np.int8),
+        )
+        return totals
+
     def _step_observe_live(self, state, actions):
         """A step of the vector API: :meth:`step` with ``auto_reset``, then every game's legal mask
         and its observation by the player to act; (StepResult, obs, mask, player int64[N]).

@@ -65,6 +65,38 @@ def test_the_true_world_replays_exactly_with_the_heuristic_as_model(game_type, r
     assert positions > 2000
 
 
+@pytest.mark.parametrize(("game_type", "rules"), RULES)
+def test_the_compiled_replay_weighs_as_the_replay_step_by_step(game_type, rules):
+    """The heuristic as a model replays and weighs every world in one kernel call
+    (``replay()``); the same heuristic without it, step by step in Python, gives every world
+    the same log-likelihood, bit for bit: uniform worlds, the true ones, and worlds whose
+    other seats' hands are exchanged, where a seat that showed out holds the suit led (-inf)."""
+    game = game_type(episode="deal", **rules)
+    heuristic = make_policy("heuristic", game)
+
+    class StepByStep:  # the heuristic's choices, no compiled replay
+        act = heuristic.act
+
+    stepped = 0
+    for i, (state, obs, _) in enumerate(_positions(game, heuristic, games=40, seed=3)):
+        if i % 3:
+            continue
+        seat = state.player.astype(np.int64)
+        knowledge = read_knowledge(obs, game)
+        uniform = [w[:, 0] for w in sample_worlds(knowledge, 1, np.random.default_rng(i))]
+        true = _true_worlds(game, state, seat)
+        exchanged = (true[0][:, [0, *range(game.num_players - 1, 0, -1)]], *true[1:])
+        rows = np.arange(len(seat))
+        for worlds in (uniform, true, exchanged):
+            for floor, cards in ((0.1, True), (0.25, False)):
+                compiled = log_likelihoods(game, knowledge, worlds, heuristic, floor, rows, cards)
+                slow = log_likelihoods(game, knowledge, worlds, StepByStep(), floor, rows, cards)
+                assert np.array_equal(compiled, slow)
+                stepped += np.isneginf(compiled).sum()
+    if not rules.get("allow_renege"):  # a revoke in some exchanged worlds: illegal there
+        assert stepped > 0
+
+
 def test_a_world_that_contradicts_the_bidding_is_less_likely():
     """Ghost Hand, heuristic seats: the true world outweighs worlds drawn uniformly, by the
     likelihood of the bids under the heuristic (the floor keeps every world possible)."""

@@ -162,7 +162,8 @@ def step(
     discard, passes, maker, trump, alone, lone_defender, active, leader, led_suit, trick,
     trick_number, trick_cards, tricks_won, ended,
 ):  # fmt: skip
-    """One decision in every game: actions int[N] (legal, checked by the caller), in place.
+    """One decision in every game: actions int[N] (legal, checked by the caller; -1: the game
+    is left as it is), in place.
 
     ended: int8[N], set to GOING_ON, PLAYED_OUT (the fifth trick ended) or THROWN_IN
     (eight passes, without stick the dealer). Returns how many games' deals ended. The
@@ -174,6 +175,8 @@ def step(
         action = actions[g]
         seat = player[g]
         ended[g] = GOING_ON
+        if action < 0:
+            continue
         if phase[g] == BIDDING and action == PASS:
             # "First round" / "Second round": a pass; without stick the dealer, the eighth
             # pass throws the deal in.

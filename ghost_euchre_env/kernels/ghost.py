@@ -152,7 +152,8 @@ def step(
     passed_at, bids, high_bid, declarer, trump, leader, led_suit, trick, trick_number,
     played_cards, trick_cards, tricks_won, reneges, ended,
 ):  # fmt: skip
-    """One decision in every game: actions int[N] (legal, checked by the caller), in place.
+    """One decision in every game: actions int[N] (legal, checked by the caller; -1: the game
+    is left as it is), in place.
 
     ended: int8[N], set to GOING_ON, PLAYED_OUT (the sixth trick ended) or THROWN_IN
     (nobody bid). Returns how many games' deals ended. The phases are written out in
@@ -163,6 +164,8 @@ def step(
         action = actions[g]
         seat = player[g]
         ended[g] = GOING_ON
+        if action < 0:
+            continue
         if phase[g] == AUCTION and action == SWAP:
             # "The auction", a swap: take the ghost hand; the old one becomes the dead hand.
             # The same player then bids or passes.

@@ -336,6 +336,61 @@ def play_until_deals_end(
     return count
 
 
+@njit(cache=True, inline="always")
+def replay_and_weigh(
+    actions, player, step, step_args, legal_mask, legal_args, observe, observe_args, policy,
+    policy_args, log_weight, totals, ended,
+):  # fmt: skip
+    """Replay every game through its actions (int64[M, T]: a row ends at its first -1), one
+    step a column, weighing each action of a seat other than 0 that had a choice by whether a
+    compiled policy takes it there: ``totals[g] += log_weight[1 if it does else 0, legal
+    actions]`` (totals float64[M], added to; log_weight float64[2, A + 1]). An action illegal
+    in its game makes ``totals[g]`` -inf, and the game goes on with its lowest legal action.
+
+    step, legal_mask, observe, policy: as :func:`play_until_deals_end` (the step kernel leaves a
+    game whose action is -1 as it is: a row that has ended). ended: int8[M], scratch.
+    """
+    num_games, length = actions.shape
+    stepped = np.empty(num_games, np.int64)
+    weighed = np.empty(num_games, np.int64)
+    choices = np.empty(num_games, np.int64)
+    done = np.zeros(num_games, np.bool_)
+    for column in range(length):
+        mask = legal_mask(*legal_args)
+        live, count = 0, 0
+        for g in range(num_games):
+            done[g] = done[g] or actions[g, column] < 0
+            stepped[g] = -1
+            if done[g]:
+                continue
+            live += 1
+            action, legal, lowest = actions[g, column], 0, -1
+            for a in range(mask.shape[1] - 1, -1, -1):
+                if mask[g, a]:
+                    legal += 1
+                    lowest = a
+            if not mask[g, action]:
+                totals[g] = -np.inf
+                action = lowest
+            elif player[g] != 0 and legal > 1:
+                weighed[count] = g
+                choices[count] = legal
+                count += 1
+            stepped[g] = action
+        if live == 0:
+            return
+        if count:
+            games = weighed[:count]
+            seats = np.empty(count, np.int64)
+            for i in range(count):
+                seats[i] = player[games[i]]
+            chosen = np.zeros(count, np.int64)
+            policy(observe(games, seats, *observe_args), mask[games], *policy_args, chosen)
+            for i in range(count):
+                totals[games[i]] += log_weight[int(chosen[i] == stepped[games[i]]), choices[i]]
+        step(stepped, *step_args, ended)
+
+
 @njit(cache=True)
 def bad_seat(seats, num_players):
     """True if any observer seat (int64[N]) is outside 0..num_players - 1."""
