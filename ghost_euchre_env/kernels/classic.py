@@ -28,7 +28,6 @@ from .scoring import classic_team_points
 from .skeleton import (
     NUM_CARDS,
     card_bit,
-    deal_rewards,
     end_or_go_on,
     ended_in_order,
     next_deal_row,
@@ -305,7 +304,7 @@ def end_deals(
     place: "Score of the deal" (the team scores; the rewards, float32[N, 4]), "The end"
     (``one_deal``: every deal ends its episode; terminated, truncated: bool[N]), then the next
     deal where play goes on (:func:`start_deals`); the parts every variant shares are
-    :func:`skeleton.deal_rewards` and :func:`skeleton.end_or_go_on`.
+    :func:`skeleton.end_or_go_on`.
 
     summary: the arrays of a ``ClassicDealSummary`` of the M ended deals, in field order,
     filled here: one row per deal, the played-out deals first. A thrown-in deal scores
@@ -349,11 +348,10 @@ def end_deals(
         summary_lone_defender[i] = lone_defender[g]
         # "The end", then the next deal or the next episode.
         over = one_deal or game_won(scores[g], target_score)
-        deal_rewards(g, points[i], over, reward_is_win, loss_reward, score_column, scores, rewards)
         # fmt: off
-        if end_or_go_on(g, over, auto_reset, max_deals, NUM_PLAYERS, OVER, keys, episode,
-                episode_key, num_chosen, dealer, deal_number, scores, phase, player, terminated,
-                truncated):
+        if end_or_go_on(g, points[i], over, reward_is_win, loss_reward, score_column, rewards,
+                auto_reset, max_deals, NUM_PLAYERS, OVER, keys, episode, episode_key, num_chosen,
+                dealer, deal_number, scores, phase, player, terminated, truncated):
             deal_again[dealt] = g
             dealt += 1
     start_deals(

@@ -161,10 +161,12 @@ def ended_in_order(ended, played_out, games):
 
 @njit(cache=True, inline="always")
 def end_or_go_on(
-    g, over, auto_reset, max_deals, num_seats, over_phase, keys, episode, episode_key,
-    num_chosen, dealer, deal_number, scores, phase, player, terminated, truncated,
+    g, points, over, reward_is_win, loss_reward, score_column, rewards, auto_reset, max_deals,
+    num_seats, over_phase, keys, episode, episode_key, num_chosen, dealer, deal_number, scores,
+    phase, player, terminated, truncated,
 ):  # fmt: skip
-    """After game g's deal ended and was scored, end the game or go on; True: game g deals next.
+    """After game g's deal ended and was scored (``points``, added to ``scores``), its rewards
+    (:func:`deal_rewards`), then the game ends or goes on; True: game g deals next.
 
     over: the game is over by the rules (it terminates); else a game that has dealt
     ``max_deals`` deals is truncated, and any other deals again, the next seat dealing
@@ -172,6 +174,7 @@ def end_or_go_on(
     player to act or, with ``auto_reset``, opens its next episode (random deals, a random
     dealer) and deals.
     """
+    deal_rewards(g, points, over, reward_is_win, loss_reward, score_column, scores, rewards)
     cut = not over and deal_number[g] >= max_deals
     terminated[g] = over
     truncated[g] = cut
