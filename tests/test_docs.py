@@ -13,7 +13,8 @@ extra); a block whose imports are not installed is skipped.
 The shell examples ``ghost-euchre-evaluate ...`` (run as ``python -m ghost_euchre.arena``,
 the command's module), ``python -m ghost_euchre.arena ...`` and ``python evaluate.py ...``
 run as written when they are cheap: no placeholder (``SPEC``, ``FILE``), no
-``human`` (interactive), no ``pimc`` or ``search`` (the search bots), no ``benchmark`` (its
+``human`` (interactive), no ``pimc``, ``search`` or ``oracle`` (the search bots, alone or in
+a composite: the oracle solves every card decision), no ``benchmark`` (its
 suite plays ``pimc``) and at most 1,000 games. New
 examples are picked up by these rules without touching this file. The C programs of
 ``ghost_euchre/examples/proc`` are built into the scratch folder when a C compiler is there (the
@@ -127,7 +128,7 @@ def _cheap(words):
     return not (
         any(re.fullmatch(r"\[?[A-Z][A-Z_]*\]?", word) or word.startswith("[") for word in words)
         or "human" in words
-        or any(word.startswith(("pimc", "search")) for word in words)
+        or any(re.search(r"(^|[\[| ])(pimc|search|oracle)", word) for word in words)  # search
         or any(part in word for word in words for part in ("cards=solver", "leaf="))  # minutes
         or "benchmark" in words  # the suite plays pimc (minutes)
         or any(g > MAX_GAMES for g in games)
