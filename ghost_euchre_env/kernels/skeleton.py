@@ -328,15 +328,26 @@ def play_until_deals_end(
                 chosen += 1
         if chosen:
             games = choice[:chosen]
-            seats = np.empty(chosen, np.int64)
-            for i in range(chosen):
-                seats[i] = player[games[i]]
-            chosen_actions = np.zeros(chosen, np.int64)
-            policy(observe(games, seats, *observe_args), mask[games], *policy_args, chosen_actions)
+            chosen_actions = policy_actions(
+                games, player, mask, observe, observe_args, policy, policy_args
+            )
             for i in range(chosen):
                 actions[games[i]] = chosen_actions[i]
         count = step(actions, *step_args, ended)
     return count
+
+
+@njit(cache=True, inline="always")
+def policy_actions(games, player, mask, observe, observe_args, policy, policy_args):
+    """int64[M]: a compiled policy's action in each of ``games`` (int64[M]), each observed by its
+    seat to act (``player``, int8[N]); mask: bool[N, A] of every game (see
+    :func:`play_until_deals_end` for ``observe`` and ``policy``)."""
+    seats = np.empty(len(games), np.int64)
+    for i in range(len(games)):
+        seats[i] = player[games[i]]
+    actions = np.zeros(len(games), np.int64)
+    policy(observe(games, seats, *observe_args), mask[games], *policy_args, actions)
+    return actions
 
 
 @njit(cache=True, inline="always")
@@ -384,11 +395,7 @@ def replay_and_weigh(
             return
         if count:
             games = weighed[:count]
-            seats = np.empty(count, np.int64)
-            for i in range(count):
-                seats[i] = player[games[i]]
-            chosen = np.zeros(count, np.int64)
-            policy(observe(games, seats, *observe_args), mask[games], *policy_args, chosen)
+            chosen = policy_actions(games, player, mask, observe, observe_args, policy, policy_args)
             for i in range(count):
                 totals[games[i]] += log_weight[int(chosen[i] == stepped[games[i]]), choices[i]]
         step(stepped, *step_args, ended)
