@@ -542,6 +542,21 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
         game = skeleton.first_over(state.player)
         if game >= 0:
             raise ValueError(f"game {game} is over and cannot be replayed")
+        actions, log_weight = np.asarray(actions), np.asarray(log_weight)
+        if actions.ndim != 2 or len(actions) != state.num_games or actions.dtype.kind not in "iu":
+            raise ValueError(
+                f"actions must be ints of shape ({state.num_games}, T), one row a game; got "
+                f"{actions.dtype} of shape {actions.shape}"
+            )
+        if actions.size and (actions.min() < -1 or actions.max() >= self.num_actions):
+            raise ValueError(
+                f"actions must be -1 (the row has ended) or 0..{self.num_actions - 1}; got "
+                f"{actions.min()}..{actions.max()}"
+            )
+        if log_weight.shape != (2, self.num_actions + 1):
+            raise ValueError(
+                f"log_weight must have shape (2, {self.num_actions + 1}); got {log_weight.shape}"
+            )
         totals = np.zeros(state.num_games)
         replay(
             np.ascontiguousarray(actions, np.int64),

@@ -97,6 +97,30 @@ def test_the_compiled_replay_weighs_as_the_replay_step_by_step(game_type, rules)
         assert stepped > 0
 
 
+def test_replay_and_weigh_rejects_bad_actions_and_weights_before_changing_anything():
+    game = GhostEuchre(episode="deal")
+    state = game.init(np.arange(3, dtype=np.uint64))
+    before = state.copy()
+    kernel, policy_args = make_policy("heuristic", game).replay()
+    weights = np.zeros((2, game.num_actions + 1))
+    bad = [
+        (np.zeros((2, 4), np.int64), weights, r"shape \(3, T\).*\(2, 4\)"),
+        (np.zeros(3, np.int64), weights, r"shape \(3, T\)"),
+        (np.zeros((3, 4)), weights, "float64"),
+        (np.full((3, 4), game.num_actions), weights, r"-1 \(the row has ended\) or 0\.\.33"),
+        (np.full((3, 4), -2), weights, "got -2..-2"),
+        (np.full((3, 4), -1), weights[:, :-1], r"log_weight must have shape \(2, 35\)"),
+    ]
+    for actions, log_weight, message in bad:
+        with pytest.raises(ValueError, match=message):
+            game.replay_and_weigh(state, actions, kernel, policy_args, log_weight)
+    for name in type(state).__dataclass_fields__:
+        assert np.array_equal(getattr(state, name), getattr(before, name)), name
+    assert (
+        game.replay_and_weigh(state, np.full((3, 4), -1), kernel, policy_args, weights) == 0
+    ).all()
+
+
 def test_a_world_that_contradicts_the_bidding_is_less_likely():
     """Ghost Hand, heuristic seats: the true world outweighs worlds drawn uniformly, by the
     likelihood of the bids under the heuristic (the floor keeps every world possible)."""
