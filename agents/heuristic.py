@@ -56,7 +56,9 @@ one game or thousands. Hand values are float32 sums over the cards in card-id
 order, compared with the thresholds in float64. ``NUMBA_DISABLE_JIT=1`` runs the
 same functions as plain Python. ``playout()`` gives the kernel that plays whole
 playouts with these rules inside the engine's loop (``ghost_playout``,
-``classic_playout``: ``pimc``'s playouts, one call until a deal ends).
+``classic_playout``: ``pimc``'s playouts, one call until a deal ends); ``replay()``
+the kernel that weighs a deal's actions by these rules (``ghost_replay``,
+``classic_replay``: ``search``'s inference, one call).
 """
 
 import numpy as np
@@ -730,8 +732,7 @@ def _classic_card(obs, mask, layout, game, hand, scratch):
     return _cheapest(rule_cards, rule_kinds, costs, len(rules))
 
 
-# ------------------------------------------------------------------ NumPy-facing helpers
-# ------------------------------------------------------------------ playouts
+# ------------------------------------------------------------------ playouts and replays
 @njit(cache=True)
 def ghost_playout(actions, player, step_args, legal_args, observe_args, policy_args, ended):
     """Ghost Hand games played by :func:`ghost_actions` until some deal ends, in one call: the
@@ -780,6 +781,7 @@ def classic_replay(
     # fmt: on
 
 
+# ------------------------------------------------------------------ NumPy-facing helpers
 _LAYOUTS = {}
 
 

@@ -514,15 +514,7 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
         if game >= 0:
             raise ValueError(f"game {game} is over and cannot be stepped")
         ended = np.empty(state.num_games, np.int8)
-        count = playout(
-            np.array(actions, np.int64),
-            state.player,
-            self._step_args(state),
-            self._legal_args(state),
-            self._observe_args(state),
-            tuple(policy_args),
-            ended,
-        )
+        count = playout(np.array(actions, np.int64), *self._loop_args(state, policy_args), ended)
         return self._end_deals(state, ended, count, False)
 
     def replay_and_weigh(self, state, actions, replay, policy_args, log_weight):
@@ -560,16 +552,23 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
         totals = np.zeros(state.num_games)
         replay(
             np.ascontiguousarray(actions, np.int64),
-            state.player,
-            self._step_args(state),
-            self._legal_args(state),
-            self._observe_args(state),
-            tuple(policy_args),
+            *self._loop_args(state, policy_args),
             np.ascontiguousarray(log_weight, np.float64),
             totals,
             np.empty(state.num_games, np.int8),
         )
         return totals
+
+    def _loop_args(self, state, policy_args):
+        """(player, step args, legal-mask args, observe args, policy args): what a policy's loop
+        kernel (:meth:`play_until_deal_ends`, :meth:`replay_and_weigh`) takes after its actions."""
+        return (
+            state.player,
+            self._step_args(state),
+            self._legal_args(state),
+            self._observe_args(state),
+            tuple(policy_args),
+        )
 
     def _step_observe_live(self, state, actions):
         """A step of the vector API: :meth:`step` with ``auto_reset``, then every game's legal mask
