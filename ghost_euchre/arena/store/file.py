@@ -120,13 +120,14 @@ class StoreFile:
     def _check_not_newer(self):
         """:class:`NewerVersion` if the file's schema version is one this code does not know (a newer
         one, or not a version at all); read before anything is written, even the journal mode."""
-        versions = schema_versions(self.db)
-        if versions == [SCHEMA_VERSION]:
-            return
-        if not versions:  # a new file, or one whose version row is gone (then not written)
+        with self.reading():  # one state of the file: another process may be creating it now
+            versions = schema_versions(self.db)
             tables = self.db.execute(
                 "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name != 'schema_version'"
             ).fetchone()[0]
+        if versions == [SCHEMA_VERSION]:
+            return
+        if not versions:  # a new file, or one whose version row is gone (then not written)
             if tables:
                 raise self.damaged("schema_version", "its rows", "none: the store has no version")
             return
