@@ -5,6 +5,7 @@ and the search bots need. Networks and the trainer need ``[train]`` (torch, tens
 web page ``[web]``, plots ``[plot]``; ``[all]`` is all of them (pyproject.toml).
 """
 
+import contextlib
 import importlib.util
 
 OPTIONAL = {  # top-level module -> the extra that installs it
@@ -23,9 +24,25 @@ class MissingExtra(ImportError):
 
 
 def missing_extra(error):
-    """:class:`MissingExtra` for a ``ModuleNotFoundError`` of an optional dependency, else None."""
+    """:class:`MissingExtra` for an ``ImportError`` of an optional dependency (a MissingExtra is
+    itself), else None."""
+    if isinstance(error, MissingExtra):
+        return error
     top = (getattr(error, "name", None) or "").split(".")[0]
     return _missing(top) if top in OPTIONAL else None
+
+
+@contextlib.contextmanager
+def extra_named(what):
+    """Within it, an optional dependency that is not installed is :class:`MissingExtra`, its line
+    after ``what`` (e.g. "policy spec 'ppo:ghost'"): Python is told what the commands print."""
+    try:
+        yield
+    except ImportError as error:
+        missing = missing_extra(error)
+        if missing is None:
+            raise
+        raise MissingExtra(f"{what}: {missing}") from None
 
 
 def require(module):

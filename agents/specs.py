@@ -41,6 +41,7 @@ from ghost_euchre_env.core import check_int
 from .base import Policy, import_hint
 from .checked import find_module
 from .composite import CompositePolicy, composite_spec, is_composite, split_composite
+from .extras import extra_named
 from .network_file import fit_error, network_sizes
 from .pretrained import NETWORKS, network_path
 from .program import ProgramPolicy, program_error
@@ -233,8 +234,17 @@ def make_policy(spec, game, seed=None):
     game: the variant's engine (``GhostEuchre`` or ``ClassicEuchre``); seed: int >= 0 or
     None. Raises ValueError (one line, saying what was expected) for an unknown
     name, a missing module, class or file, an object without the Policy interface,
-    ``human`` inside another policy (:func:`uses_human`), or a bad seed.
+    ``human`` inside another policy (:func:`uses_human`), or a bad seed; and
+    :class:`ghost_euchre.agents.extras.MissingExtra` (an ImportError) naming the spec and the
+    extra to install when it needs one that is not installed (torch: ``[train]``), the line
+    the commands print.
     """
+    with extra_named(f"policy spec {spec!r}"):
+        return _build(spec, game, seed)
+
+
+def _build(spec, game, seed):
+    """:func:`make_policy`, an optional dependency's absence not yet named."""
     if seed is not None:
         check_int("seed", seed, 0)
     if _names_human(spec) and split_spec(spec)[0] != "human":  # (bad specs: errors below)
@@ -264,8 +274,8 @@ def make_policy(spec, game, seed=None):
             if error.name != "ghost_euchre.agents.ppo":
                 raise
             raise ValueError(
-                f"policy spec {spec!r}: PPO checkpoints need agents/ppo.py (written by the trainer), "
-                "which is not installed"
+                f"policy spec {spec!r}: PPO checkpoints need the module ghost_euchre.agents.ppo "
+                "(agents/ppo.py in a clone), which is not installed"
             ) from None
         check_options(spec, ppo.load_policy, kwargs, "ppo", given=("path",))
         policy, learn, partner = (

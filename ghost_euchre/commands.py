@@ -10,7 +10,7 @@ its ``exploit`` subcommand trains (:mod:`ghost_euchre.trainer.exploit`), ``bench
 
 import sys
 
-from ghost_euchre.agents.extras import MissingExtra, missing_extra, require
+from ghost_euchre.agents.extras import missing_extra, require
 from ghost_euchre.plumbing.commands import program_name
 
 
@@ -37,7 +37,7 @@ def _needing_extras(command, main, argv):
     try:
         return main(argv)
     except ImportError as error:
-        missing = error if isinstance(error, MissingExtra) else missing_extra(error)
+        missing = missing_extra(error)
         if missing is None:
             raise
         print(f"{program_name(command)}: error: {missing}", file=sys.stderr)

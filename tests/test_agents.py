@@ -235,6 +235,40 @@ def test_a_file_read_only_by_torch_gets_the_same_variant_message(tmp_path):
     )
 
 
+def test_a_spec_that_needs_a_missing_extra_says_the_command_s_line(tmp_path):
+    """Without torch, make_policy raises the line the evaluate command prints after "error: ": the
+    spec, then the extra to install (a shipped network may instead play without torch)."""
+    (tmp_path / "torchbot.py").write_text("import torch\n\n\nclass Bot:\n    pass\n")
+    code = textwrap.dedent("""
+        import contextlib, io, sys
+        sys.modules["torch"] = None  # as if not installed
+        from ghost_euchre.agents import make_policy
+        from ghost_euchre.commands import evaluate_main
+        from ghost_euchre_env import GhostEuchre
+        for spec in ("torchbot:Bot", "composite[heuristic | torchbot:Bot]", "ppo:ghost"):
+            try:
+                make_policy(spec, GhostEuchre())
+                print("built")
+            except ImportError as error:
+                print(type(error).__name__, error)
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                evaluate_main([spec, "heuristic", "heuristic", "--games", "6", "--quiet"])
+            print(err.getvalue().partition("error: ")[2].strip() or "played")
+    """)
+    printed = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path
+    ).stdout.splitlines()
+    needs = (
+        "this needs torch, which comes with the 'train' extra: pip install 'ghost-euchre[train]'"
+    )
+    line = f"policy spec 'torchbot:Bot': {needs} (or [all] for everything)"
+    composite = f"policy spec 'composite[heuristic | torchbot:Bot]': {line}"
+    assert printed[:4] == [f"MissingExtra {line}", line, f"MissingExtra {composite}", composite]
+    network = f"policy spec 'ppo:ghost': {needs} (or [all] for everything)"
+    assert printed[4:] in (["built", "played"], [f"MissingExtra {network}", network])
+
+
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
