@@ -127,17 +127,19 @@ class PIMCPolicy(Policy):
         variant = variants.of(game)  # TypeError for anything but a variant's engine
         for key, value in (("samples", samples), ("max_games", max_games)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise ValueError(f"pimc: {key} must be an int >= 1, got {value!r}")
+                raise ValueError(f"{type(self).name}: {key} must be an int >= 1, got {value!r}")
         if type(self) is PIMCPolicy:  # a subclass checks its own sizes (search: its pool too)
             check_fits(f"pimc: samples={samples}", int(samples))
         if objective not in OBJECTIVES:
             raise ValueError(
-                f"pimc: objective must be one of {list(OBJECTIVES)}, got {objective!r}"
+                f"{type(self).name}: objective must be one of {list(OBJECTIVES)}, got {objective!r}"
             )
         if leaf not in LEAVES:
-            raise ValueError(f"pimc: leaf must be one of {list(LEAVES)}, got {leaf!r}")
+            raise ValueError(f"{type(self).name}: leaf must be one of {list(LEAVES)}, got {leaf!r}")
         if not isinstance(rollout, str) and not callable(getattr(rollout, "act", None)):
-            raise ValueError(f"pimc: rollout must be a policy spec or a Policy, got {rollout!r}")
+            raise ValueError(
+                f"{type(self).name}: rollout must be a policy spec or a Policy, got {rollout!r}"
+            )
         from .specs import make_policy  # late import: specs imports the policy modules by name
 
         self.samples = int(samples)

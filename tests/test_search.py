@@ -251,9 +251,13 @@ def test_pruned_actions_have_no_searched_value():
         ("floor=1", r"floor must be a number in \[0, 1\)"),
         ("prior=-2", "prior must be a number >= 0"),
         ("network=ppo:nowhere", "does not exist"),
+        ("leaf=card", r"^search: leaf must be one of \['playout', 'solver', 'cards'\], got 'card'"),
+        ("objective=win", "^search: objective must be one of"),
+        ("samples=0", "^search: samples must be an int >= 1, got 0"),
     ],
 )
 def test_bad_options_are_named(option, message):
+    """Each refusal names the bot the user typed (search, not pimc, whose checks it shares)."""
     with pytest.raises(ValueError, match=message):
         make_policy(f"search:{option}", GhostEuchre())
 
