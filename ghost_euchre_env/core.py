@@ -809,16 +809,16 @@ def check_actions(actions, mask, games=None):
     game, its action and its legal actions. Nothing is modified.
     """
     num_games = mask.shape[0]
-    array = np.asarray(actions)
-    if array.shape != (num_games,):
-        raise ValueError(f"actions must have shape ({num_games},), got {array.shape}")
-    if array.dtype.kind not in "iu":
-        raise ValueError(f"actions must be integers, got dtype {array.dtype}")
-    array = array.astype(np.int64)
+    given = np.asarray(actions)
+    if given.shape != (num_games,):
+        raise ValueError(f"actions must have shape ({num_games},), got {given.shape}")
+    if given.dtype.kind not in "iu":
+        raise ValueError(f"actions must be integers, got dtype {given.dtype}")
+    array = given.astype(np.int64)  # a uint64 past 2**63 wraps negative: illegal, named as given
     game = skeleton.first_illegal(array, mask)
     if game >= 0:
         raise ValueError(
-            f"game {game if games is None else int(games[game])}: action {int(array[game])} is not legal; "
+            f"game {game if games is None else int(games[game])}: action {int(given[game])} is not legal; "
             f"legal actions are {np.flatnonzero(mask[game]).tolist()}"
         )
     return array

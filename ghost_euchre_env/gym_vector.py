@@ -364,7 +364,10 @@ class EuchreVectorEnv(VectorEnv):
         }
 
     def action_masks(self):
-        """bool[N, A]: the learner's legal actions in each game now (all False in a game whose episode is over)."""
+        """bool[N, A]: the learner's legal actions in each game now (all False in a game whose episode
+        is over); RuntimeError before ``reset()``, as ``step``."""
+        if self._batch is None:
+            raise RuntimeError("call reset() before action_masks()")
         return self._mask.copy()
 
     # ------------------------------------------- Gymnasium's vector env methods

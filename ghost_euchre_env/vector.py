@@ -18,6 +18,8 @@ class VectorEnv:
 
     def __init__(self, game, num_envs, seed=None):
         check_int("num_envs", num_envs, 1)
+        if seed is not None:
+            dealing.stream_keys(seed, num_envs)  # a bad seed is refused here, not at reset()
         self.game = game
         self.num_envs = num_envs
         self.num_players = game.num_players

@@ -1,6 +1,7 @@
 """One contract for every env door (ghost_euchre_env.options): the same keywords, one set of
 messages, Python's TypeError for a keyword a door does not take."""
 
+import functools
 import math
 import re
 
@@ -16,7 +17,9 @@ from ghost_euchre_env import (
     CLASSIC_BIDDING_GYM_ENV_ID,
     CLASSIC_GYM_ENV_ID,
     GYM_ENV_ID,
+    ClassicEuchreVec,
     GhostEuchre,
+    GhostEuchreVec,
     classic_bidding_v0,
     classic_euchre_v0,
     ghost_bidding_v0,
@@ -168,9 +171,10 @@ def test_seeds_outside_what_they_can_mean_are_refused_at_every_door(seed):
     par = classic_euchre_v0.parallel_env()
     single = gymnasium.make(GYM_ENV_ID)
     vector = gymnasium.make_vec(CLASSIC_GYM_ENV_ID, 2)
-    for reset in (aec.reset, par.reset, single.reset, vector.reset):
+    batched = [functools.partial(vec, 2) for vec in (GhostEuchreVec, ClassicEuchreVec)]
+    for reset in (aec.reset, par.reset, single.reset, vector.reset, *batched):
         with pytest.raises((ValueError, gymnasium.error.Error)) as error:
-            reset(seed=seed)
+            reset(seed=seed)  # the batched API's constructor, not its first reset()
         if not isinstance(error.value, gymnasium.error.Error):  # Gymnasium's own check first
             assert re.match(r"seed must be None,? .*an int in 0\.\.2\*\*64-1", str(error.value))
     aec.reset(seed=2**64 - 1)

@@ -155,6 +155,11 @@ class Failing:
     [
         (lambda mask: masked_random(mask, np.random.default_rng(0))[:-1], ValueError, "shape"),
         (lambda mask: np.full(len(mask), 99), ValueError, "game 0: action 99 is not legal"),
+        (  # named as given, not as the int64 it wraps to
+            lambda mask: np.full(len(mask), 2**64 - 1, np.uint64),
+            ValueError,
+            "game 0: action 18446744073709551615 is not legal",
+        ),
         (lambda mask: (~mask).argmax(1), ValueError, "legal"),
         ("raise", RuntimeError, "policy failed"),
         ("bad", ValueError, "opponent 'failing' at player_1 returned a bad action"),
@@ -194,6 +199,9 @@ def test_constructor_errors_are_one_clear_line():
     env = native(GYM_ENV_ID, 2)
     with pytest.raises(RuntimeError, match="reset"):
         env.step(np.zeros(2, int))
+    for masks in (env.action_masks, lambda: env.call("action_masks")):  # refused as step is
+        with pytest.raises(RuntimeError, match=re.escape("call reset() before action_masks()")):
+            masks()
     with pytest.raises(ValueError, match="seed"):
         env.reset(seed=-1)
     with pytest.raises(ValueError, match="a list of 2 such ints"):
