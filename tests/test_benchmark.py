@@ -5,6 +5,7 @@ import importlib
 import json
 import pathlib
 import sqlite3
+import sys
 import textwrap
 
 import numpy as np
@@ -232,6 +233,35 @@ def test_sections_done_are_kept_when_a_later_one_fails(tmp_path, monkeypatch):
     with Store(tmp_path / "s.sqlite") as store:
         run_card("random", "ghost", TINY, store=store)
     assert played == ["cost", "scale"]
+
+
+def test_a_player_that_cannot_be_built_is_refused_before_the_first_game(
+    tmp_path, monkeypatch, capsys
+):
+    """Every section's players are built before the first game: one that cannot be (a bad spec, an
+    extra that is not installed) is one line naming its section, status 2, nothing played."""
+    from ghost_euchre.commands import evaluate_main
+
+    (tmp_path / "torchbot.py").write_text("import torch\n\n\nclass Bot:\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(sys.modules, "torch", None)  # as if not installed
+    played = sections_played(monkeypatch)
+    needs = (
+        "this needs torch, which comes with the 'train' extra: pip install 'ghost-euchre[train]'"
+    )
+    for opponent, line in (
+        ("no_such_module_xyz:Bot", "no module named 'no_such_module_xyz'"),
+        ("torchbot:Bot", needs),
+    ):
+        later = Section("field/network", "match", (opponent, opponent), 6, 2)
+        suite = Suite("tiny", 7, {"ghost": (*tiny_sections()[:1], later)})
+        monkeypatch.setitem(SUITES, "tiny", suite)
+        argv = ["benchmark", "random", "--suite", "tiny", "--db", str(tmp_path / "s.sqlite")]
+        assert evaluate_main([*argv, "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert f"error: benchmark section 'field/network': policy spec {opponent!r}: {line}" in err
+        assert len(err.strip().splitlines()) == 1, err
+    assert played == []
 
 
 def test_the_robustness_section_is_opt_in_and_given_by_the_caller(tmp_path):

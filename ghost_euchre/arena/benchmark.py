@@ -58,6 +58,7 @@ import numpy as np
 
 from ghost_euchre.agents.base import Wrapped, end_match
 from ghost_euchre.agents.checked import PolicyRaised
+from ghost_euchre.agents.extras import extra_named
 from ghost_euchre.agents.specs import make_policy
 from ghost_euchre.agents.streams import act_keyed
 from ghost_euchre.arena.analysis import analyse_game
@@ -320,7 +321,6 @@ def run_card(
     if variant not in suite.sections:
         raise ValueError(f"suite {suite.name} has no sections for variant {variant!r}")
     spec, fingerprint = player_identity(spec)
-    end_match(make_policy(spec, make_game(variant, "game", None)))  # a bad spec: one line, no play
     key = card_key(suite.name, seed, variant, (spec, fingerprint))
     if robustness is not None and store is not None:  # the exploit run stored beside the card
         robustness = functools.partial(robustness, db=store.path)
@@ -330,13 +330,13 @@ def run_card(
     stored = None if store is None else store.card(key)
     if stored is not None and not again:
         card = dict(stored["card"], planned=header["planned"])
-        if out is not None and complete(card):
-            out(
-                f"the stored card of {spec} (the same suite, seed and code) reused; --again plays it again"
-            )
-    for section in wanted:
-        if section.name in card["sections"]:
-            continue
+    to_play = [section for section in wanted if section.name not in card["sections"]]
+    check_players(spec, to_play, variant)
+    if out is not None and not to_play:
+        out(
+            f"the stored card of {spec} (the same suite, seed and code) reused; --again plays it again"
+        )
+    for section in to_play:
         try:
             figures, timing = run_section(
                 section, spec, variant, seed, workers, progress, robustness
@@ -350,6 +350,26 @@ def run_card(
         if out is not None:
             out(f"section {section.name}: done in {timing['wall_time_s']:.1f} s")
     return card
+
+
+def check_players(spec, sections, variant):
+    """Build SPEC and every other player of ``sections`` (their opponents and references) once,
+    before any game is played: one that cannot be built (a bad spec, an extra that is not
+    installed) is refused at once, naming its section, not after the sections before it."""
+    game = make_game(variant, "game", None)
+    end_match(make_policy(spec, game))
+    others = {}  # player -> the first section that plays it
+    for section in sections:
+        for player in (*section.opponents, *section.references):
+            others.setdefault(player, section.name)
+    for player, name in others.items():
+        if player == spec:
+            continue
+        try:
+            with extra_named(f"benchmark section {name!r}"):
+                end_match(make_policy(player, game))
+        except ValueError as error:
+            raise ValueError(f"benchmark section {name!r}: {error}") from None
 
 
 def complete(card):
