@@ -17,6 +17,7 @@ auction policy's. Each part is called once per ``act`` with its rows only.
 import numpy as np
 
 from .base import Policy, end_match, game_over, show_deal
+from .playouts import bid_playout
 from .streams import act_keyed
 
 LEARN_MODES = ("all", "auction", "play")
@@ -96,6 +97,11 @@ class CompositePolicy(Policy):
                 part_obs = np.take(obs, rows, axis=0)
                 actions[rows] = act_keyed(part, part_obs, mask[rows], part_keys, part_games)
         return actions
+
+    def playout(self):
+        """(kernel, arguments) of the compiled playout of a greedy network's auction over the
+        heuristic's cards (:func:`ghost_euchre.agents.playouts.bid_playout`), or None."""
+        return bid_playout(self.auction, self.play)
 
     def reset(self, games):
         self.auction.reset(games)

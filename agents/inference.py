@@ -21,9 +21,9 @@ auction; the open auction (whose order is not in the observation) is refused.
 """
 
 import numpy as np
-import torch
 from numba import njit
 
+from .forward import probabilities
 from .worlds import NO_ACTION, deal_start_states
 from .worlds.places import card_in
 
@@ -127,15 +127,12 @@ def action_probabilities(model, obs, mask):
     """
     if isinstance(model, MixedModel):
         return model.probabilities(obs, mask)
-    network = getattr(model, "model", None)
-    if network is not None and hasattr(network, "act_logits"):
-        with torch.no_grad():
-            logits = network.act_logits(torch.from_numpy(np.asarray(obs, np.float32))).double()
-        logits = logits.masked_fill(~torch.from_numpy(mask), -np.inf)
-        return torch.softmax(logits, dim=1).numpy()
-    probabilities = np.zeros(mask.shape)
-    probabilities[np.arange(len(mask)), model.act(obs, mask)] = 1.0
-    return probabilities
+    network = getattr(model, "network", None)
+    if network is not None and hasattr(network, "logits"):
+        return probabilities(network.logits(obs), mask)
+    one_hot = np.zeros(mask.shape)
+    one_hot[np.arange(len(mask)), model.act(obs, mask)] = 1.0
+    return one_hot
 
 
 class MixedModel:

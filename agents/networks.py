@@ -16,18 +16,30 @@ the worked example.
 """
 
 import inspect
+import os
+import pickle
 import re
+import warnings
 
 import numpy as np
 import torch
 from torch import nn
+from torch.nn import functional as F
 
-from ghost_euchre_env import classic, ghost
-from ghost_euchre_env.cards import CARD_RANK, CARD_SUIT, CARDS, NUM_CARDS, NUM_SUITS, PARTNER_SUIT
-from ghost_euchre_env.suits import COLOUR_KEEPING, permutation_tables
+from ghost_euchre_env import ghost
+from ghost_euchre_env.cards import NUM_CARDS
 
 from .base import import_hint
 from .checked import PlugInError, PolicyRaised, find_module, raised
+from .forward import (
+    Forward,
+    canonical_variant,
+    check_weights,
+    masked_argmax,
+    mlp_shapes,
+    suit_tables,
+)
+from .ppo import POLICY_FORMAT, checked_payload
 
 _CLASS_SPEC = re.compile(
     r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*"
@@ -46,11 +58,9 @@ class CanonicalSuits(nn.Module):
     """Renames the suits of each observation of a variant into one canonical order (suit symmetry).
 
     variant: the engine module whose observations are renamed
-    (``ghost_euchre_env.ghost`` or ``.classic``). Trump, or before trump is
-    named the suit the own hand is strongest in (most cards, then highest
-    ranks), becomes suit 0 (clubs), its same-colour suit 3, and of the other
-    two the stronger in hand suit 1 (ties: the lower suit). Equivalent positions
-    in differently named suits then look the same to the network.
+    (``ghost_euchre_env.ghost`` or ``.classic``); the renaming is
+    :func:`ghost_euchre.agents.forward.suit_tables`' (trump, or before trump the
+    suit the own hand is strongest in, becomes suit 0), as torch buffers.
     forward(obs float32[B, OBS_SIZE]) -> (renamed obs float32[B, OBS_SIZE],
     int64[B, NUM_ACTIONS]: the renamed id of each original action, to gather logits back).
     """
@@ -62,33 +72,16 @@ class CanonicalSuits(nn.Module):
     other_pair: torch.Tensor
     strength_weight: torch.Tensor
 
-    TRUMP_FIRST = 4096.0  # added to trump's strength: more than any hand's (at most 6 * 96)
-
     def __init__(self, variant=ghost):
         super().__init__()
-        obs_index, action_index = permutation_tables(COLOUR_KEEPING, variant)
-        other_pair = [
-            [s for s in range(NUM_SUITS) if s not in (t, PARTNER_SUIT[t])] for t in range(NUM_SUITS)
-        ]
-        # [top suit, b] -> the row of COLOUR_KEEPING renaming top to 0 and other_pair[top][b] to 1
-        perm_id = np.zeros((NUM_SUITS, 2), np.int64)
-        for k, perm in enumerate(COLOUR_KEEPING):
-            top, second = list(perm).index(0), list(perm).index(1)
-            perm_id[top, other_pair[top].index(second)] = k
-        # [observation value, suit]: a held card adds 64 to its suit's strength plus 2**rank (count first,
-        # then ranks), trump adds TRUMP_FIRST; one product of the whole observation (exact integers)
+        tables = suit_tables(variant)
+        for name, table in tables._asdict().items():
+            self.register_buffer(name, torch.from_numpy(table), persistent=False)
         hand_start, hand_stop = variant.OBS_OFFSETS["hand"]
-        trump_start, trump_stop = variant.OBS_OFFSETS["trump"]
-        strength_weight = np.zeros((variant.OBS_SIZE, NUM_SUITS), np.float32)
-        strength_weight[hand_start + CARDS, CARD_SUIT] = 64.0 + 2.0**CARD_RANK
-        strength_weight[trump_start:trump_stop] = self.TRUMP_FIRST * np.eye(NUM_SUITS)
-        self.register_buffer("obs_index", torch.from_numpy(obs_index), persistent=False)
-        self.register_buffer("action_index", torch.from_numpy(action_index), persistent=False)
-        card_index = obs_index[:, hand_start:hand_stop] - hand_start  # the hand block's, by card
+        card_index = (
+            tables.obs_index[:, hand_start:hand_stop] - hand_start
+        )  # the hand block's, by card
         self.register_buffer("card_index", torch.from_numpy(card_index), persistent=False)
-        self.register_buffer("perm_id", torch.from_numpy(perm_id), persistent=False)
-        self.register_buffer("other_pair", torch.tensor(other_pair), persistent=False)
-        self.register_buffer("strength_weight", torch.from_numpy(strength_weight), persistent=False)
 
     def renaming(self, obs):
         """int64[B]: which renaming (row of ``COLOUR_KEEPING``) each observation float32[B, OBS_SIZE] gets."""
@@ -109,20 +102,9 @@ class CanonicalSuits(nn.Module):
         return cards.gather(1, index.reshape(len(cards), -1))
 
 
-# a network's (obs_size, num_actions) -> the variant module whose suits CanonicalSuits renames
-CANONICAL_VARIANTS = {(v.OBS_SIZE, v.NUM_ACTIONS): v for v in (ghost, classic)}
-assert len(CANONICAL_VARIANTS) == 2, "the variants' observation and action sizes tell them apart"
-
-
 def canonical_suits_for(obs_size, num_actions):
     """The :class:`CanonicalSuits` of the variant with these sizes; ValueError for other sizes."""
-    if (obs_size, num_actions) not in CANONICAL_VARIANTS:
-        raise ValueError(
-            f"canonical_suits works on Ghost Hand observations ({ghost.OBS_SIZE} values, "
-            f"{ghost.NUM_ACTIONS} actions) or classic Euchre ones ({classic.OBS_SIZE} values, "
-            f"{classic.NUM_ACTIONS} actions), got obs_size={obs_size}, num_actions={num_actions}"
-        )
-    return CanonicalSuits(CANONICAL_VARIANTS[obs_size, num_actions])
+    return CanonicalSuits(canonical_variant(obs_size, num_actions))
 
 
 class SuitedNetwork(nn.Module):
@@ -279,33 +261,276 @@ def output_problem(out, batch, num_actions):
 
 def fit_weights(module, weights, what):
     """``module.load_state_dict(weights)``, or ValueError (one line: the missing, unexpected and
-    mis-shaped entries, the first few of each) naming ``what``."""
-    if not isinstance(weights, dict):
-        raise ValueError(
-            f"{what} does not fit the network: its weights are a {type(weights).__name__}, "
-            "not a state dict"
-        )
-    own = module.state_dict()
-    missing = [k for k in own if k not in weights]
-    unexpected = [k for k in weights if k not in own]
-    shapes = [
-        f"{k} {tuple(weights[k].shape)} (expected {tuple(own[k].shape)})"
-        for k in own
-        if k in weights
-        and (not isinstance(weights[k], torch.Tensor) or weights[k].shape != own[k].shape)
-    ]
-    problems = [
-        f"{label} {', '.join(items[:3])}{f' and {len(items) - 3} more' if len(items) > 3 else ''}"
-        for label, items in (
-            ("missing", missing),
-            ("unexpected", unexpected),
-            ("mis-shaped", shapes),
-        )
-        if items
-    ]
-    if problems:
-        raise ValueError(f"{what} does not fit the network: {'; '.join(problems)}")
+    mis-shaped entries, the first few of each) naming ``what`` (:func:`~ghost_euchre.agents.forward.check_weights`)."""
+    own = {k: tuple(v.shape) for k, v in module.state_dict().items()}
+    check_weights(own, weights, what, torch.Tensor)
     try:
         module.load_state_dict(weights)
     except RuntimeError as error:  # anything the checks above missed: its first line
         raise ValueError(f"{what} does not fit the network: {str(error).splitlines()[0]}") from None
+
+
+ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
+ACTIVATION_FUNCTIONS = {
+    name: getattr(torch, name) for name in ACTIVATIONS
+}  # the same, as functions
+
+
+def mlp(inputs, hidden_sizes, activation):
+    """(nn.Sequential of a layer and an activation per width of ``hidden_sizes``, its output width)."""
+    layers, width = [], inputs
+    for size in hidden_sizes:
+        layers += [layer(width, size, np.sqrt(2)), ACTIVATIONS[activation]()]
+        width = size
+    return nn.Sequential(*layers), width
+
+
+def linear_layers(trunk):
+    """[nn.Linear]: the layers of an :func:`mlp` trunk that hold weights, in order."""
+    return [module for module in trunk if isinstance(module, nn.Linear)]
+
+
+def deepens(config, stored_config):
+    """Whether MLP ``config`` is ``stored_config`` (both ``ActorCritic.config``) with more hidden
+    layers of the stored last width, relu: a network :meth:`ActorCritic.start_deeper` can start."""
+    if not isinstance(stored_config, dict) or "hidden_sizes" not in stored_config:
+        return False
+    sizes, stored_sizes = config["hidden_sizes"], stored_config["hidden_sizes"]
+    extra = sizes[len(stored_sizes) :]
+    return (
+        {**stored_config, "hidden_sizes": sizes} == config
+        and config["activation"] == "relu"
+        and sizes[: len(stored_sizes)] == stored_sizes
+        and bool(extra)
+        and all(size == stored_sizes[-1] for size in extra)
+    )
+
+
+class ActorCritic(SuitedNetwork):
+    """MLP trunk shared by a policy head (logits over actions) and a value head.
+
+    obs_size, num_actions: the engine's; hidden_sizes: widths of the trunk's
+    layers; activation: "relu" or "tanh"; canonical_suits: the network sees
+    every position in a canonical suit order (:class:`CanonicalSuits` of the
+    Ghost Hand or classic variant, told apart by obs_size and num_actions; its
+    logits are mapped back to the actual actions). Orthogonal initialisation
+    (gain sqrt(2) in the trunk, 0.01 for the logits, 1 for the value), as in CleanRL.
+    """
+
+    def __init__(
+        self,
+        obs_size,
+        num_actions,
+        hidden_sizes=(256, 256),
+        activation="relu",
+        canonical_suits=False,
+    ):
+        super().__init__()
+        sizes = {"obs_size": int(obs_size), "num_actions": int(num_actions)}
+        mlp_shapes(
+            {**sizes, "hidden_sizes": hidden_sizes, "activation": activation}
+        )  # or ValueError
+        self.config = {
+            "obs_size": int(obs_size),
+            "num_actions": int(num_actions),
+            "hidden_sizes": [int(h) for h in hidden_sizes],
+            "activation": activation,
+        }
+        if canonical_suits:  # older files have no such key: same network as before
+            self.config["canonical_suits"] = True
+        self.suits = canonical_suits_for(obs_size, num_actions) if canonical_suits else None
+        self.trunk, width = mlp(obs_size, hidden_sizes, activation)
+        # its Linear layers, for act_logits (a plain list: not registered twice)
+        self.trunk_layers = linear_layers(self.trunk)
+        self.actor = layer(width, num_actions, 0.01)
+        self.critic = layer(width, 1, 1.0)
+
+    def heads(self, seen):
+        """The trunk and both heads on ``seen`` (float32[B, obs_size], from :meth:`see`) -> (logits
+        float32[B, num_actions] in the trunk's action order, value float32[B])."""
+        hidden = self.trunk(seen)
+        return self.actor(hidden), self.critic(hidden).squeeze(-1)
+
+    def start_deeper(self, stored):
+        """Start as ``stored``, an ActorCritic that this one deepens (:func:`deepens`).
+
+        The stored layers and heads are copied; each extra layer starts as the identity with zero
+        bias, exact because a relu layer's input is never negative: every logit and value is the
+        stored network's. ValueError, naming both configs, for any other pair.
+        """
+        stored_config = getattr(stored, "config", None)
+        if not (isinstance(stored, ActorCritic) and deepens(self.config, stored_config)):
+            raise ValueError(
+                f"cannot start {self.config} deeper from {stored_config}: needs the same "
+                "network (relu) with more hidden layers of its last width"
+            )
+        with torch.no_grad():
+            for linear in self.trunk_layers[len(stored.trunk_layers) :]:
+                linear.weight.copy_(torch.eye(linear.out_features))
+                linear.bias.zero_()
+        self.load_state_dict({**self.state_dict(), **stored.state_dict()})  # the heads: same names
+
+    def act_logits(self, obs):
+        """forward's logits float32[B, num_actions] alone, computed with torch's functions rather than
+        by calling each layer (a module call costs microseconds: most of a single decision's time)."""
+        hidden, action_index = self.see(obs)
+        activation = ACTIVATION_FUNCTIONS[self.config["activation"]]
+        for linear in self.trunk_layers:
+            hidden = activation(F.linear(hidden, linear.weight, linear.bias))
+        return actual_actions(F.linear(hidden, self.actor.weight, self.actor.bias), action_index)
+
+
+def pool_logits(networks, members, obs):
+    """float32[B, A]: row i is the logits of ``networks[members[i]]`` (members int[B]) for obs[i] (float32[B, O]).
+
+    The networks share one architecture (snapshots of one network), so the batch
+    is seen once (:meth:`ActorCritic.see`) and each network runs on its own rows only.
+    """
+    seen, action_index = networks[0].see(obs)
+    logits = obs.new_empty((len(obs), networks[0].config["num_actions"]))
+    for member in np.unique(members):
+        rows = torch.from_numpy(np.flatnonzero(members == member)).to(obs.device)
+        logits[rows] = networks[member].heads(seen[rows])[0]
+    return actual_actions(logits, action_index)
+
+
+def mask_logits(logits, mask):
+    """Logits with illegal actions (mask False) set to the dtype's minimum (probability 0)."""
+    return logits.masked_fill(~mask, torch.finfo(logits.dtype).min)
+
+
+def masked_log_probs(logits, mask):
+    """float[B, A] log-probabilities of the masked distribution (illegal entries: huge negative)."""
+    return torch.log_softmax(mask_logits(logits, mask), dim=-1)
+
+
+def masked_entropy(log_probs, mask):
+    """float[B]: entropy over the legal actions only (illegal entries contribute nothing)."""
+    return -torch.where(mask, log_probs.exp() * log_probs, 0.0).sum(-1)
+
+
+def sample_actions(log_probs, generator=None):
+    """int64[B]: one action per row drawn from exp(log_probs); zero-probability entries are never drawn."""
+    return torch.multinomial(log_probs.exp(), 1, generator=generator).squeeze(-1)
+
+
+def policy_payload(model, learn="all", partner=None):
+    """The contents of a policy file, for ``torch.save``: the network (state dict and config) and its role.
+
+    learn: the decisions the network was trained to make ("all", "auction" or
+    "play"); partner: the policy spec that makes the others (the card play for
+    "auction", the auction for "play"; None for "all").
+    """
+    return {
+        "format": POLICY_FORMAT,
+        "model": model.state_dict(),
+        "model_config": dict(model.config),
+        "learn": learn,
+        "partner": partner,
+    }
+
+
+def load_file(path, what="policy file or training checkpoint"):
+    """The object ``torch.save`` wrote at ``path``, read with ``weights_only=True`` (tensors and
+    plain containers only: nothing else in a file is unpickled).
+
+    ValueError, one line naming ``path`` and ``what`` the file should be, when it
+    cannot be read so: missing, a directory, not a file torch.save wrote, or one
+    holding other objects. (torch's own text is many lines and advises
+    ``weights_only=False``, which runs any code a file holds: never for a file from
+    elsewhere.) For every reader of policy files and checkpoints. ``path`` may also be an open
+    binary file (named in messages by its ``name``), read from where it stands.
+    """
+    name = os.fspath(getattr(path, "name", path))
+    try:
+        with warnings.catch_warnings():  # torch warns about pickle protocols of foreign files
+            warnings.simplefilter("ignore", UserWarning)
+            return torch.load(path, map_location="cpu", weights_only=True)
+    except FileNotFoundError:
+        raise ValueError(f"{what} {name!r} does not exist") from None
+    except IsADirectoryError:
+        raise ValueError(f"{what} {name!r} is a directory, not a file") from None
+    except OSError as error:
+        raise ValueError(f"cannot read {what} {name!r}: {error.strerror}") from None
+    except pickle.UnpicklingError as error:
+        raise ValueError(f"{name!r} is not a {what}: {_unpickling(error)}") from None
+    except Exception as error:  # noqa: BLE001 (any failure to read: corrupt file, not a torch file)
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        raise ValueError(
+            f"{name!r} is not a {what}: torch.load cannot read it "
+            f"({type(error).__name__}{': ' + reason if reason else ''})"
+        ) from None
+
+
+def _unpickling(error):
+    """What torch's weights-only unpickler refused, in a few words (its message: many lines)."""
+    text = " ".join(str(error).split())
+    found = re.search(r"Unsupported global: GLOBAL (\S+)", text)
+    if found:
+        return (
+            f"it holds objects other than tensors and plain containers ({found.group(1)}), "
+            "which are not loaded (torch.load(weights_only=True))"
+        )
+    found = re.search(r"WeightsUnpickler error: (.+?)\.? Check the documentation", text)
+    detail = f" ({found.group(1).strip()})" if found else ""
+    return f"not a file torch.save wrote, or it holds objects other than tensors{detail}"
+
+
+def read_payload(path):
+    """The dict saved in a policy file or training checkpoint, as torch tensors (:func:`load_file`:
+    no arbitrary unpickling)."""
+    return checked_payload(load_file(path), path)
+
+
+def build_network(model_config):
+    """A fresh network from a ``model_config``: a :class:`PluggedNetwork` when it names a ``model``
+    class, else the MLP :class:`ActorCritic`."""
+    if "model" in model_config:
+        return PluggedNetwork(**model_config)
+    return ActorCritic(**model_config)
+
+
+def load_model(path, payload=None):
+    """The network stored in a policy file or training checkpoint (``payload``: its contents, if read)."""
+    payload = read_payload(path) if payload is None else payload
+    config = payload["model_config"]
+    if not isinstance(config, dict):
+        raise ValueError(f"PPO checkpoint {path!r}: model_config is not a dict, got {config!r}")
+    try:
+        model = build_network(config)
+    except TypeError as error:  # a config that is no network's
+        raise ValueError(f"PPO checkpoint {path!r}: model_config {config!r}: {error}") from None
+    except ValueError as error:
+        raise ValueError(f"PPO checkpoint {path!r}: {error}") from None
+    fit_weights(model, payload["model"], f"PPO checkpoint {path!r}")
+    model.eval()
+    return model
+
+
+class TorchForward:
+    """A torch network as :class:`ghost_euchre.agents.ppo.PPOPolicy` plays it (``config``,
+    ``logits``, ``greedy``): a network class of the user's, which only torch can run."""
+
+    def __init__(self, model):
+        self.model, self.config = model, model.config
+
+    def logits(self, obs):
+        """float32[N, num_actions] of obs float32[N, obs_size] (no gradient)."""
+        with torch.no_grad():
+            return self.model.act_logits(torch.from_numpy(np.asarray(obs, np.float32))).numpy()
+
+    def greedy(self, obs, mask):
+        """int64[N]: each row's legal action of highest logit (:func:`~ghost_euchre.agents.forward.masked_argmax`)."""
+        actions = np.empty(len(mask), np.int64)
+        masked_argmax(self.logits(obs), np.ascontiguousarray(mask, bool), actions)
+        return actions
+
+
+def torch_forward(model):
+    """A network as :class:`~ghost_euchre.agents.ppo.PPOPolicy` plays it: the built-in MLP
+    (:class:`ActorCritic`) by its weights without torch (:class:`Forward`, a copy of them now),
+    any other by torch (:class:`TorchForward`)."""
+    if isinstance(model, ActorCritic):
+        weights = {k: v.detach().cpu().numpy() for k, v in model.state_dict().items()}
+        return Forward(model.config, weights)
+    return TorchForward(model)

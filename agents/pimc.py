@@ -300,16 +300,19 @@ class PIMCPolicy(Policy):
 
     def _compiled_rollout(self):
         """((playout kernel, its policy's arguments), from_card_play) of a playout policy that plays
-        by one compiled kernel (the heuristic's ``playout()``), or (None, False): then the playouts
-        step in Python, one decision a call (also for ``leaf="solver"``, which looks at every
-        position). from_card_play: the kernel is its card player's (a composite's, as ``search``'s
-        network auction over the heuristic's cards), used once every game is playing its cards."""
+        by one compiled kernel (the heuristic's ``playout()``, a greedy network's, a network's
+        auction over the heuristic's cards), or (None, False): then the playouts step in Python,
+        one decision a call (also for ``leaf="solver"``, which looks at every position).
+        from_card_play: the kernel is its card player's (a composite's whose auction has none),
+        used once every game is playing its cards. A policy's ``playout()`` is keyless (it chooses
+        by the position alone) or None."""
         if self.leaf == "solver":
             return None, False
         for part, from_card_play in ((self.rollout, False), (card_player(self.rollout), True)):
             playout = getattr(part, "playout", None)
-            if playout is not None and not takes_keys(part):
-                return playout(), from_card_play
+            compiled = playout() if playout is not None else None
+            if compiled is not None:
+                return compiled, from_card_play
         return None, False
 
     def _rollout_actions(self, state, keys=None):

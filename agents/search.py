@@ -31,6 +31,7 @@ from .base import end_match
 from .composite import CompositePolicy
 from .inference import MixedModel, action_probabilities, log_likelihoods, resample
 from .pimc import PIMCPolicy, check_fits
+from .ppo import load_policy
 from .pretrained import main_network
 from .worlds import read_knowledge, sample_worlds
 
@@ -103,8 +104,7 @@ class SearchPolicy(PIMCPolicy):
             ):
                 bound = "in [0, 1)" if high == 1.0 else ">= 0"
                 raise ValueError(f"search: {key} must be a number {bound}, got {value!r}")
-        from .ppo import load_policy  # late imports: specs imports the policy modules by name
-        from .specs import make_policy
+        from .specs import make_policy  # late import: specs imports the policy modules by name
 
         network_seed = int(self.rng.integers(2**63))
         shipped = main_network(game.variant).path

@@ -219,7 +219,7 @@ def test_a_file_read_only_by_torch_gets_the_same_variant_message(tmp_path):
     """A file network_sizes cannot read (the legacy non-zip format) is checked after torch loads it."""
     import torch
 
-    from ghost_euchre.agents.ppo import ActorCritic, policy_payload
+    from ghost_euchre.agents.networks import ActorCritic, policy_payload
 
     path = tmp_path / "old.pt"
     network = ActorCritic(ghost.OBS_SIZE, ghost.NUM_ACTIONS, hidden_sizes=[8])

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 import ghost_euchre.agents
-from ghost_euchre.agents import ppo
+from ghost_euchre.agents import networks
 from ghost_euchre.agents.specs import make_policy, uses_human
 from ghost_euchre.arena import cli as evaluate
 from ghost_euchre.arena.bidding import run_bidding_match
@@ -173,7 +173,7 @@ def test_a_read_only_store_is_read_and_says_so_before_any_match(
 
 # ---------------------------------------------------------------- policy files
 def _policy_file(path, edit):
-    payload = ppo.policy_payload(ppo.ActorCritic(390, 34, (8,)))
+    payload = networks.policy_payload(networks.ActorCritic(390, 34, (8,)))
     edit(payload)
     torch.save(payload, path)
     return path
@@ -210,12 +210,12 @@ def test_a_file_that_is_not_a_policy_is_one_line_without_torchs_advice(tmp_path,
     path = tmp_path / "bot.pt"
     path.write_bytes(content)
     with pytest.raises(ValueError, match=re.escape(message)) as error:
-        ppo.load_file(path)
+        networks.load_file(path)
     text = str(error.value)
     assert "\n" not in text and "weights_only=False" not in text
     assert len(text) - len(str(path)) < 150  # a line, not torch's ~720 characters of advice
     with pytest.raises(ValueError, match="is a directory"):
-        ppo.load_file(tmp_path)
+        networks.load_file(tmp_path)
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from ghost_euchre.agents.checked import PlugInError, PolicyRaised
-from ghost_euchre.agents.ppo import mask_logits
+from ghost_euchre.agents.networks import mask_logits
 from ghost_euchre.arena.regret import action_values, auction_rows
 from ghost_euchre.trainer.config import make_config
 from ghost_euchre.trainer.distill import choice_targets, phase_rows, teacher_lessons, value_targets

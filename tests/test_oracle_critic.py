@@ -10,7 +10,7 @@ from test_suits import VARIANTS, played_positions, positions
 from test_train import TINY, straight_and_resumed
 
 from ghost_euchre.agents import make_policy
-from ghost_euchre.agents.ppo import ActorCritic
+from ghost_euchre.agents.networks import ActorCritic
 from ghost_euchre.trainer.config import make_config
 from ghost_euchre.trainer.critic import SOLVED_SIZE, OracleCritic
 from ghost_euchre_env import GhostEuchre, ghost, solver

@@ -363,13 +363,16 @@ def test_compiled_playout_is_the_step_by_step_playout(variant):
         ("ghost", "pimc:samples=8"),
         ("classic", "pimc:samples=8"),
         ("ghost", "search:samples=8,pool=2"),  # the network's auction, the heuristic's cards
+        ("classic", "search:samples=8,pool=2"),
         ("classic", "search:samples=8,pool=2,leaf=cards"),
+        ("ghost", "pimc:samples=8,rollout=ppo:ghost"),  # the network alone
+        ("classic", "pimc:samples=8,rollout=ppo:classic"),
     ],
 )
 def test_compiled_playouts_value_as_the_python_playouts(variant, spec, monkeypatch):
-    """pimc's and search's playouts by the heuristic's compiled loop (search's from the first
-    card, after its network's auction stepped in Python) give every action the value the
-    step-by-step playouts give."""
+    """pimc's and search's playouts in one compiled loop (the heuristic's, the network's, or the
+    network's auction over the heuristic's cards: agents/playouts.py) give every action the value
+    the step-by-step playouts give."""
     from ghost_euchre.agents.specs import make_policy
     from ghost_euchre_env import variants
 

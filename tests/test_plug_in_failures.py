@@ -251,13 +251,13 @@ def exploited(argv, capsys):
 
 
 def test_exploit_refusals_come_before_any_file(tmp_path, monkeypatch, capsys):
-    from ghost_euchre.agents import ppo
+    from ghost_euchre.agents import networks
     from ghost_euchre.agents.pretrained import network_path
 
     monkeypatch.chdir(tmp_path)  # the default --db is runs/league.sqlite: never made by a refusal
     noise = tmp_path / "noise.pt"
     noise.write_bytes(os.urandom(2000))
-    payload = ppo.policy_payload(ppo.ActorCritic(390, 34, (8,)))
+    payload = networks.policy_payload(networks.ActorCritic(390, 34, (8,)))
     payload["model_config"] = {"obs_size": 390, "num_actions": 34, "model": "nosuchnets:Net"}
     torch.save(payload, tmp_path / "user.pt")
     afile = tmp_path / "afile"

@@ -8,14 +8,14 @@ import torch
 from test_train import TINY
 
 from ghost_euchre.agents import make_policy
-from ghost_euchre.agents.networks import CanonicalSuits
-from ghost_euchre.agents.ppo import (
+from ghost_euchre.agents.networks import (
     ActorCritic,
-    PPOPolicy,
+    CanonicalSuits,
     load_model,
     policy_payload,
     pool_logits,
 )
+from ghost_euchre.agents.ppo import PPOPolicy
 from ghost_euchre.trainer import cli
 from ghost_euchre_env import ClassicEuchre, ClassicEuchreVec, GhostEuchre, classic, ghost
 from ghost_euchre_env.cards import PARTNER_SUIT, parse_card
@@ -289,7 +289,7 @@ def test_classic_canonical_run_trains_and_its_policy_plays(tmp_path, torch_globa
     )  # fmt: skip
     policy = make_policy(f"ppo:{os.path.join(run, 'policy.pt')}", ClassicEuchre(), seed=0)
     assert isinstance(policy, PPOPolicy)
-    assert policy.model.config["canonical_suits"] is True and policy.model.suits is not None
+    assert policy.network.config["canonical_suits"] is True and policy.network.args[3]
     venv = ClassicEuchreVec(32, seed=3)
     obs, mask, _ = venv.reset()
     for _ in range(60):

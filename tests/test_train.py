@@ -13,16 +13,16 @@ import torch
 
 from ghost_euchre.agents import make_policy
 from ghost_euchre.agents.heuristic import ClassicHeuristic
-from ghost_euchre.agents.ppo import (
+from ghost_euchre.agents.networks import (
     ActorCritic,
-    PPOPolicy,
     load_model,
-    load_policy,
     mask_logits,
     masked_entropy,
     masked_log_probs,
     sample_actions,
+    torch_forward,
 )
+from ghost_euchre.agents.ppo import PPOPolicy, load_policy
 from ghost_euchre.plumbing.files import current_umask
 from ghost_euchre.trainer import cli
 from ghost_euchre.trainer.checkpoint import CHECKPOINT_FORMAT, read_checkpoint
@@ -488,9 +488,9 @@ def test_ppo_policy_plays_legal_actions_greedy_and_sampled():
     obs = rng.random((500, game.obs_size), dtype=np.float32)
     mask = _random_masks(rng, 500, game.num_actions)
     for sample in (False, True):
-        actions = PPOPolicy(game, model, seed=0, sample=sample).act(obs, mask)
+        actions = PPOPolicy(game, torch_forward(model), seed=0, sample=sample).act(obs, mask)
         assert actions.dtype == np.int64 and mask[np.arange(500), actions].all()
-    greedy = PPOPolicy(game, model).act(obs, mask)
+    greedy = PPOPolicy(game, torch_forward(model)).act(obs, mask)
     assert (greedy == np.where(mask, np.arange(game.num_actions), -1).max(axis=1)).all()
 
 

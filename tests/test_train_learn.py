@@ -10,7 +10,8 @@ from test_train import TINY
 from ghost_euchre.agents import make_policy
 from ghost_euchre.agents.composite import CompositePolicy
 from ghost_euchre.agents.heuristic import GhostHeuristic
-from ghost_euchre.agents.ppo import PPOPolicy, deepens, load_model
+from ghost_euchre.agents.networks import deepens, load_model
+from ghost_euchre.agents.ppo import PPOPolicy
 from ghost_euchre.trainer import cli
 from ghost_euchre.trainer.config import make_config
 from ghost_euchre.trainer.ranks import start_ranks

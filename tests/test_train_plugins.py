@@ -107,7 +107,7 @@ def test_a_users_network_trains_resumes_exactly_and_plays_with_evaluate(
     assert not all(torch.equal(half["model"][k], a["model"][k]) for k in a["model"])
     policy = os.path.join(straight, "policy.pt")
     player = make_policy(f"ppo:{policy}", GhostEuchre(), seed=0)
-    assert isinstance(player, PPOPolicy) and isinstance(player.model, PluggedNetwork)
+    assert isinstance(player, PPOPolicy) and isinstance(player.network.model, PluggedNetwork)
     venv = GhostEuchreVec(32, seed=2)
     obs, mask, _ = venv.reset()
     for _ in range(30):
@@ -180,7 +180,7 @@ def test_the_card_set_network_trains_and_plays_both_variants(tmp_path, torch_glo
         run = cli.run(options)
         game = GhostEuchre() if variant == "ghost" else classic.ClassicEuchre()
         player = make_policy(f"ppo:{os.path.join(run, 'policy.pt')}", game, seed=0)
-        assert isinstance(player, PPOPolicy) and isinstance(player.model.net, CardSetNet)
+        assert isinstance(player, PPOPolicy) and isinstance(player.network.model.net, CardSetNet)
     net = CardSetNet(ghost.OBS_SIZE, ghost.NUM_ACTIONS, embed_size=8, hidden_size=16)
     obs = torch.rand(5, ghost.OBS_SIZE)
     logits, value = net(obs)

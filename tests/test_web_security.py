@@ -25,7 +25,7 @@ from starlette.testclient import WebSocketDenialResponse
 from web_helpers import BASE, Gated, assert_error, served, web_client
 
 from ghost_euchre.agents import ppo
-from ghost_euchre.agents.ppo import ActorCritic, policy_payload
+from ghost_euchre.agents.networks import ActorCritic, policy_payload
 from ghost_euchre.agents.pretrained import NETWORKS
 from ghost_euchre.arena import cli as evaluate
 from ghost_euchre.arena.report import share_cell
@@ -791,7 +791,7 @@ def test_a_policy_file_naming_code_or_a_bigger_network_is_refused_unbuilt(
 ):
     name, mark = probe_module
     write_policy(policy_folder / "bad.pt", **config)
-    monkeypatch.setattr(ppo, "load_model", lambda *a, **k: pytest.fail("a network was built"))
+    monkeypatch.setattr(ppo, "playing_network", lambda *a, **k: pytest.fail("a network was built"))
     client = web_client(create_app(db=None, games=games, gate=SpecGate([str(policy_folder)])))
     with nothing_done(games, policy_folder.parent):
         response = client.post("/api/games", json={"bots": ["heuristic", "ppo:bad.pt"]})

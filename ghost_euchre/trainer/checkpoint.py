@@ -6,8 +6,7 @@ import os
 import numpy as np
 import torch
 
-from ghost_euchre.agents.networks import fit_weights
-from ghost_euchre.agents.ppo import load_file
+from ghost_euchre.agents.networks import fit_weights, load_file
 from ghost_euchre.plumbing.files import write_atomic
 from ghost_euchre.trainer.failures import saved_checkpoints
 from ghost_euchre.trainer.run import start_games

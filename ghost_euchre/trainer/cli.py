@@ -122,7 +122,7 @@ def parse_args(argv=None):
         )
     import torch  # the checks that need torch come last (importing it takes seconds)
 
-    from ghost_euchre.agents.ppo import load_model
+    from ghost_euchre.agents.networks import load_model
     from ghost_euchre.trainer.ranks import pick_device
 
     try:

@@ -17,8 +17,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ghost_euchre.agents.networks import layer
-from ghost_euchre.agents.ppo import linear_layers, mlp
+from ghost_euchre.agents.networks import layer, linear_layers, mlp
 from ghost_euchre_env import solver
 
 SOLVED_SIZE = 2
@@ -68,7 +67,7 @@ class OracleCritic(nn.Module):
         return np.concatenate([hidden, solved_columns(engine, state, seats)], axis=1)
 
     def start_from(self, model):
-        """Start as ``model``'s own value (an :class:`ghost_euchre.agents.ppo.ActorCritic` of the same hidden_sizes and
+        """Start as ``model``'s own value (an :class:`ghost_euchre.agents.networks.ActorCritic` of the same hidden_sizes and
         activation): its trunk and value head, the extra columns' weights zero. A fine-tune (init_from)
         then starts from a critic that knows the game rather than from noise."""
         mine, theirs = linear_layers(self.trunk), linear_layers(model.trunk)

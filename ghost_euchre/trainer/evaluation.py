@@ -6,6 +6,7 @@ import torch
 
 from ghost_euchre.agents import make_policy
 from ghost_euchre.agents.composite import CompositePolicy
+from ghost_euchre.agents.networks import torch_forward
 from ghost_euchre.agents.ppo import PPOPolicy
 from ghost_euchre.arena.bidding import run_bidding_match
 from ghost_euchre.arena.match import run_match
@@ -17,7 +18,7 @@ from ghost_euchre_env import variants
 def network_player(model, game, config, name="ppo"):
     """The greedy network ``model`` as a full player: learn='auction' with ``card_play`` making its
     card play, learn='play' with ``bidding`` making its auction."""
-    policy = PPOPolicy(game, model, seed=config.eval_seed, name=name)
+    policy = PPOPolicy(game, torch_forward(model), seed=config.eval_seed, name=name)
     if config.learn == "auction":
         card_play = make_policy(config.card_play, game, seed=config.eval_seed)
         return CompositePolicy(game, policy, card_play, name=name)
@@ -59,7 +60,7 @@ def evaluate_policy(model, game, opponent, games, config, regret_decisions=0):
     (ghost_euchre.arena.regret.Regret.to_dict() of the network's auction decisions).
     """
     if regret_decisions:
-        policy = PPOPolicy(game, model, seed=config.eval_seed, name="ppo")
+        policy = PPOPolicy(game, torch_forward(model), seed=config.eval_seed, name="ppo")
         result, regrets = run_bidding_match(
             seated(policy, opponent, config.variant), config.card_play,
             regret_decisions, 16, games, config.eval_seed, "game", dict(config.rules) or None,

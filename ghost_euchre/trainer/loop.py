@@ -8,7 +8,7 @@ import time
 import torch
 import torch.distributed as dist
 
-from ghost_euchre.agents.ppo import policy_payload
+from ghost_euchre.agents.networks import policy_payload
 from ghost_euchre.plumbing.commands import program_name
 from ghost_euchre.trainer.checkpoint import (
     periodic_checkpoint,

@@ -9,7 +9,7 @@ import torch
 
 from ghost_euchre.agents import make_policy
 from ghost_euchre.agents.checked import CheckedPolicy
-from ghost_euchre.agents.ppo import mask_logits, masked_log_probs, pool_logits, sample_actions
+from ghost_euchre.agents.networks import mask_logits, masked_log_probs, pool_logits, sample_actions
 from ghost_euchre.trainer.config import POOL
 from ghost_euchre_env import variants
 
@@ -98,7 +98,7 @@ def assign_roles(roles, games, config, pool_filled, rng):
 def act_opponents(actions, roles_now, obs, mask, run):
     """Fill ``actions`` for the games whose acting seat is not the network (roles_now int[N] != LEARNER).
 
-    The pool's snapshots decide in one batch (:func:`ghost_euchre.agents.ppo.pool_logits`),
+    The pool's snapshots decide in one batch (:func:`ghost_euchre.agents.networks.pool_logits`),
     each fixed opponent in one call on its rows, as do ``run.partner`` (the
     ``bidding`` policy of learn='play') at the learner's seats (:func:`partner_role`)
     and the warm-up's heuristic (the role after it).

@@ -4,7 +4,7 @@
 import numpy as np
 import torch
 
-from ghost_euchre.agents.ppo import masked_log_probs, sample_actions
+from ghost_euchre.agents.networks import masked_log_probs, sample_actions
 from ghost_euchre.trainer.opponents import (
     LEARNER,
     act_opponents,

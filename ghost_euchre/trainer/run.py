@@ -9,8 +9,13 @@ import torch
 
 from ghost_euchre.agents import make_policy
 from ghost_euchre.agents.checked import CheckedPolicy
-from ghost_euchre.agents.networks import SuitedNetwork
-from ghost_euchre.agents.ppo import ActorCritic, build_network, deepens, load_model
+from ghost_euchre.agents.networks import (
+    ActorCritic,
+    SuitedNetwork,
+    build_network,
+    deepens,
+    load_model,
+)
 from ghost_euchre.trainer.config import TrainConfig, init_from_file
 from ghost_euchre.trainer.critic import OracleCritic
 from ghost_euchre.trainer.distill import build_teacher
@@ -203,7 +208,7 @@ def build_model(config, game):
 
 def start_from(model, path):
     """Load the network of the policy file or checkpoint at ``path`` into ``model`` (init_from): the
-    same network, or an MLP that deepens it (:func:`ghost_euchre.agents.ppo.deepens`: more relu layers of its
+    same network, or an MLP that deepens it (:func:`ghost_euchre.agents.networks.deepens`: more relu layers of its
     last width, each starting as the identity, so the run starts from the stored function)."""
     stored = load_model(path)
     if isinstance(model, ActorCritic) and deepens(model.config, stored.config):

@@ -10,8 +10,7 @@ import dataclasses
 import numpy as np
 import torch
 
-from ghost_euchre.agents.networks import seen_rows
-from ghost_euchre.agents.ppo import mask_logits, masked_entropy, masked_log_probs
+from ghost_euchre.agents.networks import mask_logits, masked_entropy, masked_log_probs, seen_rows
 
 
 @dataclasses.dataclass(frozen=True)

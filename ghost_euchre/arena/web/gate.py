@@ -59,7 +59,13 @@ import os
 import stat
 import threading
 
+import numpy as np
+
+from ghost_euchre.agents.composite import LEARN_MODES
+from ghost_euchre.agents.forward import is_mlp, mlp_shapes
+from ghost_euchre.agents.network_file import read_network
 from ghost_euchre.agents.pimc import OBJECTIVES
+from ghost_euchre.agents.ppo import learned_role
 from ghost_euchre.agents.pretrained import HERE as PRETRAINED_DIR
 from ghost_euchre.agents.pretrained import NETWORKS, network_path
 from ghost_euchre.agents.search import EVIDENCE, INFERENCE_MODELS
@@ -444,19 +450,15 @@ def _is_file_at(opened, path, directory):
 def _policy_contents(data, shown):
     """The contents of a policy file (its bytes ``data``) the page builds from; ValueError if none.
 
-    Read with ``ghost_euchre.agents.ppo.load_file`` (weights only); the MLP config is built on
-    the meta device and must have exactly the file's weights; learn and partner as
+    Read without torch (:func:`ghost_euchre.agents.network_file.read_network`: tensors and plain
+    containers only); the MLP config must be the built-in network's and hold exactly the file's
+    weights (:func:`ghost_euchre.agents.forward.mlp_shapes`); learn and partner as
     :func:`ghost_euchre.agents.ppo.learned_role` reads them (the partner unchecked here).
     """
-    import torch
-
-    from ghost_euchre.agents.ppo import LEARN_MODES, build_network, learned_role, load_file
-
     buffer = io.BytesIO(data)
     buffer.name = shown
-    payload = load_file(buffer, "policy file")
-    config = payload.get("model_config") if isinstance(payload, dict) else None
-    weights = payload.get("model") if isinstance(payload, dict) else None
+    payload = read_network(buffer, "policy file")
+    config, weights = payload["model_config"], payload["model"]
     if not isinstance(config, dict) or not isinstance(weights, dict):
         raise ValueError(f"{shown} is not a policy file of the trainer (no model and model_config)")
     layers = config.get("hidden_sizes", ())
@@ -475,11 +477,12 @@ def _policy_contents(data, shown):
             "builds the trainer's MLP networks only"
         )
     try:
-        with torch.device("meta"):
-            shapes = {k: tuple(v.shape) for k, v in build_network(config).state_dict().items()}
-    except (TypeError, ValueError) as error:
+        if not is_mlp(config):
+            raise ValueError(f"keys {sorted(map(str, config))}")
+        shapes = mlp_shapes(config)
+    except (KeyError, TypeError, ValueError) as error:
         raise ValueError(f"{shown}: its model_config does not build: {error}") from None
-    held = {k: tuple(v.shape) for k, v in weights.items() if isinstance(v, torch.Tensor)}
+    held = {k: tuple(v.shape) for k, v in weights.items() if isinstance(v, np.ndarray)}
     if held != shapes or len(held) != len(weights):
         raise ValueError(f"{shown}: its model_config does not match the weights the file holds")
     if not isinstance(payload.get("config") or {}, dict):

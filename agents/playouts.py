@@ -1,0 +1,134 @@
+"""Compiled playouts of the network players: a deal played in the engine's own loop, one call.
+
+``pimc`` and ``search`` play every world of a decision to the deal's end with a
+playout policy. When that policy has a compiled playout here (or the heuristic's,
+:mod:`ghost_euchre.agents.heuristic`), the engine plays all the worlds until a deal
+ends in one kernel call (``BatchedGame.play_until_deal_ends``), never returning to
+Python:
+
+- a greedy network of the built-in MLP (``ppo:...``): :func:`network_playout`, the
+  kernel :func:`ghost_euchre.agents.forward.network_actions` at every decision;
+- a greedy network's auction over the heuristic's card play
+  (``composite[ppo:ghost | heuristic]``, ``search``'s default playouts):
+  :func:`bid_playout`; a decision is the heuristic's when its observation's phase
+  is the play (as :meth:`ghost_euchre.agents.composite.CompositePolicy.act` splits them).
+
+Each kernel is one variant's and one policy's, written out (not a kernel passed as
+an argument), so Numba loads it from its cache instead of compiling it in every process.
+"""
+
+import numpy as np
+from numba import njit
+
+from ghost_euchre_env.kernels import classic as classic_kernels
+from ghost_euchre_env.kernels import ghost as ghost_kernels
+from ghost_euchre_env.kernels.skeleton import play_until_deals_end
+
+from .forward import Forward, network_actions
+from .heuristic import HEURISTICS, classic_actions, ghost_actions
+
+
+def network_playout(policy):
+    """(playout kernel, its policy arguments) of a greedy network policy of the built-in MLP
+    (``PPOPolicy``), for the engine's ``play_until_deal_ends``; None for any other."""
+    if getattr(policy, "sample", True) or not isinstance(getattr(policy, "network", None), Forward):
+        return None
+    kernel = {"ghost": ghost_network_playout, "classic": classic_network_playout}
+    return kernel[policy.variant.name], policy.network.kernel_args()
+
+
+def bid_playout(auction, play):
+    """(playout kernel, its policy arguments) of the composite of a greedy network's auction
+    (:func:`network_playout`'s kind) and the heuristic's card play; None for other parts."""
+    variant = auction.variant
+    if network_playout(auction) is None or type(play) is not HEURISTICS[variant.name]:
+        return None
+    kernel = {"ghost": ghost_bid_playout, "classic": classic_bid_playout}[variant.name]
+    return kernel, (*auction.network.kernel_args(), play_column(variant), play.kernel_args())
+
+
+def play_column(variant):
+    """The observation column (int) that is 1 when the decision is a card play (the phase field's
+    "play" column)."""
+    return variant.view_type.fields["phase"].start + variant.phases.index("play")
+
+
+@njit(cache=True, inline="always")
+def _split_actions(obs, mask, net, column, cards, cards_args, actions):
+    """actions int64[N] = the network's (``net``) action of each row before the cards, ``cards``'
+    (a policy kernel, called with ``cards_args``) of each row whose ``obs[:, column]`` is set."""
+    playing = np.empty(len(obs), np.int64)
+    bidding = np.empty(len(obs), np.int64)
+    played, bid = 0, 0
+    for g in range(len(obs)):
+        if obs[g, column] > 0.5:
+            playing[played] = g
+            played += 1
+        else:
+            bidding[bid] = g
+            bid += 1
+    for rows, count, is_play in ((playing, played, True), (bidding, bid, False)):
+        if count == len(obs):
+            if is_play:
+                cards(obs, mask, *cards_args, actions)
+            else:
+                network_actions(obs, mask, net, actions)
+        elif count:
+            part = rows[:count]
+            chosen = np.empty(count, np.int64)
+            if is_play:
+                cards(obs[part], mask[part], *cards_args, chosen)
+            else:
+                network_actions(obs[part], mask[part], net, chosen)
+            for i in range(count):
+                actions[part[i]] = chosen[i]
+
+
+@njit(cache=True)
+def ghost_bid_actions(obs, mask, net, column, heuristic_args, actions):
+    """The Ghost Hand composite's policy kernel: :func:`_split_actions` with the heuristic's cards."""
+    _split_actions(obs, mask, net, column, ghost_actions, heuristic_args, actions)
+
+
+@njit(cache=True)
+def classic_bid_actions(obs, mask, net, column, heuristic_args, actions):
+    """:func:`ghost_bid_actions` for classic Euchre."""
+    _split_actions(obs, mask, net, column, classic_actions, heuristic_args, actions)
+
+
+# fmt: off
+@njit(cache=True)
+def ghost_network_playout(actions, player, step_args, legal_args, observe_args, policy_args, ended):
+    """Ghost Hand games played by a network (:func:`network_actions`) until some deal ends, in one
+    call (the engine's ``play_until_deal_ends`` passes the arguments)."""
+    return play_until_deals_end(actions, player, ghost_kernels.step, step_args,
+        ghost_kernels.legal_mask, legal_args, ghost_kernels.observe, observe_args, network_actions,
+        policy_args, ended)
+
+
+@njit(cache=True)
+def classic_network_playout(
+    actions, player, step_args, legal_args, observe_args, policy_args, ended
+):
+    """:func:`ghost_network_playout` for classic Euchre."""
+    return play_until_deals_end(actions, player, classic_kernels.step, step_args,
+        classic_kernels.legal_mask, legal_args, classic_kernels.observe, observe_args,
+        network_actions, policy_args, ended)
+
+
+@njit(cache=True)
+def ghost_bid_playout(actions, player, step_args, legal_args, observe_args, policy_args, ended):
+    """Ghost Hand games played by a network's auction and the heuristic's cards
+    (:func:`ghost_bid_actions`) until some deal ends, in one call."""
+    return play_until_deals_end(actions, player, ghost_kernels.step, step_args,
+        ghost_kernels.legal_mask, legal_args, ghost_kernels.observe, observe_args,
+        ghost_bid_actions, policy_args, ended)
+
+
+@njit(cache=True)
+def classic_bid_playout(actions, player, step_args, legal_args, observe_args, policy_args, ended):
+    """:func:`ghost_bid_playout` for classic Euchre."""
+    return play_until_deals_end(actions, player, classic_kernels.step, step_args,
+        classic_kernels.legal_mask, legal_args, classic_kernels.observe, observe_args,
+        classic_bid_actions, policy_args, ended)
+# fmt: on
