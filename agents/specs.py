@@ -39,9 +39,9 @@ from collections.abc import Callable
 from ghost_euchre_env.core import check_int
 
 from .base import Policy, import_hint
-from .checked import find_module
+from .checked import PolicyRaised, find_module, raised
 from .composite import CompositePolicy, composite_spec, is_composite, split_composite
-from .extras import extra_named
+from .extras import extra_named, missing_extra
 from .network_file import fit_error, network_sizes
 from .pretrained import NETWORKS, network_path
 from .program import ProgramPolicy, program_error
@@ -237,7 +237,9 @@ def make_policy(spec, game, seed=None):
     ``human`` inside another policy (:func:`uses_human`), or a bad seed; and
     :class:`ghost_euchre.agents.extras.MissingExtra` (an ImportError) naming the spec and the
     extra to install when it needs one that is not installed (torch: ``[train]``), the line
-    the commands print.
+    the commands print. A user's class (or its module) that raises anything else while it is
+    built is :class:`ghost_euchre.agents.checked.PolicyRaised`: one line naming the spec, then
+    its traceback.
     """
     with extra_named(f"policy spec {spec!r}"):
         return _build(spec, game, seed)
@@ -320,6 +322,11 @@ def _build(spec, game, seed):
                 f"policy spec {spec!r}: cannot build it as {target or kind}(game, seed=..., "
                 f"{', '.join(f'{k}=...' for k in kwargs)}): {error}"
             ) from None
+        except Exception as error:  # a user's class raising while built: named, then shown
+            told = isinstance(error, (ValueError, PolicyRaised)) or missing_extra(error)
+            if kind != "class" or told:
+                raise
+            raise raised(f"policy spec {spec!r}", error, "while it was built") from error
     check_policy(policy, spec)
     if kind == "class" and getattr(policy, "name", None) in (None, Policy.name):
         policy.name = spec

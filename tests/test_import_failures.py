@@ -69,3 +69,62 @@ def test_a_module_that_fails_at_import_is_named_as_an_opponent_and_a_network(
         assert err.startswith(f"{train_cli.program_name('train')}: error: {spec} raised {raised}")
         assert f"while importing module {module!r}" in err.splitlines()[0]
     assert not (user_modules / "runs").exists()
+
+
+BUILT = {  # module name: its source; its Bot raises while it is built (in a worker only: imp_worker)
+    "imp_ctor": (
+        "from ghost_euchre.agents.random_policy import RandomPolicy\n\n\n"
+        "class Bot(RandomPolicy):\n"
+        "    def __init__(self, game, seed=None):\n"
+        "        raise OSError('boom when built')\n"
+    ),
+    "imp_worker": (
+        "import multiprocessing\n\n"
+        "from ghost_euchre.agents.random_policy import RandomPolicy\n\n"
+        "if multiprocessing.parent_process() is not None:\n"
+        "    import imp_not_in_workers\n\n\n"
+        "class Bot(RandomPolicy):\n"
+        "    pass\n"
+    ),
+}
+
+
+@pytest.fixture
+def built_modules(tmp_path, monkeypatch):
+    for name, text in BUILT.items():
+        (tmp_path / f"{name}.py").write_text(text)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return tmp_path
+
+
+def test_a_class_that_raises_while_built_is_named_in_a_match_a_league_and_as_an_opponent(
+    built_modules, capsys
+):
+    spec = "imp_ctor:Bot"
+    line = f"{spec!r} raised OSError: boom when built while it was built (its traceback follows)"
+    db = built_modules / "league.sqlite"
+    for argv in (
+        [spec, "random", "random", "--games", "2"],
+        ["--league", "random", spec, "heuristic", "--games", "2", "--db", str(db), "--quiet"],
+    ):
+        assert evaluate.main(argv) == 1
+        err = capsys.readouterr().err.splitlines()
+        assert line in err[0] and "Traceback" in err[1], err
+    with pytest.raises(SystemExit) as stop:
+        train_cli.main(["--opponents", f"{{'{spec}': 1}}", "--opponent_share", "1",
+                        "--runs_dir", str(built_modules / "runs"), "--total_steps", "128",
+                        "--num_envs", "16", "--num_steps", "8", "--progress", "false"])  # fmt: skip
+    assert stop.value.code == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == f"{train_cli.program_name('train')}: error: policy spec {line}", err
+    assert "Traceback" in err[1]
+
+
+def test_a_module_that_fails_only_in_a_worker_names_the_worker_and_the_spec(built_modules, capsys):
+    spec = "imp_worker:Bot"
+    argv = [spec, "random", "random", "--games", "12", "--workers", "2", "--quiet"]
+    assert evaluate.main(argv) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith(f"{evaluate.PROG}: error: the worker playing games "), err
+    assert f"policy spec {spec!r} raised ModuleNotFoundError: No module named " in err[0]
+    assert "while importing module 'imp_worker'" in err[0] and "Traceback" in err[1]

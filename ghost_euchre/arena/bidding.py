@@ -31,6 +31,7 @@ from ghost_euchre.arena.match import (
     plan_match,
     play_games,
     run_match,
+    task_players,
 )
 from ghost_euchre.arena.player_stats import deal_stats
 from ghost_euchre.arena.regret import RecordingPolicy, action_values, merge_samples, regret_of
@@ -155,7 +156,7 @@ def _recorded_task(task, progress):
     task: (plan, lo, hi, size, record) -> (GamesPlayed, [reservoir of each player]).
     """
     plan, lo, hi, size, record = task
-    policies, _, _ = build_players(plan.players, plan.game, plan.seed)
+    policies = task_players(plan, lo, hi)
     recorders = [
         RecordingPolicy(policy, size, seed=plan.seed + index)
         for index, policy in enumerate(policies)

@@ -61,7 +61,7 @@ from typing import Any
 import numpy as np
 
 from ghost_euchre.agents.base import game_over, playing, show_deal
-from ghost_euchre.agents.checked import checked_act
+from ghost_euchre.agents.checked import PolicyRaised, checked_act
 from ghost_euchre.agents.human import HumanPolicy
 from ghost_euchre.agents.specs import HUMAN_SEAT, check_policy, make_policy, uses_human
 from ghost_euchre.agents.streams import child_keys
@@ -409,11 +409,21 @@ def _tell_game_over(plan, policies, games, scores, winner, truncated):
         game_over(policy, games, relative, won, truncated)
 
 
+def task_players(plan, lo, hi):
+    """The policies of a task that plays games lo..hi-1, built where it runs (a worker process, a
+    Ray task): a player whose code raises there (its module, its constructor) is named with the
+    worker's games, then its traceback."""
+    try:
+        return build_players(plan.players, plan.game, plan.seed)[0]
+    except PolicyRaised as error:
+        raise error.located(f"the worker playing games {lo}..{hi - 1}") from None
+
+
 def _play_task(task, progress):
     """A task of a match: (plan, policies or None: built here, lo, hi, record) -> GamesPlayed."""
     plan, policies, lo, hi, record = task
     if policies is None:
-        policies, _, _ = build_players(plan.players, plan.game, plan.seed)
+        policies = task_players(plan, lo, hi)
     with playing(policies):
         return play_games(plan, policies, lo, hi, record, progress)
 
