@@ -6,11 +6,13 @@ its ``exploit`` subcommand trains (:mod:`ghost_euchre.trainer.exploit`), ``bench
 :mod:`ghost_euchre.arena.benchmark_cli` given the trainer's robustness section
 (:func:`ghost_euchre.trainer.exploit.robustness`), every other command is
 :func:`ghost_euchre.arena.cli.main` (arena never imports the trainer).
+
+This module imports nothing heavy: the engine, Numba and torch load inside the entry points, where
+a Ctrl-C while they load is one line and status 130, as it is once a command runs.
 """
 
 import sys
 
-from ghost_euchre.agents.extras import missing_extra, require
 from ghost_euchre.plumbing.commands import program_name
 
 
@@ -33,10 +35,16 @@ def evaluate_main(argv=None):
 
 def _needing_extras(command, main, argv):
     """``main(argv)``; an optional dependency that is not installed is one line naming its extra
-    (:mod:`ghost_euchre.agents.extras`), exit status 2."""
+    (:mod:`ghost_euchre.agents.extras`), exit status 2; Ctrl-C before the command's own handler
+    (while its modules load) one line, status 130."""
     try:
         return main(argv)
+    except KeyboardInterrupt:
+        print(f"\n{program_name(command)}: stopped by Ctrl-C", file=sys.stderr)
+        return 130
     except ImportError as error:
+        from ghost_euchre.agents.extras import missing_extra
+
         missing = missing_extra(error)
         if missing is None:
             raise
@@ -55,6 +63,7 @@ def _evaluate(argv):
 
         if "--robustness" not in argv:  # the trainer (and torch) only when the section trains
             return main(argv[1:], None)
+        from ghost_euchre.agents.extras import require
         from ghost_euchre.trainer.exploit import robustness
 
         require("torch")  # it trains: said before anything is played

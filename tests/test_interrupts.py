@@ -138,3 +138,46 @@ def test_the_first_ctrl_c_asks_a_second_one_a_second_later_stops_at_once(
         with pytest.raises(KeyboardInterrupt):
             ctrl_c._handle(signal.SIGINT, None)
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+class _CtrlCWhileImporting:
+    """A meta path finder: importing ``name`` is interrupted, as by a Ctrl-C while it loads."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def find_spec(self, name, path=None, target=None):
+        if name == self.name:
+            raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize(
+    ("argv", "module"),
+    [
+        (["exploit", "heuristic"], "ghost_euchre.trainer.exploit"),
+        (["heuristic", "random", "random"], "ghost_euchre.arena.cli"),
+        (None, "ghost_euchre.trainer.cli"),
+    ],
+)
+def test_ctrl_c_while_a_command_loads_is_one_line_and_130(argv, module, monkeypatch, capsys):
+    """Ctrl-C before a command's own handler, while its modules load, is one line and status 130,
+    not a death by the signal (exploit's window: about half a second)."""
+    from ghost_euchre import commands
+
+    monkeypatch.delitem(sys.modules, module, raising=False)
+    monkeypatch.setattr(sys, "meta_path", [_CtrlCWhileImporting(module), *sys.meta_path])
+    main, name = (commands.train_main, "train") if argv is None else (commands.evaluate_main, None)
+    assert main(argv or []) == 130
+    err = capsys.readouterr().err.strip()
+    assert err == f"{commands.program_name(name or 'evaluate')}: stopped by Ctrl-C"
+
+
+def test_the_commands_module_loads_nothing_heavy():
+    """The console commands' module imports neither the engine nor Numba: their loading, and a
+    Ctrl-C during it, happen inside the entry point's handler."""
+    code = "import sys, ghost_euchre.commands; print(*sorted(set(sys.modules) & set(sys.argv[1:])))"
+    heavy = ["numba", "numpy", "torch", "ghost_euchre_env", "ghost_euchre.agents"]
+    loaded = subprocess.run(
+        [sys.executable, "-c", code, *heavy], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout.split()
+    assert loaded == []
