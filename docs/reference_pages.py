@@ -50,7 +50,6 @@ def commands_reference():
     """Every command's --help, from the parsers themselves (the machine's core count left out)."""
     from ghost_euchre.arena import benchmark_cli, cli_args
     from ghost_euchre.commands import evaluate_main, train_main
-    from ghost_euchre.trainer import exploit  # noqa: F401 (its PROG is set at import, as cli_args')
 
     cores = "machine's"  # "default: the machine's usable cores", on any machine
     with (

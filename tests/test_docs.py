@@ -261,6 +261,9 @@ def test_the_generated_parts_of_the_pages_are_up_to_date():
     assert not stale, f"out of date: {sorted(stale)}; run python docs/reference_pages.py"
     assert "ppo:ghost" in generator["committed"]("networks")
     assert "--workers N" in generator["committed"]("commands")
+    usages = re.findall(r"^usage: (\S+)", generator["committed"]("commands"), re.MULTILINE)
+    assert len(usages) == 8  # as an install prints them, whatever imported the parsers first
+    assert set(usages) == {"ghost-euchre-evaluate", "ghost-euchre-train"}, usages
     assert "| `total_steps` |" in generator["committed"]("config")
     includes = re.compile(r"^```\{(?:literal)?include\} *(\S+)", re.MULTILINE)
     for page in PAGES:

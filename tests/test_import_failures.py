@@ -125,6 +125,6 @@ def test_a_module_that_fails_only_in_a_worker_names_the_worker_and_the_spec(buil
     argv = [spec, "random", "random", "--games", "12", "--workers", "2", "--quiet"]
     assert evaluate.main(argv) == 1
     err = capsys.readouterr().err.splitlines()
-    assert err[0].startswith(f"{evaluate.PROG}: error: the worker playing games "), err
+    assert err[0].startswith(f"{evaluate.program_name()}: error: the worker playing games "), err
     assert f"policy spec {spec!r} raised ModuleNotFoundError: No module named " in err[0]
     assert "while importing module 'imp_worker'" in err[0] and "Traceback" in err[1]

@@ -23,10 +23,10 @@ from ghost_euchre.agents.checked import PolicyRaised
 from ghost_euchre.arena.benchmark import SUITES, check_seed, run_card, suite_named
 from ghost_euchre.arena.cards import markdown, write_json, write_markdown, write_plot
 from ghost_euchre.arena.cli import _check_output, _error, _raised, _wrote
-from ghost_euchre.arena.cli_args import PROG
 from ghost_euchre.arena.match import VARIANTS
 from ghost_euchre.arena.store import DEFAULT_DB, Store
 from ghost_euchre.plumbing.cli import OneLineParser
+from ghost_euchre.plumbing.commands import program_name
 from ghost_euchre.plumbing.files import check_writable_in_place
 from ghost_euchre.plumbing.workers import usable_cores
 from ghost_euchre_env.core import check_int
@@ -34,7 +34,7 @@ from ghost_euchre_env.core import check_int
 
 def parse_args(argv):
     parser = OneLineParser(
-        prog=f"{PROG} benchmark",
+        prog=f"{program_name()} benchmark",
         description="Score SPEC on a versioned suite of fixed deals (the field, the auction, cost, "
         "scale; robustness on request): one report card, stored in --db.",
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -86,7 +86,6 @@ from ghost_euchre.agents.pimc import check_fits
 from ghost_euchre.agents.specs import split_spec
 from ghost_euchre.arena.bidding import bidding_table, run_bidding_match
 from ghost_euchre.arena.cli_args import (
-    PROG,
     REGRET_WORLDS,
     parse_analyse_args,
     parse_args,
@@ -108,7 +107,7 @@ from ghost_euchre.arena.report import (
 )
 from ghost_euchre.arena.store import DEFAULT_DB, Store, reading_store
 from ghost_euchre.plumbing.cli import parse_rules
-from ghost_euchre.plumbing.commands import command_name
+from ghost_euchre.plumbing.commands import command_name, program_name
 from ghost_euchre.plumbing.files import check_writable, check_writable_in_place, write_atomic
 from ghost_euchre.plumbing.workers import connect_ray, usable_cores
 from ghost_euchre_env.core import check_int
@@ -208,7 +207,7 @@ def _run(command, args):
     except PolicyRaised as error:  # a bot's own code raised: named first, then its traceback
         return _raised(error)
     except KeyboardInterrupt:  # Ctrl-C while a bot thinks: every program is stopped by now
-        print(f"\n{PROG}: stopped by Ctrl-C; nothing written", file=sys.stderr)
+        print(f"\n{program_name()}: stopped by Ctrl-C; nothing written", file=sys.stderr)
         return 130
 
 
@@ -220,7 +219,7 @@ def _raised(error):
 
 
 def _error(message):
-    print(f"{PROG}: error: {message}", file=sys.stderr)
+    print(f"{program_name()}: error: {message}", file=sys.stderr)
     return 2
 
 

@@ -12,7 +12,6 @@ from ghost_euchre.plumbing.commands import command_name, program_name
 from ghost_euchre.plumbing.workers import usable_cores
 
 REGRET_WORLDS = 32  # --regret-worlds' default
-PROG = program_name()  # evaluate.py, python -m ghost_euchre.arena or ghost-euchre-evaluate
 
 
 SUBCOMMANDS_HELP = """subcommands (each with its own --help):
@@ -29,7 +28,7 @@ A league: {prog} --league ppo:ghost pimc heuristic random --games 300 --db FILE"
 
 def parse_args(argv=None):
     parser = OneLineParser(
-        prog=PROG,
+        prog=program_name(),
         description=str(__doc__).split("\n\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=SUBCOMMANDS_HELP.format(prog=command_name()),
@@ -122,7 +121,7 @@ def parse_args(argv=None):
 
 def parse_leaderboard_args(argv):
     parser = OneLineParser(
-        prog=f"{PROG} leaderboard",
+        prog=f"{program_name()} leaderboard",
         description="Print the leaderboard of a league store's matches of one variant and rules, "
         "playing nothing.",
     )
@@ -146,7 +145,7 @@ def parse_leaderboard_args(argv):
 
 def parse_replay_args(argv):
     parser = OneLineParser(
-        prog=f"{PROG} replay",
+        prog=f"{program_name()} replay",
         description="Replay recorded games through the engine (a --record file or a league store).",
     )
     parser.add_argument("file", metavar="FILE")
@@ -158,7 +157,7 @@ def parse_replay_args(argv):
 
 def parse_analyse_args(argv):
     parser = OneLineParser(
-        prog=f"{PROG} analyse",
+        prog=f"{program_name()} analyse",
         description="Analyse recorded games (a --record file or a league store): at each card "
         "decision every legal card's value with every hand shown (double-dummy), the card played, "
         "the best card(s), and the points each player lost a deal against that line. No legal "
@@ -174,7 +173,7 @@ def parse_analyse_args(argv):
 
 def parse_serve_args(argv):
     parser = OneLineParser(
-        prog=f"{PROG} serve",
+        prog=f"{program_name()} serve",
         description="The local web page: play against the bots, watch recorded games, "
         "see the leaderboard. What it offers and refuses: docs/web.md, 'Security'.",
     )
