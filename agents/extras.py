@@ -1,8 +1,10 @@
 """The package's extras: which optional dependency comes with which, and the line a missing one gets.
 
-The plain install (``pip install ghost-euchre``) holds what the environments, the heuristic
-and the search bots need. Networks and the trainer need ``[train]`` (torch, tensorboard), the
-web page ``[web]``, plots ``[plot]``; ``[all]`` is all of them (pyproject.toml).
+The plain install (``pip install ghost-euchre``) holds what the environments and every shipped
+bot need, the networks included (they play without torch, :mod:`ghost_euchre.agents.forward`).
+The trainer, ``exploit`` and network classes of your own need ``[train]`` (torch,
+tensorboard), the web page ``[web]``, plots ``[plot]``; ``[all]`` is all of them
+(pyproject.toml).
 """
 
 import contextlib

@@ -56,9 +56,9 @@ one game or thousands. Hand values are float32 sums over the cards in card-id
 order, compared with the thresholds in float64. ``NUMBA_DISABLE_JIT=1`` runs the
 same functions as plain Python. ``playout()`` gives the kernel that plays whole
 playouts with these rules inside the engine's loop (``ghost_playout``,
-``classic_playout``: ``pimc``'s playouts, one call until a deal ends); ``replay()``
+``classic_playout``: ``pimc``'s playouts, one call until a deal ends); ``replay(floor)``
 the kernel that weighs a deal's actions by these rules (``ghost_replay``,
-``classic_replay``: ``search``'s inference, one call).
+``classic_replay`` with ``ghost_weigh``, ``classic_weigh``: ``search``'s inference, one call).
 """
 
 import numpy as np
@@ -77,7 +77,11 @@ from ghost_euchre_env.cards import (
 )
 from ghost_euchre_env.kernels import classic as classic_kernels
 from ghost_euchre_env.kernels import ghost as ghost_kernels
-from ghost_euchre_env.kernels.skeleton import play_until_deals_end, replay_and_weigh
+from ghost_euchre_env.kernels.skeleton import (
+    one_hot_weights,
+    play_until_deals_end,
+    replay_and_weigh,
+)
 
 from .base import Policy
 
@@ -554,10 +558,10 @@ class GhostHeuristic(Policy):
         engine's ``play_until_deal_ends``."""
         return ghost_playout, self.kernel_args()
 
-    def replay(self):
-        """(:func:`ghost_replay`, :meth:`kernel_args`): this player as a compiled model of a seat,
-        for the engine's ``replay_and_weigh`` (``search``'s inference)."""
-        return ghost_replay, self.kernel_args()
+    def replay(self, floor):
+        """(:func:`ghost_replay`, its arguments): this player as a compiled model of a seat with
+        likelihood floor ``floor``, for the engine's ``replay_and_weigh`` (``search``'s inference)."""
+        return ghost_replay, (*self.kernel_args(), one_hot_log_weights(floor, ghost.NUM_ACTIONS))
 
 
 class ClassicHeuristic(Policy):
@@ -604,9 +608,12 @@ class ClassicHeuristic(Policy):
         engine's ``play_until_deal_ends``."""
         return classic_playout, self.kernel_args()
 
-    def replay(self):
-        """(:func:`classic_replay`, :meth:`kernel_args`): as :meth:`GhostHeuristic.replay`."""
-        return classic_replay, self.kernel_args()
+    def replay(self, floor):
+        """(:func:`classic_replay`, its arguments): as :meth:`GhostHeuristic.replay`."""
+        return classic_replay, (
+            *self.kernel_args(),
+            one_hot_log_weights(floor, classic.NUM_ACTIONS),
+        )
 
 
 @njit(cache=True)
@@ -756,29 +763,52 @@ def classic_playout(actions, player, step_args, legal_args, observe_args, policy
 
 
 @njit(cache=True)
-def ghost_replay(
-    actions, player, step_args, legal_args, observe_args, policy_args, log_weight, totals, ended
-):
-    """Ghost Hand games replayed and weighed by :func:`ghost_actions` in one call: the engine's
+def ghost_weigh(obs, mask, taken, legal, layout, thresholds, renege, log_weight, out):
+    """The Ghost Hand heuristic as a model of a seat (a replay's ``weigh`` kernel): out[i] =
+    log_weight[1 if :func:`ghost_actions` takes ``taken[i]`` else 0, legal[i]]."""
+    chosen = np.empty(len(obs), np.int64)
+    ghost_actions(obs, mask, layout, thresholds, renege, chosen)
+    one_hot_weights(chosen, taken, legal, log_weight, out)
+
+
+@njit(cache=True)
+def classic_weigh(obs, mask, taken, legal, layout, thresholds, log_weight, out):
+    """:func:`ghost_weigh` for classic Euchre and :func:`classic_actions`."""
+    chosen = np.empty(len(obs), np.int64)
+    classic_actions(obs, mask, layout, thresholds, chosen)
+    one_hot_weights(chosen, taken, legal, log_weight, out)
+
+
+@njit(cache=True)
+def ghost_replay(actions, player, step_args, legal_args, observe_args, weigh_args, totals, ended):
+    """Ghost Hand games replayed and weighed by :func:`ghost_weigh` in one call: the engine's
     :func:`~ghost_euchre_env.kernels.skeleton.replay_and_weigh` with Ghost Hand's kernels (the
     engine's ``replay_and_weigh`` passes their arguments)."""
     # fmt: off
     replay_and_weigh(actions, player, ghost_kernels.step, step_args, ghost_kernels.legal_mask,
-        legal_args, ghost_kernels.observe, observe_args, ghost_actions, policy_args, log_weight,
-        totals, ended)
+        legal_args, ghost_kernels.observe, observe_args, ghost_weigh, weigh_args, totals, ended)
     # fmt: on
 
 
 @njit(cache=True)
-def classic_replay(
-    actions, player, step_args, legal_args, observe_args, policy_args, log_weight, totals, ended
-):
-    """:func:`ghost_replay` for classic Euchre and :func:`classic_actions`."""
+def classic_replay(actions, player, step_args, legal_args, observe_args, weigh_args, totals, ended):
+    """:func:`ghost_replay` for classic Euchre and :func:`classic_weigh`."""
     # fmt: off
     replay_and_weigh(actions, player, classic_kernels.step, step_args, classic_kernels.legal_mask,
-        legal_args, classic_kernels.observe, observe_args, classic_actions, policy_args,
-        log_weight, totals, ended)
+        legal_args, classic_kernels.observe, observe_args, classic_weigh, weigh_args, totals,
+        ended)
     # fmt: on
+
+
+def one_hot_log_weights(floor, num_actions):
+    """float64[2, num_actions + 1]: [the model took the action (0/1), legal actions] -> the
+    log-weight ``log((1 - floor) * p + floor / legal)`` of an action of probability p = 0 or 1
+    (:mod:`ghost_euchre.agents.inference`)."""
+    chosen = np.array([[0.0], [1.0]])
+    log_weight = np.zeros((2, num_actions + 1))
+    with np.errstate(divide="ignore"):  # p = 0 with no floor: log 0 = -inf, by design
+        log_weight[:, 1:] = np.log((1 - floor) * chosen + floor / np.arange(1, num_actions + 1))
+    return log_weight
 
 
 # ------------------------------------------------------------------ NumPy-facing helpers

@@ -24,6 +24,7 @@ import numpy as np
 from numba import njit
 
 from .forward import probabilities
+from .playouts import mix_replay
 from .worlds import NO_ACTION, deal_start_states
 from .worlds.places import card_in
 
@@ -87,14 +88,10 @@ def log_likelihoods(game, knowledge, worlds, model, floor, rows, cards=True):
     actions = deal_actions(knowledge, game, cards)[rows]
     actions = knowledge.world_actions(actions, worlds)
     state = deal_start_states(game, knowledge, *worlds, rows=rows)
-    replay = getattr(model, "replay", None)  # a compiled model (the heuristic): one kernel call
-    if replay is not None:
-        chosen = np.array([[0.0], [1.0]])  # the model's probability of the action: 0 or 1
-        log_weight = np.zeros((2, game.num_actions + 1))  # [chosen, legal actions]
-        log_weight[:, 1:] = np.log(
-            (1 - floor) * chosen + floor / np.arange(1, game.num_actions + 1)
-        )
-        return game.replay_and_weigh(state, actions, *replay(), log_weight)
+    replay = getattr(model, "replay", None)
+    compiled = replay(floor) if replay is not None else None
+    if compiled is not None:  # a compiled model (the heuristic, a network, their mix): one call
+        return game.replay_and_weigh(state, actions, *compiled)
     total = np.zeros(len(rows))
     alive = np.arange(len(rows))
     for step in range(actions.shape[1]):
@@ -140,6 +137,11 @@ class MixedModel:
 
     def __init__(self, first, second, weight=0.5):
         self.first, self.second, self.weight = first, second, weight
+
+    def replay(self, floor):
+        """(kernel, arguments) of the mix as a compiled model (a network and the heuristic:
+        :func:`ghost_euchre.agents.playouts.mix_replay`), or None."""
+        return mix_replay(self.first, self.second, self.weight, floor)
 
     def probabilities(self, obs, mask):
         """float64[N, A] (see :func:`action_probabilities`)."""

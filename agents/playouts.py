@@ -1,4 +1,4 @@
-"""Compiled playouts of the network players: a deal played in the engine's own loop, one call.
+"""Compiled playouts and replays of the network players: the engine's own loops, one call each.
 
 ``pimc`` and ``search`` play every world of a decision to the deal's end with a
 playout policy. When that policy has a compiled playout here (or the heuristic's,
@@ -13,6 +13,13 @@ Python:
   :func:`bid_playout`; a decision is the heuristic's when its observation's phase
   is the play (as :meth:`ghost_euchre.agents.composite.CompositePolicy.act` splits them).
 
+``search``'s inference replays each candidate world through the deal's actions,
+weighing every action of another seat by a model of that seat
+(:mod:`ghost_euchre.agents.inference`). With a compiled model the replay is one kernel
+call (``BatchedGame.replay_and_weigh``): the heuristic's (its ``replay``), a greedy
+network's softmax probabilities (:func:`network_replay`, ``infer=network``), or their
+mix (:func:`mix_replay`, ``infer=mix``).
+
 Each kernel is one variant's and one policy's, written out (not a kernel passed as
 an argument), so Numba loads it from its cache instead of compiling it in every process.
 """
@@ -22,9 +29,9 @@ from numba import njit
 
 from ghost_euchre_env.kernels import classic as classic_kernels
 from ghost_euchre_env.kernels import ghost as ghost_kernels
-from ghost_euchre_env.kernels.skeleton import play_until_deals_end
+from ghost_euchre_env.kernels.skeleton import play_until_deals_end, replay_and_weigh
 
-from .forward import Forward, network_actions
+from .forward import Forward, network_actions, network_logits
 from .heuristic import HEURISTICS, classic_actions, ghost_actions
 
 
@@ -45,6 +52,27 @@ def bid_playout(auction, play):
         return None
     kernel = {"ghost": ghost_bid_playout, "classic": classic_bid_playout}[variant.name]
     return kernel, (*auction.network.kernel_args(), play_column(variant), play.kernel_args())
+
+
+def network_replay(policy, floor):
+    """(replay kernel, its arguments) of a network policy as a model of the other seats (its
+    softmax probability of each action, with likelihood floor ``floor``), for the engine's
+    ``replay_and_weigh``; None unless :func:`network_playout` compiles it."""
+    if network_playout(policy) is None:
+        return None
+    kernel = {"ghost": ghost_network_replay, "classic": classic_network_replay}
+    return kernel[policy.variant.name], (*policy.network.kernel_args(), float(floor))
+
+
+def mix_replay(network, heuristic, weight, floor):
+    """(replay kernel, its arguments) of ``weight`` times a network's probabilities plus ``1 -
+    weight`` times the heuristic's (1 on its action), for the engine's ``replay_and_weigh``;
+    None unless the network is compiled (:func:`network_playout`) and ``heuristic`` the variant's."""
+    if network_playout(network) is None or type(heuristic) is not HEURISTICS[network.variant.name]:
+        return None
+    kernel = {"ghost": ghost_mix_replay, "classic": classic_mix_replay}[network.variant.name]
+    net = network.network.kernel_args()[0]
+    return kernel, (net, float(floor), float(weight), heuristic.kernel_args())
 
 
 def play_column(variant):
@@ -96,6 +124,51 @@ def classic_bid_actions(obs, mask, net, column, heuristic_args, actions):
     _split_actions(obs, mask, net, column, classic_actions, heuristic_args, actions)
 
 
+@njit(cache=True, inline="always")
+def _mixed_weights(obs, mask, taken, legal, net, floor, weight, chosen, out):
+    """out[i] = log((1 - floor) * p + floor / legal[i]), p the probability of ``taken[i]``:
+    ``weight`` times the network's softmax over the legal logits (float64) plus ``1 - weight``
+    if ``chosen[i]`` (another model's action) is ``taken[i]``."""
+    logits = np.empty(mask.shape, np.float32)
+    network_logits(obs, net, logits)
+    for i in range(len(obs)):
+        top = -np.inf
+        for a in range(mask.shape[1]):
+            if mask[i, a]:
+                top = max(top, np.float64(logits[i, a]))
+        total = 0.0
+        for a in range(mask.shape[1]):
+            if mask[i, a]:
+                total += np.exp(np.float64(logits[i, a]) - top)
+        p = weight * (np.exp(np.float64(logits[i, taken[i]]) - top) / total)
+        if chosen[i] == taken[i]:
+            p += 1 - weight
+        out[i] = np.log((1 - floor) * p + floor / legal[i])
+
+
+@njit(cache=True)
+def network_weigh(obs, mask, taken, legal, net, floor, out):
+    """A network as a model of a seat (a replay's ``weigh`` kernel): its softmax probability."""
+    _mixed_weights(obs, mask, taken, legal, net, floor, 1.0, np.full(len(obs), -1), out)
+
+
+@njit(cache=True)
+def ghost_mix_weigh(obs, mask, taken, legal, net, floor, weight, heuristic_args, out):
+    """The network's probability mixed with the Ghost Hand heuristic's one-hot (``weight``: the
+    network's share)."""
+    chosen = np.empty(len(obs), np.int64)
+    ghost_actions(obs, mask, *heuristic_args, chosen)
+    _mixed_weights(obs, mask, taken, legal, net, floor, weight, chosen, out)
+
+
+@njit(cache=True)
+def classic_mix_weigh(obs, mask, taken, legal, net, floor, weight, heuristic_args, out):
+    """:func:`ghost_mix_weigh` for classic Euchre."""
+    chosen = np.empty(len(obs), np.int64)
+    classic_actions(obs, mask, *heuristic_args, chosen)
+    _mixed_weights(obs, mask, taken, legal, net, floor, weight, chosen, out)
+
+
 # fmt: off
 @njit(cache=True)
 def ghost_network_playout(actions, player, step_args, legal_args, observe_args, policy_args, ended):
@@ -131,4 +204,40 @@ def classic_bid_playout(actions, player, step_args, legal_args, observe_args, po
     return play_until_deals_end(actions, player, classic_kernels.step, step_args,
         classic_kernels.legal_mask, legal_args, classic_kernels.observe, observe_args,
         classic_bid_actions, policy_args, ended)
+
+
+@njit(cache=True)
+def ghost_network_replay(actions, player, step_args, legal_args, observe_args, weigh_args, totals,
+                         ended):
+    """Ghost Hand games replayed and weighed by a network (:func:`network_weigh`) in one call."""
+    replay_and_weigh(actions, player, ghost_kernels.step, step_args, ghost_kernels.legal_mask,
+        legal_args, ghost_kernels.observe, observe_args, network_weigh, weigh_args, totals, ended)
+
+
+@njit(cache=True)
+def classic_network_replay(actions, player, step_args, legal_args, observe_args, weigh_args,
+                           totals, ended):
+    """:func:`ghost_network_replay` for classic Euchre."""
+    replay_and_weigh(actions, player, classic_kernels.step, step_args, classic_kernels.legal_mask,
+        legal_args, classic_kernels.observe, observe_args, network_weigh, weigh_args, totals,
+        ended)
+
+
+@njit(cache=True)
+def ghost_mix_replay(actions, player, step_args, legal_args, observe_args, weigh_args, totals,
+                     ended):
+    """Ghost Hand games replayed and weighed by the network mixed with the heuristic
+    (:func:`ghost_mix_weigh`) in one call."""
+    replay_and_weigh(actions, player, ghost_kernels.step, step_args, ghost_kernels.legal_mask,
+        legal_args, ghost_kernels.observe, observe_args, ghost_mix_weigh, weigh_args, totals,
+        ended)
+
+
+@njit(cache=True)
+def classic_mix_replay(actions, player, step_args, legal_args, observe_args, weigh_args, totals,
+                       ended):
+    """:func:`ghost_mix_replay` for classic Euchre."""
+    replay_and_weigh(actions, player, classic_kernels.step, step_args, classic_kernels.legal_mask,
+        legal_args, classic_kernels.observe, observe_args, classic_mix_weigh, weigh_args, totals,
+        ended)
 # fmt: on

@@ -23,7 +23,7 @@ from .composite import LEARN_MODES
 from .extras import missing_extra
 from .forward import Forward, is_mlp, probabilities
 from .network_file import NotAnArchive, fit_error, read_network
-from .playouts import network_playout
+from .playouts import network_playout, network_replay
 from .streams import draws
 
 POLICY_FORMAT = "ghost-euchre-ppo-v1"
@@ -108,6 +108,11 @@ class PPOPolicy(Policy):
         (:func:`ghost_euchre.agents.playouts.network_playout`), or None (sampling, or a network
         class of the user's)."""
         return network_playout(self)
+
+    def replay(self, floor):
+        """(kernel, arguments): the greedy built-in network as a compiled model of a seat in
+        ``search``'s inference (:func:`ghost_euchre.agents.playouts.network_replay`), or None."""
+        return network_replay(self, floor)
 
 
 def load_policy(path, game, seed=None, sample=False):

@@ -517,24 +517,24 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
         count = playout(np.array(actions, np.int64), *self._loop_args(state, policy_args), ended)
         return self._end_deals(state, ended, count, False)
 
-    def replay_and_weigh(self, state, actions, replay, policy_args, log_weight):
+    def replay_and_weigh(self, state, actions, replay, weigh_args):
         """float64[M]: each game replayed through its actions, in place and in one kernel call,
-        and weighed by a compiled policy (a search's inference of the worlds that fit what the
-        other seats did): the sum over the actions of the seats other than 0 that had a choice
-        of ``log_weight[1 if the policy takes that action there else 0, legal actions]``; -inf
-        where an action is illegal (the game then goes on with its lowest legal action).
+        and weighed by a compiled model of the other seats (a search's inference of the worlds
+        that fit what they did): the sum over the actions of the seats other than 0 that had a
+        choice of the model's log-weight of that action; -inf where an action is illegal (the
+        game then goes on with its lowest legal action).
 
-        actions: int[M, T], each row the game's actions in order, ended by -1 padding;
-        log_weight: float64[2, A + 1]; replay, policy_args: a policy's replay kernel for this
-        variant and its policy's arguments (the heuristic's ``replay()``): ``replay(actions,
-        player, step_args, legal_args, observe_args, policy_args, log_weight, totals, ended)``,
-        the kernels' :func:`~ghost_euchre_env.kernels.skeleton.replay_and_weigh` with this
-        variant's kernels and the policy's. The games must be live and stay so (no deal ends).
+        actions: int[M, T], each row the game's actions in order, ended by -1 padding; replay,
+        weigh_args: a model's replay kernel for this variant and its arguments (the heuristic's
+        or a network's ``replay(floor)``): ``replay(actions, player, step_args, legal_args,
+        observe_args, weigh_args, totals, ended)``, the kernels'
+        :func:`~ghost_euchre_env.kernels.skeleton.replay_and_weigh` with this variant's kernels
+        and the model's. The games must be live and stay so (no deal ends).
         """
         game = skeleton.first_over(state.player)
         if game >= 0:
             raise ValueError(f"game {game} is over and cannot be replayed")
-        actions, log_weight = np.asarray(actions), np.asarray(log_weight)
+        actions = np.asarray(actions)
         if actions.ndim != 2 or len(actions) != state.num_games or actions.dtype.kind not in "iu":
             raise ValueError(
                 f"actions must be ints of shape ({state.num_games}, T), one row a game; got "
@@ -545,22 +545,17 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
                 f"actions must be -1 (the row has ended) or 0..{self.num_actions - 1}; got "
                 f"{actions.min()}..{actions.max()}"
             )
-        if log_weight.shape != (2, self.num_actions + 1):
-            raise ValueError(
-                f"log_weight must have shape (2, {self.num_actions + 1}); got {log_weight.shape}"
-            )
         totals = np.zeros(state.num_games)
         replay(
             np.ascontiguousarray(actions, np.int64),
-            *self._loop_args(state, policy_args),
-            np.ascontiguousarray(log_weight, np.float64),
+            *self._loop_args(state, weigh_args),
             totals,
             np.empty(state.num_games, np.int8),
         )
         return totals
 
     def _loop_args(self, state, policy_args):
-        """(player, step args, legal-mask args, observe args, policy args): what a policy's loop
+        """(player, step args, legal-mask args, observe args, policy or model args): what a loop
         kernel (:meth:`play_until_deal_ends`, :meth:`replay_and_weigh`) takes after its actions."""
         return (
             state.player,

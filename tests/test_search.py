@@ -68,7 +68,7 @@ def test_the_true_world_replays_exactly_with_the_heuristic_as_model(game_type, r
 @pytest.mark.parametrize(("game_type", "rules"), RULES)
 def test_the_compiled_replay_weighs_as_the_replay_step_by_step(game_type, rules):
     """The heuristic as a model replays and weighs every world in one kernel call
-    (``replay()``); the same heuristic without it, step by step in Python, gives every world
+    (``replay(floor)``); the same heuristic without it, step by step in Python, gives every world
     the same log-likelihood, bit for bit: uniform worlds, the true ones, and worlds whose
     other seats' hands are exchanged, where a seat that showed out holds the suit led (-inf)."""
     game = game_type(episode="deal", **rules)
@@ -97,28 +97,70 @@ def test_the_compiled_replay_weighs_as_the_replay_step_by_step(game_type, rules)
         assert stepped > 0
 
 
-def test_replay_and_weigh_rejects_bad_actions_and_weights_before_changing_anything():
+def test_replay_and_weigh_rejects_bad_actions_before_changing_anything():
     game = GhostEuchre(episode="deal")
     state = game.init(np.arange(3, dtype=np.uint64))
     before = state.copy()
-    kernel, policy_args = make_policy("heuristic", game).replay()
-    weights = np.zeros((2, game.num_actions + 1))
+    kernel, weigh_args = make_policy("heuristic", game).replay(0.1)
     bad = [
-        (np.zeros((2, 4), np.int64), weights, r"shape \(3, T\).*\(2, 4\)"),
-        (np.zeros(3, np.int64), weights, r"shape \(3, T\)"),
-        (np.zeros((3, 4)), weights, "float64"),
-        (np.full((3, 4), game.num_actions), weights, r"-1 \(the row has ended\) or 0\.\.33"),
-        (np.full((3, 4), -2), weights, "got -2..-2"),
-        (np.full((3, 4), -1), weights[:, :-1], r"log_weight must have shape \(2, 35\)"),
+        (np.zeros((2, 4), np.int64), r"shape \(3, T\).*\(2, 4\)"),
+        (np.zeros(3, np.int64), r"shape \(3, T\)"),
+        (np.zeros((3, 4)), "float64"),
+        (np.full((3, 4), game.num_actions), r"-1 \(the row has ended\) or 0\.\.33"),
+        (np.full((3, 4), -2), "got -2..-2"),
     ]
-    for actions, log_weight, message in bad:
+    for actions, message in bad:
         with pytest.raises(ValueError, match=message):
-            game.replay_and_weigh(state, actions, kernel, policy_args, log_weight)
+            game.replay_and_weigh(state, actions, kernel, weigh_args)
     for name in type(state).__dataclass_fields__:
         assert np.array_equal(getattr(state, name), getattr(before, name)), name
-    assert (
-        game.replay_and_weigh(state, np.full((3, 4), -1), kernel, policy_args, weights) == 0
-    ).all()
+    assert (game.replay_and_weigh(state, np.full((3, 4), -1), kernel, weigh_args) == 0).all()
+
+
+@pytest.mark.parametrize("infer", ["network", "mix"])
+@pytest.mark.parametrize(("game_type", "rules"), [RULES[0], RULES[2]])
+def test_a_network_model_replays_compiled_as_step_by_step(game_type, rules, infer):
+    """infer=network and infer=mix weigh in one kernel call (agents/playouts.py) what the step by
+    step replay weighs (the softmax in float64, summed in another order: equal to 1e-9), and
+    search's resampled worlds are the same."""
+    from ghost_euchre.agents.inference import MixedModel
+
+    game = game_type(episode="deal", **rules)
+    heuristic = make_policy("heuristic", game)
+    network = make_policy(f"ppo:{game.variant.name}", game)
+
+    class StepByStep:  # the network's probabilities, no compiled replay
+        act = network.act
+
+    StepByStep.network = network.network
+    models = {  # (compiled, step by step)
+        "network": (network, StepByStep()),
+        "mix": (MixedModel(network, heuristic), MixedModel(StepByStep(), heuristic)),
+    }
+    compiled_model, stepped_model = models[infer]
+    assert compiled_model.replay(0.1) is not None
+    assert getattr(stepped_model, "replay", lambda floor: None)(0.1) is None
+    checked = 0
+    for i, (_state, obs, _) in enumerate(_positions(game, heuristic, games=24, seed=5)):
+        if i % 4:
+            continue
+        knowledge = read_knowledge(obs, game)
+        worlds = [w[:, 0] for w in sample_worlds(knowledge, 1, np.random.default_rng(i))]
+        rows = np.arange(len(obs))
+        for floor, cards in ((0.1, True), (0.25, False)):
+            compiled = log_likelihoods(game, knowledge, worlds, compiled_model, floor, rows, cards)
+            stepped = log_likelihoods(game, knowledge, worlds, stepped_model, floor, rows, cards)
+            np.testing.assert_allclose(compiled, stepped, rtol=1e-9, atol=0)
+            checked += np.isfinite(compiled).sum()
+    assert checked > 200
+    obs = next(_positions(game, heuristic, games=6, seed=9))[1]
+    spec = f"search:samples=8,pool=2,infer={infer}"
+    bots = [make_policy(spec, game, seed=4) for _ in range(2)]
+    bots[1].seat_model = stepped_model
+    knowledge = read_knowledge(obs, game)
+    worlds = [bot._worlds(knowledge, np.random.default_rng(0)) for bot in bots]
+    for compiled, stepped in zip(*worlds, strict=True):
+        assert np.array_equal(compiled, stepped)
 
 
 def test_a_world_that_contradicts_the_bidding_is_less_likely():

@@ -23,7 +23,9 @@ seats int8 (-1 none).
   (:func:`put_masks` a row's consecutive card blocks at once),
   :func:`relative` turns an absolute seat into the observer's relative one.
 - Playouts: :func:`play_until_deals_end` steps games with a compiled policy's actions until
-  a deal ends (inlined into a policy's per-variant playout kernel, e.g. the heuristic's).
+  a deal ends (inlined into a policy's per-variant playout kernel, e.g. the heuristic's);
+  :func:`replay_and_weigh` replays games through given actions, weighing them by a compiled
+  model of the other seats (``search``'s inference).
 - Keys: :func:`mix64` (SplitMix64's finaliser), :func:`mix64_each` over an array.
 """
 
@@ -352,17 +354,20 @@ def policy_actions(games, player, mask, observe, observe_args, policy, policy_ar
 
 @njit(cache=True, inline="always")
 def replay_and_weigh(
-    actions, player, step, step_args, legal_mask, legal_args, observe, observe_args, policy,
-    policy_args, log_weight, totals, ended,
+    actions, player, step, step_args, legal_mask, legal_args, observe, observe_args, weigh,
+    weigh_args, totals, ended,
 ):  # fmt: skip
     """Replay every game through its actions (int64[M, T]: a row ends at its first -1), one
-    step a column, weighing each action of a seat other than 0 that had a choice by whether a
-    compiled policy takes it there: ``totals[g] += log_weight[1 if it does else 0, legal
-    actions]`` (totals float64[M], added to; log_weight float64[2, A + 1]). An action illegal
-    in its game makes ``totals[g]`` -inf, and the game goes on with its lowest legal action.
+    step a column, weighing each action of a seat other than 0 that had a choice by a compiled
+    model of that seat: ``totals[g] +=`` the log-weight ``weigh`` gives it (totals float64[M],
+    added to). An action illegal in its game makes ``totals[g]`` -inf, and the game goes on with
+    its lowest legal action.
 
-    step, legal_mask, observe, policy: as :func:`play_until_deals_end` (the step kernel leaves a
-    game whose action is -1 as it is: a row that has ended). ended: int8[M], scratch.
+    step, legal_mask, observe: as :func:`play_until_deals_end` (the step kernel leaves a game
+    whose action is -1 as it is: a row that has ended). weigh: a model's kernel,
+    ``weigh(obs, mask, taken int64[K], legal int64[K], *weigh_args, out float64[K])``, given the
+    weighed decisions' observations (by their seat to act), masks, the actions taken there and
+    their counts of legal actions. ended: int8[M], scratch.
     """
     num_games, length = actions.shape
     stepped = np.empty(num_games, np.int64)
@@ -395,10 +400,25 @@ def replay_and_weigh(
             return
         if count:
             games = weighed[:count]
-            chosen = policy_actions(games, player, mask, observe, observe_args, policy, policy_args)
+            seats = np.empty(count, np.int64)
+            taken = np.empty(count, np.int64)
             for i in range(count):
-                totals[games[i]] += log_weight[int(chosen[i] == stepped[games[i]]), choices[i]]
+                seats[i] = player[games[i]]
+                taken[i] = stepped[games[i]]
+            weights = np.empty(count, np.float64)
+            obs = observe(games, seats, *observe_args)
+            weigh(obs, mask[games], taken, choices[:count], *weigh_args, weights)
+            for i in range(count):
+                totals[games[i]] += weights[i]
         step(stepped, *step_args, ended)
+
+
+@njit(cache=True, inline="always")
+def one_hot_weights(chosen, taken, legal, log_weight, out):
+    """out[i] = log_weight[1 if a model chose the action taken else 0, legal[i]] (the weights of a
+    model that takes one action: chosen, taken, legal int64[K]; log_weight float64[2, A + 1])."""
+    for i in range(len(out)):
+        out[i] = log_weight[int(chosen[i] == taken[i]), legal[i]]
 
 
 @njit(cache=True)
