@@ -30,16 +30,15 @@ def positions_by_phase(variant, per_phase, seed=0):
     heuristic = make_policy("heuristic", venv.game, seed=seed)
     rng = np.random.default_rng(seed)
     obs, mask, _ = venv.reset()
-    found = {}
-    for _ in range(100_000):
+    found, counts = {}, {}
+    while not counts or min(counts.values()) < per_phase:
         phase = describe.view(obs).phase
         for code in np.unique(phase):
             name = describe.phases[code]
-            rows = phase == code
-            found.setdefault(name, []).append((obs[rows], mask[rows]))
-        counts = [sum(len(o) for o, _ in parts) for parts in found.values()]
-        if counts and min(counts) >= per_phase:
-            break
+            if counts.get(name, 0) < per_phase:  # kept only while the phase needs more
+                rows = phase == code
+                found.setdefault(name, []).append((obs[rows], mask[rows]))
+                counts[name] = counts.get(name, 0) + int(rows.sum())
         random_move = (rng.random(mask.shape) * mask).argmax(axis=1)
         chosen = heuristic.act(obs, mask)
         obs, mask, *_ = venv.step(np.where(rng.random(len(mask)) < 0.3, random_move, chosen))
