@@ -38,8 +38,8 @@ class _SayCompiling(event.Listener):
         if getattr(function, "__module__", "").startswith("ghost_euchre") and sys.stderr.isatty():
             self.said = True
             print(
-                "ghost_euchre: compiling the rules with Numba (first run after an install or a "
-                "change, about half a minute; cached for later runs)",
+                "ghost_euchre: compiling with Numba: each part's first use after an install or a "
+                "change takes seconds (docs/speed.md, Start-up); cached for later runs",
                 file=sys.stderr,
                 flush=True,
             )
