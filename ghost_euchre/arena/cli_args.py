@@ -193,7 +193,7 @@ def parse_serve_args(argv):
         action="append",
         default=[],
         help="a directory whose *.pt policy files the page offers as ppo:NAME "
-        "(repeatable; default: the shipped agents/pretrained/)",
+        "(repeatable; default: the shipped networks, ghost_euchre.agents.pretrained)",
     )
     parser.add_argument(
         "--allow-spec",

@@ -175,7 +175,7 @@ class TrainConfig:
     """the MLP's: 'relu' or 'tanh'"""
     canonical_suits: bool = True
     """the network sees each position (Ghost Hand or classic) with the suits renamed into one canonical
-    order (trump, or the hand's strongest suit before trump, as clubs; agents/networks.py: CanonicalSuits);
+    order (trump, or the hand's strongest suit before trump, as clubs; ghost_euchre.agents.networks.CanonicalSuits);
     false: the suits as dealt (networks trained before this field existed)"""
     critic: str = "shared"
     """what PPO's value estimate sees: 'shared' = the network's own value head (what the policy sees); 'oracle' =
@@ -184,7 +184,7 @@ class TrainConfig:
     'solver' = the oracle that also sees the exact solver's value of the position for the deciding seat at each
     card decision (deal points, the seat's margin; a flag says it is undefined in the auction)"""
     model: str = ""
-    """a network class of your own, package.module:ClassName (agents/networks.py: built as ClassName(obs_size,
+    """a network class of your own, package.module:ClassName (ghost_euchre.agents.networks: built as ClassName(obs_size,
     num_actions) with model_options as keywords, forward(obs) -> (logits, value)); e.g. ghost_euchre.agents.cardset:CardSetNet, which sees
     the cards as a set; empty = the MLP of hidden_sizes and activation"""
     model_options: dict = dataclasses.field(default_factory=dict)
