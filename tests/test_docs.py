@@ -348,3 +348,82 @@ def test_the_readme_links_to_files_that_exist():
     relative = [link for link in links if "://" not in link]
     assert relative
     assert [link for link in relative if not (ROOT / link).exists()] == []
+
+
+def test_the_first_use_compile_figures_are_in_one_place():
+    """The seconds each part's first use compiles are on the Speed page's Start-up table, one row
+    a part of benchmarks/startup.py; the README, Getting started, the design page and the
+    terminal's line point there and give no figure of their own."""
+    speed = page_text(ROOT / "docs" / "speed.md")
+    table = speed[speed.index("## Start-up") :].split("\n\n| part |")[1].split("\n\n")[0]
+    script = (ROOT / "benchmarks" / "startup.py").read_text(encoding="utf-8")
+    bots = ast.literal_eval(re.search(r"^BOTS = (\(.*\))$", script, re.MULTILINE).group(1))
+    assert all(f"`{bot}`'s" in table for bot in bots) and "solver" in table and "engine" in table
+    for page in ("README.md", "docs/getting-started.md", "docs/design.md"):
+        text = page_text(ROOT / page)
+        assert "speed.md#start-up" in text, page
+        assert not re.search(r"\d+ s of CPU|half a minute", text), page
+    said = (ROOT / "ghost_euchre_env" / "kernels" / "__init__.py").read_text(encoding="utf-8")
+    assert "(docs/speed.md, Start-up)" in said and "half a minute" not in said
+
+
+def test_the_pages_name_every_subcommand_and_every_dependency():
+    """The README and Getting started list every subcommand the evaluate command's help names, and
+    Getting started's dependencies are the package's own and its extras' (pyproject.toml)."""
+    from ghost_euchre.arena.cli_args import SUBCOMMANDS_HELP
+
+    subcommands = re.findall(r"^  \{prog\} (\w+)", SUBCOMMANDS_HELP, re.MULTILINE)
+    assert len(subcommands) == 6
+    for page in ("README.md", "docs/getting-started.md"):
+        listed = " ".join(
+            line for line in page_text(ROOT / page).splitlines() if "subcommands" in line
+        )
+        assert [s for s in subcommands if f"`{s}`" not in listed] == [], page
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    needed = []
+    for list_start in ("dependencies = [", "train = [", "web = [", "plot = ["):
+        block = pyproject[pyproject.index(list_start) :].split("]", 1)[0]
+        needed += re.findall(r'^\s+"([A-Za-z0-9_.-]+)[<>=]', block, re.MULTILINE)
+    guide = page_text(ROOT / "docs" / "getting-started.md")
+    dependencies = guide[guide.index("## Dependencies") :]
+    assert len(needed) > 10
+    assert [name for name in needed if f"`{name}`" not in dependencies] == []
+
+
+@pytest.mark.parametrize(
+    ("page", "marker"),
+    [("gymnasium.md", 'metadata["autoreset_mode"]'), ("bots.md", "table.hand.shape")],
+)
+def test_an_example_prints_what_its_comment_says(page, marker, scratch, monkeypatch):
+    """An example whose print line shows its output in a comment prints that (``[...]``: any)."""
+    (code,) = [code for p, code, _, _ in _python_blocks() if p.name == page and marker in code]
+    (shown,) = [line.split("  # ", 1)[1] for line in code.splitlines() if line.startswith("print(")]
+    monkeypatch.chdir(scratch)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, page, "exec"), {"__name__": "__main__"})
+    pattern = ".*".join(map(re.escape, shown.split("[...]")))
+    assert re.fullmatch(pattern, out.getvalue().strip()), (out.getvalue(), shown)
+
+
+def test_the_pages_name_installed_modules_and_say_where_a_clone_has_a_path():
+    """A module is named as an install imports it (``ghost_euchre.agents.X``), never as a bare
+    ``agents.X`` (but 0.1's names, said to be such); a path of a clone (``agents/ppo.py``) appears
+    only where its paragraph says "clone". The pages about the repository itself (design,
+    contributing) and the figures run from a clone (Results, Speed: said at their top) are left
+    out, as are examples and output in code blocks (but the commands' help)."""
+    about_the_clone = {"design.md", "contributing.md", "CONTRIBUTING.md", "results.md", "speed.md"}
+    bare, paths = [], []
+    for page in PAGES:
+        text = page_text(page)
+        for paragraph in text.split("\n\n"):
+            if "0.1" not in paragraph:
+                bare += [(page.name, m) for m in re.findall(r"(?<![\w./])agents\.\w+", paragraph)]
+        if page.name in about_the_clone:
+            continue
+        prose = text if page.name == "commands.md" else FENCE.sub("", text)
+        for paragraph in prose.split("\n\n"):
+            found = re.findall(r"(?<![\w./:])agents/[\w.][\w./]*", paragraph)
+            if found and "clone" not in paragraph:
+                paths += [(page.name, path) for path in found]
+    assert bare == [] and paths == []
