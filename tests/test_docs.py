@@ -357,7 +357,8 @@ def test_the_first_use_compile_figures_are_in_one_place():
     speed = page_text(ROOT / "docs" / "speed.md")
     table = speed[speed.index("## Start-up") :].split("\n\n| part |")[1].split("\n\n")[0]
     script = (ROOT / "benchmarks" / "startup.py").read_text(encoding="utf-8")
-    bots = ast.literal_eval(re.search(r"^BOTS = (\(.*\))$", script, re.MULTILINE).group(1))
+    (bots,) = re.findall(r"^BOTS = (\(.*\))$", script, re.MULTILINE)
+    bots = ast.literal_eval(bots)
     assert all(f"`{bot}`'s" in table for bot in bots) and "solver" in table and "engine" in table
     for page in ("README.md", "docs/getting-started.md", "docs/design.md"):
         text = page_text(ROOT / page)
