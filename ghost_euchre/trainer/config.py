@@ -23,13 +23,11 @@ from ghost_euchre.agents.specs import HUMAN_SEAT, split_spec, uses_human
 from ghost_euchre.plumbing.files import check_writable
 from ghost_euchre_env import variants
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VARIANTS = variants.available()  # config.variant: a name of ghost_euchre_env.variants
 DISTILL_PHASES = ("auction", "play", "all")  # the decisions distillation samples (distill_phase)
 CRITICS = ("shared", "oracle", "solver")  # what PPO's value estimate sees (critic)
-# configs by name: the package's own folder once installed, else the repository's configs/
-_PACKAGED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs")
-CONFIG_DIR = _PACKAGED if os.path.isdir(_PACKAGED) else os.path.join(ROOT, "configs")
+# configs by name: the package's folder (a clone's top-level configs/ is a link to it)
+CONFIG_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs")
 DEFAULT_CONFIG = os.path.join(CONFIG_DIR, "default.yaml")
 MAX_THREADS = 1024
 """torch_threads and rollout_threads: at most this (torch crashed with SIGSEGV at 100,000 threads)"""
