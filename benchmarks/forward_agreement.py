@@ -53,6 +53,7 @@ def compare(name, per_phase):
     path = network_path(name)
     model = load_model(path)
     variant = variants.by_sizes(model.config["obs_size"], model.config["num_actions"])
+    assert variant is not None, f"{name}: a network of neither variant"
     policy = load_policy(path, variant.make_game())[0]
     for phase, (obs, mask) in positions_by_phase(variant.name, per_phase).items():
         differ, gaps, worst = 0, [], 0.0
@@ -76,7 +77,7 @@ def compare(name, per_phase):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--positions", type=int, default=100_000, help="per phase")
     parser.add_argument("--networks", nargs="+", default=sorted(NETWORKS), choices=sorted(NETWORKS))
     args = parser.parse_args()

@@ -47,7 +47,7 @@ def decisions_per_second(policy, obs, mask, batch, seconds):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--spec", default="ppo:ghost")
     parser.add_argument("--variant", default="ghost", choices=variants.available())
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 4096])

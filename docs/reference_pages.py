@@ -6,8 +6,8 @@
 Each part lies between ``<!-- generated: NAME (docs/reference_pages.py; do not edit) -->`` and
 ``<!-- end of generated: NAME -->`` on its page (``PARTS``): every command's ``--help``
 (docs/commands.md), the trainer's config fields (docs/config.md), the shipped networks' table
-and the rule-based example bots (docs/bots.md), the C example bots (docs/protocol.md) and the
-README's table of the headline bots' published cards. tests/test_docs.py checks that the
+and the rule-based example bots (docs/bots.md), the C example bots (docs/protocol.md), the
+README's table of the headline bots' published cards and every published card (docs/benchmark.md). tests/test_docs.py checks that the
 committed pages are this script's output.
 """
 
@@ -110,6 +110,24 @@ def headline_cards():
     return compact_rows(headline_cards()) + "\n"
 
 
+def published_cards():
+    """The Benchmark page's cards: each variant's table of the published cards, then each card
+    with the command that made it."""
+    from ghost_euchre.arena.cards import compact_rows, markdown, published_cards
+    from ghost_euchre_env import variants
+
+    parts = []
+    for name in variants.available():
+        title = variants.make(name).title
+        cards = published_cards(name)
+        parts += [f"### {title[0].upper()}{title[1:]}", "", compact_rows(cards), ""]
+        for card in cards:
+            command = f"ghost-euchre-evaluate benchmark '{card['spec']}' --variant {name}"
+            parts += [f"#### `{card['spec']}` ({name})", "", "```bash", command + " --workers 2"]
+            parts += ["```", "", markdown(card), ""]
+    return "\n".join(parts)
+
+
 README, DOCS = ROOT / "README.md", ROOT / "docs"
 PARTS = {  # name: (page, what writes it)
     "commands": (DOCS / "commands.md", commands_reference),
@@ -128,6 +146,7 @@ PARTS = {  # name: (page, what writes it)
         lambda: source_block("ghost_euchre/examples/proc/simple_rule.c", "c"),
     ),
     "headline cards": (README, headline_cards),
+    "published cards": (DOCS / "benchmark.md", published_cards),
 }
 
 

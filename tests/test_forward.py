@@ -35,6 +35,7 @@ def _positions(variant, count, seed=0):
 @pytest.mark.parametrize("name", sorted(NETWORKS))
 def test_the_shipped_files_read_without_torch_as_torch_reads_them(name):
     path = network_path(name)
+    assert path is not None
     mine, torchs = read_network(path), torch.load(path, weights_only=True)
     assert mine["model_config"] == torchs["model_config"]
     assert (mine.get("learn"), mine.get("partner")) == (torchs.get("learn"), torchs.get("partner"))
@@ -48,8 +49,11 @@ def test_the_shipped_files_read_without_torch_as_torch_reads_them(name):
 def test_a_shipped_network_chooses_what_torch_chooses(name):
     """Logits within float32 rounding of torch's, and the same greedy action on every position."""
     path = network_path(name)
+    assert path is not None
     config = read_network(path)["model_config"]
-    variant = variants.by_sizes(config["obs_size"], config["num_actions"]).name
+    found = variants.by_sizes(config["obs_size"], config["num_actions"])
+    assert found is not None
+    variant = found.name
     obs, mask = _positions(variant, 3000)
     from ghost_euchre.agents.networks import load_model
 

@@ -379,9 +379,25 @@ def test_the_light_install_plays_a_pettingzoo_game_and_a_heuristic_match(light_v
     assert "pimc:samples=4" in result.stdout
 
 
+def test_the_light_install_plays_every_shipped_bot_and_analyses_without_torch(light_venv):
+    """The networks play by their compiled forward pass (no torch), so do search's playouts and
+    the oracle; a recorded match is analysed."""
+    for variant, bots in (
+        ("ghost", ("ppo:ghost", "search:samples=8", "oracle:samples=4")),
+        ("classic", ("ppo:classic", "ppo:classic-bidder", "search:samples=8", "heuristic")),
+    ):
+        command = ["ghost-euchre-evaluate", "--variant", variant, *bots, "--games", "2"]
+        result = _run(light_venv, *command, "--record", f"{variant}.json", "--quiet")
+        assert result.returncode == 0, result.stderr
+        assert all(bot in result.stdout for bot in bots), result.stdout
+    result = _run(light_venv, "ghost-euchre-evaluate", "analyse", "ghost.json", "--game", "0")
+    assert result.returncode == 0, result.stderr
+    assert "points lost against double-dummy play" in result.stdout
+
+
 def test_a_command_that_needs_an_extra_names_it_in_one_line(light_venv):
     for command, extra in (
-        (("ghost-euchre-evaluate", "ppo:ghost", "heuristic", "heuristic"), "train"),
+        (("ghost-euchre-evaluate", "exploit", "heuristic", "--budget", "64"), "train"),
         (("ghost-euchre-evaluate", "heuristic", "heuristic", "random", "--plot", "p.png"), "plot"),
         (("ghost-euchre-evaluate", "serve", "--port", "0"), "web"),
         (("ghost-euchre-train", "--total_steps", "64"), "train"),

@@ -128,11 +128,12 @@ def test_a_network_model_replays_compiled_as_step_by_step(game_type, rules, infe
     game = game_type(episode="deal", **rules)
     heuristic = make_policy("heuristic", game)
     network = make_policy(f"ppo:{game.variant.name}", game)
+    act, forward_pass = network.act, network.network
 
     class StepByStep:  # the network's probabilities, no compiled replay
-        act = network.act
+        def __init__(self):
+            self.act, self.network = act, forward_pass
 
-    StepByStep.network = network.network
     models = {  # (compiled, step by step)
         "network": (network, StepByStep()),
         "mix": (MixedModel(network, heuristic), MixedModel(StepByStep(), heuristic)),

@@ -130,7 +130,7 @@ def mlp_shapes(config):
     return shapes
 
 
-def check_weights(shapes, weights, what, kind=np.ndarray):
+def check_weights(shapes, weights, what, kind: type = np.ndarray):
     """ValueError (one line naming ``what``: the missing, unexpected and mis-shaped entries, the
     first few of each) unless ``weights`` is a dict of ``kind`` arrays of exactly ``shapes``
     ({name: shape})."""

@@ -121,19 +121,19 @@ def _rebuild_tensor(storage, offset, size, stride, *rest):
     return np.array(view)
 
 
-class _TensorUnpickler(_PlainUnpickler):
+class _TensorUnpickler(pickle.Unpickler):
     """As :class:`_PlainUnpickler`, with torch's tensors rebuilt as NumPy arrays from the archive."""
 
     def __init__(self, handle, archive, prefix):
         super().__init__(handle)
         self.archive, self.prefix = archive, prefix
 
-    def find_class(self, module, name):
-        if (module, name) == ("torch._utils", "_rebuild_tensor_v2"):
+    def find_class(self, module_name, global_name, /):
+        if (module_name, global_name) == ("torch._utils", "_rebuild_tensor_v2"):
             return _rebuild_tensor
-        if module == "torch" and name in STORAGE_DTYPES:
-            return STORAGE_DTYPES[name]
-        return super().find_class(module, name)
+        if module_name == "torch" and global_name in STORAGE_DTYPES:
+            return STORAGE_DTYPES[global_name]
+        return _PlainUnpickler.find_class(self, module_name, global_name)  # pyright: ignore[reportArgumentType]
 
     def persistent_load(self, pid):
         if isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage":

@@ -157,7 +157,8 @@ def ghost_mix_weigh(obs, mask, taken, legal, net, floor, weight, heuristic_args,
     """The network's probability mixed with the Ghost Hand heuristic's one-hot (``weight``: the
     network's share)."""
     chosen = np.empty(len(obs), np.int64)
-    ghost_actions(obs, mask, *heuristic_args, chosen)
+    layout, thresholds, renege = heuristic_args
+    ghost_actions(obs, mask, layout, thresholds, renege, chosen)
     _mixed_weights(obs, mask, taken, legal, net, floor, weight, chosen, out)
 
 
@@ -165,7 +166,8 @@ def ghost_mix_weigh(obs, mask, taken, legal, net, floor, weight, heuristic_args,
 def classic_mix_weigh(obs, mask, taken, legal, net, floor, weight, heuristic_args, out):
     """:func:`ghost_mix_weigh` for classic Euchre."""
     chosen = np.empty(len(obs), np.int64)
-    classic_actions(obs, mask, *heuristic_args, chosen)
+    layout, thresholds = heuristic_args
+    classic_actions(obs, mask, layout, thresholds, chosen)
     _mixed_weights(obs, mask, taken, legal, net, floor, weight, chosen, out)
 
 
