@@ -15,23 +15,10 @@ tree, in turn, in one session (docs/speed.md).
 import argparse
 import time
 
-import numpy as np
+from pimc_speed import collect_positions  # a script beside this one: its positions
 
 from ghost_euchre.agents.specs import make_policy
 from ghost_euchre_env import variants
-
-
-def collect_positions(variant, count, seed=0):
-    """(obs float32[count, D], mask bool[count, A]) of the players to act in heuristic self-play."""
-    venv = variants.make(variant).vector_env(256, seed=seed, episode="deal")
-    heuristic = make_policy("heuristic", venv.game, seed=seed)
-    obs, mask, _ = venv.reset()
-    seen_obs, seen_mask = [], []
-    while sum(len(o) for o in seen_obs) < count:
-        seen_obs.append(obs)
-        seen_mask.append(mask)
-        obs, mask, *_ = venv.step(heuristic.act(obs, mask))
-    return np.concatenate(seen_obs)[:count], np.concatenate(seen_mask)[:count]
 
 
 def decisions_per_second(policy, obs, mask, batch, seconds):
@@ -56,7 +43,7 @@ def main():
     args = parser.parse_args()
     game = variants.make(args.variant).make_game()
     policy = make_policy(args.spec, game, seed=0)
-    obs, mask = collect_positions(args.variant, max(8192, 2 * max(args.batches)))
+    obs, mask = collect_positions(args.variant, max(8192, 2 * max(args.batches)), seed=0)
     policy.act(obs[:2], mask[:2])  # the first call's compile or load, not timed
     for batch in args.batches:
         best = max(

@@ -170,17 +170,28 @@ def read_network(path, what="policy file or training checkpoint"):
     try:
         with zipfile.ZipFile(path) as archive:
             payload = _load_pickle(archive, _TensorUnpickler)
-    except FileNotFoundError:
-        raise ValueError(f"{what} {name!r} does not exist") from None
-    except IsADirectoryError:
-        raise ValueError(f"{what} {name!r} is a directory, not a file") from None
     except OSError as error:
-        raise ValueError(f"cannot read {what} {name!r}: {error.strerror or error}") from None
+        raise file_error(error, name, what) from None
     except zipfile.BadZipFile:
         raise NotAnArchive(f"{name!r} is not a {what}: not an archive torch.save wrote") from None
     except Exception as error:  # noqa: BLE001 (a corrupt entry, an odd pickle: one line)
         reason = str(error).strip().splitlines()[0] if str(error).strip() else ""
         raise ValueError(f"{name!r} is not a {what}: {reason or type(error).__name__}") from None
+    return checked_payload(payload, name, what)
+
+
+def file_error(error, name, what):
+    """The one-line ValueError for ``error`` (an OSError) reading the file ``name``, a ``what``."""
+    if isinstance(error, FileNotFoundError):
+        return ValueError(f"{what} {name!r} does not exist")
+    if isinstance(error, IsADirectoryError):
+        return ValueError(f"{what} {name!r} is a directory, not a file")
+    return ValueError(f"cannot read {what} {name!r}: {error.strerror or error}")
+
+
+def checked_payload(payload, name, what="policy file or training checkpoint"):
+    """``payload`` (the object read from the file ``name``) when it is a dict holding ``model``
+    and ``model_config``; ValueError naming the file otherwise."""
     if not isinstance(payload, dict) or "model" not in payload or "model_config" not in payload:
         raise ValueError(f"{name!r} is not a {what} (expected keys 'model' and 'model_config')")
     return payload

@@ -39,7 +39,8 @@ from .forward import (
     mlp_shapes,
     suit_tables,
 )
-from .ppo import POLICY_FORMAT, checked_payload
+from .network_file import checked_payload, file_error
+from .ppo import POLICY_FORMAT
 
 _CLASS_SPEC = re.compile(
     r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*"
@@ -446,12 +447,8 @@ def load_file(path, what="policy file or training checkpoint"):
         with warnings.catch_warnings():  # torch warns about pickle protocols of foreign files
             warnings.simplefilter("ignore", UserWarning)
             return torch.load(path, map_location="cpu", weights_only=True)
-    except FileNotFoundError:
-        raise ValueError(f"{what} {name!r} does not exist") from None
-    except IsADirectoryError:
-        raise ValueError(f"{what} {name!r} is a directory, not a file") from None
     except OSError as error:
-        raise ValueError(f"cannot read {what} {name!r}: {error.strerror}") from None
+        raise file_error(error, name, what) from None
     except pickle.UnpicklingError as error:
         raise ValueError(f"{name!r} is not a {what}: {_unpickling(error)}") from None
     except Exception as error:  # noqa: BLE001 (any failure to read: corrupt file, not a torch file)
@@ -479,7 +476,19 @@ def _unpickling(error):
 def read_payload(path):
     """The dict saved in a policy file or training checkpoint, as torch tensors (:func:`load_file`:
     no arbitrary unpickling)."""
-    return checked_payload(load_file(path), path)
+    return checked_payload(load_file(path), os.fspath(path))
+
+
+def numpy_payload(path):
+    """:func:`read_payload` with the network's weights as NumPy arrays (what
+    :class:`~ghost_euchre.agents.forward.Forward` plays): for a file only torch reads."""
+    payload = read_payload(path)
+    weights = payload["model"]
+    if isinstance(weights, dict):
+        payload["model"] = {
+            k: v.numpy() if isinstance(v, torch.Tensor) else v for k, v in weights.items()
+        }
+    return payload
 
 
 def build_network(model_config):

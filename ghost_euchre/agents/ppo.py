@@ -38,17 +38,6 @@ def learned_role(payload):
     return learn, {"auction": config.get("card_play"), "play": config.get("bidding")}.get(learn)
 
 
-def checked_payload(payload, path):
-    """``payload`` (the dict read from the file at ``path``) when it holds ``model`` and
-    ``model_config``; ValueError naming the file otherwise."""
-    if not isinstance(payload, dict) or "model" not in payload or "model_config" not in payload:
-        raise ValueError(
-            f"{path!r} is not a policy file or training checkpoint (expected keys 'model' and "
-            "'model_config')"
-        )
-    return payload
-
-
 def playing_network(path, payload):
     """The network of ``payload`` (read from ``path``) ready to play: a :class:`Forward` for the
     built-in MLP (no torch), else the user's network class behind torch
@@ -58,10 +47,7 @@ def playing_network(path, payload):
     if not isinstance(config, dict):
         raise ValueError(f"PPO checkpoint {path!r}: model_config is not a dict, got {config!r}")
     if is_mlp(config):
-        weights = payload["model"]
-        if isinstance(weights, dict):  # torch's tensors (a legacy file, a trainer's payload): NumPy
-            weights = {k: getattr(v, "numpy", lambda v=v: v)() for k, v in weights.items()}
-        return Forward(config, weights, f"PPO checkpoint {path!r}")
+        return Forward(config, payload["model"], f"PPO checkpoint {path!r}")
     why = f"its network class {config.get('model')!r} runs on torch"
     return _with_torch(
         path, why, lambda networks: networks.torch_forward(networks.load_model(path))
@@ -123,8 +109,8 @@ def load_policy(path, game, seed=None, sample=False):
         payload = read_network(path)
     except NotAnArchive:  # torch's legacy format, or not torch's at all: torch tells
         why = "it is not a zip archive (torch's legacy format?), which only torch reads"
-        payload = _with_torch(path, why, lambda networks: networks.read_payload(path))
-    return policy_from(path, checked_payload(payload, path), game, seed, sample)
+        payload = _with_torch(path, why, lambda networks: networks.numpy_payload(path))
+    return policy_from(path, payload, game, seed, sample)
 
 
 def _with_torch(path, why, use):
