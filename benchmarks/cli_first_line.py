@@ -1,7 +1,7 @@
 """Time to the first line of an evaluate.py error, against two peers in the same run.
 
 The case: a classic Euchre network named in a Ghost Hand match
-(``ppo:agents/pretrained/classic_ppo.pt heuristic heuristic``), whose error is
+(``ppo:ghost_euchre/agents/pretrained/classic_ppo.pt heuristic heuristic``), whose error is
 told from the file before torch is imported. Peers: an unknown spec (an error
 that never needs torch: the floor of a Python start plus the command line's
 imports) and ``python -c "import torch"`` (what telling it after torch costs
@@ -24,7 +24,7 @@ import time
 CASES = {
     "classic network in a ghost match": [
         "evaluate.py",
-        "ppo:agents/pretrained/classic_ppo.pt",
+        "ppo:ghost_euchre/agents/pretrained/classic_ppo.pt",
         "heuristic",
         "heuristic",
         "--quiet",

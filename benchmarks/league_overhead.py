@@ -41,7 +41,7 @@ SYNTHETIC_PLAYERS = 16  # 560 matches
 DEFAULT_SPECS = (
     "random",
     "heuristic",
-    "ppo:agents/pretrained/ghost_ppo.pt",
+    "ppo:ghost_euchre/agents/pretrained/ghost_ppo.pt",
     "ghost_euchre.agents.random_policy:RandomPolicy",
 )
 

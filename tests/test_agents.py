@@ -180,7 +180,7 @@ def test_a_user_class_may_take_an_option_named_path(user_module):
             ),
         ),
         (
-            "ppo:agents/pretrained/ghost_ppo.pt:path=x.pt",
+            "ppo:ghost_euchre/agents/pretrained/ghost_ppo.pt:path=x.pt",
             "option 'path' of ppo is reserved (the reserved names are game, seed, path: ",
         ),
     ],
@@ -197,7 +197,7 @@ def test_a_network_of_the_other_variant_is_named_before_torch_is_imported():
         from ghost_euchre.agents import make_policy
         from ghost_euchre_env import GhostEuchre
         try:
-            make_policy("ppo:agents/pretrained/classic_ppo.pt", GhostEuchre())
+            make_policy("ppo:ghost_euchre/agents/pretrained/classic_ppo.pt", GhostEuchre())
         except ValueError as error:
             print(error)
         print("torch imported:", "torch" in sys.modules)
@@ -207,7 +207,7 @@ def test_a_network_of_the_other_variant_is_named_before_torch_is_imported():
     ).stdout.splitlines()
     assert printed == [
         (
-            "policy spec 'ppo:agents/pretrained/classic_ppo.pt': a classic Euchre network "
+            "policy spec 'ppo:ghost_euchre/agents/pretrained/classic_ppo.pt': a classic Euchre network "
             "(obs_size=464, num_actions=31) cannot play Ghost Hand Euchre (obs_size=390, num_actions=34): "
             "play it with --variant classic"
         ),
@@ -225,7 +225,10 @@ def test_a_file_read_only_by_torch_gets_the_same_variant_message(tmp_path):
     network = ActorCritic(ghost.OBS_SIZE, ghost.NUM_ACTIONS, hidden_sizes=[8])
     torch.save(policy_payload(network), path, _use_new_zipfile_serialization=False)
     assert network_sizes(path) is None
-    assert network_sizes("agents/pretrained/ghost_ppo.pt") == (ghost.OBS_SIZE, ghost.NUM_ACTIONS)
+    assert network_sizes("ghost_euchre/agents/pretrained/ghost_ppo.pt") == (
+        ghost.OBS_SIZE,
+        ghost.NUM_ACTIONS,
+    )
     with pytest.raises(
         ValueError, match=re.escape("a Ghost Hand Euchre network (obs_size=390, ")
     ) as error:
@@ -282,7 +285,7 @@ def test_a_spec_that_needs_a_missing_extra_says_the_command_s_line(tmp_path):
         ("random:x=1", "unknown option 'x' for random; it takes no options"),
         ("pimc:sample=8", "unknown option 'sample' for pimc; its options are samples, rollout,"),
         (
-            "ppo:agents/pretrained/ghost_ppo.pt:foo=1",
+            "ppo:ghost_euchre/agents/pretrained/ghost_ppo.pt:foo=1",
             "unknown option 'foo' for ppo; its options are sample",
         ),
         ("ppo:", "needs a shipped network's name or a checkpoint path"),

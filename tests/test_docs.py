@@ -49,7 +49,7 @@ EVALUATE = {  # how a shell example names the evaluate command -> how the test r
     ("python", "-m", "ghost_euchre.arena"): ["-m", "ghost_euchre.arena"],
     ("python", "evaluate.py"): ["evaluate.py"],
 }
-PACKAGES = ("ghost_euchre_env", "ghost_euchre")  # ghost_euchre.agents is the agents/ folder
+PACKAGES = ("ghost_euchre_env", "ghost_euchre")
 
 
 def _blocks():

@@ -23,7 +23,6 @@ LAYERS = (
     "ghost_euchre.examples",
     "ghost_euchre",
 )  # each imports only those before it
-FOLDERS = {"ghost_euchre.agents": "agents"}  # the repository's agents/ is ghost_euchre.agents
 
 
 def layer(module):
@@ -37,8 +36,8 @@ def module_names():
     """{module name: file path} of every module of the packages in LAYERS."""
     found = {}
     for package in LAYERS:
-        top = os.path.join(ROOT, FOLDERS.get(package, package.replace(".", os.sep)))
-        for folder, _, files in os.walk(top):  # symbolic links (ghost_euchre/agents) not followed
+        top = os.path.join(ROOT, package.replace(".", os.sep))
+        for folder, _, files in os.walk(top):
             for name in files:
                 if name.endswith(".py") and name != "__main__.py":  # scripts: the top layer
                     parts = [*package.split("."), *os.path.relpath(folder, top).split(os.sep)]

@@ -18,7 +18,7 @@ from ghost_euchre.arena.store import Store
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-PPO = "ppo:agents/pretrained/ghost_ppo.pt"
+PPO = "ppo:ghost_euchre/agents/pretrained/ghost_ppo.pt"
 RULES = {"target_score": 16}  # short games
 USER_BOTS = '''
 import os

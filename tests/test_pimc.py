@@ -408,7 +408,7 @@ def test_learned_playouts_are_one_batch_per_step_and_named(monkeypatch):
     from ghost_euchre.agents import make_policy
     from ghost_euchre.agents.ppo import PPOPolicy
 
-    shipped = os.path.join(ROOT, "agents", "pretrained", "ghost_ppo.pt")
+    shipped = os.path.join(ROOT, "ghost_euchre", "agents", "pretrained", "ghost_ppo.pt")
     venv = GhostEuchreVec(12, seed=5, episode="deal")
     obs, mask, _ = venv.reset()
     for _ in range(10):  # a mix of auction and play decisions

@@ -27,6 +27,7 @@ from ghost_euchre.plumbing.files import current_umask
 from ghost_euchre.trainer import cli
 from ghost_euchre.trainer.checkpoint import CHECKPOINT_FORMAT, read_checkpoint
 from ghost_euchre.trainer.config import (
+    CONFIG_DIR,
     TrainConfig,
     field_docs,
     find_config,
@@ -307,7 +308,7 @@ def test_same_seed_same_run_and_other_seed_differs(tmp_path, torch_globals):
 # ------------------------------------------------------------------------------ configs
 def test_every_field_has_a_docstring_and_shipped_configs_load():
     assert set(field_docs()) == {f.name for f in dataclasses.fields(TrainConfig)}
-    names = [n[: -len(".yaml")] for n in os.listdir(os.path.join(ROOT, "configs"))]
+    names = [n[: -len(".yaml")] for n in os.listdir(CONFIG_DIR)]
     for name in names:
         config = make_config(read_yaml(find_config(name)), name)
         if config.init_from:  # the network a config starts from ships with the package
@@ -567,14 +568,14 @@ def test_gae_follows_each_seat_in_a_real_rollout():
 
 
 def test_default_yaml_matches_the_dataclass_defaults():
-    config = make_config(read_yaml(os.path.join(ROOT, "configs", "default.yaml")))
+    config = make_config(read_yaml(os.path.join(CONFIG_DIR, "default.yaml")))
     assert config == TrainConfig()
 
 
 def test_shipped_agent_loads_and_beats_random():
     from ghost_euchre.arena import cli as evaluate
 
-    path = os.path.join(ROOT, "agents", "pretrained", "ghost_ppo.pt")
+    path = os.path.join(ROOT, "ghost_euchre", "agents", "pretrained", "ghost_ppo.pt")
     result = evaluate.run_match([f"ppo:{path}", "random", "random"], games=60, seed=3)
     assert result.players[0]["win_rate"] > 0.8
 
@@ -582,7 +583,7 @@ def test_shipped_agent_loads_and_beats_random():
 def test_shipped_classic_agent_loads_and_beats_random():
     from ghost_euchre.arena import cli as evaluate
 
-    path = os.path.join(ROOT, "agents", "pretrained", "classic_ppo.pt")
+    path = os.path.join(ROOT, "ghost_euchre", "agents", "pretrained", "classic_ppo.pt")
     spec = f"ppo:{path}"
     result = evaluate.run_match(
         [spec, "random", spec, "random"], variant="classic", games=40, seed=3

@@ -240,9 +240,7 @@ def test_every_offered_spec_is_accepted_and_builds(client):
     searcher = "search:samples=2,pool=2,infer=mix,top=3,prior=0.5,network=ppo:ghost"
     game = new_game(client, seed=3, bots=[searcher, "search:samples=2"], episode="deal")
     assert game["view"]["seats"][1]["name"] == searcher
-    path_spec = (
-        "composite[ppo:agents/pretrained/ghost_ppo.pt | pimc:rollout=ppo:ghost_ppo.pt,samples=2]"
-    )
+    path_spec = "composite[ppo:ghost_euchre/agents/pretrained/ghost_ppo.pt | pimc:rollout=ppo:ghost_ppo.pt,samples=2]"
     assert new_game(client, seed=3, bots=[path_spec, "random"], episode="deal")["view"]
 
 
@@ -259,8 +257,8 @@ def test_policy_files_outside_the_directories_are_never_touched_and_answer_alike
         str(outside),
         str(tmp_path / "missing.pt"),
         "../../../../etc/passwd",
-        "agents/pretrained/../../README.md",
-        os.path.join(PRETRAINED_DIR, "..", "..", "README.md"),
+        "ghost_euchre/agents/pretrained/../../../README.md",
+        os.path.join(PRETRAINED_DIR, "..", "..", "..", "README.md"),
     ):
         touched.clear()
         response = client.post("/api/games", json={"bots": [f"ppo:{target}", "heuristic"]})
