@@ -20,6 +20,7 @@ import socket
 import subprocess
 import sys
 import sysconfig
+import tarfile
 import time
 import urllib.error
 import urllib.request
@@ -32,31 +33,38 @@ from ghost_euchre.agents.pretrained import NETWORKS
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PACKAGES = {"ghost_euchre", "ghost_euchre_env"}  # the only top-level names the wheel installs
-SOURCES = ["pyproject.toml", "README.md", "LICENSE", "configs", "agents", *sorted(PACKAGES)]
+SOURCES = ["pyproject.toml", "README.md", "LICENSE", *sorted(PACKAGES)]  # what the build reads
 EXTRAS_ONLY = ("torch", "tensorboard", "matplotlib", "starlette", "uvicorn", "h11", "anyio")
 
 pytestmark = pytest.mark.install
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory):
-    """The wheel built from a copy of the sources (pip, setuptools, no build isolation)."""
-    folder = tmp_path_factory.mktemp("build")
+def sources(tmp_path_factory):
+    """A copy of what the build reads (a link would stay a link: the packages hold none)."""
+    folder = tmp_path_factory.mktemp("build") / "src"
     ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
     for name in SOURCES:
         source = ROOT / name
-        if source.is_dir():  # ghost_euchre/agents, a link to ../agents, stays a link
-            shutil.copytree(source, folder / "src" / name, ignore=ignore, symlinks=True)
+        if source.is_dir():
+            shutil.copytree(source, folder / name, ignore=ignore, symlinks=True)
         else:
-            (folder / "src").mkdir(exist_ok=True)
-            shutil.copy(source, folder / "src" / name)
+            folder.mkdir(exist_ok=True)
+            shutil.copy(source, folder / name)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def wheel(sources):
+    """The wheel built from a copy of the sources (pip, setuptools, no build isolation)."""
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
+    dist = sources.parent / "dist"
     subprocess.run(
-        [*pip, "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", folder / "dist", "."],
-        cwd=folder / "src",
+        [*pip, "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", dist, "."],
+        cwd=sources,
         check=True,
     )
-    (path,) = (folder / "dist").glob("*.whl")
+    (path,) = dist.glob("*.whl")
     return path
 
 
@@ -111,7 +119,10 @@ def test_the_wheel_holds_the_packages_their_data_and_no_scripts(wheel):
     assert {f"{pretrained}/{n.file}" for n in NETWORKS.values()} <= names
     assert f"{pretrained}/README.md" in names
     assert f"ghost_euchre-{ghost_euchre_env.__version__}.dist-info/licenses/LICENSE" in names
-    configs = {f"ghost_euchre/trainer/configs/{p.name}" for p in (ROOT / "configs").glob("*.yaml")}
+    configs = {
+        f"ghost_euchre/trainer/configs/{p.name}"
+        for p in (ROOT / "ghost_euchre" / "trainer" / "configs").glob("*.yaml")
+    }
     assert "ghost_euchre/trainer/configs/default.yaml" in configs and configs <= names
     static = {
         f"ghost_euchre/arena/web/static/{p.name}"
@@ -130,6 +141,41 @@ def test_the_wheel_holds_the_packages_their_data_and_no_scripts(wheel):
     )
     assert b"ghost-euchre-train = ghost_euchre.commands:train_main" in entry_points
     assert b"ghost-euchre-evaluate = ghost_euchre.commands:evaluate_main" in entry_points
+
+
+def test_the_top_level_agents_and_configs_are_links_into_the_package_and_nothing_else_is():
+    """Only the repository's two top-level names for reading are links (a checkout without
+    symbolic links has a small text file naming the target there); the packages hold real
+    files, so such a checkout builds and imports the same package."""
+    for name, target in (
+        ("agents", "ghost_euchre/agents"),
+        ("configs", "ghost_euchre/trainer/configs"),
+    ):
+        path = ROOT / name
+        assert (os.readlink(path) if path.is_symlink() else path.read_text()) == target
+    assert [p for name in PACKAGES for p in (ROOT / name).rglob("*") if p.is_symlink()] == []
+
+
+def test_the_sdist_holds_the_repository_s_layout_and_every_file_of_the_wheel(sources, wheel):
+    """Each file of the sdist is a real file at the same path of the repository (none reached
+    through a link, no folder copied twice), and the wheel is built from those files."""
+    dist = sources.parent / "sdist"
+    build = "import sys; from setuptools import build_meta; build_meta.build_sdist(sys.argv[1])"
+    subprocess.run(
+        [sys.executable, "-c", build, dist], cwd=sources, check=True, capture_output=True
+    )
+    (path,) = dist.glob("*.tar.gz")
+    with tarfile.open(path) as tar:
+        members = tar.getmembers()
+    assert [m.name for m in members if m.issym() or m.islnk()] == []
+    files = {m.name.split("/", 1)[1] for m in members if m.isfile()}
+    made = {"PKG-INFO", "setup.cfg"} | {f for f in files if f.startswith("ghost_euchre.egg-info/")}
+    assert [
+        f for f in files - made if (ROOT / f).resolve() != ROOT / f or not (ROOT / f).is_file()
+    ] == []
+    installed = {n for n in zipfile.ZipFile(wheel).namelist() if ".dist-info/" not in n}
+    assert installed <= files
+    assert {"ghost_euchre/agents/specs.py", "ghost_euchre/trainer/configs/default.yaml"} <= files
 
 
 def test_the_venv_imports_the_installed_copy_and_its_version(venv):
