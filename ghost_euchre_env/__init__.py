@@ -8,30 +8,14 @@ from .classic import ClassicEuchre, ClassicRules
 from .ghost import GhostEuchre, GhostRules
 from .vector import ClassicEuchreVec, GhostEuchreVec
 
-GYM_ENV_ID = "GhostEuchre-v0"
-gymnasium.register(
-    id=GYM_ENV_ID,
-    entry_point="ghost_euchre_env.gym_env:GhostEuchreGymEnv",
-    vector_entry_point="ghost_euchre_env.gym_vector:ghost_vector_env",
-)
-BIDDING_GYM_ENV_ID = "GhostEuchreBidding-v0"
-gymnasium.register(
-    id=BIDDING_GYM_ENV_ID,
-    entry_point="ghost_euchre_env.gym_bidding:GhostEuchreBiddingGymEnv",
-    vector_entry_point="ghost_euchre_env.gym_vector:bidding_vector_env",
-)
-CLASSIC_BIDDING_GYM_ENV_ID = "ClassicEuchreBidding-v0"
-gymnasium.register(
-    id=CLASSIC_BIDDING_GYM_ENV_ID,
-    entry_point="ghost_euchre_env.gym_bidding:ClassicEuchreBiddingGymEnv",
-    vector_entry_point="ghost_euchre_env.gym_vector:classic_bidding_vector_env",
-)
-CLASSIC_GYM_ENV_ID = "ClassicEuchre-v0"
-gymnasium.register(
-    id=CLASSIC_GYM_ENV_ID,
-    entry_point="ghost_euchre_env.gym_classic:ClassicEuchreGymEnv",
-    vector_entry_point="ghost_euchre_env.gym_vector:classic_vector_env",
-)
+for _gym_id, _entry_point, _vector_entry_point in variants.gym_registrations():
+    gymnasium.register(id=_gym_id, entry_point=_entry_point, vector_entry_point=_vector_entry_point)
+
+# The shipped variants' Gymnasium ids, by the names they were published under
+GYM_ENV_ID = variants.GHOST.doors.gym_id  # "GhostEuchre-v0"
+BIDDING_GYM_ENV_ID = variants.GHOST.doors.auction_gym_id  # "GhostEuchreBidding-v0"
+CLASSIC_GYM_ENV_ID = variants.CLASSIC.doors.gym_id  # "ClassicEuchre-v0"
+CLASSIC_BIDDING_GYM_ENV_ID = variants.CLASSIC.doors.auction_gym_id  # "ClassicEuchreBidding-v0"
 
 __all__ = [
     "BIDDING_GYM_ENV_ID",

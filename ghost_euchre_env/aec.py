@@ -1,11 +1,13 @@
-"""The PettingZoo AEC adapter shared by the Euchre variants' ``*_v0`` modules.
+"""The PettingZoo AEC env of every variant, written once: what its ``*_v0`` module holds.
 
 :class:`EuchreAEC` runs one game of a batched engine (a batch of one) behind
 PettingZoo's AEC API: argument checks, spaces, seeded and continued resets,
 action checks, illegal actions, dead steps, observations, infos and rendering.
-A variant module subclasses it with its engine, names, deal details,
-score bounds and renderer, and exposes ``env = raw_env.wrapped``; that module's
-docstring documents the env.
+:func:`raw_env_class` makes a variant's ``raw_env`` from its declaration (its
+engine, names, deal details, score bounds and renderer), and
+:func:`pettingzoo_module` gives a variant's PettingZoo module (``ghost_euchre_v0``)
+its ``raw_env``, ``env = raw_env.wrapped``, ``parallel_env`` and ``score_bounds``;
+that module's docstring documents the env.
 """
 
 import copy
@@ -18,7 +20,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from . import dealing, options
+from . import dealing, options, variants
 from .core import EVERY_GAME, BatchedGame, EpisodeState
 
 # What reset and step change besides game_state (see EuchreAEC.snapshot)
@@ -56,11 +58,20 @@ def render_as(render_mode, make_text):
     return text
 
 
+READING = """
+The documentation's page "Using it with RL libraries" (docs/rl-libraries.md)."""
+
+
 def reward_routing(num_players, note=""):
     """The docstring paragraph on who receives which reward when, for ``num_players`` seats.
 
     ``note``: a variant's own lines (starting with a newline), before the pointer to the documentation.
     """
+    return f"{who_is_paid(num_players)}{note}{READING}"
+
+
+def who_is_paid(num_players):
+    """:func:`reward_routing`'s paragraph without a variant's note and the pointer to the documentation."""
     later = ("one", "two", "three")[num_players - 2]
     return f"""Who receives which reward, when: a deal's points are all in ``rewards`` at
 the step that scores it (the last card of the deal), whoever made that step,
@@ -73,8 +84,7 @@ seat that scored it, on that seat's next turn or at the end; one that stores
 every seat's ``rewards`` with the transition of the seat that acted (Tianshou's
 ``PettingZooEnv``) finds a seat's points in the transition of the deal's last
 card, up to {later} transitions after that seat's own last card: its learner needs
-n-step returns over at least {num_players} transitions.{note}
-The documentation's page "Using it with RL libraries" (docs/rl-libraries.md)."""
+n-step returns over at least {num_players} transitions."""
 
 
 def flat_deal(summary):
@@ -97,20 +107,20 @@ class EuchreAEC(AECEnv):
     ``EuchreAEC(render_mode=None, episode="game", reward="points",
     illegal_action="raise", illegal_action_penalty=-1.0, **rules)``: the engine
     is made with ``episode``, ``reward`` and ``rules``; its one game's state is
-    ``game_state``. A variant subclass sets:
+    ``game_state``. A variant's class (:func:`raw_env_class`) sets:
 
     - ``metadata``: the base's plus ``"name"`` (e.g. ``"ghost_euchre_v0"``);
     - ``variant``: its descriptor (:mod:`ghost_euchre_env.variants`), from which
       the class takes ``engine``, ``agent_names`` (one per seat), ``phase_names``
       (phase id -> name), ``action_name(action) -> str``, ``scores_field`` ((start,
-      stop) of the scores in the observation) and ``render_table(game,
-      game_state, g, names) -> str``;
-    - ``score_bounds(rules) -> (low, high)``: the bounds of the scores columns
-      (every other column lies in [0, 1]);
-    - ``no_deal``: the ``"last_deal"`` info while no deal of the episode has ended;
-    - ``deal_details(deals) -> dict``: the variant's own fields of the one
-      finished deal of a batch-of-one deal summary (``deal_info`` adds the
-      shared ones), with the same keys, shapes and dtypes as in ``no_deal``.
+      stop) of the scores in the observation), ``render_table(game,
+      game_state, g, names) -> str`` and what its declaration says of the deals:
+      ``score_bounds(rules) -> (low, high)``, the bounds of the scores columns
+      (every other column lies in [0, 1]); ``no_deal``, the ``"last_deal"`` info
+      while no deal of the episode has ended; ``deal_details(deals) -> dict``, the
+      variant's own fields of the one finished deal of a batch-of-one deal summary
+      (``deal_info`` adds the shared ones), with the same keys, shapes and dtypes
+      as in ``no_deal``.
 
     Infos are fixed-shape numbers (module docstrings: Infos), so libraries that
     stack them into arrays (Tianshou's replay buffer) take them as they are.
@@ -141,6 +151,9 @@ class EuchreAEC(AECEnv):
         cls.action_name = staticmethod(variant.actions.name)
         cls.scores_field = (scores.start, scores.stop)
         cls.render_table = staticmethod(variant.render)
+        cls.score_bounds = staticmethod(variant.score_bounds)
+        cls.no_deal = variant.no_deal  # copied by the env, never handed out itself
+        cls.deal_details = staticmethod(variant.deal_details)
 
     @staticmethod
     def action_name(action):
@@ -432,3 +445,60 @@ class EuchreAEC(AECEnv):
 
     def close(self):
         """Nothing to release (no window, no files)."""
+
+
+def raw_env_class(variant) -> type[EuchreAEC]:
+    """The variant's PettingZoo AEC env class (its ``*_v0`` module's ``raw_env``)."""
+    module = variant.door_name("aec")[0]
+    engine = variant.engine
+    title = variant.title[0].upper() + variant.title[1:]
+    written = f"""{title} as a PettingZoo AEC environment: :class:`EuchreAEC` on the ``{engine.__name__}`` engine.
+
+See the module docstring. ``game_state`` is the one game's ``{engine.state_type.__name__}`` (N = 1).
+"""
+    metadata = {**EuchreAEC.metadata, "name": module.rpartition(".")[2]}
+    return variant.door_class("aec", (EuchreAEC,), written, metadata=metadata, variant=variant)
+
+
+# The PettingZoo modules' paragraph on bad input, and their version history (every variant's
+# env has the same): what their docstrings' {bad_input} and {version_history} stand for
+BAD_INPUT = """Bad input: an action that is not an int in 0..{last} raises ``ValueError``; so do
+bad ``reset`` options (not a dict, a bad dealer or deal) and a ``seed`` that is
+not a non-negative int, and the env is then as it was before the call; an
+illegal action raises ``ValueError`` listing the legal ones, unless the env was
+made with ``illegal_action="terminate"``: then the offender receives
+``illegal_action_penalty`` (default -1), every other agent 0, and the episode
+ends (all agents terminated). After the episode ends, each agent must be
+stepped with ``None`` (PettingZoo's dead steps) until ``agents`` is empty."""
+
+VERSION_HISTORY = """Version history
+---------------
+
+* v0: initial release (ghost_euchre_env 0.1.0).
+* v0, before its first published release: infos became fixed-shape numbers for
+  the libraries that stack them (``phase`` an index, seats and suits ints,
+  ``legal_actions`` dropped for the observation's ``action_mask``, an
+  ``illegal_action`` key at every step). Observations, actions, rewards and
+  dealing are unchanged.
+* v0, before its first published release: the deal summary in the infos as
+  flat ``last_deal_*`` keys (a nested dict does not stack), the dict as the
+  ``last_deal`` attribute; ``parallel_env()``; a keyword the env does not take
+  is a ``TypeError`` (:mod:`ghost_euchre_env.options`), a seed above 2**64-1 is
+  refused. Valid options play as before.
+"""
+
+
+def pettingzoo_module(module_name, doc):
+    """What the variant's PettingZoo module ``module_name`` holds: (its docstring ``doc`` with
+    the variant's action table, observation layout, reward paragraph, bad input paragraph and
+    the version history filled in, ``raw_env``, ``env``, ``parallel_env``, ``score_bounds``)."""
+    variant = variants.of_pettingzoo(module_name)
+    raw_env = variant.door("aec")
+    filled = (doc or "").format(
+        actions=variant.action_table.strip(),
+        layout=variant.layout_table(),
+        reward_routing=who_is_paid(variant.num_players),
+        bad_input=BAD_INPUT.format(last=variant.num_actions - 1),
+        version_history=VERSION_HISTORY,
+    )
+    return filled, raw_env, raw_env.wrapped, variant.door("parallel"), variant.score_bounds

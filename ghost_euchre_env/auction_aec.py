@@ -4,12 +4,13 @@
 auction view (:class:`ghost_euchre_env.bidding.AuctionGame` or
 ``ClassicAuctionGame``) over the card-play policy given first, and the card
 plays made inside a step are kept for ``render()`` and for
-``snapshot``/``restore`` (all-or-nothing steps).
+``snapshot``/``restore`` (all-or-nothing steps). :func:`auction_raw_env_class`
+makes a variant's (its ``*_bidding_v0`` module's ``raw_env``) from its declaration.
 """
 
-from . import options
+from . import options, variants
 from .aec import EuchreAEC
-from .bidding import AuctionGame
+from .bidding import AuctionView
 from .cards import card_name
 
 
@@ -29,12 +30,12 @@ def plays_text(plays, names, per_trick):
 class AuctionAEC(EuchreAEC):
     """The auction-only env of a variant: ``raw_env(card_play="heuristic", render_mode=None, episode="deal", ...)``.
 
-    A subclass lists this class before the variant's ``raw_env`` and sets ``auction_game`` (the
-    auction view's class) and ``cards_per_trick(last_deal)``.
+    A variant's class (:func:`auction_raw_env_class`) lists this class before the variant's
+    ``raw_env`` and sets ``auction_game`` (the auction view's class).
     """
 
-    auction_game: type[AuctionGame]
-    game: AuctionGame
+    auction_game: type[AuctionView]
+    game: AuctionView
 
     door_kind = "auction_aec"
 
@@ -53,8 +54,12 @@ class AuctionAEC(EuchreAEC):
         return self.auction_game(play, chosen.episode, chosen.reward, **chosen.rules)
 
     def cards_per_trick(self, last_deal):
-        """The cards of each trick of the deal ``last_deal`` (an info's ``last_deal``)."""
-        return len(self.agent_names)
+        """The cards of each trick of the deal ``last_deal`` (an info's ``last_deal``): the
+        declaration's ``cards_per_trick``, else one a seat."""
+        count = self.variant.cards_per_trick
+        if last_deal is None or count is None:
+            return len(self.agent_names)
+        return count(last_deal)
 
     def reset(self, seed=None, options=None):
         plays = self.game.last_plays
@@ -91,3 +96,29 @@ class AuctionAEC(EuchreAEC):
             print(extra, end="\n\n")
             return None
         return f"{super().render()}\n{extra}"
+
+
+def auction_raw_env_class(variant) -> type[AuctionAEC]:
+    """The variant's auction-only PettingZoo AEC env class (its ``*_bidding_v0`` module's ``raw_env``)."""
+    module = variant.door_name("auction_aec")[0]
+    game_env = variant.door("aec")
+    auction_game = variant.door("auction_game")
+    title = variant.title[0].upper() + variant.title[1:]
+    article = "an" if auction_game.__name__[0] in "AEIOU" else "a"
+    written = f"""{title}, auction only: ``{game_env.metadata["name"]}.raw_env`` on {article} :class:`{auction_game.__name__}`.
+
+See the module docstring. ``game`` is the {auction_game.__name__} (its ``engine`` the {variant.engine.__name__}).
+"""
+    return variant.door_class(
+        "auction_aec",
+        (AuctionAEC, game_env),
+        written,
+        metadata={**game_env.metadata, "name": module.rpartition(".")[2]},
+        auction_game=auction_game,
+    )
+
+
+def pettingzoo_module(module_name):
+    """What the variant's auction-only PettingZoo module ``module_name`` holds: (``raw_env``, ``env``)."""
+    raw_env = variants.of_pettingzoo(module_name).door("auction_aec")
+    return raw_env, raw_env.wrapped

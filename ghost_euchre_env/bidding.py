@@ -25,10 +25,11 @@ one step of this view is one auction decision per game.
 """
 
 import dataclasses
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import classic, ghost
+from . import variants
 from .core import EVERY_GAME, DealSummary, StepResult, check_actions, check_choice
 from .vector import VectorEnv
 
@@ -54,28 +55,34 @@ def team_margin(points):
     return points - np.roll(points, -1, axis=1)
 
 
-class AuctionGame:
-    """A Ghost Hand engine whose decisions are the auction and trump ones only.
+def opponents_margin(points, opponent_seats):
+    """float32[N, S]: each seat's points minus the mean of its opponents' (points: [N, S], a
+    seat's points its team's; opponent_seats: bool[S, S], a variant's ``opponent_seats``):
+    :func:`margin` with every seat its own team, :func:`team_margin` with two partnerships."""
+    points = np.asarray(points, np.float32)
+    against = np.asarray(opponent_seats, np.float32)
+    return points - points @ against.T / against.sum(axis=1)
 
-    ``AuctionGame(card_play, episode="deal", reward="points", **rules)``:
-    card_play makes every card play (see the module docstring); episode as the
-    engine's ("deal" by default: an all-pass deal ends the episode with 0
-    points); reward "points" (each seat's deal points), "margin" (a seat's
-    points minus the mean of the other two seats') or "win" (the engine's, with
-    episode="game"); rules: :class:`GhostRules`. A variant's subclass sets
-    ``ENGINE`` (the engine class), ``PLAY`` (its card-play phase) and
-    ``margin`` (its zero-sum reward).
-    It has the engine's interface (``init``, ``start_episodes``,
-    ``next_episodes``, ``legal_bits``, ``legal_mask``, ``observe``, ``step``,
-    and the unchecked ``_observe_rows`` and ``_step_observe_live`` of the vector API),
-    so the adapters of the engine run on it unchanged. ``engine`` is the
-    wrapped ``GhostEuchre``; ``last_plays`` lists the card plays of the latest
-    step as (games int[M], seats int8[M], cards int64[M]) per play round.
+
+class AuctionView:
+    """A variant's engine whose decisions are the ones made before a deal's first card.
+
+    ``AuctionView(card_play, episode="deal", reward="points", **rules)``: card_play makes
+    every card play (see the module docstring); episode as the engine's ("deal" by default);
+    reward "points" (each seat's deal points), "margin" (:func:`opponents_margin`) or "win"
+    (the engine's, with episode="game"); rules: the engine's. A variant's class
+    (:func:`auction_game_class`, its ``AuctionGame``) sets ``ENGINE`` (the engine class),
+    ``PLAY`` (its card-play phase) and ``margin`` (its zero-sum reward). It has the engine's
+    interface (``init``, ``start_episodes``, ``next_episodes``, ``legal_bits``,
+    ``legal_mask``, ``observe``, ``step``, and the unchecked ``_observe_rows`` and
+    ``_step_observe_live`` of the vector API), so the adapters of the engine run on it
+    unchanged. ``engine`` is the wrapped engine; ``last_plays`` lists the card plays of the
+    latest step as (games int[M], seats int8[M], cards int64[M]) per play round.
     """
 
-    ENGINE: type = ghost.GhostEuchre
-    PLAY = ghost.PLAY
-    margin = staticmethod(margin)
+    ENGINE: Any
+    PLAY: int
+    margin: Any  # (points float32[N, S]) -> float32[N, S]
 
     def __init__(self, card_play, episode="deal", reward="points", **rules):
         if not callable(getattr(card_play, "act", None)):
@@ -196,17 +203,6 @@ class AuctionGame:
             ) from None
 
 
-class ClassicAuctionGame(AuctionGame):
-    """A classic Euchre engine whose decisions are ordering up, naming trump, alone or partner and
-    the dealer's discard. ``ClassicAuctionGame(card_play, episode="deal", reward="points", **rules)``:
-    as :class:`AuctionGame`; reward "points" gives each seat its team's points, "margin" its team's
-    points minus the other team's; rules: :class:`~ghost_euchre_env.classic.ClassicRules`."""
-
-    ENGINE = classic.ClassicEuchre
-    PLAY = classic.PLAY
-    margin = staticmethod(team_margin)
-
-
 def _concat(deals):
     """One deal summary holding every row of the summaries ``deals`` (a non-empty list)."""
     if len(deals) == 1:
@@ -230,32 +226,60 @@ def _merge(first, second):
     )
 
 
-class GhostBiddingVec(VectorEnv):
-    """N Ghost Hand games seen from the auction: the vector API over :class:`AuctionGame`.
+class AuctionVec(VectorEnv):
+    """N games of a variant seen from the auction: the vector API over its auction view.
 
-    ``GhostBiddingVec(num_envs, card_play, seed=None, episode="deal", reward="points", **rules)``.
-    Same contract as ``GhostEuchreVec``: ``reset(seed, options) -> (obs
-    float32[N, 390], mask bool[N, 34], player int64[N])``; ``step(actions) ->
-    (obs, mask, player, rewards float32[N, 3] by absolute seat, done bool[N])``
-    with automatic resets, chosen deals, ``truncated`` and ``last_result.deals``
-    (every deal that ended in the step). Every decision returned is an auction
-    or trump one; the card play in between is made by ``card_play``. Same seed,
-    same cards as ``GhostEuchreVec``.
+    ``AuctionVec(num_envs, card_play, seed=None, episode="deal", reward="points", **rules)``;
+    a variant's class (:func:`auction_vector_class`) sets ``auction_game``. The contract of the
+    variant's vector env (``reset``, ``step`` with automatic resets, chosen deals,
+    ``truncated``, ``last_result.deals``); every decision returned is made before a deal's
+    first card, the card play in between by ``card_play``. Same seed, same cards.
     """
 
-    def __init__(self, num_envs, card_play, seed=None, episode="deal", reward="points", **rules):
-        super().__init__(AuctionGame(card_play, episode, reward, **rules), num_envs, seed)
-
-
-class ClassicBiddingVec(VectorEnv):
-    """N classic Euchre games seen from the auction: the vector API over :class:`ClassicAuctionGame`.
-
-    ``ClassicBiddingVec(num_envs, card_play, seed=None, episode="deal", reward="points", **rules)``;
-    the contract of ``ClassicEuchreVec`` (obs float32[N, 464], mask bool[N, 31], rewards
-    float32[N, 4] by absolute seat, a seat's being its team's). Every decision returned is made
-    before the deal's first card; the card play in between is made by ``card_play``. Same seed,
-    same cards as ``ClassicEuchreVec``.
-    """
+    auction_game: Any  # the variant's auction view (an AuctionView class)
 
     def __init__(self, num_envs, card_play, seed=None, episode="deal", reward="points", **rules):
-        super().__init__(ClassicAuctionGame(card_play, episode, reward, **rules), num_envs, seed)
+        super().__init__(self.auction_game(card_play, episode, reward, **rules), num_envs, seed)
+
+
+def auction_game_class(variant) -> type[AuctionView]:
+    """The variant's auction view of its engine (``AuctionGame``, ``ClassicAuctionGame``)."""
+    name = variant.door_name("auction_game")[1]
+    written = f"""A {variant.title} engine whose decisions are the ones made before a deal's first card.
+
+``{name}(card_play, episode="deal", reward="points", **rules)``: as :class:`AuctionView`;
+rules: :class:`{variant.rules_type.__module__}.{variant.rules_type.__name__}`.
+"""
+    opponent_seats = variant.opponent_seats
+
+    def margin(points):
+        return opponents_margin(points, opponent_seats)
+
+    return variant.door_class(
+        "auction_game",
+        (AuctionView,),
+        written,
+        ENGINE=variant.engine,
+        PLAY=variant.play_phase,
+        margin=staticmethod(margin),
+    )
+
+
+def auction_vector_class(variant) -> type[AuctionVec]:
+    """The variant's vector env over its auction view (``GhostBiddingVec``, ``ClassicBiddingVec``)."""
+    name = variant.door_name("auction_vector")[1]
+    auction_game = variant.door("auction_game")
+    written = f"""N {variant.title} games seen from the auction: the vector API over :class:`{auction_game.__name__}`.
+
+``{name}(num_envs, card_play, seed=None, episode="deal", reward="points", **rules)``; as
+:class:`AuctionVec`.
+"""
+    return variant.door_class("auction_vector", (AuctionVec,), written, auction_game=auction_game)
+
+
+__getattr__, __dir__ = variants.published(__name__)  # the doors the declarations publish here
+if TYPE_CHECKING:  # the shipped variants' ones, as ghost.py and classic.py declare them
+    AuctionGame: type[AuctionView]
+    ClassicAuctionGame: type[AuctionView]
+    GhostBiddingVec: type[AuctionVec]
+    ClassicBiddingVec: type[AuctionVec]

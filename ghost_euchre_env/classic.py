@@ -47,6 +47,7 @@ from .core import (
     Actions,
     BatchedGame,
     DealSummary,
+    Doors,
     EpisodeState,
     Rules,
     VariantDeclaration,
@@ -466,6 +467,73 @@ class ClassicEuchre(BatchedGame[ClassicRules, ClassicState, ClassicDealSummary])
         return rules.hidden(self._check_seats(seats, state.num_games), state.hands)
 
 
+def score_bounds(rules):
+    """(low, high) of the scores columns under ``rules`` (a ClassicRules).
+
+    A team below target_score scores at most 4 in a deal, and the game (or the deal) then ends.
+    """
+    return 0.0, (rules.target_score + 3) / rules.target_score
+
+
+NO_DEAL = {  # the doors' ``last_deal`` while no deal has ended (copied, never handed out itself)
+    "deal": 0,
+    "thrown_in": False,
+    "dealer": -1,
+    "maker": -1,
+    "trump": -1,
+    "upcard": -1,
+    "maker_alone": False,
+    "lone_defender": -1,
+    "tricks": (0,) * NUM_PLAYERS,
+    "points": (0,) * NUM_TEAMS,
+    "scores": (0,) * NUM_TEAMS,
+}
+
+
+def deal_details(deals):
+    """Maker, upcard and alone choices of the one deal of a ClassicDealSummary."""
+    return {
+        "maker": int(deals.maker[0]),
+        "upcard": int(deals.upcard[0]),
+        "maker_alone": bool(deals.alone[0]),
+        "lone_defender": int(deals.lone_defender[0]),
+    }
+
+
+def cards_per_trick(last_deal):
+    """Four cards a trick, one fewer for each seat a lone hand sits out (``last_deal``: as
+    ``NO_DEAL``)."""
+    return NUM_PLAYERS - bool(last_deal["maker_alone"]) - (last_deal["lone_defender"] >= 0)
+
+
+DOOR_DOCS = {  # what the doors of this variant say beyond what every variant's say
+    "auction_game": """A classic Euchre engine whose decisions are ordering up, naming trump, alone or partner and
+the dealer's discard. ``ClassicAuctionGame(card_play, episode="deal", reward="points", **rules)``:
+as :class:`AuctionGame`; reward "points" gives each seat its team's points, "margin" its team's
+points minus the other team's; rules: :class:`~ghost_euchre_env.classic.ClassicRules`.""",
+    "auction_vector": """N classic Euchre games seen from the auction: the vector API over :class:`ClassicAuctionGame`.
+
+``ClassicBiddingVec(num_envs, card_play, seed=None, episode="deal", reward="points", **rules)``;
+the contract of ``ClassicEuchreVec`` (obs float32[N, 464], mask bool[N, 31], rewards
+float32[N, 4] by absolute seat, a seat's being its team's). Every decision returned is made
+before the deal's first card; the card play in between is made by ``card_play``. Same seed,
+same cards as ``ClassicEuchreVec``.""",
+    "gym": """``ClassicEuchreGymEnv(learner=0, opponents=None, render_mode=None, episode="game",
+reward="points", illegal_action="raise", illegal_action_penalty=-1.0, **rules)``;
+see the module docstring and ``GhostEuchreGymEnv``.""",
+    "auction_gym": """``ClassicEuchreBiddingGymEnv(learner=0, opponents="heuristic", card_play="heuristic", ...)``:
+classic Euchre's auction (the learner's team against the other; its partner played as
+``opponents`` says); arguments as :class:`GhostEuchreBiddingGymEnv`, rules:
+:class:`~ghost_euchre_env.classic.ClassicRules`.""",
+    "gym_vector": """``ClassicEuchre-v0``'s vector entry point: N games of
+:class:`ghost_euchre_env.gym_classic.ClassicEuchreGymEnv` (the learner's partner is one of
+the ``opponents``: a dict names it by seat, e.g. ``{2: "heuristic"}`` for seat 0's). An
+episode that ends before the learner's first decision is skipped, as the single env does.""",
+    "auction_gym_vector": """``ClassicEuchreBidding-v0``'s vector entry point: N games of classic's auction view
+(:class:`ghost_euchre_env.gym_bidding.ClassicEuchreBiddingGymEnv`).""",
+}
+
+
 DECLARATION = VariantDeclaration(
     name="classic",
     title="classic Euchre",
@@ -478,9 +546,25 @@ DECLARATION = VariantDeclaration(
     state_phases=PHASE_NAMES,
     play_phase=PLAY,
     contract_labels=ClassicEuchre.contract_kinds,
-    gym_id="ClassicEuchre-v0",
-    vector_env="ghost_euchre_env.vector:ClassicEuchreVec",
-    bidding_vec="ghost_euchre_env.bidding:ClassicBiddingVec",
     render="ghost_euchre_env.render:render_classic",
-    aec_entry_point="ghost_euchre_env.classic_euchre_v0:env",
+    action_table=ACTION_TABLE,
+    doors=Doors(
+        pettingzoo="ghost_euchre_env.classic_euchre_v0",
+        auction_pettingzoo="ghost_euchre_env.classic_bidding_v0",
+        gym_id="ClassicEuchre-v0",
+        auction_gym_id="ClassicEuchreBidding-v0",
+        vector="ghost_euchre_env.vector:ClassicEuchreVec",
+        auction_game="ghost_euchre_env.bidding:ClassicAuctionGame",
+        auction_vector="ghost_euchre_env.bidding:ClassicBiddingVec",
+        gym="ghost_euchre_env.gym_classic:ClassicEuchreGymEnv",
+        auction_gym="ghost_euchre_env.gym_bidding:ClassicEuchreBiddingGymEnv",
+        gym_vector="ghost_euchre_env.gym_vector:classic_vector_env",
+        auction_gym_vector="ghost_euchre_env.gym_vector:classic_bidding_vector_env",
+        docs=DOOR_DOCS,
+    ),
+    score_bounds=score_bounds,
+    no_deal=NO_DEAL,
+    deal_details=deal_details,
+    seat_can_sit_out=True,  # a seat whose partner goes alone plays no card
+    cards_per_trick=cards_per_trick,
 )  # this variant's descriptor (ghost_euchre_env.variants builds it)

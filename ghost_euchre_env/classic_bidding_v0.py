@@ -43,31 +43,6 @@ Version history
 * v0: initial release (ghost_euchre_env 0.1.0).
 """
 
-from .auction_aec import AuctionAEC
-from .bidding import ClassicAuctionGame
-from .classic_euchre_v0 import raw_env as classic_raw_env
+from .auction_aec import pettingzoo_module
 
-
-class raw_env(AuctionAEC, classic_raw_env):
-    """Classic Euchre, auction only: ``classic_euchre_v0.raw_env`` on a :class:`ClassicAuctionGame`.
-
-    See the module docstring. ``game`` is the ClassicAuctionGame (its ``engine`` the ClassicEuchre).
-    """
-
-    metadata = {**classic_raw_env.metadata, "name": "classic_bidding_v0"}  # noqa: RUF012 (an instance attribute in the base)
-    auction_game = ClassicAuctionGame
-
-    def cards_per_trick(self, last_deal):
-        """Four cards a trick, one fewer for each seat a lone hand sits out."""
-        if last_deal is None:
-            return len(self.agent_names)
-        return (
-            len(self.agent_names)
-            - bool(last_deal["maker_alone"])
-            - (last_deal["lone_defender"] >= 0)
-        )
-
-
-env = (
-    raw_env.wrapped
-)  # env(card_play="heuristic", render_mode=None, episode="deal", ...): the usual entry point
+raw_env, env = pettingzoo_module(__name__)

@@ -72,6 +72,9 @@ pay 0. ``reward="win"`` (needs ``episode="game"``): at the end of the game +1
 to each winner, -1 to each loser; 0 to all on truncation.
 
 {reward_routing}
+A seat whose partner goes alone plays no card: its team's points come long
+after its last decision, beyond that reach.
+The documentation's page "Using it with RL libraries" (docs/rl-libraries.md).
 
 Episodes and options
 --------------------
@@ -90,104 +93,15 @@ starts the next episode of the same dealing stream. ``options`` may hold
 kitty), so a chosen deal can be replayed exactly; other keys are ignored with a
 warning (PettingZoo's ``api_test`` passes a dummy key).
 
-Bad input: an action that is not an int in 0..30 raises ``ValueError``; so do
-bad ``reset`` options (not a dict, a bad dealer or deal) and a ``seed`` that is
-not a non-negative int, and the env is then as it was before the call; an
-illegal action raises ``ValueError`` listing the legal ones, unless the env was
-made with ``illegal_action="terminate"``: then the offender receives
-``illegal_action_penalty`` (default -1), every other agent 0, and the episode
-ends (all agents terminated). After the episode ends, each agent must be
-stepped with ``None`` (PettingZoo's dead steps) until ``agents`` is empty.
+{bad_input}
 
 Episode length for learning from scratch: ``episode="deal"`` gives short
 episodes (18 to 27 decisions); a game of uniformly random players lasts 194
 decisions on average (78 to 283; measured: 1,000 deals and 30 games of random
 play from seed 0).
 
-Version history
----------------
+{version_history}"""
 
-* v0: initial release (ghost_euchre_env 0.1.0).
-* v0, before its first published release: infos became fixed-shape numbers for
-  the libraries that stack them (``phase`` an index, seats and suits ints,
-  ``legal_actions`` dropped for the observation's ``action_mask``, an
-  ``illegal_action`` key at every step). Observations, actions, rewards and
-  dealing are unchanged.
-* v0, before its first published release: the deal summary in the infos as
-  flat ``last_deal_*`` keys (a nested dict does not stack), the dict as the
-  ``last_deal`` attribute; ``parallel_env()``; a keyword the env does not take
-  is a ``TypeError`` (:mod:`ghost_euchre_env.options`), a seed above 2**64-1 is
-  refused. Valid options play as before.
-"""
+from .aec import pettingzoo_module
 
-from typing import ClassVar
-
-from . import variants
-from .aec import EuchreAEC, reward_routing
-from .classic import ACTION_TABLE, NUM_PLAYERS, OBS_LAYOUT
-from .core import layout_table
-from .parallel import EuchreParallel
-
-__doc__ = (__doc__ or "").format(
-    actions=ACTION_TABLE.strip(),
-    layout=layout_table(OBS_LAYOUT),
-    reward_routing=reward_routing(
-        NUM_PLAYERS,
-        "\nA seat whose partner goes alone plays no card: its team's points come long"
-        "\nafter its last decision, beyond that reach.",
-    ),
-)
-
-
-def score_bounds(rules):
-    """(low, high) of the scores columns under ``rules`` (a ClassicRules).
-
-    A team below target_score scores at most 4 in a deal, and the game (or the deal) then ends.
-    """
-    return 0.0, (rules.target_score + 3) / rules.target_score
-
-
-class raw_env(EuchreAEC):
-    """Classic Euchre as a PettingZoo AEC environment: :class:`EuchreAEC` on the ``ClassicEuchre`` engine.
-
-    See the module docstring. ``game_state`` is the one game's ``ClassicState`` (N = 1).
-    """
-
-    metadata = {**EuchreAEC.metadata, "name": "classic_euchre_v0"}  # noqa: RUF012 (an instance attribute in the base)
-    variant = variants.CLASSIC
-    score_bounds = staticmethod(score_bounds)
-
-    no_deal: ClassVar[dict] = {  # copied by the env, never handed out itself
-        "deal": 0,
-        "thrown_in": False,
-        "dealer": -1,
-        "maker": -1,
-        "trump": -1,
-        "upcard": -1,
-        "maker_alone": False,
-        "lone_defender": -1,
-        "tricks": (0,) * NUM_PLAYERS,
-        "points": (0, 0),
-        "scores": (0, 0),
-    }
-
-    @staticmethod
-    def deal_details(deals):
-        """Maker, upcard and alone choices of the one deal of a ClassicDealSummary."""
-        return {
-            "maker": int(deals.maker[0]),
-            "upcard": int(deals.upcard[0]),
-            "maker_alone": bool(deals.alone[0]),
-            "lone_defender": int(deals.lone_defender[0]),
-        }
-
-
-env = (
-    raw_env.wrapped
-)  # env(render_mode=None, episode="game", reward="points", ...): the usual entry point
-
-
-def parallel_env(render_mode=None, **options):
-    """The PettingZoo Parallel env of this game, with the options of ``env()``; see
-    :mod:`ghost_euchre_env.parallel`."""
-    return EuchreParallel(raw_env, render_mode, **options)
+__doc__, raw_env, env, parallel_env, score_bounds = pettingzoo_module(__name__, __doc__)

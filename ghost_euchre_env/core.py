@@ -742,13 +742,66 @@ class Actions:
 ActionsT = TypeVar("ActionsT", bound=Actions)
 
 
+DOORS = (  # every door generated for a variant, by the name :class:`Doors` publishes it under
+    "vector",  # its vector env class (the engine's batch API with automatic resets)
+    "auction_game",  # its auction view of the engine (the card play made inside the step)
+    "auction_vector",  # the vector env class over the auction view
+    "gym",  # its single-agent Gymnasium env class
+    "auction_gym",  # the single-agent Gymnasium env class of the auction view
+    "gym_vector",  # the vector entry point of its Gymnasium id (a function)
+    "auction_gym_vector",  # the vector entry point of its auction Gymnasium id
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Doors:
+    """Where a variant's doors are published: the names users import and Gymnasium registers.
+
+    Every door is generated from the declaration, written once for every variant
+    (:meth:`ghost_euchre_env.variants.Variant.door`); a name here only says where a
+    generated door is found. pettingzoo / auction_pettingzoo: the PettingZoo modules
+    (``"ghost_euchre_env.ghost_euchre_v0"``), which hold the variant's ``raw_env``, ``env``
+    (and ``parallel_env``, ``score_bounds``) and whose last name is the env's
+    ``metadata["name"]``; gym_id / auction_gym_id: the Gymnasium ids it registers;
+    every door of :data:`DOORS`: ``"module:name"``, the module (which publishes it by
+    :func:`ghost_euchre_env.variants.published`) and its name there. docs: the docstring of
+    a door that says more of the variant than the doors' own (a door not named here has one
+    written from the declaration).
+    """
+
+    pettingzoo: str
+    auction_pettingzoo: str
+    gym_id: str
+    auction_gym_id: str
+    vector: str
+    auction_game: str
+    auction_vector: str
+    gym: str
+    auction_gym: str
+    gym_vector: str
+    auction_gym_vector: str
+    docs: Mapping[str, str] = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self):
+        doors = (*DOORS, "aec", "auction_aec", "parallel")  # those and the PettingZoo modules'
+        unknown = set(self.docs) - set(doors)
+        if unknown:
+            raise ValueError(f"docs names doors {sorted(unknown)}; the doors are {list(doors)}")
+
+    def entry_point(self, door):
+        """(module, name) of a door of :data:`DOORS`."""
+        module, _, name = getattr(self, door).partition(":")
+        return module, name
+
+
 @dataclasses.dataclass(frozen=True)
 class VariantDeclaration(Generic[ActionsT]):
     """What a variant module declares of its descriptor (:class:`ghost_euchre_env.variants.Variant`).
 
     A variant module ends with ``DECLARATION = VariantDeclaration(...)``; the registry
     builds the descriptor from it and from the engine's own class attributes (seats,
-    teams, sizes, contract kinds), with no code of its own per variant.
+    teams, sizes, contract kinds), with no code of its own per variant, and every door
+    (the vector, PettingZoo and Gymnasium envs, the auction view) is generated from it.
 
     name, title: its registry name and its title; engine: its :class:`BatchedGame`;
     actions: its :class:`Actions`; layout / kinds: the observation layout
@@ -757,12 +810,21 @@ class VariantDeclaration(Generic[ActionsT]):
     phases: the observation's phase names, in the order the ``phase`` field's values
     index them; state_phase_of_view: the engine's phase code of each; state_phases: the
     engine's phase names by code; play_phase: the engine's code of the card play;
-    contract_labels: how a table heads each of the engine's ``contract_kinds``; gym_id:
-    its Gymnasium id (None: none). The doors above the engine, which import it, are
-    named by entry point ('module:name') so that declaring them imports nothing:
-    vector_env (its vector env class), bidding_vec (its auction view's vector env),
-    render (``render(game, state, g=0, names=None, unicode=True)``), aec_entry_point
-    (the PettingZoo AEC ``env`` factory).
+    contract_labels: how a table heads each of the engine's ``contract_kinds``; render:
+    ``render(game, state, g=0, names=None, unicode=True)`` by entry point ('module:name':
+    the renderer imports the engine); action_table: the action ids as a reStructuredText
+    table (the documentation's); doors: where its doors are published (:class:`Doors`).
+
+    What the doors ask of the game: score_bounds(rules) -> (low, high), the bounds of the
+    observation's ``scores`` columns (every other column lies in [0, 1]); no_deal: the AEC
+    env's ``last_deal`` while no deal of the episode has ended (its keys, in order, are the
+    infos' ``last_deal_*``); deal_details(deals) -> dict: the variant's own fields of the one
+    finished deal of a batch-of-one deal summary (the doors add ``deal``, ``thrown_in``,
+    ``dealer``, ``trump``, ``tricks``, ``points``, ``scores``), with the keys, shapes and
+    dtypes of ``no_deal``; seat_can_sit_out: whether a seat may have no decision in a whole
+    deal (classic: its partner went alone), so that the single-agent views skip an episode
+    that ends before the learner's first decision; cards_per_trick(last_deal) -> int: the
+    cards of each trick of a finished deal (None: one a seat).
     """
 
     name: str
@@ -776,11 +838,14 @@ class VariantDeclaration(Generic[ActionsT]):
     state_phases: tuple[str, ...]
     play_phase: int
     contract_labels: tuple[str, ...]
-    gym_id: str | None
-    vector_env: str
-    bidding_vec: str
     render: str
-    aec_entry_point: str
+    action_table: str
+    doors: Doors
+    score_bounds: Callable[[Any], tuple[float, float]]
+    no_deal: Mapping[str, Any]
+    deal_details: Callable[[Any], dict]
+    seat_can_sit_out: bool
+    cards_per_trick: Callable[[Mapping[str, Any]], int] | None = None
 
 
 def check_games(games, num_games, distinct=False):

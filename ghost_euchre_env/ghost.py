@@ -31,6 +31,7 @@ from .core import (
     Actions,
     BatchedGame,
     DealSummary,
+    Doors,
     EpisodeState,
     Rules,
     VariantDeclaration,
@@ -471,6 +472,94 @@ class GhostEuchre(BatchedGame[GhostRules, GhostState, GhostDealSummary]):
         return rules.hidden(self._check_seats(seats, state.num_games), state.hands, state.ghost)
 
 
+def score_bounds(rules):
+    """(low, high) of the scores columns under ``rules`` (a GhostRules).
+
+    A game can push a score, per deal and for at most ``max_deals`` deals, from
+    -(a set bid + 6 reneges) to a made moon.
+    """
+    reneges = NUM_TRICKS * rules.renege_penalty if rules.allow_renege else 0
+    worst_deal = max(5, rules.moon_set_penalty) + reneges
+    best_deal = max(NUM_TRICKS, rules.moon_points)
+    return (
+        -rules.max_deals * worst_deal / rules.target_score,
+        rules.max_deals * best_deal / rules.target_score,
+    )
+
+
+NO_DEAL = {  # the doors' ``last_deal`` while no deal has ended (copied, never handed out itself)
+    "deal": 0,
+    "thrown_in": False,
+    "dealer": -1,
+    "declarer": -1,
+    "swapper": -1,
+    "bid": 0,
+    "trump": -1,
+    "tricks": (0,) * NUM_PLAYERS,
+    "reneges": (0,) * NUM_PLAYERS,
+    "points": (0,) * NUM_PLAYERS,
+    "scores": (0,) * NUM_PLAYERS,
+}
+
+
+def deal_details(deals):
+    """Declarer, swapper, bid (0 none, 3..5, 6 moon) and reneges of the one deal of a GhostDealSummary."""
+    return {
+        "declarer": int(deals.maker[0]),
+        "swapper": int(deals.swapper[0]),
+        "bid": int(deals.bid[0]),
+        "reneges": tuple(deals.reneges[0].tolist()),
+    }
+
+
+DOOR_DOCS = {  # what the doors of this variant say beyond what every variant's say
+    "auction_game": """A Ghost Hand engine whose decisions are the auction and trump ones only.
+
+``AuctionGame(card_play, episode="deal", reward="points", **rules)``:
+card_play makes every card play (see the module docstring); episode as the
+engine's ("deal" by default: an all-pass deal ends the episode with 0
+points); reward "points" (each seat's deal points), "margin" (a seat's
+points minus the mean of the other two seats') or "win" (the engine's, with
+episode="game"); rules: :class:`GhostRules`. A variant's subclass sets
+``ENGINE`` (the engine class), ``PLAY`` (its card-play phase) and
+``margin`` (its zero-sum reward).
+It has the engine's interface (``init``, ``start_episodes``,
+``next_episodes``, ``legal_bits``, ``legal_mask``, ``observe``, ``step``,
+and the unchecked ``_observe_rows`` and ``_step_observe_live`` of the vector API),
+so the adapters of the engine run on it unchanged. ``engine`` is the
+wrapped ``GhostEuchre``; ``last_plays`` lists the card plays of the latest
+step as (games int[M], seats int8[M], cards int64[M]) per play round.""",
+    "auction_vector": """N Ghost Hand games seen from the auction: the vector API over :class:`AuctionGame`.
+
+``GhostBiddingVec(num_envs, card_play, seed=None, episode="deal", reward="points", **rules)``.
+Same contract as ``GhostEuchreVec``: ``reset(seed, options) -> (obs
+float32[N, 390], mask bool[N, 34], player int64[N])``; ``step(actions) ->
+(obs, mask, player, rewards float32[N, 3] by absolute seat, done bool[N])``
+with automatic resets, chosen deals, ``truncated`` and ``last_result.deals``
+(every deal that ended in the step). Every decision returned is an auction
+or trump one; the card play in between is made by ``card_play``. Same seed,
+same cards as ``GhostEuchreVec``.""",
+    "gym": """``GhostEuchreGymEnv(learner=0, opponents=None, render_mode=None, episode="game",
+reward="points", illegal_action="raise", illegal_action_penalty=-1.0,
+mask_in_observation=False, policy_seed=None, **rules)``: the options of
+:mod:`ghost_euchre_env.options`.
+
+learner: seat 0..2 or agent name. With ``illegal_action="terminate"`` an
+illegal learner action ends the episode with the penalty as its reward.""",
+    "auction_gym": """``GhostEuchreBiddingGymEnv(learner=0, opponents="heuristic", card_play="heuristic",
+render_mode=None, episode="deal", reward="points", illegal_action="raise",
+illegal_action_penalty=-1.0, mask_in_observation=False, policy_seed=None, **rules)``; see
+the module docstring.""",
+    "gym_vector": """``GhostEuchre-v0``'s vector entry point: N games of :class:`ghost_euchre_env.gym_env.GhostEuchreGymEnv`.
+
+given: the options of :mod:`ghost_euchre_env.options` (the single env's, and
+``autoreset_mode``); policy_seed seeds the policies built from specs.""",
+    "auction_gym_vector": """``GhostEuchreBidding-v0``'s vector entry point: N games of the auction view
+(:class:`ghost_euchre_env.gym_bidding.GhostEuchreBiddingGymEnv`); seats not named in an
+``opponents`` dict play the heuristic, as there.""",
+}
+
+
 DECLARATION = VariantDeclaration(
     name="ghost",
     title="Ghost Hand Euchre",
@@ -483,9 +572,24 @@ DECLARATION = VariantDeclaration(
     state_phases=PHASE_NAMES,
     play_phase=PLAY,
     contract_labels=("bid 3", "bid 4", "bid 5", "bid moon"),
-    gym_id="GhostEuchre-v0",
-    vector_env="ghost_euchre_env.vector:GhostEuchreVec",
-    bidding_vec="ghost_euchre_env.bidding:GhostBiddingVec",
     render="ghost_euchre_env.render:render_ghost",
-    aec_entry_point="ghost_euchre_env.ghost_euchre_v0:env",
+    action_table=ACTION_TABLE,
+    doors=Doors(
+        pettingzoo="ghost_euchre_env.ghost_euchre_v0",
+        auction_pettingzoo="ghost_euchre_env.ghost_bidding_v0",
+        gym_id="GhostEuchre-v0",
+        auction_gym_id="GhostEuchreBidding-v0",
+        vector="ghost_euchre_env.vector:GhostEuchreVec",
+        auction_game="ghost_euchre_env.bidding:AuctionGame",
+        auction_vector="ghost_euchre_env.bidding:GhostBiddingVec",
+        gym="ghost_euchre_env.gym_env:GhostEuchreGymEnv",
+        auction_gym="ghost_euchre_env.gym_bidding:GhostEuchreBiddingGymEnv",
+        gym_vector="ghost_euchre_env.gym_vector:ghost_vector_env",
+        auction_gym_vector="ghost_euchre_env.gym_vector:bidding_vector_env",
+        docs=DOOR_DOCS,
+    ),
+    score_bounds=score_bounds,
+    no_deal=NO_DEAL,
+    deal_details=deal_details,
+    seat_can_sit_out=False,  # every seat bids in every deal
 )  # this variant's descriptor (ghost_euchre_env.variants builds it)

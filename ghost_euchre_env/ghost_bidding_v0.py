@@ -39,21 +39,6 @@ Version history
 * v0: initial release (ghost_euchre_env 0.1.0).
 """
 
-from .auction_aec import AuctionAEC
-from .bidding import AuctionGame
-from .ghost_euchre_v0 import raw_env as ghost_raw_env
+from .auction_aec import pettingzoo_module
 
-
-class raw_env(AuctionAEC, ghost_raw_env):
-    """Ghost Hand Euchre, auction only: ``ghost_euchre_v0.raw_env`` on an :class:`AuctionGame`.
-
-    See the module docstring. ``game`` is the AuctionGame (its ``engine`` the GhostEuchre).
-    """
-
-    metadata = {**ghost_raw_env.metadata, "name": "ghost_bidding_v0"}  # noqa: RUF012 (an instance attribute in the base)
-    auction_game = AuctionGame
-
-
-env = (
-    raw_env.wrapped
-)  # env(card_play="heuristic", render_mode=None, episode="deal", ...): the usual entry point
+raw_env, env = pettingzoo_module(__name__)

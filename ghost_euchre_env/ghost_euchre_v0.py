@@ -71,6 +71,7 @@ pay 0. ``reward="win"`` (needs ``episode="game"``): at the end of the game +1 to
 the winner and -0.5 to each other agent; 0 to all on truncation.
 
 {reward_routing}
+The documentation's page "Using it with RL libraries" (docs/rl-libraries.md).
 
 Episodes and options
 --------------------
@@ -90,14 +91,7 @@ automatic resets). ``options`` may hold ``"dealer"`` (seat 0..2) and
 order), so a chosen deal can be replayed exactly; other keys are ignored with a
 warning (PettingZoo's ``api_test`` passes a dummy key).
 
-Bad input: an action that is not an int in 0..33 raises ``ValueError``; so do
-bad ``reset`` options (not a dict, a bad dealer or deal) and a ``seed`` that is
-not a non-negative int, and the env is then as it was before the call; an
-illegal action raises ``ValueError`` listing the legal ones, unless the env was
-made with ``illegal_action="terminate"``: then the offender receives
-``illegal_action_penalty`` (default -1), every other agent 0, and the episode
-ends (all agents terminated). After the episode ends, each agent must be
-stepped with ``None`` (PettingZoo's dead steps) until ``agents`` is empty.
+{bad_input}
 
 Episode length for learning from scratch: ``episode="deal"`` gives short
 episodes (22 decisions on average, 3 when all pass); a game of uniformly random
@@ -106,93 +100,8 @@ players lasts 2,640 decisions on average (148 to 4,353), and 13 of 30 reached
 random play from seed 0). Learn on deals first; switch to games once the
 bidding is sensible.
 
-Version history
----------------
+{version_history}"""
 
-* v0: initial release (ghost_euchre_env 0.1.0).
-* v0, before its first published release: infos became fixed-shape numbers for
-  the libraries that stack them (``phase`` an index, seats and suits ints,
-  ``legal_actions`` dropped for the observation's ``action_mask``, an
-  ``illegal_action`` key at every step). Observations, actions, rewards and
-  dealing are unchanged.
-* v0, before its first published release: the deal summary in the infos as
-  flat ``last_deal_*`` keys (a nested dict does not stack), the dict as the
-  ``last_deal`` attribute; ``parallel_env()``; a keyword the env does not take
-  is a ``TypeError`` (:mod:`ghost_euchre_env.options`), a seed above 2**64-1 is
-  refused. Valid options play as before.
-"""
+from .aec import pettingzoo_module
 
-from typing import ClassVar
-
-from . import variants
-from .aec import EuchreAEC, reward_routing
-from .core import layout_table
-from .ghost import ACTION_TABLE, NUM_PLAYERS, NUM_TRICKS, OBS_LAYOUT
-from .parallel import EuchreParallel
-
-__doc__ = (__doc__ or "").format(
-    actions=ACTION_TABLE.strip(),
-    layout=layout_table(OBS_LAYOUT),
-    reward_routing=reward_routing(NUM_PLAYERS),
-)
-
-
-def score_bounds(rules):
-    """(low, high) of the scores columns under ``rules`` (a GhostRules).
-
-    A game can push a score, per deal and for at most ``max_deals`` deals, from
-    -(a set bid + 6 reneges) to a made moon.
-    """
-    reneges = NUM_TRICKS * rules.renege_penalty if rules.allow_renege else 0
-    worst_deal = max(5, rules.moon_set_penalty) + reneges
-    best_deal = max(NUM_TRICKS, rules.moon_points)
-    return (
-        -rules.max_deals * worst_deal / rules.target_score,
-        rules.max_deals * best_deal / rules.target_score,
-    )
-
-
-class raw_env(EuchreAEC):
-    """Ghost Hand Euchre as a PettingZoo AEC environment: :class:`EuchreAEC` on the ``GhostEuchre`` engine.
-
-    See the module docstring. ``game_state`` is the one game's ``GhostState`` (N = 1).
-    """
-
-    metadata = {**EuchreAEC.metadata, "name": "ghost_euchre_v0"}  # noqa: RUF012 (an instance attribute in the base)
-    variant = variants.GHOST
-    score_bounds = staticmethod(score_bounds)
-
-    no_deal: ClassVar[dict] = {  # copied by the env, never handed out itself
-        "deal": 0,
-        "thrown_in": False,
-        "dealer": -1,
-        "declarer": -1,
-        "swapper": -1,
-        "bid": 0,
-        "trump": -1,
-        "tricks": (0,) * NUM_PLAYERS,
-        "reneges": (0,) * NUM_PLAYERS,
-        "points": (0,) * NUM_PLAYERS,
-        "scores": (0,) * NUM_PLAYERS,
-    }
-
-    @staticmethod
-    def deal_details(deals):
-        """Declarer, swapper, bid (0 none, 3..5, 6 moon) and reneges of the one deal of a GhostDealSummary."""
-        return {
-            "declarer": int(deals.maker[0]),
-            "swapper": int(deals.swapper[0]),
-            "bid": int(deals.bid[0]),
-            "reneges": tuple(deals.reneges[0].tolist()),
-        }
-
-
-env = (
-    raw_env.wrapped
-)  # env(render_mode=None, episode="game", reward="points", ...): the usual entry point
-
-
-def parallel_env(render_mode=None, **options):
-    """The PettingZoo Parallel env of this game, with the options of ``env()``; see
-    :mod:`ghost_euchre_env.parallel`."""
-    return EuchreParallel(raw_env, render_mode, **options)
+__doc__, raw_env, env, parallel_env, score_bounds = pettingzoo_module(__name__, __doc__)

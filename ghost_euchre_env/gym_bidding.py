@@ -36,33 +36,35 @@ with ``ghost_euchre.agents.make_policy``, imported by name when a string is give
 package has no import of ``agents``; pass policy objects to avoid it).
 """
 
-from . import BIDDING_GYM_ENV_ID, CLASSIC_BIDDING_GYM_ENV_ID, options
-from .classic_bidding_v0 import raw_env as classic_bidding_raw_env
-from .ghost_bidding_v0 import raw_env as bidding_raw_env
-from .gym_env import GhostEuchreGymEnv
+from typing import TYPE_CHECKING
+
+from . import options, variants
+from .gym_env import EuchreGymEnv
 from .options import DEFAULT_POLICY, as_callable, resolve_policy
 
 __all__ = [
     "DEFAULT_POLICY",
     "ClassicEuchreBiddingGymEnv",
+    "EuchreBiddingGymEnv",
     "GhostEuchreBiddingGymEnv",
     "as_callable",
+    "auction_gym_env_class",
     "resolve_policy",
 ]
 
 
-class GhostEuchreBiddingGymEnv(GhostEuchreGymEnv):
-    """``GhostEuchreBiddingGymEnv(learner=0, opponents="heuristic", card_play="heuristic",
-    render_mode=None, episode="deal", reward="points", illegal_action="raise",
-    illegal_action_penalty=-1.0, mask_in_observation=False, policy_seed=None, **rules)``; see
-    the module docstring.
+class EuchreBiddingGymEnv(EuchreGymEnv):
+    """A variant's auction for single-agent libraries: ``EuchreBiddingGymEnv(learner=0,
+    opponents="heuristic", card_play="heuristic", render_mode=None, episode="deal",
+    reward="points", illegal_action="raise", illegal_action_penalty=-1.0,
+    mask_in_observation=False, policy_seed=None, **rules)``; see the module docstring. A
+    variant's class (:func:`auction_gym_env_class`) sets ``env_id`` and ``aec_class``.
     """
 
-    env_id = BIDDING_GYM_ENV_ID
-    aec_class = bidding_raw_env  # the variant's auction-only AEC env
     door_kind = "gym_auction"
     default_opponent = DEFAULT_POLICY
-    skips_undecided = True  # a moon bid before the learner's turn ends the auction
+    skips_undecided = True  # Ghost Hand: a moon bid before the learner's turn ends the auction;
+    # classic: a partner's lone hand before the learner's turn
 
     def make_aec(self, chosen: options.EnvOptions):
         return self.aec_class(
@@ -82,12 +84,23 @@ class GhostEuchreBiddingGymEnv(GhostEuchreGymEnv):
         return self.aec.game.card_play
 
 
-class ClassicEuchreBiddingGymEnv(GhostEuchreBiddingGymEnv):
-    """``ClassicEuchreBiddingGymEnv(learner=0, opponents="heuristic", card_play="heuristic", ...)``:
-    classic Euchre's auction (the learner's team against the other; its partner played as
-    ``opponents`` says); arguments as :class:`GhostEuchreBiddingGymEnv`, rules:
-    :class:`~ghost_euchre_env.classic.ClassicRules`."""
+def auction_gym_env_class(variant) -> type[EuchreBiddingGymEnv]:
+    """The variant's single-agent Gymnasium env class of its auction (``GhostEuchreBiddingGymEnv``),
+    a subclass of its single env's (``GhostEuchreGymEnv``)."""
+    name = variant.door_name("auction_gym")[1]
+    written = f"""``{name}(learner=0, opponents="heuristic", card_play="heuristic", ...)``:
+{variant.title}'s auction as :class:`EuchreBiddingGymEnv`.
+"""
+    return variant.door_class(
+        "auction_gym",
+        (EuchreBiddingGymEnv, variant.door("gym")),  # a view of the variant's single env
+        written,
+        env_id=variant.doors.auction_gym_id,
+        aec_class=variant.door("auction_aec"),
+    )
 
-    env_id = CLASSIC_BIDDING_GYM_ENV_ID
-    aec_class = classic_bidding_raw_env
-    skips_undecided = True  # a partner's lone hand before the learner's turn ends the auction
+
+__getattr__, __dir__ = variants.published(__name__)  # the doors the declarations publish here
+if TYPE_CHECKING:  # the shipped variants' ones, as ghost.py and classic.py declare them
+    GhostEuchreBiddingGymEnv: type[EuchreBiddingGymEnv]
+    ClassicEuchreBiddingGymEnv: type[EuchreBiddingGymEnv]

@@ -14,16 +14,12 @@ alone before its first turn, with ``episode="deal"``) is played out inside
 is the native vector env (:mod:`ghost_euchre_env.gym_vector`).
 """
 
-from . import CLASSIC_GYM_ENV_ID
-from .classic_euchre_v0 import raw_env as classic_raw_env
-from .gym_env import GhostEuchreGymEnv
+from typing import TYPE_CHECKING
 
+from . import variants
 
-class ClassicEuchreGymEnv(GhostEuchreGymEnv):
-    """``ClassicEuchreGymEnv(learner=0, opponents=None, render_mode=None, episode="game",
-    reward="points", illegal_action="raise", illegal_action_penalty=-1.0, **rules)``;
-    see the module docstring and ``GhostEuchreGymEnv``."""
+__getattr__, __dir__ = variants.published(__name__)  # ClassicEuchreGymEnv, as classic.py declares
+if TYPE_CHECKING:
+    from .gym_env import EuchreGymEnv
 
-    env_id = CLASSIC_GYM_ENV_ID
-    aec_class = classic_raw_env
-    skips_undecided = True
+    ClassicEuchreGymEnv: type[EuchreGymEnv]

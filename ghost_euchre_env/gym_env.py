@@ -42,31 +42,32 @@ release, info took the AEC env's fixed-shape numeric infos (``legal_actions``
 dropped: ``action_masks()`` holds them).
 """
 
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from . import GYM_ENV_ID as ENV_ID
-from . import options
+from . import GYM_ENV_ID as ENV_ID  # noqa: F401 (the id of GhostEuchreGymEnv, as before)
+from . import options, variants
 from .aec import EuchreAEC, render_as
-from .ghost_euchre_v0 import raw_env
 
 
-class GhostEuchreGymEnv(gymnasium.Env):
-    """``GhostEuchreGymEnv(learner=0, opponents=None, render_mode=None, episode="game",
-    reward="points", illegal_action="raise", illegal_action_penalty=-1.0,
-    mask_in_observation=False, policy_seed=None, **rules)``: the options of
-    :mod:`ghost_euchre_env.options`.
+class EuchreGymEnv(gymnasium.Env):
+    """A variant's game for single-agent libraries: ``EuchreGymEnv(learner=0, opponents=None,
+    render_mode=None, episode="game", reward="points", illegal_action="raise",
+    illegal_action_penalty=-1.0, mask_in_observation=False, policy_seed=None, **rules)``: the
+    options of :mod:`ghost_euchre_env.options`; see the module docstring.
 
-    learner: seat 0..2 or agent name. With ``illegal_action="terminate"`` an
-    illegal learner action ends the episode with the penalty as its reward.
+    A variant's class (:func:`gym_env_class`: ``GhostEuchreGymEnv``, ``ClassicEuchreGymEnv``)
+    sets ``env_id``, ``aec_class`` and ``skips_undecided``. learner: a seat or agent name.
+    With ``illegal_action="terminate"`` an illegal learner action ends the episode with the
+    penalty as its reward.
     """
 
     metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}  # noqa: RUF012 (an instance attribute in the base)
-    env_id = ENV_ID  # the id it is registered as (named in messages)
-    aec_class: type[EuchreAEC] = raw_env  # the variant's AEC env this view runs on
+    env_id: str  # the id it is registered as (named in messages)
+    aec_class: type[EuchreAEC]  # the variant's AEC env this view runs on
     door_kind = "gym"
     default_opponent: object = None  # plays the seats an opponents dict does not name (random)
 
@@ -201,7 +202,7 @@ class GhostEuchreGymEnv(gymnasium.Env):
         return info
 
     def action_masks(self):
-        """bool[34]: the learner's legal actions now (all False once the episode is over)."""
+        """bool[A]: the learner's legal actions now (all False once the episode is over)."""
         return self._mask.copy()
 
     def render(self):
@@ -209,3 +210,25 @@ class GhostEuchreGymEnv(gymnasium.Env):
 
     def close(self):
         self.aec.close()
+
+
+def gym_env_class(variant) -> type[EuchreGymEnv]:
+    """The variant's single-agent Gymnasium env class (``GhostEuchreGymEnv``, ``ClassicEuchreGymEnv``)."""
+    name = variant.door_name("gym")[1]
+    written = f"""``{name}(learner=0, opponents=None, render_mode=None, episode="game", reward="points",
+illegal_action="raise", illegal_action_penalty=-1.0, mask_in_observation=False,
+policy_seed=None, **rules)``: {variant.title} as :class:`EuchreGymEnv`.
+"""
+    return variant.door_class(
+        "gym",
+        (EuchreGymEnv,),
+        written,
+        env_id=variant.doors.gym_id,
+        aec_class=variant.door("aec"),
+        skips_undecided=variant.seat_can_sit_out,
+    )
+
+
+__getattr__, __dir__ = variants.published(__name__)  # the doors the declarations publish here
+if TYPE_CHECKING:  # the shipped variants' ones, as ghost.py and classic.py declare them
+    GhostEuchreGymEnv: type[EuchreGymEnv]

@@ -60,7 +60,8 @@ allocated.
 """
 
 import dataclasses
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from gymnasium import spaces
@@ -68,18 +69,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from . import (
-    BIDDING_GYM_ENV_ID,
-    CLASSIC_BIDDING_GYM_ENV_ID,
-    CLASSIC_GYM_ENV_ID,
-    GYM_ENV_ID,
-    classic_bidding_v0,
-    classic_euchre_v0,
-    dealing,
-    ghost_bidding_v0,
-    ghost_euchre_v0,
-    options,
-)
+from . import dealing, options, variants
 from .aec import render_as
 from .bidding import policy_name
 from .core import EpisodeState, check_actions, check_int
@@ -437,34 +427,10 @@ def bytes_per_game(game):
 
 def _door(raw_env, kind):
     """The vector door of a variant's (auction or full-game) AEC env class ``raw_env``."""
-    gym_id = VECTOR_IDS[raw_env.metadata["name"]]
+    doors = raw_env.variant.doors
+    gym_id = doors.auction_gym_id if kind == "vector_auction" else doors.gym_id
     name = f"gymnasium.make_vec({gym_id!r})"
     return options.Door(name, kind, raw_env.door().engine, raw_env.agent_names)
-
-
-VECTOR_IDS = {
-    "ghost_euchre_v0": GYM_ENV_ID,
-    "classic_euchre_v0": CLASSIC_GYM_ENV_ID,
-    "ghost_bidding_v0": BIDDING_GYM_ENV_ID,
-    "classic_bidding_v0": CLASSIC_BIDDING_GYM_ENV_ID,
-}
-
-
-def ghost_vector_env(num_envs, **given):
-    """``GhostEuchre-v0``'s vector entry point: N games of :class:`ghost_euchre_env.gym_env.GhostEuchreGymEnv`.
-
-    given: the options of :mod:`ghost_euchre_env.options` (the single env's, and
-    ``autoreset_mode``); policy_seed seeds the policies built from specs.
-    """
-    return play_vector_env(ghost_euchre_v0.raw_env, num_envs, False, given)
-
-
-def classic_vector_env(num_envs, **given):
-    """``ClassicEuchre-v0``'s vector entry point: N games of
-    :class:`ghost_euchre_env.gym_classic.ClassicEuchreGymEnv` (the learner's partner is one of
-    the ``opponents``: a dict names it by seat, e.g. ``{2: "heuristic"}`` for seat 0's). An
-    episode that ends before the learner's first decision is skipped, as the single env does."""
-    return play_vector_env(classic_euchre_v0.raw_env, num_envs, True, given)
 
 
 def play_vector_env(raw_env, num_envs, skip_undecided, given, kind="vector", default=None):
@@ -489,18 +455,44 @@ def play_vector_env(raw_env, num_envs, skip_undecided, given, kind="vector", def
     return EuchreVectorEnv(aec, num_envs, chosen, batched, skip_undecided)
 
 
-def bidding_vector_env(num_envs, **given):
-    """``GhostEuchreBidding-v0``'s vector entry point: N games of the auction view
-    (:class:`ghost_euchre_env.gym_bidding.GhostEuchreBiddingGymEnv`); seats not named in an
-    ``opponents`` dict play the heuristic, as there."""
-    return play_vector_env(
-        ghost_bidding_v0.raw_env, num_envs, True, given, "vector_auction", DEFAULT_POLICY
+def vector_entry_point(variant):
+    """The ``vector_entry_point`` of the variant's Gymnasium id (``ghost_vector_env``): N games
+    of its single env (:func:`ghost_euchre_env.gym_env.gym_env_class`)."""
+    raw_env = variant.door("aec")
+    skip_undecided = variant.seat_can_sit_out
+
+    def make(num_envs, **given):
+        return play_vector_env(raw_env, num_envs, skip_undecided, given)
+
+    make.__doc__ = variant.door_doc(
+        "gym_vector",
+        f"""``{variant.doors.gym_id}``'s vector entry point: N games of its single env.
+
+given: the options of :mod:`ghost_euchre_env.options` (the single env's, and
+``autoreset_mode``); policy_seed seeds the policies built from specs.""",
     )
+    return make
 
 
-def classic_bidding_vector_env(num_envs, **given):
-    """``ClassicEuchreBidding-v0``'s vector entry point: N games of classic's auction view
-    (:class:`ghost_euchre_env.gym_bidding.ClassicEuchreBiddingGymEnv`)."""
-    return play_vector_env(
-        classic_bidding_v0.raw_env, num_envs, True, given, "vector_auction", DEFAULT_POLICY
+def auction_vector_entry_point(variant):
+    """The ``vector_entry_point`` of the variant's auction Gymnasium id (``bidding_vector_env``):
+    N games of its auction view; seats not named in an ``opponents`` dict play the heuristic."""
+    raw_env = variant.door("auction_aec")
+
+    def make(num_envs, **given):
+        return play_vector_env(raw_env, num_envs, True, given, "vector_auction", DEFAULT_POLICY)
+
+    make.__doc__ = variant.door_doc(
+        "auction_gym_vector",
+        f"""``{variant.doors.auction_gym_id}``'s vector entry point: N games of its auction view;
+seats not named in an ``opponents`` dict play the heuristic, as there.""",
     )
+    return make
+
+
+__getattr__, __dir__ = variants.published(__name__)  # the doors the declarations publish here
+if TYPE_CHECKING:  # the shipped variants' ones, as ghost.py and classic.py declare them
+    ghost_vector_env: Callable[..., EuchreVectorEnv]
+    classic_vector_env: Callable[..., EuchreVectorEnv]
+    bidding_vector_env: Callable[..., EuchreVectorEnv]
+    classic_bidding_vector_env: Callable[..., EuchreVectorEnv]

@@ -1,5 +1,5 @@
-"""The PettingZoo Parallel API over a variant's AEC env: ``ghost_euchre_v0.parallel_env()``,
-``classic_euchre_v0.parallel_env()``.
+"""The PettingZoo Parallel API over a variant's AEC env, written once: ``ghost_euchre_v0.parallel_env()``,
+``classic_euchre_v0.parallel_env()`` (:func:`parallel_env_function` makes a variant's).
 
 Euchre is turn based; in the Parallel API every live agent sends an action at every step.
 :class:`EuchreParallel` plays the action of the agent on move (the AEC env's
@@ -128,3 +128,18 @@ class EuchreParallel(ParallelEnv):
 
     def state(self):
         raise NotImplementedError("the Euchre envs have no global state observation")
+
+
+def parallel_env_function(variant):
+    """The variant's ``parallel_env(render_mode=None, **options)`` (its ``*_v0`` module's)."""
+    raw_env = variant.door("aec")
+
+    def parallel_env(render_mode=None, **options):
+        return EuchreParallel(raw_env, render_mode, **options)
+
+    parallel_env.__doc__ = variant.door_doc(
+        "parallel",
+        """The PettingZoo Parallel env of this game, with the options of ``env()``; see
+:mod:`ghost_euchre_env.parallel`.""",
+    )
+    return parallel_env

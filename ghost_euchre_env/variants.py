@@ -1,17 +1,21 @@
 """One descriptor per game variant, and the registry: ``make(name)``, ``available()``, ``of(game)``.
 
 A :class:`Variant` is everything a layer above the engine needs to know about
-a variant without telling the variants apart by hand: its engine, vector env,
-PettingZoo AEC and Gymnasium entry points, seats and teams, the fair share of
-wins, the score columns, the seatings of a duplicate match, its actions by
-name (``variant.actions.PASS``, ``.bid(4)``, ``.card("JH")``), its observation
-layout read by name (``variant.view(obs)``, :mod:`.views`) and its renderer.
+a variant without telling the variants apart by hand: its engine, its doors (the
+vector env, the PettingZoo and Gymnasium envs, the auction view), seats and teams,
+the fair share of wins, the score columns, the seatings of a duplicate match, its
+actions by name (``variant.actions.PASS``, ``.bid(4)``, ``.card("JH")``), its
+observation layout read by name (``variant.view(obs)``, :mod:`.views`) and its renderer.
 
 Each variant's module (:mod:`ghost_euchre_env.ghost`, :mod:`ghost_euchre_env.classic`) declares its own
 descriptor (``DECLARATION``, a :class:`.core.VariantDeclaration`: its actions,
-its observation layout and the kinds of its fields, its phases, contract labels
-and doors); this module builds the registry from the modules in ``MODULES``,
-with no code of its own per variant, and no rule is written here.
+its observation layout and the kinds of its fields, its phases, contract labels,
+what its doors ask of the game and where they are published); this module builds
+the registry from the modules in ``MODULES``, with no code of its own per variant,
+and no rule is written here. The doors are written once, for every variant: each
+is made from the declaration on first use (:meth:`Variant.door`), by the door's
+generator in :data:`GENERATORS`, and the door modules publish them by the names the
+declarations give (:func:`published`).
 
 >>> from ghost_euchre_env import variants
 >>> ghost = variants.make("ghost")
@@ -23,6 +27,7 @@ import dataclasses
 import functools
 import importlib
 import itertools
+import sys
 from collections.abc import Callable
 from typing import Any, Generic, Literal, overload
 
@@ -31,8 +36,8 @@ import numpy as np
 from . import classic, ghost
 from .cards import NUM_CARDS
 from .classic import ClassicActions
+from .core import DOORS, ActionsT, Doors, VariantDeclaration, layout_table
 from .core import Actions as Actions  # re-exported: variants.Actions, variants.parse_suit
-from .core import ActionsT, VariantDeclaration, layout_table
 from .core import parse_suit as parse_suit
 from .ghost import GhostActions
 from .views import Field, encode, view_class
@@ -60,24 +65,21 @@ class Variant(Generic[ActionsT]):
     """A game variant: what every layer above the engine needs to know about it.
 
     name: its registry name ('ghost', 'classic'); engine: the rules engine class
-    (``engine(episode=, reward=, **rules)``); vector_env: its vector env class;
-    aec_entry_point / gym_id: the PettingZoo AEC ``env`` factory
-    ('module:name') and the Gymnasium id (None: no Gymnasium env);
-    teams: int[S] the team of each seat (its score column; Ghost Hand: every
-    seat its own team); actions: :class:`Actions`; fields: the observation
-    layout (:class:`views.Field`, in column order); phases: the observation's
-    phase names (``view.phase`` indexes them); render: ``render(game, state,
-    g=0, names=None, unicode=True)`` -> the table as text; bidding_vec: its
-    auction view's vector env (the card play made inside the step);
-    contract_labels: how a table heads each of ``contract_kinds``.
+    (``engine(episode=, reward=, **rules)``); teams: int[S] the team of each seat
+    (its score column; Ghost Hand: every seat its own team); actions:
+    :class:`Actions`; fields: the observation layout (:class:`views.Field`, in
+    column order); phases: the observation's phase names (``view.phase`` indexes
+    them); render: ``render(game, state, g=0, names=None, unicode=True)`` -> the
+    table as text; contract_labels: how a table heads each of ``contract_kinds``;
+    doors: where its doors are published (:class:`.core.Doors`), each made by
+    :meth:`door` (``vector_env``, ``bidding_vec`` and ``aec()`` are the most used);
+    score_bounds, no_deal, deal_details, seat_can_sit_out, cards_per_trick: what the
+    doors ask of the game (:class:`.core.VariantDeclaration`).
     """
 
     name: str
     title: str
     engine: type
-    vector_env: type
-    aec_entry_point: str
-    gym_id: str | None
     teams: np.ndarray
     actions: ActionsT
     fields: tuple[Field, ...]
@@ -85,9 +87,16 @@ class Variant(Generic[ActionsT]):
     render: Callable[..., str]
     play_phase: int  # the engine's phase code of the card play
     state_phases: tuple[str, ...]  # the engine state's phase names, by phase code
-    bidding_vec: type
     contract_labels: tuple[str, ...]
     state_phase_of_view: np.ndarray  # int8[P]: the engine's phase code of each observation phase
+    action_table: str  # the action ids as a reStructuredText table
+    doors: Doors
+    score_bounds: Callable[[Any], tuple[float, float]]
+    no_deal: dict[str, Any]
+    deal_details: Callable[[Any], dict]
+    seat_can_sit_out: bool
+    cards_per_trick: Callable[[Any], int] | None
+    _made: dict[str, Any] = dataclasses.field(default_factory=dict, repr=False)  # door -> made
 
     @property
     def contract_kinds(self):
@@ -178,9 +187,65 @@ class Variant(Generic[ActionsT]):
         """The engine with ``episode``, ``reward`` and rules options (dict or None)."""
         return self.engine(episode=episode, reward=reward, **dict(rules or {}))
 
+    def door(self, door: str) -> Any:
+        """The door ``door`` of :data:`GENERATORS` of this variant, made from the declaration
+        on first use (the same object afterwards) and named as :meth:`door_name` says."""
+        made = self._made.get(door)
+        if made is None:
+            module, name = self.door_name(door)
+            made = self._made[door] = _load(GENERATORS[door])(self)
+            made.__module__, made.__name__, made.__qualname__ = module, name, name
+        return made
+
+    def door_name(self, door: str) -> tuple[str, str]:
+        """(module, name) where the door ``door`` is published: the PettingZoo modules' ``raw_env``
+        and ``parallel_env``, the others as :class:`.core.Doors` names them."""
+        if door in DOORS:
+            return self.doors.entry_point(door)
+        module = self.doors.auction_pettingzoo if door == "auction_aec" else self.doors.pettingzoo
+        return module, "parallel_env" if door == "parallel" else "raw_env"
+
+    def door_doc(self, door: str, written: str) -> str:
+        """The docstring of the door ``door``: the declaration's (``doors.docs``), else ``written``
+        (what the door's generator writes from the declaration)."""
+        return self.doors.docs.get(door, written)
+
+    def door_class(self, door: str, bases: tuple[type, ...], written: str, **attributes) -> Any:
+        """A door's class: a subclass of ``bases`` with the class ``attributes``, named and
+        documented (:meth:`door_name`, :meth:`door_doc` with ``written``): what a generator returns."""
+        module, name = self.door_name(door)
+        named = {
+            "__module__": module,
+            "__qualname__": name,
+            "__doc__": self.door_doc(door, written),
+        }
+        return type(name, bases, {**named, **attributes})
+
+    @property
+    def gym_id(self) -> str:
+        """Its Gymnasium id ('GhostEuchre-v0')."""
+        return self.doors.gym_id
+
+    @property
+    def vector_env(self) -> Any:
+        """Its vector env class (``vector_env(num_envs, seed=None, episode="game", reward="points",
+        **rules)``, :mod:`ghost_euchre_env.vector`)."""
+        return self.door("vector")
+
+    @property
+    def bidding_vec(self) -> Any:
+        """Its auction view's vector env class (``bidding_vec(num_envs, card_play, seed=None, ...)``,
+        the card play made inside the step; :mod:`ghost_euchre_env.bidding`)."""
+        return self.door("auction_vector")
+
+    @property
+    def aec_entry_point(self) -> str:
+        """'module:name' of its PettingZoo AEC ``env`` factory."""
+        return f"{self.doors.pettingzoo}:env"
+
     def aec(self, **kwargs):
         """The PettingZoo AEC env (``kwargs`` as its ``env``)."""
-        return _load(self.aec_entry_point)(**kwargs)
+        return self.door("aec").wrapped(**kwargs)
 
     def view(self, obs):
         """The observations float32[N, obs_size] read by name (a :class:`views.ObservationView`)."""
@@ -225,9 +290,6 @@ def _describe(declared: VariantDeclaration[ActionsT]) -> Variant[ActionsT]:
         name=declared.name,
         title=declared.title,
         engine=declared.engine,
-        vector_env=_load(declared.vector_env),
-        aec_entry_point=declared.aec_entry_point,
-        gym_id=declared.gym_id,
         teams=np.asarray(declared.engine.score_column),
         actions=declared.actions,
         fields=_fields(declared.layout, declared.kinds),
@@ -235,10 +297,30 @@ def _describe(declared: VariantDeclaration[ActionsT]) -> Variant[ActionsT]:
         render=_load(declared.render),
         play_phase=declared.play_phase,
         state_phases=declared.state_phases,
-        bidding_vec=_load(declared.bidding_vec),
         contract_labels=declared.contract_labels,
         state_phase_of_view=np.array(declared.state_phase_of_view, np.int8),
+        action_table=declared.action_table,
+        doors=declared.doors,
+        score_bounds=declared.score_bounds,
+        no_deal=dict(declared.no_deal),
+        deal_details=declared.deal_details,
+        seat_can_sit_out=declared.seat_can_sit_out,
+        cards_per_trick=declared.cards_per_trick,
     )
+
+
+GENERATORS = {  # each door, and the function that writes it for a variant ('module:name')
+    "aec": "ghost_euchre_env.aec:raw_env_class",  # the PettingZoo AEC env class
+    "parallel": "ghost_euchre_env.parallel:parallel_env_function",  # its parallel_env()
+    "auction_aec": "ghost_euchre_env.auction_aec:auction_raw_env_class",
+    "vector": "ghost_euchre_env.vector:vector_env_class",
+    "auction_game": "ghost_euchre_env.bidding:auction_game_class",
+    "auction_vector": "ghost_euchre_env.bidding:auction_vector_class",
+    "gym": "ghost_euchre_env.gym_env:gym_env_class",
+    "auction_gym": "ghost_euchre_env.gym_bidding:auction_gym_env_class",
+    "gym_vector": "ghost_euchre_env.gym_vector:vector_entry_point",
+    "auction_gym_vector": "ghost_euchre_env.gym_vector:auction_vector_entry_point",
+}
 
 
 MODULES = (ghost, classic)  # the variant modules, each ending with its DECLARATION
@@ -255,6 +337,55 @@ GHOST: Variant[GhostActions] = _REGISTRY["ghost"]
 CLASSIC: Variant[ClassicActions] = _REGISTRY["classic"]
 CLASSIC_PHASES = CLASSIC.phases  # ("round 1", "round 2", "discard", "alone", "play", "over")
 CLASSIC_OVER = CLASSIC.phases.index("over")  # the observation shows no phase bit then
+
+
+def gym_registrations():
+    """(id, entry point, vector entry point) of every Gymnasium id the variants declare, in
+    registry order (each variant's game, then its auction view): what
+    ``ghost_euchre_env`` registers when it is imported."""
+    return [
+        (gym_id, getattr(variant.doors, single), getattr(variant.doors, vector))
+        for variant in _REGISTRY.values()
+        for gym_id, single, vector in (
+            (variant.doors.gym_id, "gym", "gym_vector"),
+            (variant.doors.auction_gym_id, "auction_gym", "auction_gym_vector"),
+        )
+    ]
+
+
+def published(module_name):
+    """``(__getattr__, __dir__)`` of a door module (PEP 562): the doors that the variants'
+    declarations publish in the module ``module_name`` (``GhostEuchreVec`` in
+    :mod:`ghost_euchre_env.vector`), each made on first use by :meth:`Variant.door`."""
+
+    def here():
+        return {
+            name: (variant, door)
+            for variant in _REGISTRY.values()
+            for door in DOORS
+            for module, name in [variant.doors.entry_point(door)]
+            if module == module_name
+        }
+
+    def __getattr__(name: str) -> Any:
+        found = here().get(name)
+        if found is None:
+            raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
+        variant, door = found
+        return variant.door(door)
+
+    def __dir__() -> list[str]:
+        return sorted({*vars(sys.modules[module_name]), *here()})
+
+    return __getattr__, __dir__
+
+
+def of_pettingzoo(module_name) -> "Variant[Any]":
+    """The :class:`Variant` whose PettingZoo module (full game or auction view) is ``module_name``."""
+    for variant in _REGISTRY.values():
+        if module_name in (variant.doors.pettingzoo, variant.doors.auction_pettingzoo):
+            return variant
+    raise ValueError(f"no variant declares the PettingZoo module {module_name!r}")
 
 
 def available():

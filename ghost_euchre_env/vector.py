@@ -5,12 +5,12 @@ same step (the returned observation is then the new game's first decision).
 Rewards are by absolute seat; ``player`` says who acts next in each game.
 """
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
-from . import dealing
-from .classic import ClassicEuchre
+from . import dealing, variants
 from .core import EVERY_GAME, check_actions, check_int
-from .ghost import GhostEuchre
 
 
 class VectorEnv:
@@ -87,21 +87,28 @@ class VectorEnv:
         return self.game._observe_rows(state, EVERY_GAME, player), self.mask, player
 
 
-class GhostEuchreVec(VectorEnv):
-    """N Ghost Hand Euchre games; see :class:`ghost_euchre_env.ghost.GhostEuchre`.
+class EngineVec(VectorEnv):
+    """N games of a variant's engine: ``EngineVec(num_envs, seed=None, episode="game",
+    reward="points", **rules)``; a variant's class (:func:`vector_env_class`) sets ``engine``."""
 
-    ``GhostEuchreVec(num_envs, seed=None, episode="game", reward="points", **rules)``
-    """
-
-    def __init__(self, num_envs, seed=None, episode="game", reward="points", **rules):
-        super().__init__(GhostEuchre(episode=episode, reward=reward, **rules), num_envs, seed)
-
-
-class ClassicEuchreVec(VectorEnv):
-    """N classic Euchre games; see :class:`ghost_euchre_env.classic.ClassicEuchre`.
-
-    ``ClassicEuchreVec(num_envs, seed=None, episode="game", reward="points", **rules)``
-    """
+    engine: Any  # the variant's engine class
 
     def __init__(self, num_envs, seed=None, episode="game", reward="points", **rules):
-        super().__init__(ClassicEuchre(episode=episode, reward=reward, **rules), num_envs, seed)
+        super().__init__(self.engine(episode=episode, reward=reward, **rules), num_envs, seed)
+
+
+def vector_env_class(variant) -> type[EngineVec]:
+    """The variant's vector env class (``GhostEuchreVec``, ``ClassicEuchreVec``)."""
+    name = variant.door_name("vector")[1]
+    engine = variant.engine
+    written = f"""N {variant.title} games; see :class:`{engine.__module__}.{engine.__name__}`.
+
+``{name}(num_envs, seed=None, episode="game", reward="points", **rules)``
+"""
+    return variant.door_class("vector", (EngineVec,), written, engine=engine)
+
+
+__getattr__, __dir__ = variants.published(__name__)  # the doors the declarations publish here
+if TYPE_CHECKING:  # the shipped variants' ones, as ghost.py and classic.py declare them
+    GhostEuchreVec: type[EngineVec]
+    ClassicEuchreVec: type[EngineVec]
