@@ -26,6 +26,8 @@ import numpy as np
 
 from ghost_euchre_env import variants
 
+POLICY_FORMAT = "ghost-euchre-ppo-v1"
+"""the ``format`` a policy file of the trainer records"""
 STORAGE_DTYPES = {
     f"{name}Storage": np.dtype(dtype)
     for name, dtype in (

@@ -39,8 +39,7 @@ from .forward import (
     mlp_shapes,
     suit_tables,
 )
-from .network_file import checked_payload, file_error
-from .ppo import POLICY_FORMAT
+from .network_file import POLICY_FORMAT, checked_payload, file_error
 
 _CLASS_SPEC = re.compile(
     r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*"

@@ -26,8 +26,6 @@ from .network_file import NotAnArchive, fit_error, read_network
 from .playouts import network_playout, network_replay
 from .streams import draws
 
-POLICY_FORMAT = "ghost-euchre-ppo-v1"
-
 
 def learned_role(payload):
     """(learn, partner spec) of a policy file or training checkpoint; ("all", None) for older files."""
