@@ -443,7 +443,7 @@ def test_the_light_install_plays_every_shipped_bot_and_analyses_without_torch(li
 
 def test_a_command_that_needs_an_extra_names_it_in_one_line(light_venv):
     for command, extra in (
-        (("ghost-euchre-evaluate", "exploit", "heuristic", "--budget", "64"), "train"),
+        (("ghost-euchre-evaluate", "exploit", "heuristic"), "train"),
         (("ghost-euchre-evaluate", "heuristic", "heuristic", "random", "--plot", "p.png"), "plot"),
         (("ghost-euchre-evaluate", "serve", "--port", "0"), "web"),
         (("ghost-euchre-train", "--total_steps", "64"), "train"),
