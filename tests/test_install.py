@@ -430,7 +430,7 @@ def test_the_light_install_plays_every_shipped_bot_and_analyses_without_torch(li
     the oracle; a recorded match is analysed."""
     for variant, bots in (
         ("ghost", ("ppo:ghost", "search:samples=8", "oracle:samples=4")),
-        ("classic", ("ppo:classic", "ppo:classic-bidder", "search:samples=8", "heuristic")),
+        ("classic", ("ppo:classic", "ppo:classic-bidder", "heuristic", "random")),
     ):
         command = ["ghost-euchre-evaluate", "--variant", variant, *bots, "--games", "2"]
         result = _run(light_venv, *command, "--record", f"{variant}.json", "--quiet")
