@@ -357,6 +357,10 @@ def above_bar(out):
     """``out`` (a function of one line, or None: nothing) printing its line above any progress bar."""
     if out is None:
         return lambda line: None
+    # tqdm makes its class lock on first use, importing multiprocessing's; a Ctrl-C landing in
+    # that first use inside external_write_mode leaves no lock, and its exit raises
+    # AttributeError instead of the KeyboardInterrupt: made here, before any line is said
+    tqdm.get_lock()
 
     def say(line):
         with tqdm.external_write_mode():
