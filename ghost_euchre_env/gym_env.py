@@ -202,7 +202,10 @@ class EuchreGymEnv(gymnasium.Env):
         return info
 
     def action_masks(self):
-        """bool[A]: the learner's legal actions now (all False once the episode is over)."""
+        """bool[A]: the learner's legal actions now (all False once the episode is over);
+        RuntimeError before ``reset()``, as ``step``."""
+        if not self.aec.agents:
+            raise RuntimeError("call reset() before action_masks()")
         return self._mask.copy()
 
     def render(self):

@@ -11,7 +11,7 @@ from gymnasium.utils.env_checker import check_env
 
 from ghost_euchre_env import ghost_euchre_v0
 from ghost_euchre_env.ghost import PHASE_NAMES
-from ghost_euchre_env.gym_env import ENV_ID, GhostEuchreGymEnv
+from ghost_euchre_env.gym_env import ENV_ID, EuchreGymEnv, GhostEuchreGymEnv
 
 
 def masked_random(env, rng):
@@ -193,3 +193,13 @@ def test_maskable_ppo_trains_without_an_illegal_action():
     finally:
         torch.set_num_threads(threads)
     assert env.actions >= 384 and env.illegal == 0
+
+
+@pytest.mark.parametrize("env_id", ["GhostEuchre-v0", "ClassicEuchre-v0"])
+def test_action_masks_before_reset_is_refused_as_step_is(env_id):
+    env = gymnasium.make(env_id).unwrapped
+    assert isinstance(env, EuchreGymEnv)
+    with pytest.raises(RuntimeError, match=r"call reset\(\) before action_masks\(\)"):
+        env.action_masks()
+    env.reset(seed=0)
+    assert env.action_masks().any()
