@@ -66,7 +66,9 @@ def main():
     if args.bot:
         policy = make_policy(args.bot, game, seed=args.seed)
     else:
-        policy = PIMCPolicy(game, seed=args.seed, samples=args.samples, rollout=args.rollout)
+        policy = PIMCPolicy(
+            game, seed=args.seed, samples=args.samples, rollout=args.rollout, build=make_policy
+        )
     single, cpu, batched = time_policy(policy, obs, mask, args.batch)
     print(f"{policy.name} {args.variant}, {len(obs)} decisions from heuristic self-play")
     print(

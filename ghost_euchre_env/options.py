@@ -18,16 +18,18 @@ vector envs (``gymnasium.make_vec(id, num_envs)``) of the four ids. Each hands i
 it); :func:`options_table` writes it as the Markdown table of the documentation's Options page
 (a test checks the page against it).
 
-Spec strings (``"heuristic"``, ``"ppo:ghost"``...) are read by the installed module that
-reads them: the entry point ``specs`` of the group ``ghost_euchre_env.policies``
-(:data:`SPEC_READERS`), which the ghost-euchre distribution declares as
-``ghost_euchre.agents.specs`` (its ``make_policy`` and ``uses_human``). This package
-imports nothing above it; without an installed reader a spec string is one line saying
-so, and a policy object plays as it is.
+Spec strings (``"heuristic"``, ``"ppo:ghost"``...) are read by the module that reads them:
+the entry point ``specs`` of the group ``ghost_euchre_env.policies`` (:data:`SPEC_READERS`),
+which the ghost-euchre distribution declares as ``ghost_euchre.agents.specs`` (its
+``make_policy`` and ``uses_human``), found in the installed distributions' metadata or, in a
+clone run with ``PYTHONPATH=.`` before any install, in the ``pyproject.toml`` beside this
+package (:func:`spec_reader`). This package imports nothing above it; without a reader a spec
+string is one line saying why, and a policy object plays as it is.
 """
 
 import dataclasses
 import functools
+import importlib
 import importlib.metadata
 import math
 import os
@@ -320,16 +322,39 @@ SPEC_READERS = "ghost_euchre_env.policies"  # the entry-point group of the spec 
 
 @functools.cache
 def spec_reader():
-    """The installed module that reads spec strings (``make_policy(spec, game, seed)`` and
-    ``uses_human(spec)``): the entry point ``specs`` of :data:`SPEC_READERS`, loaded once.
-    ValueError (one line) when none is installed."""
+    """The module that reads spec strings (``make_policy(spec, game, seed)`` and
+    ``uses_human(spec)``), loaded once: the entry point ``specs`` of :data:`SPEC_READERS` that an
+    installed distribution declares, else the one the ``pyproject.toml`` beside this package
+    declares (a clone run with ``PYTHONPATH=.`` before any install). ValueError (one line
+    saying why) when neither does."""
     found = importlib.metadata.entry_points(group=SPEC_READERS, name="specs")
-    if not found:
-        raise ValueError(
-            "a policy given as a spec string needs the bots of ghost-euchre (pip install "
-            "ghost-euchre, or pip install -e . in a clone); or pass a policy object"
-        )
-    return next(iter(found)).load()
+    if found:
+        return next(iter(found)).load()
+    return importlib.import_module(_declared_in_clone())
+
+
+def _declared_in_clone():
+    """The spec reader's module named by the entry point in the clone's ``pyproject.toml``."""
+    pyproject = os.path.join(os.path.dirname(os.path.dirname(__file__)), "pyproject.toml")
+    why = "no installed distribution declares one"
+    if not os.path.isfile(pyproject):
+        why += " and there is no pyproject.toml beside ghost_euchre_env (not a clone)"
+    else:
+        try:
+            import tomllib  # Python 3.11+
+
+            with open(pyproject, "rb") as handle:
+                points = tomllib.load(handle)["project"]["entry-points"]
+            return points[SPEC_READERS]["specs"]
+        except ImportError:
+            why += f", and reading {pyproject} needs Python 3.11 or newer (tomllib)"
+        except KeyError:
+            why += f" nor does {pyproject}"
+    raise ValueError(
+        f"a policy given as a spec string needs a spec reader (the entry point 'specs' of "
+        f"{SPEC_READERS}): {why}; pip install ghost-euchre (pip install -e . in a clone), or "
+        "pass a policy object"
+    )
 
 
 def _names_human(spec):

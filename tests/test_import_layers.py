@@ -60,8 +60,9 @@ def imported_by_name(node):
     return None
 
 
-def import_graph():
-    """{module: sorted project modules it imports (not its own packages)}, relative imports resolved."""
+def import_graph(late=False):
+    """{module: sorted project modules it imports (not its own packages)}, relative imports resolved;
+    late: only the imports inside a function (made when it is first called)."""
     modules = module_names()
     graph = {}
     for name, path in sorted(modules.items()):
@@ -69,7 +70,11 @@ def import_graph():
             tree = ast.parse(handle.read())
         package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
         targets = set()
-        for node in ast.walk(tree):
+        functions = [
+            n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+        ]
+        nodes = (node for f in functions for node in ast.walk(f)) if late else ast.walk(tree)
+        for node in nodes:
             if isinstance(node, ast.Import):
                 targets.update(alias.name for alias in node.names)
             elif isinstance(node, ast.ImportFrom):
@@ -111,20 +116,47 @@ def test_the_wheel_lists_every_package():
     assert packages <= listed, sorted(packages - listed)
 
 
+def reachable(graph, start):
+    """The modules ``start`` imports in ``graph``, directly or through others."""
+    seen, waiting = set(), list(graph[start])
+    while waiting:
+        module = waiting.pop()
+        if module not in seen:
+            seen.add(module)
+            waiting.extend(graph[module])
+    return seen
+
+
 def test_no_module_imports_itself_through_others():
     graph = import_graph()
+    assert [module for module in graph if module in reachable(graph, module)] == []
 
-    def reachable(start):
-        """The modules ``start`` imports, directly or through others."""
-        seen, waiting = set(), list(graph[start])
-        while waiting:
-            module = waiting.pop()
-            if module not in seen:
-                seen.add(module)
-                waiting.extend(graph[module])
-        return seen
 
-    assert [module for module in graph if module in reachable(module)] == []
+def test_bots_built_by_name_do_not_import_their_builder():
+    """specs builds the built-in bots by name; a bot of bots (pimc, search, oracle) is handed
+    make_policy (its ``build`` keyword) instead of importing it, lazily or not: no hidden cycle."""
+    from ghost_euchre.agents.specs import BUILTINS
+
+    graph = import_graph()
+    for target in BUILTINS.values():
+        module = target.partition(":")[0]
+        assert "ghost_euchre.agents.specs" not in reachable(graph, module), module
+
+
+def test_the_bots_import_late_only_what_needs_torch():
+    """A late import (inside a function) hides what a module needs; among the bots only torch's
+    network classes are imported so, when a checkpoint is first read, and the bots that the spec
+    reader loads by name (a checkpoint's player among them)."""
+    late = {
+        (module, target)
+        for module, targets in import_graph(late=True).items()
+        if layer(module) == "ghost_euchre.agents"
+        for target in targets
+    }
+    assert late == {
+        ("ghost_euchre.agents.ppo", "ghost_euchre.agents.networks"),
+        ("ghost_euchre.agents.specs", "ghost_euchre.agents.ppo"),
+    }
 
 
 if __name__ == "__main__":

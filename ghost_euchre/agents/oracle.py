@@ -39,7 +39,7 @@ class OraclePolicy(SearchPolicy):
     """:class:`ghost_euchre.agents.search.SearchPolicy` searching the real deal (see the module docstring).
 
     game, seed, samples (copies of the real world per decision, int >= 1), rollout, objective,
-    max_games, network, top, prior: as SearchPolicy's.
+    max_games, network, top, prior, build: as SearchPolicy's.
     """
 
     name = "oracle"
@@ -57,6 +57,7 @@ class OraclePolicy(SearchPolicy):
         prior=0.0,
         cards="search",
         concept="relative",
+        build=None,
     ):
         if cards not in CARD_PLAYERS:
             raise ValueError(f"oracle: cards must be one of {list(CARD_PLAYERS)}, got {cards!r}")
@@ -75,6 +76,7 @@ class OraclePolicy(SearchPolicy):
             rollout=rollout,
             objective=objective,
             max_games=max_games,
+            build=build,
         )
         self.name = self.name.replace("search(", "oracle(").replace(",infer=none", "")
         self.cards, self.concept = cards, concept

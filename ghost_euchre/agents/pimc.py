@@ -53,6 +53,7 @@ from ghost_euchre_env import solver, variants
 
 from .base import Policy, end_match
 from .composite import card_player
+from .heuristic import heuristic_policy
 from .streams import RowRandom, act_keyed, child_keys, takes_keys
 from .worlds import read_knowledge, sample_worlds, world_states
 
@@ -100,15 +101,30 @@ def check_fits(what, samples, pool=0, memory=None):
     )
 
 
+def built(build, spec, game, seed):
+    """The policy of ``spec`` for ``game``: the heuristic for ``heuristic`` (the default playouts),
+    else ``build(spec, game, seed)``; ValueError (one line) for another spec without ``build``."""
+    if isinstance(spec, str) and spec.strip() == "heuristic":
+        return heuristic_policy(game, seed)
+    if build is not None:
+        return build(spec, game, seed)
+    raise ValueError(
+        f"policy spec {spec!r}: a spec other than heuristic is built by build= "
+        "(ghost_euchre.agents.make_policy, which hands itself down), or pass a Policy"
+    )
+
+
 class PIMCPolicy(Policy):
     """Determinized Monte Carlo search for Ghost Hand or classic Euchre.
 
     game: a ``GhostEuchre`` or ``ClassicEuchre`` (its rules are used for the playouts); seed: int or
     None; samples: worlds per decision (int >= 1); rollout: the playout policy,
-    a policy spec (default ``heuristic``) or a Policy object; objective: "relative" or
+    a policy spec (default ``heuristic``; a string, or a parsed spec that ``build`` takes) or a
+    Policy object; objective: "relative" or
     "points" (see the module docstring); max_games: most playout games stepped at
     once (int >= 1); leaf: what a world is valued by, "playout", "solver" or "cards" (see
-    the module docstring).
+    the module docstring); build: what builds a spec other than ``heuristic``
+    (:func:`ghost_euchre.agents.specs.make_policy` hands itself down), or None.
     """
 
     name = "pimc"
@@ -122,6 +138,7 @@ class PIMCPolicy(Policy):
         objective="relative",
         max_games=32768,
         leaf="playout",
+        build=None,
     ):
         super().__init__(game, seed)
         variant = variants.of(game)  # TypeError for anything but a variant's engine
@@ -136,12 +153,11 @@ class PIMCPolicy(Policy):
             )
         if leaf not in LEAVES:
             raise ValueError(f"{type(self).name}: leaf must be one of {list(LEAVES)}, got {leaf!r}")
-        if not isinstance(rollout, str) and not callable(getattr(rollout, "act", None)):
+        to_build = not callable(getattr(rollout, "act", None))  # a spec
+        if to_build and not isinstance(rollout, str) and build is None:
             raise ValueError(
                 f"{type(self).name}: rollout must be a policy spec or a Policy, got {rollout!r}"
             )
-        from .specs import make_policy  # late import: specs imports the policy modules by name
-
         self.samples = int(samples)
         self.objective = objective
         self.leaf = leaf
@@ -150,8 +166,9 @@ class PIMCPolicy(Policy):
             episode="deal", reward="points", **dataclasses.asdict(game.rules)
         )
         self.opponents = variant.opponents  # relative seats whose points count against the searcher
-        if isinstance(rollout, str):
-            rollout = make_policy(rollout, self.playout_game, seed=int(self.rng.integers(2**63)))
+        if to_build:
+            rollout_seed = int(self.rng.integers(2**63))
+            rollout = built(build, rollout, self.playout_game, rollout_seed)
         self.rollout = typing.cast(Policy, rollout)
         played_out_by = getattr(self.rollout, "name", type(self.rollout).__name__)
         rollout_note = "" if played_out_by == "heuristic" else f", rollout={played_out_by}"

@@ -29,8 +29,9 @@ import numpy as np
 
 from .base import end_match
 from .composite import CompositePolicy
+from .heuristic import heuristic_policy
 from .inference import MixedModel, action_probabilities, log_likelihoods, resample
-from .pimc import PIMCPolicy, check_fits
+from .pimc import PIMCPolicy, built, check_fits
 from .ppo import load_policy
 from .pretrained import main_network
 from .worlds import read_knowledge, sample_worlds
@@ -52,7 +53,8 @@ class SearchPolicy(PIMCPolicy):
     "all" or "auction" (those before the first card); pool: candidate worlds per
     searched world (int >= 1); floor: the likelihood floor in [0, 1) (see
     :mod:`ghost_euchre.agents.inference`); top: actions searched (int >= 0, 0: all legal);
-    prior: weight of the network's probability added to the values (float >= 0).
+    prior: weight of the network's probability added to the values (float >= 0); build: as
+    :class:`PIMCPolicy`'s (for ``network`` too).
     """
 
     name = "search"
@@ -73,9 +75,10 @@ class SearchPolicy(PIMCPolicy):
         objective="relative",
         max_games=32768,
         leaf="playout",
+        build=None,
     ):
         given_rollout = "heuristic" if rollout is None else rollout
-        super().__init__(game, seed, samples, given_rollout, objective, max_games, leaf)
+        super().__init__(game, seed, samples, given_rollout, objective, max_games, leaf, build)
         for key, value, choices in (
             ("infer", infer, INFERENCE_MODELS),
             ("evidence", evidence, EVIDENCE),
@@ -104,15 +107,13 @@ class SearchPolicy(PIMCPolicy):
             ):
                 bound = "in [0, 1)" if high == 1.0 else ">= 0"
                 raise ValueError(f"search: {key} must be a number {bound}, got {value!r}")
-        from .specs import make_policy  # late import: specs imports the policy modules by name
-
         network_seed = int(self.rng.integers(2**63))
         shipped = main_network(game.variant).path
         if network is None:  # the package's own file: no spec for a server's gate to read
             self.network = load_policy(shipped, game, network_seed)[0]
         elif isinstance(network, str):
             try:
-                self.network = make_policy(network, game, seed=network_seed)
+                self.network = built(build, network, game, network_seed)
             except ValueError as error:
                 raise ValueError(f"search: network={network}: {error}") from None
         else:
@@ -120,7 +121,7 @@ class SearchPolicy(PIMCPolicy):
         if rollout is None:  # the shipped network's auction over the heuristic's card play
             bidder = load_policy(shipped, self.playout_game, network_seed)[0]
             self.rollout = CompositePolicy(self.playout_game, bidder, self.rollout)
-        heuristic = make_policy("heuristic", self.playout_game)
+        heuristic = heuristic_policy(self.playout_game)
         self.seat_model = {  # the model of the other seats
             "network": self.network,
             "heuristic": heuristic,

@@ -30,6 +30,7 @@ may itself be a spec with colons: ``pimc:rollout=ppo:ghost,samples=16``.
 import contextlib
 import contextvars
 import dataclasses
+import functools
 import importlib
 import inspect
 import os
@@ -153,21 +154,54 @@ class SpecTree:
     kind: a built-in name, 'ppo', 'proc', 'class' or 'composite'; target: the checkpoint
     path for 'ppo', the program's path for 'proc', 'module:Class' for 'class', else None; options: the
     ``key=value`` arguments as :func:`parse_value` read them; parts: a
-    composite's (auction, play) trees, else ().
+    composite's (auction, play) trees, else (); nested: {option: tree} of the option values
+    that are themselves specs (``pimc:rollout=ppo:ghost``); text: the spec as written ('' for a
+    tree made by hand: :func:`spec_text` writes it). Trees compare by kind, target, options
+    and parts.
     """
 
     kind: str
     target: str | None = None
     options: dict = dataclasses.field(default_factory=dict)
     parts: tuple = ()
+    nested: dict = dataclasses.field(default_factory=dict, compare=False)
+    text: str = dataclasses.field(default="", compare=False)
+
+
+ROLES = ("auction", "play")  # a composite's parts
 
 
 def spec_tree(spec):
-    """The :class:`SpecTree` of ``spec`` (:func:`split_spec` at every composite level; its ValueErrors)."""
+    """The :class:`SpecTree` of ``spec`` (a tree is returned as it is): every level read once,
+    composites' parts and option values that are specs included; the ValueErrors of
+    :func:`split_spec`, a composite's naming its bad part."""
+    if isinstance(spec, SpecTree):
+        return spec
     if is_composite(spec):
-        return SpecTree("composite", parts=tuple(spec_tree(p) for p in split_composite(spec)))
+        parts = []
+        for role, part in zip(ROLES, split_composite(spec), strict=True):
+            with _naming_part(spec, role):
+                parts.append(spec_tree(part))
+        return SpecTree("composite", parts=tuple(parts), text=spec)
     kind, target, options = split_spec(spec)
-    return SpecTree(kind, target, options)
+    nested = {}
+    for key, value in options.items():
+        if isinstance(value, str):
+            with contextlib.suppress(ValueError):  # a plain string option (a path, a name)
+                nested[key] = spec_tree(value)
+    return SpecTree(kind, target, options, nested=nested, text=spec)
+
+
+def composite_tree(auction, play):
+    """The :class:`SpecTree` of ``composite[AUCTION | PLAY]`` from its parts' trees (read already)."""
+    return SpecTree(
+        "composite", parts=(auction, play), text=composite_spec(written(auction), written(play))
+    )
+
+
+def written(tree):
+    """The spec string of ``tree`` as written, or as :func:`spec_text` writes it."""
+    return tree.text or spec_text(tree)
 
 
 def spec_text(tree):
@@ -209,23 +243,11 @@ HUMAN_SEAT = (
 
 
 def uses_human(spec):
-    """Whether ``spec`` names ``human`` at any depth: the spec itself, a composite's part, or
-    an option value that is itself such a spec (``pimc:rollout=human``). ValueError (as
-    :func:`split_spec`) for a spec that does not parse."""
-    if is_composite(spec):
-        return any(uses_human(part) for part in split_composite(spec))
-    kind, _, kwargs = split_spec(spec)
-    return kind == "human" or any(_names_human(value) for value in kwargs.values())
-
-
-def _names_human(value):
-    """:func:`uses_human` of a value that may not be a spec at all (then False)."""
-    if not isinstance(value, str):
-        return False
-    try:
-        return uses_human(value)
-    except ValueError:  # a plain string option (a path, a name), not a spec
-        return False
+    """Whether ``spec`` (a spec string or its :class:`SpecTree`) names ``human`` at any depth: the
+    spec itself, a composite's part, or an option value that is itself such a spec
+    (``pimc:rollout=human``). ValueError (as :func:`spec_tree`) for a spec that does not parse."""
+    tree = spec_tree(spec)
+    return tree.kind == "human" or any(map(uses_human, (*tree.parts, *tree.nested.values())))
 
 
 def make_policy(spec, game, seed=None):
@@ -241,19 +263,21 @@ def make_policy(spec, game, seed=None):
     built is :class:`ghost_euchre.agents.checked.PolicyRaised`: one line naming the spec, then
     its traceback.
     """
-    with extra_named(f"policy spec {spec!r}"):
-        return _build(spec, game, seed)
-
-
-def _build(spec, game, seed):
-    """:func:`make_policy`, an optional dependency's absence not yet named."""
     if seed is not None:
         check_int("seed", seed, 0)
-    if _names_human(spec) and split_spec(spec)[0] != "human":  # (bad specs: errors below)
+    tree = spec_tree(spec)
+    with extra_named(f"policy spec {written(tree)!r}"):
+        return _build(tree, game, seed)
+
+
+def _build(tree, game, seed):
+    """:func:`make_policy` of a parsed spec, an optional dependency's absence not yet named."""
+    spec = written(tree)
+    if tree.kind != "human" and uses_human(tree):
         raise ValueError(f"policy spec {spec!r}: {HUMAN_SEAT}, not inside another policy")
-    if is_composite(spec):
-        return _make_composite(spec, game, seed)
-    kind, target, kwargs = split_spec(spec)
+    if tree.kind == "composite":
+        return _make_composite(tree, spec, game, seed)
+    kind, target, kwargs = tree.kind, tree.target, dict(tree.options)
     checked = _CHECKED_FILES.get()
     if kind == "ppo" and checked is not None and target not in checked:
         raise ValueError(f"policy spec {spec!r}: not a policy file read and checked for this build")
@@ -288,9 +312,10 @@ def _build(spec, game, seed):
         if partner is not None:  # a network of the auction (or the card play) alone: a full player
             role = "card play" if learn == "auction" else "auction"
             try:
-                if uses_human(partner):
+                partner_tree = spec_tree(partner)
+                if uses_human(partner_tree):
                     raise ValueError(f"{HUMAN_SEAT}, not inside another policy")
-                other = make_policy(partner, game, seed=None if seed is None else seed + 1)
+                other = make_policy(partner_tree, game, seed=None if seed is None else seed + 1)
             except ValueError as error:
                 raise ValueError(
                     f"PPO checkpoint {target!r}: the spec recorded in it for the {role}, "
@@ -314,7 +339,10 @@ def _build(spec, game, seed):
             raise ValueError(
                 f"policy spec {spec!r}: {target} is not a class; expected a Policy subclass"
             )
-        check_options(spec, factory, kwargs, target or kind)
+        builds = _takes_build(factory)
+        check_options(spec, factory, kwargs, target or kind, given=("build",) if builds else ())
+        if builds:  # a bot of bots: handed the builder, its option values already read
+            kwargs["build"] = functools.partial(_build_option, tree.nested)
         try:
             policy = factory(game, seed=seed, **kwargs)
         except TypeError as error:
@@ -372,20 +400,38 @@ def check_options(spec, factory, kwargs, what, given=()):
         )
 
 
-def _make_composite(spec, game, seed):
+def _make_composite(tree, spec, game, seed):
     """The CompositePolicy of ``composite[AUCTION | PLAY]``; an error in a part names the part."""
     parts = []
-    for role, part in zip(("auction", "play"), split_composite(spec), strict=True):
+    for role, part in zip(ROLES, tree.parts, strict=True):
         part_seed = None if seed is None else seed + len(parts)
-        parts.append(_make_part(spec, role, part, game, part_seed))
+        with _naming_part(spec, role):
+            parts.append(make_policy(part, game, seed=part_seed))
     return CompositePolicy(game, *parts, name=spec.strip())
 
 
-def _make_part(spec, role, part, game, seed):
+@contextlib.contextmanager
+def _naming_part(spec, role):
+    """A ValueError within it names the part ``role`` of the composite ``spec``."""
     try:
-        return make_policy(part, game, seed=seed)
+        yield
     except ValueError as error:
         raise ValueError(f"policy spec {spec!r}: its {role} part: {error}") from None
+
+
+def _takes_build(factory):
+    """Whether ``factory`` builds other bots: it takes ``build`` (:func:`make_policy`, handed down)."""
+    try:
+        return "build" in inspect.signature(factory).parameters
+    except (TypeError, ValueError):  # no signature to read
+        return False
+
+
+def _build_option(nested, spec, game, seed=None):
+    """The ``build`` a bot of bots is handed: :func:`make_policy` of an option value, from the tree
+    its spec's parse already holds (``nested``: {option: tree}) when it is one of them."""
+    read = {tree.text: tree for tree in nested.values()}
+    return make_policy(read.get(spec, spec), game, seed)
 
 
 def _load_attribute(path, spec):

@@ -46,28 +46,28 @@ import site
 import sys
 import sysconfig
 
-from .composite import is_composite, split_composite
 from .renamed import current_module
-from .specs import BUILTINS, split_spec
+from .specs import BUILTINS, spec_tree
 
 PROJECT_PACKAGES = ("ghost_euchre", "ghost_euchre_env")
 
 
 def fingerprint(spec):
-    """The version of the code ``spec`` plays with: SHA-256 (hex) as the module docstring says, or ''
-    when there is nothing to read (a missing checkpoint file or module)."""
-    if is_composite(spec):
-        parts = [fingerprint(part) for part in split_composite(spec)]
+    """The version of the code ``spec`` (a spec string or its tree) plays with: SHA-256 (hex) as the
+    module docstring says, or '' when there is nothing to read (a missing checkpoint file or
+    module)."""
+    tree = spec_tree(spec)
+    if tree.kind == "composite":
+        parts = [fingerprint(part) for part in tree.parts]
         return _combine(parts) if all(parts) else ""
-    kind, target, options = split_spec(spec)
-    if kind in ("ppo", "proc"):
-        return file_hash(target) if target and os.path.isfile(target) else ""
-    module, _, attribute = (BUILTINS.get(kind) or target or "").partition(":")
+    if tree.kind in ("ppo", "proc"):
+        return file_hash(tree.target) if tree.target and os.path.isfile(tree.target) else ""
+    module, _, attribute = (BUILTINS.get(tree.kind) or tree.target or "").partition(":")
     module = current_module(module) if module else module
     own = (main_source_hash() if module == "__main__" else source_hash(module)) or compiled_hash(
         module, attribute
     )
-    nested = [fingerprint(value) for value in options.values() if _is_spec(value)]
+    nested = [fingerprint(value) for value in tree.nested.values()]
     if not nested or not own:
         return own
     return _combine([own, *nested])
@@ -307,21 +307,6 @@ def _site_folders():
     folders.update(site.getsitepackages())
     folders.add(site.getusersitepackages())
     return {os.path.realpath(f) for f in folders}
-
-
-def _is_spec(value):
-    """Whether an option value names a policy (a string that parses as a spec other than a bare word)."""
-    if not isinstance(value, str):
-        return False
-    if value.strip() in BUILTINS:
-        return True
-    if ":" not in value and not is_composite(value):
-        return False
-    try:
-        split_spec(value)
-    except ValueError:
-        return False
-    return True
 
 
 def _combine(hashes):

@@ -23,6 +23,7 @@ import numpy as np
 
 from ghost_euchre.agents.base import playing
 from ghost_euchre.agents.composite import CompositePolicy
+from ghost_euchre.agents.specs import spec_tree, written
 from ghost_euchre.arena.match import (
     build_players,
     check_no_human,
@@ -30,6 +31,7 @@ from ghost_euchre.arena.match import (
     match_result,
     plan_match,
     play_games,
+    read_players,
     run_match,
     task_players,
 )
@@ -76,8 +78,8 @@ def run_bidding_match(
 ):
     """A duplicate match of ``players`` (specs or Policies), as a bidding match when ``card_play`` is given.
 
-    card_play: None (each player plays its own cards) or the spec that plays
-    every card; regret_decisions: auction decisions per player sampled for the
+    card_play: None (each player plays its own cards) or the spec (a string or its tree) that
+    plays every card; regret_decisions: auction decisions per player sampled for the
     bid regret (0: none), each valued on ``regret_worlds`` worlds with the rest
     of the deal played by ``oracle`` (default: card_play, else heuristic); record:
     keep every game's actions (as run_match). Returns (MatchResult,
@@ -90,10 +92,13 @@ def run_bidding_match(
     check_int("regret_decisions", regret_decisions, 0)
     if regret_decisions:
         check_int("regret_worlds", regret_worlds, 1)  # before the match, not after it
+    players = read_players(players)
     check_no_human(players)
-    if card_play is not None:
-        check_no_human([card_play], "card-play policy")
-        players = bidding_players(players, card_play, game, seed)
+    card_player = None if card_play is None else spec_tree(card_play)
+    if card_player is not None:
+        card_play = written(card_player)  # as the result shows it
+        check_no_human([card_player], "card-play policy")
+        players = bidding_players(players, card_player, game, seed)
     if not regret_decisions:
         options = {"num_envs": num_envs, "progress": progress, "workers": workers, "ray": ray}
         result = run_match(players, variant, games, seed, episode, rules, record=record, **options)
@@ -112,12 +117,13 @@ def run_bidding_match(
             if sample is None:
                 raise ValueError(f"player {name!r} made no auction decision with a choice")
             samples.append(sample)
+        playout = read_players([oracle])[0] if oracle else card_player or "heuristic"
         tasks = []  # (player, first decision): chunks of each player's sampled decisions
         for p, (_, obs, mask, _, keys) in enumerate(samples):
             for lo in range(0, len(keys), REGRET_CHUNK):
                 rows = slice(lo, lo + REGRET_CHUNK)
                 rollout = (
-                    oracle or card_play or "heuristic",
+                    playout,
                     regret_worlds,
                     seed + p,
                     "relative",

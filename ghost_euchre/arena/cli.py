@@ -79,11 +79,10 @@ import os
 import sys
 
 from ghost_euchre.agents.checked import PolicyRaised
-from ghost_euchre.agents.composite import composite_spec, is_composite, split_composite
 from ghost_euchre.agents.extras import require
 from ghost_euchre.agents.human import HumanQuit
 from ghost_euchre.agents.pimc import check_fits
-from ghost_euchre.agents.specs import split_spec
+from ghost_euchre.agents.specs import composite_tree, spec_tree, written
 from ghost_euchre.arena.bidding import bidding_table, run_bidding_match
 from ghost_euchre.arena.cli_args import (
     REGRET_WORLDS,
@@ -95,7 +94,7 @@ from ghost_euchre.arena.cli_args import (
 )
 from ghost_euchre.arena.interactive import play_interactive
 from ghost_euchre.arena.league import leaderboard, league_plan, run_league
-from ghost_euchre.arena.match import check_no_human, run_match
+from ghost_euchre.arena.match import check_no_human, read_players, run_match
 from ghost_euchre.arena.report import (
     leaderboard_table,
     match_table,
@@ -223,8 +222,9 @@ def _error(message):
     return 2
 
 
-def _play_options(args, rules):
-    """The keyword arguments run_match and run_league share, from the command line."""
+def _play_options(args, rules, specs):
+    """The keyword arguments run_match and run_league share, from the command line (specs: the
+    players' and the card play's trees, for the default of --workers)."""
     return {
         "variant": args.variant,
         "games": 300 if args.games is None else args.games,
@@ -233,7 +233,7 @@ def _play_options(args, rules):
         "rules": rules,
         "num_envs": args.num_envs,
         "progress": not args.quiet,
-        "workers": _default_workers(args) if args.workers is None else args.workers,
+        "workers": _default_workers(args, specs) if args.workers is None else args.workers,
         "ray": args.ray,
     }
 
@@ -245,7 +245,7 @@ FAST_KINDS = (
 )  # batched: their matches take seconds, and starting workers costs more than they save
 
 
-def _default_workers(args):
+def _default_workers(args, specs):
     """--workers when not given: every usable core, or 1 when the job is only fast batched bots.
 
     Starting a worker costs a second or more (a fresh process, its imports; far
@@ -256,17 +256,16 @@ def _default_workers(args):
     with a core busy; ``benchmarks/load_defaults.py``). Anything else (pimc, your
     classes) gets every core, as does the bid regret (a rollout search).
     """
-    specs = [*args.players, *([args.card_play] if args.card_play else [])]
     if args.bid_regret or not all(_fast(spec) for spec in specs):
         return usable_cores()
     return 1
 
 
-def _fast(spec):
-    """Whether a spec is random, heuristic or a ppo network (a composite: both of its parts)."""
-    if is_composite(spec):
-        return all(_fast(part) for part in split_composite(spec))
-    return split_spec(spec)[0] in FAST_KINDS
+def _fast(tree):
+    """Whether a parsed spec is random, heuristic or a ppo network (a composite: both of its parts)."""
+    if tree.kind == "composite":
+        return all(map(_fast, tree.parts))
+    return tree.kind in FAST_KINDS
 
 
 def _check_outputs(args, writers):
@@ -302,7 +301,10 @@ def _wrote(shown, *details):
 
 def match_main(args):
     rules = parse_rules(args.rule)
-    human = any(split_spec(spec)[0] == "human" for spec in args.players)
+    players = read_players(args.players)  # each spec read once, for all that follows
+    card_play = None if args.card_play is None else spec_tree(args.card_play)
+    specs = [*players, *([card_play] if card_play else [])]
+    human = any(player.kind == "human" for player in players)
     unused = [name for name in NOT_WITH_HUMAN if human and getattr(args, name)]
     if unused:
         flag = "--" + unused[0].replace("_", "-")
@@ -314,22 +316,21 @@ def match_main(args):
     if human:
         games = 1 if args.games is None else args.games
         try:
-            play_interactive(args.players, args.variant, games, args.seed, args.episode, rules)
+            play_interactive(players, args.variant, games, args.seed, args.episode, rules)
         except (HumanQuit, KeyboardInterrupt) as stop:  # Ctrl-C while a bot thinks, too
             print("\nGame abandoned.")
             return 1 if isinstance(stop, HumanQuit) and not stop.interrupted else 130
         return 0
-    bidding = args.card_play is not None or args.bid_regret != 0
+    bidding = card_play is not None or args.bid_regret != 0
     regrets = None
     if bidding:
         if args.record:
             raise ValueError("--record is for plain matches, not with --card-play or --bid-regret")
         worlds = _regret_worlds(args)
-        result, regrets = run_bidding_match(
-            args.players, args.card_play, args.bid_regret, worlds, **_play_options(args, rules)
-        )
+        options = _play_options(args, rules, specs)
+        result, regrets = run_bidding_match(players, card_play, args.bid_regret, worlds, **options)
     else:
-        result = run_match(args.players, **_play_options(args, rules), record=bool(args.record))
+        result = run_match(players, **_play_options(args, rules, specs), record=bool(args.record))
     print(match_table(result))
     if bidding:
         print(bidding_table(result, regrets))
@@ -363,12 +364,15 @@ def league_main(args):
     if args.bid_regret:  # each match also measures each player's bid regret, stored with it
         worlds = _regret_worlds(args)  # before the store is opened: a refusal leaves no file
         regret = (args.bid_regret, worlds, args.card_play or "heuristic")
+    players = read_players(args.players)  # each spec read once, for all that follows
     if args.card_play is not None:  # a bidding league: each player bids, SPEC plays every card
-        check_no_human([args.card_play], "card-play policy")
-        args.players = [composite_spec(player, args.card_play) for player in args.players]
+        card_play = spec_tree(args.card_play)
+        check_no_human([card_play], "card-play policy")
+        players = [composite_tree(player, card_play) for player in players]
+        args.players = [written(player) for player in players]
     db = args.db or DEFAULT_DB
     check_writable_in_place(db, "--db")  # a read-only store: refused before it is opened
-    league_plan(args.players, args.variant, args.episode, rules)  # bad players: no store made
+    league_plan(players, args.variant, args.episode, rules)  # bad players: no store made
     if args.workers is not None:
         check_int("--workers", args.workers, 1)
     if args.ray is not None:
@@ -376,8 +380,8 @@ def league_main(args):
     with Store(db) as store:
         store.check_writable()  # a read-only store is refused before any match is played
         try:
-            options = _play_options(args, rules)
-            run = run_league(args.players, store, **options, out=print, regret=regret)
+            options = _play_options(args, rules, players)
+            run = run_league(players, store, **options, out=print, regret=regret)
         except KeyboardInterrupt:
             print(f"\ninterrupted: finished matches are stored in {db}; rerun to resume")
             return 130

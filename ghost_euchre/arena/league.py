@@ -66,9 +66,9 @@ import time
 import numpy as np
 
 from ghost_euchre.agents.checked import PolicyRaised
-from ghost_euchre.agents.specs import make_policy
+from ghost_euchre.agents.specs import make_policy, written
 from ghost_euchre.arena.bidding import run_bidding_match
-from ghost_euchre.arena.match import check_no_human, make_game, run_match
+from ghost_euchre.arena.match import check_no_human, make_game, read_players, run_match
 from ghost_euchre.arena.regret import regret_from_sums
 from ghost_euchre.arena.seatings import match_teams, seatings
 from ghost_euchre.arena.stats import FIT_RATING_MODEL, plackett_luce_ratings, win_ci_from_sums
@@ -106,16 +106,25 @@ def league_matches(specs, variant="ghost"):
 def league_plan(specs, variant="ghost", episode="game", rules=None):
     """:func:`league_matches`, with every player built once on the league's game to check it.
 
-    ValueError (one line) for too few players, a repeated one, a spec that does not
-    build for these rules, or ``human`` (:func:`ghost_euchre.arena.match.check_no_human`): for a
-    caller to check a league before it creates anything.
+    specs: spec strings or their trees. ValueError (one line) for too few players, a repeated
+    one, a spec that does not build for these rules, or ``human``
+    (:func:`ghost_euchre.arena.match.check_no_human`): for a caller to check a league before it
+    creates anything.
     """
-    plan = league_matches(specs, variant)
-    check_no_human(specs, "league player")
+    return _checked_league(specs, variant, episode, rules)[0]
+
+
+def _checked_league(specs, variant, episode, rules):
+    """(:func:`league_plan`'s plan of spec strings, {spec string: its tree})."""
+    trees = read_players(specs)
+    names = [written(tree) for tree in trees]
+    plan = league_matches(names, variant)
+    check_no_human(trees, "league player")
     game = make_game(variant, episode, rules)
+    read = dict(zip(names, trees, strict=True))
     for spec in sorted({s for m in plan for s in m}):
-        make_policy(spec, game, seed=0)
-    return plan
+        make_policy(read[spec], game, seed=0)
+    return plan, read
 
 
 @dataclasses.dataclass
@@ -150,7 +159,7 @@ def run_league(
 ):
     """Play every missing match of a league into ``store``; returns a :class:`LeagueRun`.
 
-    specs: player spec strings (distinct; at least 3 for ghost, 4 for classic);
+    specs: player spec strings or their trees (distinct; at least 3 for ghost, 4 for classic);
     games, seed, episode, rules, num_envs: as :func:`ghost_euchre.arena.match.run_match`
     (every match uses the same seed, so all matches deal the same cards);
     record: keep every game's actions in the store (for replays); out: a
@@ -171,8 +180,8 @@ def run_league(
     game = make_game(variant, episode, rules)
     full_rules = dataclasses.asdict(game.rules)
     total_games = len(seatings(variant, games)[0])
-    plan = league_plan(specs, variant, episode, rules)
-    identities = {spec: player_identity(spec) for spec in {s for m in plan for s in m}}
+    plan, trees = _checked_league(specs, variant, episode, rules)
+    identities = {spec: player_identity(trees[spec]) for spec in {s for m in plan for s in m}}
     unversioned = sorted(spec for spec, (_, version) in identities.items() if not version)
     if unversioned:  # its results would pool with any other version's: refused, nothing played
         raise ValueError(
@@ -211,7 +220,7 @@ def run_league(
         for spec in players:
             player_ids.setdefault(spec, store.player_id(identities[spec]))
     options = (variant, games, seed, episode, full_rules, num_envs, record, regret)
-    tasks = [(players, *options) for _, players, _, _ in todo]
+    tasks = [([trees[p] for p in players], *options) for _, players, _, _ in todo]
     finished = {}  # task index -> MatchResult, finished and not yet written
 
     def write(index):

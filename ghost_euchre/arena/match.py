@@ -63,7 +63,15 @@ import numpy as np
 from ghost_euchre.agents.base import game_over, playing, show_deal
 from ghost_euchre.agents.checked import PolicyRaised, checked_act
 from ghost_euchre.agents.human import HumanPolicy
-from ghost_euchre.agents.specs import HUMAN_SEAT, check_policy, make_policy, uses_human
+from ghost_euchre.agents.specs import (
+    HUMAN_SEAT,
+    SpecTree,
+    check_policy,
+    make_policy,
+    spec_tree,
+    uses_human,
+    written,
+)
 from ghost_euchre.agents.streams import child_keys
 from ghost_euchre.arena.player_stats import concat_deals, deal_stats, player_stats
 from ghost_euchre.arena.seatings import match_teams, seat_scores, seatings
@@ -81,6 +89,7 @@ __all__ = [
     "build_players",
     "check_no_human",
     "make_game",
+    "read_players",
     "run_match",
 ]
 SCHEMA = "ghost-euchre-match-v1"
@@ -183,13 +192,32 @@ def check_player_count(players, game):
         )
 
 
+def read_players(players):
+    """``players`` with each spec string read into its :class:`ghost_euchre.agents.specs.SpecTree`
+    (once, for everything a match does with it, its workers included); trees and policies as
+    they are."""
+    return [spec_tree(p) if isinstance(p, str) else p for p in players]
+
+
+def _spec(player):
+    """The spec string of a player given as a spec (a string or its tree), else None."""
+    return (
+        written(player)
+        if isinstance(player, SpecTree)
+        else player
+        if isinstance(player, str)
+        else None
+    )
+
+
 def check_no_human(players, what="player"):
-    """ValueError (one line, saying where ``human`` plays) if a spec of ``players`` (specs or
-    Policies) uses ``human`` at any depth, or a Policy is a HumanPolicy: a batched match has
-    nobody at a terminal to ask."""
+    """ValueError (one line, saying where ``human`` plays) if a spec of ``players`` (specs, their
+    trees or Policies) uses ``human`` at any depth, or a Policy is a HumanPolicy: a batched match
+    has nobody at a terminal to ask."""
     for player in players:
-        if isinstance(player, HumanPolicy) or (isinstance(player, str) and uses_human(player)):
-            name = player if isinstance(player, str) else player.name
+        spec = _spec(player)
+        if isinstance(player, HumanPolicy) or (spec is not None and uses_human(player)):
+            name = spec if spec is not None else player.name
             raise ValueError(f"{what} {name!r} cannot play in a batched match: {HUMAN_SEAT}")
 
 
@@ -201,15 +229,17 @@ def _player_seed(seed, index):
 
 
 def build_players(players, game, seed):
-    """(policies, names, specs) of the match's players: spec strings are built, policies checked.
+    """(policies, names, specs) of the match's players: specs (strings or trees) are built,
+    policies checked.
 
     Names are the specs, with ``#2``, ``#3`` added to repeats (``random``, ``random#2``).
     """
     policies, specs = [], []
     for index, player in enumerate(players):
-        if isinstance(player, str):
+        spec = _spec(player)
+        if spec is not None:
             policy = make_policy(player, game, seed=_player_seed(seed, index))
-            spec = player.strip()
+            spec = spec.strip()
         else:
             check_policy(player, getattr(player, "name", type(player).__name__))
             policy, spec = player, player.name
@@ -298,6 +328,7 @@ def plan_match(
     game = make_game(variant, episode, rules)
     variant = game.variant  # the plan and what it calls hold the descriptor
     check_player_count(players, game)
+    players = read_players(players)
     check_no_human(players)
     policies, names, specs = build_players(players, game, seed)
     sequence, seat_player = seatings(variant, games)
@@ -487,7 +518,7 @@ def check_copyable(players, names):
     """ValueError (one line naming the player, and how to fix it) unless every Policy object of
     ``players`` can be copied to a worker process (pickled)."""
     for player, name in zip(players, names, strict=True):
-        if isinstance(player, str):
+        if _spec(player) is not None:
             continue
         try:
             pickle.dumps(player)
@@ -502,9 +533,8 @@ def check_copyable(players, names):
 def _not_loaded_hint(plan, message):
     """Which player a worker could not load (named in the worker's error), and how to fix it."""
     for player, name in zip(plan.players, plan.names, strict=True):
-        module = (
-            type(player).__module__ if not isinstance(player, str) else player.partition(":")[0]
-        )
+        spec = _spec(player)
+        module = type(player).__module__ if spec is None else spec.partition(":")[0]
         if f"'{module}'" in message or f"<module '{module}'" in message:
             return f"player {name!r} does not load in a worker process: {WORKER_HINT}"
     return WORKER_HINT

@@ -27,6 +27,7 @@ import numpy as np
 
 from ghost_euchre.agents.base import Wrapped
 from ghost_euchre.agents.pimc import PIMCPolicy
+from ghost_euchre.agents.specs import make_policy
 from ghost_euchre.agents.streams import RowRandom, act_keyed, child_keys
 from ghost_euchre.agents.worlds import read_knowledge, sample_worlds
 from ghost_euchre.arena.stats import Z95
@@ -123,7 +124,9 @@ def action_values(
     depend only on keys[i] and the seed (so any split of the decisions gives the
     same values); None: drawn in one stream from the seed.
     """
-    oracle = PIMCPolicy(game, seed=seed, samples=worlds, rollout=card_play, objective=objective)
+    oracle = PIMCPolicy(
+        game, seed=seed, samples=worlds, rollout=card_play, objective=objective, build=make_policy
+    )
     knowledge = read_knowledge(np.asarray(obs), game)
     keys = None if keys is None else child_keys(keys, oracle.stream_key)
     sampled = sample_worlds(knowledge, worlds, oracle.rng if keys is None else RowRandom(keys))

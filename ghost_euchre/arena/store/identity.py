@@ -5,14 +5,16 @@ import json
 import os
 import subprocess
 
+from ghost_euchre.agents.specs import spec_tree, written
 from ghost_euchre.agents.versions import fingerprint
 
 
 def player_identity(spec):
-    """(spec, content_hash) of a player spec: content_hash is the version of its code
-    (:func:`ghost_euchre.agents.versions.fingerprint`: a checkpoint file's SHA-256, or its modules' sources)."""
-    spec = spec.strip()
-    return spec, fingerprint(spec)
+    """(spec, content_hash) of a player spec (a string or its tree): content_hash is the version of
+    its code (:func:`ghost_euchre.agents.versions.fingerprint`: a checkpoint file's SHA-256, or its
+    modules' sources)."""
+    tree = spec_tree(spec)
+    return written(tree).strip(), fingerprint(tree)
 
 
 def version_label(content_hash):
