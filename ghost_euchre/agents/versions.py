@@ -9,7 +9,12 @@ pool two versions), so that a bot whose code changed is a new player:
   time is not looked at);
 - ``package.module:Class`` and the built-in names (``heuristic``, ``random``,
   ``pimc``, ``human``: their modules in :mod:`agents`): the source of the
-  defining module and of the *local* modules it imports, transitively. Local:
+  defining module and of the *local* modules it imports, transitively: the
+  modules it takes names from (``from a import b``: the module ``a.b``, else
+  ``a``), not the ``__init__`` of every package on the way, so that a bot's
+  version follows what it runs (``random`` is ``random_policy``, ``base`` and
+  ``streams``; ``search`` changes with the heuristic it plays out with), not
+  every module its package imports. Local:
   found under the same ``sys.path`` folder as the defining module, never in
   another installed package nor in this project's other packages
   (``ghost_euchre_env``, ``ghost_euchre.arena``, ``ghost_euchre.trainer``, and ``agents`` for a
@@ -255,18 +260,19 @@ def _sources(module, origin, root):
             continue
         sources[name] = path
         package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
-        for imported in _imported_names(path, package):
+        for imported in _imported_names(path, package, lambda name: _locate(root, name)):
             if imported in sources or not followed(imported):
                 continue
-            where = _locate(root, imported)
-            if where:
-                waiting.append((imported, where))
+            waiting.append((imported, _locate(root, imported)))
     return sources
 
 
-def _imported_names(path, package):
-    """The module names an ``import`` statement of the file at ``path`` may load (relative ones
-    resolved against ``package``), each with its parent packages."""
+def _imported_names(path, package, locate):
+    """The modules an ``import`` statement of the file at ``path`` takes names from (relative
+    ones resolved against ``package``) that ``locate`` (name -> source file or None) finds:
+    ``import a.b`` takes a.b; ``from a import b`` takes a.b where that is a module, else a. A
+    package's ``__init__`` that merely holds a module imported is not one: what a bot runs
+    is what it names, not everything its package's ``__init__`` imports."""
     try:
         with open(path, "rb") as handle:
             tree = ast.parse(handle.read(), path)
@@ -282,14 +288,10 @@ def _imported_names(path, package):
                 anchor = package.split(".") if package else []
                 anchor = anchor[: len(anchor) - (node.level - 1)] if node.level > 1 else anchor
                 base = ".".join([*anchor, *([node.module] if node.module else [])])
-            if base:
-                names.append(base)
-            names += [f"{base}.{alias.name}" if base else alias.name for alias in node.names]
-    with_parents = []
-    for name in names:
-        pieces = name.split(".")
-        with_parents += [".".join(pieces[: k + 1]) for k in range(len(pieces))]
-    return with_parents
+            modules = [f"{base}.{a.name}" if base else a.name for a in node.names]
+            found = [name for name in modules if locate(name)]
+            names += found + ([base] if base and len(found) < len(modules) else [])
+    return [name for name in names if locate(name)]
 
 
 def _locate(root, name):
