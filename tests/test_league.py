@@ -14,6 +14,7 @@ import textwrap
 import numpy as np
 import pytest
 
+from ghost_euchre.agents.specs import written
 from ghost_euchre.arena import cli as evaluate
 from ghost_euchre.arena import league as league_module
 from ghost_euchre.arena import store as store_module
@@ -139,7 +140,7 @@ def test_interrupted_league_resumes_and_loses_only_the_match_in_progress(tmp_pat
     real = league_module.run_match
 
     def interrupted_on_third(*args, **kwargs):
-        calls.append(args[0])
+        calls.append([written(player) for player in args[0]])  # the specs it is handed, read
         if len(calls) == 3:
             raise KeyboardInterrupt
         return real(*args, **kwargs)
