@@ -117,7 +117,7 @@ def test_a_version_3_store_reads_read_only_and_is_left_as_it_was(
     assert path.read_bytes() == before and sorted(os.listdir(tmp_path)) == ["damaged.sqlite"]
     with Store(path, read_only=True) as store:
         assert all(p["bid_regret"] is None for p in leaderboard(store, rules=RULES).players)
-    assert SCHEMA_VERSION == 5
+    assert SCHEMA_VERSION == 6
 
 
 def test_the_page_answers_a_damaged_store_with_a_json_503(regret_db, tmp_path):
@@ -203,7 +203,7 @@ def test_a_replay_of_a_damaged_match_names_the_store_the_table_and_the_match(
     ("edit", "message"),
     [
         ("UPDATE schema_version SET version = 'x'", "'x' is not one schema version"),
-        ("INSERT INTO schema_version VALUES (5)", "[5, 5] is not one schema version"),
+        ("INSERT INTO schema_version VALUES (6)", "[6, 6] is not one schema version"),
         ("UPDATE schema_version SET version = 0", "0 is not one schema version"),
         ("DELETE FROM schema_version", "none: the store has no version"),
     ],

@@ -11,6 +11,7 @@ import sqlite3
 import time
 import urllib.parse
 
+from .identity import keyed_rules_text
 from .schema import (
     READABLE_VERSIONS,
     SCHEMA_VERSION,
@@ -55,6 +56,7 @@ class StoreFile:
             )
         except sqlite3.Error as error:
             raise ValueError(f"cannot open league store {self.path!r}: {error}") from None
+        self.db.create_function("keyed_rules", 2, keyed_rules_text, deterministic=True)
         try:
             self._check_ours()  # before anything is written: another application's file is left as it is
             self._check_not_newer()  # neither read nor written (schema.py: the promise)

@@ -156,8 +156,8 @@ class StoreQueries(StoreFile):
         """The distinct (variant, episode, rules dict) of the stored matches, in the order of
         their first match: [{"variant", "episode", "rules"}] (one query, not a pass over matches)."""
         rows = self.db.execute(
-            "SELECT variant, episode, rules FROM matches"
-            " GROUP BY variant, episode, rules ORDER BY MIN(id)"
+            "SELECT variant, episode, rules FROM matches"  # rules: the first match's (MIN)
+            " GROUP BY variant, episode, keyed_rules(variant, rules) ORDER BY MIN(id)"
         )
         return [
             {
@@ -302,8 +302,8 @@ class StoreQueries(StoreFile):
             if value is not None:
                 where.append(f"{column} = ?")
                 args.append(value)
-        if rules is not None:
-            where.append("rules = ?")
+        if rules is not None:  # the same rules whatever options were added since a row was stored
+            where.append("keyed_rules(variant, rules) = keyed_rules(variant, ?)")
             args.append(rules_text(rules))
         return (" WHERE " + " AND ".join(where) if where else ""), args
 

@@ -73,7 +73,13 @@ table existed gets it with its first exploit, and reads as having none until the
 version 2 recorded no code version for a class or built-in player (content_hash
 ''): those players are kept as the version 'unrecorded', never pooled with one
 recorded since, and ``used`` is set in their order of registration; version 4 had no cards: it gets the table,
-empty, and opened read only reads as holding none). The file is in WAL
+empty, and opened read only reads as holding none; version 5 keyed a match and an exploit
+run by its whole rules dict, so that an option added to the rules orphaned every stored
+result: its keys are made again from their rows' columns (:func:`rekey`), and opened read
+only it reads as it is). Rules are compared by the options away from the variant's defaults
+(``keyed_rules(variant, rules)`` in SQL, :func:`ghost_euchre.arena.store.identity.keyed_rules`):
+a rules dict stored before an option existed is the same rules as one with the option at its
+default. The file is in WAL
 mode with a busy timeout, so several processes may read and write it at once
 (readers, opening a store included, never wait for a writer nor block it;
 writers take turns).
@@ -97,11 +103,14 @@ import numpy as np
 from ghost_euchre.arena.stats import places
 from ghost_euchre_env import variants
 
-SCHEMA_VERSION = 5
+from .identity import exploit_key, key_of, match_key
+
+SCHEMA_VERSION = 6
 READABLE_VERSIONS = (
     3,
     4,
     5,
+    6,
 )  # read only: what an older version lacks reads as empty (no regret, no card)
 
 SCHEMA = """
@@ -311,8 +320,8 @@ def upgrade(store, version):
     """Bring a file of an older schema version to ``SCHEMA_VERSION`` in one transaction;
     returns the versions then stored. Version 1 -> 2: every match's summaries from its games;
     2 -> 3: the players' ``used`` column (their ids' order); 3 -> 4: the (empty) match_regrets;
-    4 -> 5: the (empty) cards.
-    store: the :class:`ghost_euchre.arena.store.Store` opening the file.
+    4 -> 5: the (empty) cards; 5 -> 6: the keys of its matches and exploit runs
+    (:func:`rekey`). store: the :class:`ghost_euchre.arena.store.Store` opening the file.
     """
     try:
         with store.transaction():
@@ -335,6 +344,7 @@ def upgrade(store, version):
                 store._add_aggregates(
                     match_id, *match_aggregates(variant, *(data[k] for k in AGGREGATED))
                 )
+            rekey(store.db)
             store.db.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
     except (sqlite3.DatabaseError, ValueError, IndexError) as error:  # read-only, a bad row
         raise ValueError(
@@ -342,6 +352,37 @@ def upgrade(store, version):
             f"upgrading it to {SCHEMA_VERSION} failed: {error}"
         ) from None
     return [SCHEMA_VERSION]
+
+
+def rekey(db):
+    """Key the stored matches and exploit runs as version 6 does, by the rules away from the
+    defaults (:func:`ghost_euchre.arena.store.identity.keyed_rules`), where version 5 hashed the
+    whole rules dict; a key that is not the old one of its row's columns is left as it is."""
+    identity = {
+        pid: [spec, h] for pid, spec, h in db.execute("SELECT id, spec, content_hash FROM players")
+    }
+    matches = db.execute(
+        "SELECT id, match_key, variant, episode, rules, seed, games FROM matches"
+    ).fetchall()
+    for match_id, key, variant, episode, rules, seed, games in matches:
+        players = db.execute(
+            "SELECT player_id FROM match_players WHERE match_id = ? ORDER BY position", (match_id,)
+        )
+        ids = [identity[pid] for (pid,) in players]
+        if key == key_of([variant, episode, rules, seed, games, ids]):
+            new = match_key(variant, episode, json.loads(rules), seed, games, ids)
+            db.execute("UPDATE matches SET match_key = ? WHERE id = ?", (new, match_id))
+    exploits = db.execute(
+        "SELECT id, exploit_key, player_id, variant, episode, rules, budget, seed, games, init"
+        " FROM exploits"
+    ).fetchall()
+    for run_id, key, pid, variant, episode, rules, budget, seed, games, init in exploits:
+        init = json.loads(init)
+        if key == key_of([variant, episode, rules, identity[pid], budget, seed, games, init]):
+            new = exploit_key(
+                variant, episode, json.loads(rules), identity[pid], budget, seed, games, init
+            )
+            db.execute("UPDATE exploits SET exploit_key = ? WHERE id = ?", (new, run_id))
 
 
 def check_game_rows(db, match_id):
