@@ -25,6 +25,11 @@ are reserved: make_policy passes them itself (``path`` after ``proc:`` too). Exa
 ``ppo:ghost``, ``ppo:runs/a/final.pt``, ``proc:./mybot:timeout=5``,
 ``mybots.greedy:GreedyBot:depth=2,temperature=0.5``. After a built-in name a value
 may itself be a spec with colons: ``pimc:rollout=ppo:ghost,samples=16``.
+
+A spec is read once, into a :class:`SpecTree` (:func:`spec_tree`), which :func:`make_policy`
+builds; a bot that builds other bots (``pimc``, ``search``, ``oracle``) takes a keyword
+``build``, and make_policy hands it itself, with the option values its parse already read: the
+bots never import this module, which loads them by name.
 """
 
 import contextlib
