@@ -256,7 +256,8 @@ def uses_human(spec):
 
 
 def make_policy(spec, game, seed=None):
-    """Build the policy named by ``spec`` (see the module docstring) for ``game``.
+    """Build the policy named by ``spec`` (see the module docstring; a string or its
+    :class:`SpecTree`) for ``game``.
 
     game: the variant's engine (``GhostEuchre`` or ``ClassicEuchre``); seed: int >= 0 or
     None. Raises ValueError (one line, saying what was expected) for an unknown
@@ -436,7 +437,7 @@ def _build_option(nested, spec, game, seed=None):
     """The ``build`` a bot of bots is handed: :func:`make_policy` of an option value, from the tree
     its spec's parse already holds (``nested``: {option: tree}) when it is one of them."""
     read = {tree.text: tree for tree in nested.values()}
-    return make_policy(read.get(spec, spec), game, seed)
+    return make_policy(read.get(spec, spec) if isinstance(spec, str) else spec, game, seed)
 
 
 def _load_attribute(path, spec):
