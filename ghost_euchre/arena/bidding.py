@@ -117,7 +117,7 @@ def run_bidding_match(
             if sample is None:
                 raise ValueError(f"player {name!r} made no auction decision with a choice")
             samples.append(sample)
-        playout = read_players([oracle])[0] if oracle else card_player or "heuristic"
+        playout = spec_tree(oracle) if oracle else card_player or "heuristic"
         tasks = []  # (player, first decision): chunks of each player's sampled decisions
         for p, (_, obs, mask, _, keys) in enumerate(samples):
             for lo in range(0, len(keys), REGRET_CHUNK):

@@ -201,13 +201,9 @@ def read_players(players):
 
 def _spec(player):
     """The spec string of a player given as a spec (a string or its tree), else None."""
-    return (
-        written(player)
-        if isinstance(player, SpecTree)
-        else player
-        if isinstance(player, str)
-        else None
-    )
+    if isinstance(player, SpecTree):
+        return written(player)
+    return player if isinstance(player, str) else None
 
 
 def check_no_human(players, what="player"):
