@@ -12,6 +12,7 @@ import pytest
 import torch
 
 from ghost_euchre.agents import make_policy
+from ghost_euchre.agents.forward import probabilities, sampled_actions
 from ghost_euchre.agents.heuristic import ClassicHeuristic
 from ghost_euchre.agents.networks import (
     ActorCritic,
@@ -19,7 +20,6 @@ from ghost_euchre.agents.networks import (
     mask_logits,
     masked_entropy,
     masked_log_probs,
-    sample_actions,
     torch_forward,
 )
 from ghost_euchre.agents.ppo import PPOPolicy, load_policy
@@ -127,8 +127,34 @@ def test_smoke_run_of_the_real_script(tmp_path):
         "euchre/points_per_deal",
         "eval/win_rate_vs_heuristic",
         "eval/win_rate_vs_random",
+        "time/rollout_decisions_per_s",
+        "time/update_decisions_per_s",
+        "time/rollout_s",
+        "time/update_s",
+        "time/evaluation_s",
     }
     assert expected <= tags, expected - tags
+    # where the time went, and the win rate at each periodic evaluation (update 2 of 4: not the last)
+    assert re.search(
+        r"where the time went: rollouts \d+ s \([\d,]+ decisions/s of every seat\), updates \d+ s "
+        r"\([\d,]+ learner decisions/s\), periodic evaluations \d+ s; \d+ s wall",
+        result.stdout,
+    ), result.stdout
+    curve = result.stdout[result.stdout.index("learning curve") :].splitlines()
+    assert curve[1].split() == [
+        "update",
+        "decisions",
+        "wall",
+        "win",
+        "rate",
+        "vs",
+        "heuristic",
+        "[95%",
+        "CI]",
+    ]
+    assert curve[3].split()[:2] == ["2", "256"] and not curve[4].strip()
+    [rate] = events.Scalars("eval/win_rate_vs_heuristic")
+    assert curve[3].split()[4] == f"{rate.value:.1%}"
     # the first update (games start with the auction) is in the bidding warm-up: the heuristic bids
     # for the learner's seats, and those bids count
     first_bid_rate = events.Scalars("euchre/bid_rate")[0].value
@@ -463,10 +489,13 @@ def test_masked_distribution_never_samples_an_illegal_action():
     log_probs = masked_log_probs(logits, mask)
     assert torch.allclose(log_probs.exp().sum(-1), torch.ones(4000))
     assert (log_probs.exp()[~mask] == 0).all()
-    generator = torch.Generator().manual_seed(0)
+    chances = probabilities(logits.numpy(), mask.numpy())
+    rng = np.random.default_rng(0)
     for _ in range(25):
-        actions = sample_actions(log_probs, generator)
+        actions = sampled_actions(chances, rng.random(4000))
         assert mask[torch.arange(4000), actions].all()
+    edges = sampled_actions(chances, np.full(4000, np.nextafter(1.0, 0.0)))  # a draw of almost 1
+    assert mask[torch.arange(4000), edges].all()
     assert mask[torch.arange(4000), mask_logits(logits, mask).argmax(-1)].all()
 
 
@@ -643,6 +672,21 @@ def test_the_final_table_has_a_row_for_every_opponent_of_the_mix(tmp_path, capsy
     assert table[6].startswith("own pts/deal: the greedy policy's own points a deal, not a margin")
     for line in table[2:6]:  # games, then the win rate and its interval in percent
         assert re.search(r"  6  +\d+\.\d% \[\d+\.\d%, \d+\.\d%\]  +[+-]\d\.\d{3}$", line), line
+
+
+def test_a_bfloat16_update_trains_and_differs_from_float32_only_in_rounding(
+    tmp_path, torch_globals
+):
+    common = ["--runs_dir", str(tmp_path), "--total_steps", "256", "--eval_every", "0"]
+    common += ["--final_eval_games", "0", "--checkpoint_every", "0", *TINY]
+    weights = {}
+    for precision in ("float32", "bfloat16"):
+        cli.main([*common, "--name", precision, "--update_precision", precision])
+        state = torch.load(tmp_path / precision / "final.pt", weights_only=True)["model"]
+        weights[precision] = torch.cat([v.flatten() for v in state.values()])
+    assert torch.isfinite(weights["bfloat16"]).all()
+    difference = (weights["bfloat16"] - weights["float32"]).abs().max().item()
+    assert 0 < difference < 0.05, difference  # trained through the same updates, rounded otherwise
 
 
 def test_the_pool_row_says_when_no_snapshot_was_taken_yet():

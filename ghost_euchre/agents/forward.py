@@ -306,6 +306,16 @@ def masked_argmax(logits, mask, actions):
         actions[g] = best
 
 
+def sampled_actions(probabilities, uniforms):
+    """int64[N]: each row's action drawn from ``probabilities`` (float64[N, A], 0 where illegal,
+    :func:`probabilities`) by ``uniforms`` (float64[N] in [0, 1)): the first action whose
+    cumulative probability passes the draw (never one of probability 0)."""
+    cdf = np.cumsum(probabilities, axis=1)
+    chosen = (cdf <= (uniforms * cdf[:, -1])[:, None]).sum(axis=1)
+    last_possible = probabilities.shape[1] - 1 - (probabilities[:, ::-1] > 0).argmax(axis=1)
+    return np.minimum(chosen, last_possible).astype(np.int64)
+
+
 def probabilities(logits, mask):
     """float64[N, A]: the softmax of the legal logits (float32[N, A]) in float64, 0 where illegal."""
     logits = np.where(mask, np.asarray(logits, np.float64), -np.inf)

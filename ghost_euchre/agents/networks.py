@@ -380,20 +380,6 @@ class ActorCritic(SuitedNetwork):
         return actual_actions(F.linear(hidden, self.actor.weight, self.actor.bias), action_index)
 
 
-def pool_logits(networks, members, obs):
-    """float32[B, A]: row i is the logits of ``networks[members[i]]`` (members int[B]) for obs[i] (float32[B, O]).
-
-    The networks share one architecture (snapshots of one network), so the batch
-    is seen once (:meth:`ActorCritic.see`) and each network runs on its own rows only.
-    """
-    seen, action_index = networks[0].see(obs)
-    logits = obs.new_empty((len(obs), networks[0].config["num_actions"]))
-    for member in np.unique(members):
-        rows = torch.from_numpy(np.flatnonzero(members == member)).to(obs.device)
-        logits[rows] = networks[member].heads(seen[rows])[0]
-    return actual_actions(logits, action_index)
-
-
 def mask_logits(logits, mask):
     """Logits with illegal actions (mask False) set to the dtype's minimum (probability 0)."""
     return logits.masked_fill(~mask, torch.finfo(logits.dtype).min)
@@ -407,11 +393,6 @@ def masked_log_probs(logits, mask):
 def masked_entropy(log_probs, mask):
     """float[B]: entropy over the legal actions only (illegal entries contribute nothing)."""
     return -torch.where(mask, log_probs.exp() * log_probs, 0.0).sum(-1)
-
-
-def sample_actions(log_probs, generator=None):
-    """int64[B]: one action per row drawn from exp(log_probs); zero-probability entries are never drawn."""
-    return torch.multinomial(log_probs.exp(), 1, generator=generator).squeeze(-1)
 
 
 def policy_payload(model, learn="all", partner=None):

@@ -21,7 +21,7 @@ import numpy as np
 from .base import Policy
 from .composite import LEARN_MODES
 from .extras import missing_extra
-from .forward import Forward, is_mlp, probabilities
+from .forward import Forward, is_mlp, probabilities, sampled_actions
 from .network_file import NotAnArchive, fit_error, read_network
 from .playouts import network_playout, network_replay
 from .streams import draws
@@ -81,11 +81,9 @@ class PPOPolicy(Policy):
         mask = np.asarray(mask, dtype=bool)
         if not self.sample:
             return self.network.greedy(obs, mask)
-        cdf = np.cumsum(probabilities(self.network.logits(obs), mask), axis=1)
-        draw = draws(self, keys).random(len(cdf)) * cdf[:, -1]
-        chosen = (cdf <= draw[:, None]).sum(axis=1)  # the first action whose cdf passes the draw
-        last_legal = mask.shape[1] - 1 - mask[:, ::-1].argmax(axis=1)
-        return np.minimum(chosen, last_legal).astype(np.int64)
+        return sampled_actions(
+            probabilities(self.network.logits(obs), mask), draws(self, keys).random(len(mask))
+        )
 
     def playout(self):
         """(kernel, arguments): the compiled playout of the greedy built-in network

@@ -6,7 +6,7 @@ import os
 import numpy as np
 import torch
 
-from ghost_euchre.agents.networks import fit_weights, load_file
+from ghost_euchre.agents.networks import fit_weights, load_file, torch_forward
 from ghost_euchre.plumbing.files import write_atomic
 from ghost_euchre.trainer.failures import saved_checkpoints
 from ghost_euchre.trainer.run import start_games
@@ -67,7 +67,7 @@ def rank_state(run):
     """What is this rank's own: its games, seat roles and random generators."""
     rng = {
         "numpy": run.np_rng.bit_generator.state,
-        "sample": run.sample_gen.get_state(),
+        "sample": run.sample_rng.bit_generator.state,
         "torch": torch.get_rng_state(),
     }
     if run.ranks.world_size > 1:
@@ -96,6 +96,7 @@ def restore(run, checkpoint):
         fit_weights(run.critic, checkpoint["critic"], f"the oracle critic of the {what}")
     run.optimizer.load_state_dict(checkpoint["optimizer"])
     run.pool_added = checkpoint["pool_added"]
+    run.pool_players = [torch_forward(slot) for slot in run.pool]
     mine = checkpoint["other_ranks"][run.ranks.rank - 1] if run.ranks.rank else checkpoint
     state = state_from_tensors(type(run.venv.state), mine["env_state"])
     run.obs, run.mask, run.player = start_games(run.venv, state)
@@ -103,7 +104,8 @@ def restore(run, checkpoint):
     run.np_rng.bit_generator.state = mine["rng"]["numpy"]
     if run.ranks.world_size > 1:
         run.minibatch_rng.bit_generator.state = mine["rng"]["minibatch"]
-    run.sample_gen.set_state(mine["rng"]["sample"])
+    if isinstance(mine["rng"]["sample"], dict):  # a torch generator's state before NumPy sampled
+        run.sample_rng.bit_generator.state = mine["rng"]["sample"]
     torch.set_rng_state(mine["rng"]["torch"])
     if run.heuristic is not None and "heuristic" in mine["rng"]:
         run.heuristic.rng.bit_generator.state = mine["rng"]["heuristic"]

@@ -1,6 +1,7 @@
 """Evaluations of the greedy network on duplicate deals (arena's matches): periodic and final."""
 
 import copy
+import time
 
 import torch
 
@@ -93,12 +94,15 @@ def periodic_evaluation(run, log):
     ):
         return {}
     torch.set_num_threads(config.rollout_threads)
-    scalars, parts = {}, []
+    tick = time.perf_counter()
+    scalars, parts, rows = {}, [], {}
     for opponent in ("heuristic", "random"):
         regret = config.eval_regret_decisions if opponent == "heuristic" else 0
         if config.learn != "auction":
             regret = 0
-        row = evaluate_policy(run.model, run.engine, opponent, config.eval_games, config, regret)
+        row = rows[opponent] = evaluate_policy(
+            run.model, run.engine, opponent, config.eval_games, config, regret
+        )
         scalars[f"eval/win_rate_vs_{opponent}"] = row["win_rate"]
         scalars[f"eval/points_per_deal_vs_{opponent}"] = row["mean_points_per_deal"]
         low, high = row["win_rate_ci95"]
@@ -111,6 +115,7 @@ def periodic_evaluation(run, log):
             scalars["eval/bid_regret"] = mean
             scalars["eval/bid_regret_ci95_low"], scalars["eval/bid_regret_ci95_high"] = low, high
             parts.append(f"bid regret {mean:.3f} [{low:.3f}, {high:.3f}] points/decision")
+    log.evaluated(run, time.perf_counter() - tick, rows["heuristic"])
     log.write(
         f"evaluation after update {run.update} ({run.global_step} decisions, {row['games']} games): "
         f"win rate {', '.join(parts)}"

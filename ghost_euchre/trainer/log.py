@@ -80,6 +80,10 @@ class Log:
 
     def __init__(self, run_dir, run, resumed):
         self.train_time, self.start_step, self.start_deals = 0.0, run.global_step, run.deals
+        # seconds of this process's rollouts, updates and periodic evaluations; learner decisions updated
+        self.rollout_time = self.update_time = self.eval_time = 0.0
+        self.learner_decisions = 0
+        self.curve = []  # (update, decisions, wall seconds, eval row vs heuristic) per evaluation
         self.start_update, self.start_learner_step = (
             run.update,
             run.learner_step,
@@ -122,10 +126,51 @@ class Log:
                 file=sys.stdout,
             )
 
-    def timed(self, decisions, seconds):
-        """Count one update's rollout and update time."""
+    def timed(self, decisions, learner_decisions, rollout_seconds, update_seconds):
+        """Count one update's rollout time (``decisions`` of every seat played) and its PPO update's
+        (``learner_decisions`` trained on)."""
+        seconds = rollout_seconds + update_seconds
         self.train_time += seconds
+        self.rollout_time += rollout_seconds
+        self.update_time += update_seconds
+        self.learner_decisions += learner_decisions
         self.recent.append((decisions, seconds))
+
+    def evaluated(self, run, seconds, row):
+        """Count a periodic evaluation of ``seconds``; keep its ``row`` against the heuristic for the
+        closing learning curve."""
+        self.eval_time += seconds
+        self.curve.append((run.update, run.global_step, time.perf_counter() - self.start_time, row))
+
+    def time_shares(self, run):
+        """{scalar: value}: decisions per second of the rollouts (every seat's decisions) and of the updates
+        (the learner's decisions trained on), the seconds of each part so far."""
+        decisions = run.global_step - self.start_step
+        return {
+            "time/rollout_decisions_per_s": decisions / max(self.rollout_time, 1e-9),
+            "time/update_decisions_per_s": self.learner_decisions / max(self.update_time, 1e-9),
+            "time/rollout_s": self.rollout_time,
+            "time/update_s": self.update_time,
+            "time/evaluation_s": self.eval_time,
+        }
+
+    def learning_curve(self):
+        """The closing table's lines: each periodic evaluation's win rate against the heuristic, with the
+        decisions and the wall time it came at ([] without periodic evaluations)."""
+        if not self.curve:
+            return []
+        rows = [["update", "decisions", "wall", "win rate vs heuristic [95% CI]"]]
+        for update, decisions, wall, row in self.curve:
+            low, high = row["win_rate_ci95"]
+            rows.append(
+                [
+                    str(update),
+                    f"{decisions:,}",
+                    f"{wall / 60:.1f} min",
+                    f"{row['win_rate']:6.1%} [{low:.1%}, {high:.1%}]",
+                ]
+            )
+        return rows
 
     def sps(self, run):
         """decisions per second of rollouts and updates since this process started"""
@@ -154,6 +199,7 @@ class Log:
             "charts/SPS_wall": int(
                 (run.global_step - self.start_step) / (time.perf_counter() - self.start_time)
             ),
+            **self.time_shares(run),
             **scalars,
         }
         for key, value in scalars.items():

@@ -9,6 +9,7 @@ import torch
 import torch.distributed as dist
 
 from ghost_euchre.agents.networks import policy_payload
+from ghost_euchre.arena.report import format_rows
 from ghost_euchre.plumbing.commands import program_name
 from ghost_euchre.trainer.checkpoint import (
     periodic_checkpoint,
@@ -56,12 +57,23 @@ def finish(run, log, run_dir):
         f"rollouts and updates: {decisions / seconds:,.0f} decisions/s; {deals} deals, "
         f"{deals / seconds:,.0f} deals/s{whole}; saved {run_dir}/final.pt and policy.pt"
     )
+    shares = log.time_shares(run)
+    print(
+        f"where the time went: rollouts {log.rollout_time:.0f} s "
+        f"({shares['time/rollout_decisions_per_s']:,.0f} decisions/s of every seat), updates "
+        f"{log.update_time:.0f} s ({shares['time/update_decisions_per_s']:,.0f} learner decisions/s), "
+        f"periodic evaluations {log.eval_time:.0f} s; {time.perf_counter() - log.start_time:.0f} s wall"
+    )
+    curve = log.learning_curve()
+    if curve:
+        print("\nlearning curve: the greedy network against two heuristics at each evaluation")
+        print("\n".join(format_rows(curve)))
 
 
 def play_update(run, buf, log):
     """One update: the rollout of every game, the PPO update, the snapshot, the logs and evaluation."""
     config = run.config
-    tick, step_before = time.perf_counter(), run.global_step
+    tick, step_before, learner_before = time.perf_counter(), run.global_step, run.learner_step
     if config.anneal_lr:
         run.optimizer.param_groups[0]["lr"] = config.learning_rate * (
             1.0 - run.update / run.num_updates
@@ -75,10 +87,16 @@ def play_update(run, buf, log):
     ] + teacher_lessons(run, buf)
     # --- update (minibatches over all ranks' decisions, gradients summed over the ranks)
     torch.set_num_threads(config.torch_threads)
+    played = time.perf_counter()
     shares = batch_shares(run, buf, taught, stats)
     losses = ppo_update(run, buf, advantages, returns, taught, shares)
     run.update += 1
-    log.timed(run.global_step - step_before, time.perf_counter() - tick)
+    log.timed(
+        run.global_step - step_before,
+        run.learner_step - learner_before,
+        played - tick,
+        time.perf_counter() - played,
+    )
     take_snapshot(run)
     # --- log
     scalars = update_scalars(run, buf, returns, stats, lessons, losses)

@@ -5,11 +5,11 @@ roles: int8[N, S] per game and seat, drawn at the start of every episode.
 """
 
 import numpy as np
-import torch
 
 from ghost_euchre.agents import make_policy
 from ghost_euchre.agents.checked import CheckedPolicy
-from ghost_euchre.agents.networks import mask_logits, masked_log_probs, pool_logits, sample_actions
+from ghost_euchre.agents.forward import probabilities, sampled_actions
+from ghost_euchre.agents.networks import torch_forward
 from ghost_euchre.trainer.config import POOL
 from ghost_euchre_env import variants
 
@@ -98,23 +98,21 @@ def assign_roles(roles, games, config, pool_filled, rng):
 def act_opponents(actions, roles_now, obs, mask, run):
     """Fill ``actions`` for the games whose acting seat is not the network (roles_now int[N] != LEARNER).
 
-    The pool's snapshots decide in one batch (:func:`ghost_euchre.agents.networks.pool_logits`),
-    each fixed opponent in one call on its rows, as do ``run.partner`` (the
+    Each snapshot of the pool decides on its rows by its forward pass without torch
+    (``run.pool_players``), each fixed opponent in one call on its rows, as do ``run.partner`` (the
     ``bidding`` policy of learn='play') at the learner's seats (:func:`partner_role`)
     and the warm-up's heuristic (the role after it).
     """
     config = run.config
-    pooled = np.flatnonzero((roles_now > LEARNER) & (roles_now <= config.pool_size))
-    if len(pooled):
-        mask_t = torch.from_numpy(mask[pooled]).to(run.device)
-        logits = pool_logits(
-            run.pool, roles_now[pooled] - 1, torch.from_numpy(obs[pooled]).to(run.device)
-        )
+    for slot, player in enumerate(run.pool_players):
+        games = np.flatnonzero(roles_now == slot + 1)
+        if not len(games):
+            continue
         if config.opponent_sample:
-            chosen = sample_actions(masked_log_probs(logits, mask_t), run.sample_gen)
+            chances = probabilities(player.logits(obs[games]), mask[games])
+            actions[games] = sampled_actions(chances, run.sample_rng.random(len(games)))
         else:
-            chosen = mask_logits(logits, mask_t).argmax(-1)
-        actions[pooled] = chosen.cpu().numpy()
+            actions[games] = player.greedy(obs[games], mask[games])
     players = [*run.opponents, run.partner, run.heuristic]
     for role, policy in enumerate(players, config.pool_size + 1):
         games = np.flatnonzero(roles_now == role)
@@ -126,5 +124,7 @@ def act_opponents(actions, roles_now, obs, mask, run):
 def take_snapshot(run):
     """Every ``snapshot_every`` updates the network joins the opponent pool (oldest slot replaced)."""
     if run.update % run.config.snapshot_every == 0:
-        run.pool[run.pool_added % run.config.pool_size].load_state_dict(run.model.state_dict())
+        slot = run.pool_added % run.config.pool_size
+        run.pool[slot].load_state_dict(run.model.state_dict())
+        run.pool_players[slot] = torch_forward(run.pool[slot])
         run.pool_added += 1

@@ -4,7 +4,8 @@
 import numpy as np
 import torch
 
-from ghost_euchre.agents.networks import masked_log_probs, sample_actions
+from ghost_euchre.agents.forward import probabilities, sampled_actions
+from ghost_euchre.agents.networks import masked_log_probs
 from ghost_euchre.trainer.opponents import (
     LEARNER,
     act_opponents,
@@ -152,10 +153,12 @@ def collect_rollout(run, buf):
                         torch.from_numpy(buf.critic_extra[rows]).to(device),
                     )
                 log_probs = masked_log_probs(logits, torch.from_numpy(buf.mask[rows]).to(device))
-                chosen = sample_actions(log_probs, run.sample_gen)
-                buf.logprob[rows] = log_probs.gather(1, chosen[:, None]).squeeze(1).cpu().numpy()
+                chances = probabilities(logits.cpu().numpy(), buf.mask[rows])
+                chosen = sampled_actions(chances, run.sample_rng.random(len(learners)))
+                chosen_t = torch.from_numpy(chosen).to(device)
+                buf.logprob[rows] = log_probs.gather(1, chosen_t[:, None]).squeeze(1).cpu().numpy()
                 buf.value[rows] = value.cpu().numpy()
-                actions[learners] = chosen.cpu().numpy()
+                actions[learners] = chosen
             act_opponents(actions, role_now, obs, mask, run)
         buf.action[rows] = actions[learners]
         if warming_up and config.learn == "auction":

@@ -15,6 +15,7 @@ from ghost_euchre.agents.networks import (
     build_network,
     deepens,
     load_model,
+    torch_forward,
 )
 from ghost_euchre.trainer.config import TrainConfig, init_from_file
 from ghost_euchre.trainer.critic import OracleCritic
@@ -41,6 +42,9 @@ class Run:
     optimizer: torch.optim.Optimizer
     pool: list
     """past snapshots (ActorCritic) played by the opponents; role s + 1 = slot s"""
+    pool_players: list
+    """each slot's snapshot as the opponents play it: its forward pass without torch (the built-in MLP,
+    :func:`ghost_euchre.agents.networks.torch_forward`), refreshed with every snapshot"""
     pool_added: int
     """snapshots taken so far (the next one goes to slot pool_added % pool_size)"""
     heuristic: typing.Any
@@ -55,8 +59,8 @@ class Run:
     """seat roles (and, with one rank, the minibatch order)"""
     minibatch_rng: np.random.Generator
     """the minibatch order over all ranks' decisions: the same generator on every rank"""
-    sample_gen: torch.Generator
-    """action sampling"""
+    sample_rng: np.random.Generator
+    """action sampling (the learner's and the pool's)"""
     update: int = 0
     global_step: int = 0
     """decisions played so far (every seat of every game of every rank)"""
@@ -124,7 +128,7 @@ def setup(config, ranks):
     np_rng = np.random.default_rng(seed)  # seat roles (and with one rank the minibatch order)
     minibatch_rng = np_rng if ranks.world_size == 1 else np.random.default_rng(config.seed)
     torch.manual_seed(config.seed)  # network initialisation: the same on every rank
-    sample_gen = torch.Generator(ranks.device).manual_seed(seed)  # action sampling
+    sample_rng = np.random.default_rng([seed, 1])  # action sampling
     torch.set_num_threads(config.rollout_threads)  # switched to torch_threads for each update
     torch.use_deterministic_algorithms(True, warn_only=ranks.device.type == "cuda")
 
@@ -182,8 +186,9 @@ def setup(config, ranks):
     pool_added = 1
     assign_roles(roles, np.arange(num_envs), config, pool_added, np_rng)
     return Run(
-        config, ranks, venv, model, optimizer, pool, pool_added, heuristic, roles, obs, mask, player,
-        np_rng, minibatch_rng, sample_gen, partner=partner, opponents=opponents, critic=critic,
+        config, ranks, venv, model, optimizer, pool, [torch_forward(slot) for slot in pool],
+        pool_added, heuristic, roles, obs, mask, player,
+        np_rng, minibatch_rng, sample_rng, partner=partner, opponents=opponents, critic=critic,
         teacher=teacher,
     )  # fmt: skip
 

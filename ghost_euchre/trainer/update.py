@@ -167,13 +167,21 @@ def clipped_ppo_loss(config, ratio, advantages, new_value, old_value, returns, e
     return loss, pg_loss, v_loss, entropy_loss
 
 
-def imitation_loss(model, lessons, rows, total):
+def heads_of_rows(model, seen, rows, precision):
+    """(logits float32[M, A], value float32[M]) of the rows ``rows`` of a batch :meth:`see` returned,
+    the network's passes under ``precision`` (a torch.autocast context)."""
+    with precision:
+        logits, value = model.from_seen(*seen_rows(seen, rows))
+    return logits.float(), value.float()
+
+
+def imitation_loss(model, lessons, rows, total, precision):
     """Cross-entropy of the network's masked logits against the lessons' target distributions
     (the heuristic's actions, one-hot, or a teacher's) on this rank's ``rows`` of the ``lessons``
     (seen observations, masks, targets), its share of the mean over the minibatch's ``total``
     lessons."""
     seen, mask, targets = lessons
-    logits, _ = model.from_seen(*seen_rows(seen, rows))
+    logits, _ = heads_of_rows(model, seen, rows, precision)
     losses = torch.nn.functional.cross_entropy(
         mask_logits(logits, mask[rows]), targets[rows], reduction="none"
     )
@@ -216,6 +224,9 @@ def ppo_update(run, buf, advantages, returns, lessons, shares):
         )
         taught = (model.see(lesson_obs), lesson_mask, lesson_targets)
 
+    precision = torch.autocast(
+        device.type, torch.bfloat16, enabled=config.update_precision == "bfloat16"
+    )
     zero = torch.zeros((), device=device)
     pg_loss, v_loss, entropy_loss, approx_kl, imitation = zero, zero, zero, zero, zero
     clipfracs = []
@@ -227,9 +238,10 @@ def ppo_update(run, buf, advantages, returns, lessons, shares):
             else None
         )
         for mb in epoch:
-            logits, new_value = model.from_seen(*seen_rows(b_seen, mb.rows))
+            logits, new_value = heads_of_rows(model, b_seen, mb.rows, precision)
             if critic is not None and critic_seen is not None:
-                new_value = critic.from_seen(critic_seen[mb.rows])
+                with precision:
+                    new_value = critic.from_seen(critic_seen[mb.rows]).float()
             log_probs = masked_log_probs(logits, b_mask[mb.rows])
             new_logprob = log_probs.gather(1, b_actions[mb.rows][:, None]).squeeze(1)
             entropy = masked_entropy(log_probs, b_mask[mb.rows])
@@ -256,7 +268,7 @@ def ppo_update(run, buf, advantages, returns, lessons, shares):
                 mb.size,
             )
             if mb.lessons is not None and taught is not None:
-                imitation = imitation_loss(model, taught, mb.lessons, mb.lesson_size)
+                imitation = imitation_loss(model, taught, mb.lessons, mb.lesson_size, precision)
                 loss = loss + config.imitation_coef * imitation
 
             optimizer.zero_grad()
