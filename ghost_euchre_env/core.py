@@ -1,14 +1,14 @@
 """The skeleton shared by the engines: batched state, episodes, deals, rules checks, action checks.
 
-A variant module (``ghost.py``, ``classic.py``) holds only its rules: it
-declares its state's fields (:class:`Field`s of an :class:`EpisodeState`: one record a
-game), its rules options (a dataclass over :class:`Rules`) and its deal summary (over
+A variant module (``ghost.py``, ``classic.py``) holds only its rules: it declares its
+state's fields (:class:`Field` lines of an :class:`EpisodeState` class: one record a game),
+its rules options (a dataclass over :class:`Rules`) and its deal summary (over
 :class:`DealSummary`), and fills in the hooks of :class:`BatchedGame` (its kernels, which
 deal, apply one decision, score and end deals, each taking the state's records and the
-engine's settings as two arguments). Everything else (option checks,
-building a state, chosen deals, episodes, the calls of the kernels, the legal mask,
-action checks) is here, once; what every variant's kernels share (dealing, the end
-of a game, truncation, automatic resets) is :mod:`ghost_euchre_env.kernels.skeleton`.
+engine's settings, one record each). Everything else (option checks, building a state,
+chosen deals, episodes, the calls of the kernels, the legal mask, action checks) is here,
+once; what every variant's kernels share (dealing, the end of a game, truncation, automatic
+resets) is :mod:`ghost_euchre_env.kernels.skeleton`.
 A variant module also declares its descriptor: its actions by name (over
 :class:`Actions`) and, at its end, a :class:`VariantDeclaration` that
 :mod:`ghost_euchre_env.variants` builds the registry from.
