@@ -55,7 +55,7 @@ def column(dtype, *shape):
 
 class Field:
     """A field of a game's record in an :class:`EpisodeState`, declared in the state's class:
-    ``dtype[*shape]`` a game, read as ``state.name``: dtype[N, *shape], a view of the records.
+    ``dtype[*shape]`` a game, read as ``state.name``: ``dtype[N, *shape]``, a view of the records.
 
     shape: ints, or names of int class attributes of the state's class (``"score_width"``);
     fill: what a new state holds. A bool field is stored as uint8 (a Numba record holds no
@@ -100,7 +100,7 @@ class EpisodeState:
 
     The record's fields are the :class:`Field` declarations of the class and its bases (the
     base's first): ``dtype``, the record's, is made from them once per class, and
-    ``state.name`` reads a field as dtype[N, *shape], a view of the records (writing into it
+    ``state.name`` reads a field as ``dtype[N, *shape]``, a view of the records (writing into it
     writes the state; ``state.name = values`` writes the values). chosen: uint32[N, K,
     deal_width], the chosen deals (not in the record: K grows when a game brings more deals).
 
