@@ -117,7 +117,8 @@ def main():
     theirs = {key: float(np.median([r[1][key] for r in rounds])) for key in keys}
     ratio = {key: float(np.median([r[0][key] / r[1][key] for r in rounds])) for key in keys}
     print(
-        "| variant | batch | call | us, this tree | us, against | ratio |\n|---|---:|---|---:|---:|---:|"
+        "| variant | batch | call | us, this tree | us, against | ratio |\n"
+        "|---|---:|---|---:|---:|---:|"
     )
     for key in keys:
         print(

@@ -369,18 +369,7 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
         self.episode = episode
         self.reward = reward
         self.rules = self.rules_type(**rules)
-        self.settings = np.zeros(1, settings_dtype(type(self)))  # the kernels' one record of them
-        self.settings[0] = (
-            *(
-                self.rules.CHOICES[f.name].index(value) if isinstance(value, str) else value
-                for f in dataclasses.fields(self.rules)
-                for value in [getattr(self.rules, f.name)]
-            ),
-            episode == "deal",
-            reward == "win",
-            self.loss_reward,
-            self.score_column,
-        )
+        self.settings = settings_record(self)  # the one record of them every kernel takes
         self._no_deals: SummaryT | None = (
             None  # the summary of a step in which no deal ended, made once
         )
@@ -536,7 +525,8 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
         weigh_args: a model's replay kernel for this variant and its arguments (the heuristic's
         or a network's ``replay(floor)``): ``replay(actions, state, settings, weigh_args) ->
         float64[M]``, the kernels' :func:`~ghost_euchre_env.kernels.skeleton.replay_and_weigh`
-        with this variant's kernels and the model's. The games must be live and stay so (no deal ends).
+        with this variant's kernels and the model's. The games must be live and stay so (no
+        deal ends).
         """
         game = skeleton.first_over(state.player)
         if game >= 0:
@@ -825,6 +815,22 @@ def settings_dtype(engine):
         ("score_column", np.int64, (engine.num_players,)),
     ]
     return np.dtype((np.record, np.dtype(fields, align=True)))
+
+
+def settings_record(engine):
+    """The settings of an engine (a :class:`BatchedGame`) as the one record every kernel takes:
+    a :func:`settings_dtype` array of one."""
+    rules = engine.rules
+    options = {f.name: getattr(rules, f.name) for f in dataclasses.fields(rules)}
+    record = np.zeros(1, settings_dtype(type(engine)))
+    record[0] = (
+        *(rules.CHOICES[name].index(v) if isinstance(v, str) else v for name, v in options.items()),
+        engine.episode == "deal",
+        engine.reward == "win",
+        engine.loss_reward,
+        engine.score_column,
+    )
+    return record
 
 
 def check_games(games, num_games, distinct=False):

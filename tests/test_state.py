@@ -1,4 +1,4 @@
-"""The state of a batch is one record a game: fields by name, views, copies, and what a declaration adds.
+"""The state of a batch is one record a game: fields by name, views, copies, what a declaration adds.
 
 A state field and a rules option are each one declaration (CONTRIBUTING.md, "Adding a rules
 option", "Adding a state field"); the last tests walk both recipes on a variant made here.
