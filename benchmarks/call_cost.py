@@ -58,13 +58,13 @@ def measure(batches, seconds):
             state = game.init(stream_keys(0, batch))
             seats = state.player.astype(np.int64)
             venv = vector(batch)
-            venv.reset(seed=0)
+            mask = [venv.reset(seed=0)[1]]  # the mask of the latest step
 
             def engine_step(game=game, state=state):
                 game.step(state, game.legal_mask(state).argmax(axis=1), auto_reset=True)
 
-            def vector_step(venv=venv):
-                venv.step(venv.mask.argmax(axis=1))
+            def vector_step(venv=venv, mask=mask):
+                mask[0] = venv.step(mask[0].argmax(axis=1))[1]
 
             calls = {
                 "legal_bits": lambda game=game, state=state: game.legal_bits(state),
