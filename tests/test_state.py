@@ -1,7 +1,9 @@
 """The state of a batch is one record a game: fields by name, views, copies, what a declaration adds.
 
 A state field and a rules option are each one declaration (CONTRIBUTING.md, "Adding a rules
-option", "Adding a state field"); the last tests walk both recipes on a variant made here.
+option", "Adding a state field"); two tests walk both recipes on a variant made here, and the
+last checks that the vector step's masks and observations are the engine's under options away
+from their defaults (the options reach every kernel through one settings record).
 """
 
 import copy
@@ -11,7 +13,7 @@ import pickle
 import numpy as np
 import pytest
 
-from ghost_euchre_env import ClassicEuchre, GhostEuchre
+from ghost_euchre_env import ClassicEuchre, ClassicEuchreVec, GhostEuchre, GhostEuchreVec
 from ghost_euchre_env.cards import HAND_DTYPE
 from ghost_euchre_env.core import Field, settings_dtype
 from ghost_euchre_env.dealing import stream_keys
@@ -157,3 +159,25 @@ def test_a_rules_option_is_one_declaration_that_the_settings_record_carries():
     game = GhostEuchre(episode="deal", reward="points", max_deals=9)
     assert game.settings[0].one_deal and not game.settings[0].reward_is_win
     assert game.settings[0].max_deals == 9 and game.settings[0].score_column.tolist() == [0, 1, 2]
+
+
+@pytest.mark.parametrize(
+    ("vector", "rules"),
+    [
+        (GhostEuchreVec, {}),
+        (GhostEuchreVec, {"allow_renege": True, "auction": "open", "max_deals": 3}),
+        (ClassicEuchreVec, {}),
+        (ClassicEuchreVec, {"stick_the_dealer": False, "allow_lone_defender": True}),
+    ],
+)
+def test_the_vector_steps_masks_and_observations_are_the_engines(vector, rules):
+    # The vector step's one kernel call (step, legal mask, observation) reads the options from
+    # the same settings record as the engine's own legal_mask and observe: options away from
+    # their defaults give the same masks both ways.
+    venv = vector(16, seed=4, **rules)
+    obs, mask, player = venv.reset()
+    rng = np.random.default_rng(5)
+    for _ in range(150):
+        obs, mask, player, _, _ = venv.step((rng.random(mask.shape) * mask).argmax(axis=1))
+        assert np.array_equal(mask, venv.game.legal_mask(venv.state))
+        assert np.array_equal(obs, venv.game.observe(venv.state, player))
