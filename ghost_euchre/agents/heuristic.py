@@ -745,31 +745,19 @@ def ghost_playout(actions, state, settings, policy_args):
     """Ghost Hand games played by :func:`ghost_actions` until some deal ends, in one call: the
     engine's :func:`~ghost_euchre_env.kernels.skeleton.play_until_deals_end` with Ghost Hand's
     kernels (the engine's ``play_until_deal_ends`` passes their arguments)."""
-    return play_until_deals_end(
-        actions,
-        state,
-        settings,
-        ghost_kernels.step,
-        ghost_kernels.legal_mask,
-        ghost_kernels.observe,
-        ghost_actions,
-        policy_args,
-    )
+    # fmt: off
+    return play_until_deals_end(actions, state, settings, ghost_kernels.step,
+        ghost_kernels.legal_mask, ghost_kernels.observe, ghost_actions, policy_args)
+    # fmt: on
 
 
 @njit(cache=True)
 def classic_playout(actions, state, settings, policy_args):
     """:func:`ghost_playout` for classic Euchre and :func:`classic_actions`."""
-    return play_until_deals_end(
-        actions,
-        state,
-        settings,
-        classic_kernels.step,
-        classic_kernels.legal_mask,
-        classic_kernels.observe,
-        classic_actions,
-        policy_args,
-    )
+    # fmt: off
+    return play_until_deals_end(actions, state, settings, classic_kernels.step,
+        classic_kernels.legal_mask, classic_kernels.observe, classic_actions, policy_args)
+    # fmt: on
 
 
 @njit(cache=True)
@@ -794,31 +782,19 @@ def ghost_replay(actions, state, settings, weigh_args):
     """Ghost Hand games replayed and weighed by :func:`ghost_weigh` in one call: the engine's
     :func:`~ghost_euchre_env.kernels.skeleton.replay_and_weigh` with Ghost Hand's kernels (the
     engine's ``replay_and_weigh`` passes their arguments)."""
-    return replay_and_weigh(
-        actions,
-        state,
-        settings,
-        ghost_kernels.step,
-        ghost_kernels.legal_mask,
-        ghost_kernels.observe,
-        ghost_weigh,
-        weigh_args,
-    )
+    # fmt: off
+    return replay_and_weigh(actions, state, settings, ghost_kernels.step,
+        ghost_kernels.legal_mask, ghost_kernels.observe, ghost_weigh, weigh_args)
+    # fmt: on
 
 
 @njit(cache=True)
 def classic_replay(actions, state, settings, weigh_args):
     """:func:`ghost_replay` for classic Euchre and :func:`classic_weigh`."""
-    return replay_and_weigh(
-        actions,
-        state,
-        settings,
-        classic_kernels.step,
-        classic_kernels.legal_mask,
-        classic_kernels.observe,
-        classic_weigh,
-        weigh_args,
-    )
+    # fmt: off
+    return replay_and_weigh(actions, state, settings, classic_kernels.step,
+        classic_kernels.legal_mask, classic_kernels.observe, classic_weigh, weigh_args)
+    # fmt: on
 
 
 def one_hot_log_weights(floor, num_actions):
