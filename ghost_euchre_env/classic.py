@@ -4,8 +4,8 @@ Every rule of the Classic Euchre section of ``docs/RULES.md`` lives in the
 kernels of :mod:`ghost_euchre_env.kernels.classic` (compiled once with Numba);
 this module is the batch API over them, and the adapters (vector API,
 ``classic_euchre_v0``) hold none. Seats 0 & 2 (team 0) play against seats 1 & 3
-(team 1). A batch of N games is a :class:`ClassicState` of arrays with a leading
-game axis; :meth:`ClassicEuchre.step` advances every game by one decision in one
+(team 1). A batch of N games is a :class:`ClassicState`, one record a game;
+:meth:`ClassicEuchre.step` advances every game by one decision in one
 kernel call and mutates the state in place. Card tables, follow-suit and trick
 resolution are the shared ones of :mod:`ghost_euchre_env.kernels.cards`.
 
@@ -49,6 +49,7 @@ from .core import (
     DealSummary,
     Doors,
     EpisodeState,
+    Field,
     Rules,
     VariantDeclaration,
     column,
@@ -56,7 +57,6 @@ from .core import (
     layout_table,
     name_action,
     parse_suit,
-    take_rows,
 )
 from .kernels import classic as rules
 from .kernels import scoring
@@ -225,43 +225,37 @@ class ClassicRules(Rules):
     max_deals: int = 200
 
 
-@dataclasses.dataclass
 class ClassicState(EpisodeState):
     """N classic Euchre games: the fields of :class:`core.EpisodeState` and these. Seats are absolute (0..3); -1 means none.
 
-    Hands and card sets are uint32 masks (bit c set = card c). [N, K] fields
-    are stored seat-major (see :class:`core.BatchState`). The deal's fields are
+    Hands and card sets are uint32 masks (bit c set = card c). The deal's fields are
     written afresh when a deal starts (the kernel ``start_deals``).
     """
 
     deal_width = NUM_PLAYERS + 1  # a chosen deal: seat 0..3 hand masks, upcard id
     score_width = NUM_TEAMS  # game score by team
 
-    hands: np.ndarray = column(HAND_DTYPE, NUM_PLAYERS)  # cards each seat holds now
-    held: np.ndarray = column(
+    hands = Field(HAND_DTYPE, NUM_PLAYERS)  # cards each seat holds now
+    held = Field(
         HAND_DTYPE, NUM_PLAYERS
-    )  # dealt hand + picked-up upcard - discard; played = held & ~hands
-    upcard: np.ndarray = column(np.int8, fill=NO_CARD)  # the card turned face up
+    )  # dealt + picked-up upcard - discard; played: held & ~hands
+    upcard = Field(np.int8, fill=NO_CARD)  # the card turned face up
     # the deal's fields:
-    discard: np.ndarray = column(np.int8)  # the dealer's discard (-1 none)
-    passes: np.ndarray = column(np.int8)  # passes this deal (0..8); calls 0..passes-1 were passes
-    maker: np.ndarray = column(np.int8)  # ordered up or named trump (-1 none)
-    trump: np.ndarray = column(np.int8)  # suit 0..3, -1 before it is made
-    alone: np.ndarray = column(
-        np.int8, NUM_PLAYERS
-    )  # alone choice by seat: -1 none, 0 with partner, 1 alone
-    lone_defender: np.ndarray = column(np.int8)  # -1 none
-    active: np.ndarray = column(np.int8)  # bit s set = seat s plays
-    leader: np.ndarray = column(np.int8)  # led the current trick (-1 none)
-    led_suit: np.ndarray = column(np.int8)  # effective suit led, -1 none
-    trick: np.ndarray = column(
-        np.int8, NUM_PLAYERS
-    )  # card each seat put in the current trick, -1 none
-    trick_number: np.ndarray = column(np.int8)  # tricks completed this deal
-    trick_cards: np.ndarray = column(
+    discard = Field(np.int8)  # the dealer's discard (-1 none)
+    passes = Field(np.int8)  # passes this deal (0..8); calls 0..passes-1 were passes
+    maker = Field(np.int8)  # ordered up or named trump (-1 none)
+    trump = Field(np.int8)  # suit 0..3, -1 before it is made
+    alone = Field(np.int8, NUM_PLAYERS)  # alone choice by seat: -1 none, 0 with partner, 1 alone
+    lone_defender = Field(np.int8)  # -1 none
+    active = Field(np.int8)  # bit s set = seat s plays
+    leader = Field(np.int8)  # led the current trick (-1 none)
+    led_suit = Field(np.int8)  # effective suit led, -1 none
+    trick = Field(np.int8, NUM_PLAYERS)  # card each seat put in the current trick, -1 none
+    trick_number = Field(np.int8)  # tricks completed this deal
+    trick_cards = Field(
         HAND_DTYPE, NUM_TRICKS
-    )  # cards played in trick k this deal (the current one included)
-    tricks_won: np.ndarray = column(np.int8, NUM_PLAYERS)
+    )  # played in trick k this deal (the current included)
+    tricks_won = Field(np.int8, NUM_PLAYERS)
 
 
 @dataclasses.dataclass
@@ -352,79 +346,12 @@ class ClassicEuchre(BatchedGame[ClassicRules, ClassicState, ClassicDealSummary])
         return [*masks[:NUM_PLAYERS], int(upcard)]
 
     # ---------------------------------------------------------------- decisions
-    def _legal_args(self, state):
-        """The arguments of the kernels ``legal_bits`` and ``legal_mask``."""
-        return (
-            self.rules.stick_the_dealer,
-            state.phase,
-            state.player,
-            state.passes,
-            state.upcard,
-            state.hands,
-            state.trump,
-            state.led_suit,
-        )
-
-    def _step_args(self, state):
-        """The arguments of the kernels ``step`` and ``step_and_observe`` after the actions."""
-        return (
-            self.rules.stick_the_dealer,
-            self.rules.allow_lone_defender,
-            state.phase,
-            state.player,
-            state.dealer,
-            state.hands,
-            state.held,
-            state.upcard,
-            state.discard,
-            state.passes,
-            state.maker,
-            state.trump,
-            state.alone,
-            state.lone_defender,
-            state.active,
-            state.leader,
-            state.led_suit,
-            state.trick,
-            state.trick_number,
-            state.trick_cards,
-            state.tricks_won,
-        )
-
-    def _deal_args(self, state):
-        """The fields a deal sets, the last arguments of the kernels ``start_deals`` and ``end_deals``."""
-        return (
-            state.dealer,
-            state.phase,
-            state.player,
-            state.hands,
-            state.held,
-            state.upcard,
-            state.discard,
-            state.passes,
-            state.maker,
-            state.trump,
-            state.alone,
-            state.lone_defender,
-            state.active,
-            state.leader,
-            state.led_suit,
-            state.trick,
-            state.trick_number,
-            state.trick_cards,
-            state.tricks_won,
-        )
-
-    def _score_args(self):
-        """The rules options of "Score of the deal" (none: the kernel ``end_deals`` takes no more)."""
-        return ()
-
     def deal_points(self, state, games):
         """int32[M, 2]: points each team scores for the finished deals ``games``."""
         maker = state.maker[games]
-        maker_alone = take_rows(state.alone, games)[np.arange(len(games)), maker & 3] == 1
+        maker_alone = state.alone[games][np.arange(len(games)), maker & 3] == 1
         return scoring.classic_deal_points(
-            take_rows(state.tricks_won, games),
+            state.tricks_won[games],
             maker,
             maker_alone,
             state.lone_defender[games] >= 0,
@@ -438,33 +365,9 @@ class ClassicEuchre(BatchedGame[ClassicRules, ClassicState, ClassicDealSummary])
         """
         return self._observe_rows(state, *self._observed(state, seats, games))
 
-    def _observe_args(self, state):
-        """The arguments of the kernel ``observe`` after the games and the seats."""
-        return (
-            self.rules.target_score,
-            self.rules.max_deals,
-            state.phase,
-            state.dealer,
-            state.deal_number,
-            state.scores,
-            state.hands,
-            state.held,
-            state.upcard,
-            state.discard,
-            state.passes,
-            state.maker,
-            state.trump,
-            state.alone,
-            state.active,
-            state.leader,
-            state.trick,
-            state.trick_cards,
-            state.tricks_won,
-        )
-
     def hidden_cards(self, state, seats):
         """float32[N, 72] (``HIDDEN_LAYOUT``): the hands of the three seats after ``seats[i]``."""
-        return rules.hidden(self._check_seats(seats, state.num_games), state.hands)
+        return rules.hidden(self._check_seats(seats, state.num_games), state.records)
 
 
 def score_bounds(rules):

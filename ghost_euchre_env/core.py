@@ -1,13 +1,14 @@
 """The skeleton shared by the engines: batched state, episodes, deals, rules checks, action checks.
 
-A variant module (``ghost.py``, ``classic.py``) holds only its rules: it
-declares its state fields (:func:`column`), its rules options (a dataclass over
-:class:`Rules`) and its deal summary (over :class:`DealSummary`), and fills in
-the hooks of :class:`BatchedGame` (its kernels, which deal, apply one decision,
-score and end deals; the arguments they take). Everything else (option checks,
-building a state, chosen deals, episodes, the calls of the kernels, the legal mask,
-action checks) is here, once; what every variant's kernels share (dealing, the end
-of a game, truncation, automatic resets) is :mod:`ghost_euchre_env.kernels.skeleton`.
+A variant module (``ghost.py``, ``classic.py``) holds only its rules: it declares its
+state's fields (:class:`Field` lines of an :class:`EpisodeState` class: one record a game),
+its rules options (a dataclass over :class:`Rules`) and its deal summary (over
+:class:`DealSummary`), and fills in the hooks of :class:`BatchedGame` (its kernels, which
+deal, apply one decision, score and end deals, each taking the state's records and the
+engine's settings, one record each). Everything else (option checks, building a state,
+chosen deals, episodes, the calls of the kernels, the legal mask, action checks) is here,
+once; what every variant's kernels share (dealing, the end of a game, truncation, automatic
+resets) is :mod:`ghost_euchre_env.kernels.skeleton`.
 A variant module also declares its descriptor: its actions by name (over
 :class:`Actions`) and, at its end, a :class:`VariantDeclaration` that
 :mod:`ghost_euchre_env.variants` builds the registry from.
@@ -16,7 +17,7 @@ A variant module also declares its descriptor: its actions by name (over
 import dataclasses
 import functools
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, overload
 
 import numpy as np
 
@@ -38,65 +39,151 @@ NO_SEAT = -1
 
 EVERY_GAME = np.zeros(0, np.int64)  # the ``games`` of an observation of every game, in order
 
-StateSelf = TypeVar("StateSelf", bound="BatchState")
+StateSelf = TypeVar("StateSelf", bound="EpisodeState")
 
 
-def column(dtype, *shape, fill=0):
-    """A field of a :class:`BatchState` or :class:`DealSummary` dataclass: an array
-    ``dtype[N, *shape]``.
-
-    shape: ints, or names of int class attributes of the dataclass (e.g.
-    ``"score_width"``). A new state holds ``fill`` everywhere (the fields of a deal
-    are written by the variant's ``start_deals`` kernel when the deal starts).
-    """
-    return dataclasses.field(metadata={"dtype": dtype, "shape": shape, "fill": fill})
+def _shape(cls, shape):
+    """A declared shape after the game axis: ints, or names of int class attributes of ``cls``."""
+    return tuple(s if isinstance(s, int) else getattr(cls, s) for s in shape)
 
 
-@functools.cache
-def _layout(cls):
-    """((dtype, fill, shape after the game axis), ...) of the :func:`column` fields of a dataclass, in order."""
-    return tuple(
-        (
-            np.dtype(f.metadata["dtype"]),
-            f.metadata["fill"],
-            tuple(s if isinstance(s, int) else getattr(cls, s) for s in f.metadata["shape"]),
-        )
-        for f in dataclasses.fields(cls)
-    )
+def column(dtype, *shape):
+    """A field of a :class:`DealSummary` dataclass: an array ``dtype[M, *shape]`` (shape: ints,
+    or names of int class attributes of the dataclass, e.g. ``"score_width"``)."""
+    return dataclasses.field(metadata={"dtype": dtype, "shape": shape})
 
 
-@dataclasses.dataclass
-class BatchState:
-    """Base for a dataclass whose every field is an array with a leading game axis (one is ``player``).
+class Field:
+    """A field of a game's record in an :class:`EpisodeState`, declared in the state's class:
+    ``dtype[*shape]`` a game, read as ``state.name``: ``dtype[N, *shape]``, a view of the records.
 
-    [N, K] fields are stored seat-major, column by column (Fortran order): one
-    seat's column of every game is then contiguous. It is the layout the rules
-    kernels are compiled for (another layout would compile them again); indexing
-    is unchanged.
+    shape: ints, or names of int class attributes of the state's class (``"score_width"``);
+    fill: what a new state holds. A bool field is stored as uint8 (a Numba record holds no
+    bool array) and read as bool.
     """
 
-    if TYPE_CHECKING:  # declared by every subclass (see EpisodeState)
-        player: np.ndarray
+    def __init__(self, dtype, *shape, fill=0):
+        self.dtype, self.shape, self.fill = np.dtype(dtype), shape, fill
+        self.name = ""
 
-    def __post_init__(self):
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if value.ndim == 2 and not value.flags.f_contiguous:
-                setattr(self, f.name, np.asfortranarray(value))
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def stored(self, cls):
+        """(name, dtype, shape) of the field in the record dtype of the state class ``cls``."""
+        dtype = np.dtype(np.uint8) if self.dtype == np.bool_ else self.dtype
+        return self.name, dtype, _shape(cls, self.shape)
+
+    @overload
+    def __get__(self, state: None, owner: type) -> "Field": ...
+
+    @overload
+    def __get__(self, state: "EpisodeState", owner: type) -> np.ndarray: ...
+
+    def __get__(self, state, owner):
+        if state is None:
+            return self
+        view = state.records[self.name]
+        if self.dtype == np.bool_:
+            view = view.view(np.bool_)
+        state.__dict__[self.name] = view  # later reads find the view without this call
+        return view
+
+    if TYPE_CHECKING:  # ``state.name = values`` is EpisodeState.__setattr__'s (no descriptor's)
+
+        def __set__(self, state: "EpisodeState", values: Any) -> None: ...
+
+
+class EpisodeState:
+    """The state of N games: one record a game (``records``, a NumPy structured array that a
+    kernel takes as one argument) and the chosen deals of their episodes.
+
+    The record's fields are the :class:`Field` declarations of the class and its bases (the
+    base's first): ``dtype``, the record's, is made from them once per class, and
+    ``state.name`` reads a field as ``dtype[N, *shape]``, a view of the records (writing into it
+    writes the state; ``state.name = values`` writes the values). chosen: uint32[N, K,
+    deal_width], the chosen deals (not in the record: K grows when a game brings more deals).
+
+    The fields every variant has: dealing streams, episodes, scores, whose turn it is. A
+    subclass adds its rules' fields and sets ``deal_width`` (ints per chosen deal) and
+    ``score_width`` (seats or teams that keep a score). Seats are absolute; -1 means none.
+    """
+
+    deal_width: ClassVar[int] = 0
+    score_width: ClassVar[int] = 0
+    fields: ClassVar[dict[str, Field]] = {}  # the record's fields by name, in order
+    dtype: ClassVar[np.dtype] = np.dtype([])  # the record's
+
+    keys = Field(np.uint64)  # dealing stream key of each game
+    episode = Field(np.int64)  # episodes started with this key
+    episode_key = Field(np.uint64)  # dealing key of the current episode
+    num_chosen = Field(np.int32)  # how many of ``chosen`` this episode uses
+    deal_number = Field(np.int32)  # deals dealt this episode, redeals included
+    dealer = Field(np.int8, fill=NO_SEAT)
+    scores = Field(np.int32, "score_width")  # game score by seat or team
+    phase = Field(np.int8, fill=-1)  # the variant's phase; its over_phase when over
+    player = Field(np.int8, fill=NO_SEAT)  # seat to act (-1 when the game is over)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.fields = {
+            name: value
+            for klass in reversed(cls.__mro__)
+            for name, value in vars(klass).items()
+            if isinstance(value, Field)
+        }
+        fields = [f.stored(cls) for f in cls.fields.values()]
+        # np.record: a game's record (``records[g]``) reads its fields as attributes in Python
+        # as in a kernel, so the kernels also run with NUMBA_DISABLE_JIT=1
+        cls.dtype = np.dtype((np.record, np.dtype(fields, align=True)))
+
+    def __init__(self, records, chosen):
+        """records: ``dtype``[N]; chosen: uint32[N, K, deal_width] (both kept, not copied)."""
+        self.records = records
+        self.chosen = chosen
+
+    def __setattr__(self, name, value):
+        if name in self.fields:
+            getattr(self, name)[...] = value
+            return
+        if name == "records":  # the views of other records go
+            for field in self.fields:
+                self.__dict__.pop(field, None)
+        super().__setattr__(name, value)
+
+    def __getstate__(self):
+        return {"records": self.records, "chosen": self.chosen}  # the views are made again
 
     @classmethod
-    def empty(cls, num_games):
-        """A state of ``num_games`` games with every field at its ``fill`` (see :func:`column`)."""
-        return cls(
-            *(
-                np.full((num_games, *shape), fill, dtype, order="F" if len(shape) == 1 else "C")
-                for dtype, fill, shape in _layout(cls)
-            )
+    def empty(cls: type[StateSelf], num_games) -> StateSelf:
+        """A state of ``num_games`` games with every field at its ``fill`` (see :class:`Field`)."""
+        state = cls(
+            np.zeros(num_games, cls.dtype), np.zeros((num_games, 0, cls.deal_width), HAND_DTYPE)
         )
+        for name, f in cls.fields.items():
+            if f.fill:
+                state.records[name] = f.fill
+        return state
+
+    @classmethod
+    def from_arrays(cls: type[StateSelf], arrays) -> StateSelf:
+        """A state of the arrays of :meth:`arrays` ({name: array[N, ...]}), copied; a field
+        left out holds its fill; ValueError for a name that is no field."""
+        unknown = set(arrays) - {*cls.fields, "chosen"}
+        if unknown:
+            raise ValueError(f"not fields of {cls.__name__}: {sorted(unknown)}")
+        state = cls.empty(len(next(iter(arrays.values()))))
+        for name, array in arrays.items():
+            setattr(state, name, np.array(array) if name == "chosen" else array)
+        return state
+
+    def arrays(self):
+        """{name: array} of every field (views of the records) and ``chosen``."""
+        return {**{name: getattr(self, name) for name in self.fields}, "chosen": self.chosen}
 
     @property
     def num_games(self):
-        return len(self.player)  # every state has a ``player`` field: int8[N]
+        return len(self.records)
 
     def copy(self: StateSelf) -> StateSelf:
         """A deep copy (no array shared with this state)."""
@@ -104,90 +191,16 @@ class BatchState:
 
     def take(self: StateSelf, index) -> StateSelf:
         """A new state holding the games ``index`` (int[M], bool[N] or a slice), copied."""
-        return type(self)(
-            **{f.name: getattr(self, f.name)[index].copy() for f in dataclasses.fields(self)}
-        )
+        return type(self)(self.records[index].copy(), self.chosen[index].copy())
 
     def put(self, index, other):
         """Overwrite games ``index`` (int[M]) with the M games of ``other``."""
-        for f in dataclasses.fields(self):
-            mine, theirs = getattr(self, f.name), getattr(other, f.name)
-            if mine.shape[1:] != theirs.shape[1:]:
-                raise ValueError(
-                    f"field {f.name}: shape {theirs.shape[1:]} does not fit {mine.shape[1:]}"
-                )
-            mine[index] = theirs
-
-
-@dataclasses.dataclass
-class EpisodeState(BatchState):
-    """The fields every variant's state has: dealing streams, episodes, scores, whose turn it is.
-
-    A subclass adds its rules' fields and sets ``deal_width`` (ints per chosen
-    deal) and ``score_width`` (seats or teams that keep a score). Seats are
-    absolute; -1 means none.
-    """
-
-    deal_width: ClassVar[int] = 0
-    score_width: ClassVar[int] = 0
-
-    keys: np.ndarray = column(np.uint64)  # dealing stream key of each game
-    episode: np.ndarray = column(np.int64)  # episodes started with this key
-    episode_key: np.ndarray = column(np.uint64)  # dealing key of the current episode
-    chosen: np.ndarray = column(HAND_DTYPE, 0, "deal_width")  # [N, K, W] chosen deals
-    num_chosen: np.ndarray = column(np.int32)  # how many of ``chosen`` this episode uses
-    deal_number: np.ndarray = column(np.int32)  # deals dealt this episode, redeals included
-    dealer: np.ndarray = column(np.int8, fill=NO_SEAT)
-    scores: np.ndarray = column(np.int32, "score_width")  # game score by seat or team
-    phase: np.ndarray = column(np.int8, fill=-1)  # the variant's phase; its over_phase when over
-    player: np.ndarray = column(np.int8, fill=NO_SEAT)  # seat to act (-1 when the game is over)
-
-
-def game_index(num_games):
-    """intp[num_games] 0..num_games-1 (read-only, cached: rebuilt per step it would cost a pass)."""
-    index = np.arange(num_games, dtype=np.intp)
-    index.flags.writeable = False
-    return index
-
-
-def _flat(field):
-    """The 1-D view of a contiguous [N, K] state array (seat-major or row-major)."""
-    if field.flags.f_contiguous:
-        return field.T.reshape(-1)
-    if field.flags.c_contiguous:
-        return field.reshape(-1)
-    raise ValueError(f"state array of shape {field.shape} must be contiguous")
-
-
-@functools.lru_cache(maxsize=64)
-def _column_offsets(num_games, width, seat_major):
-    """intp[K, 1] (read-only): where column k starts in the flat view of an [N, K] array, in steps of a row."""
-    offsets = np.arange(width, dtype=np.intp)[:, None] * (num_games if seat_major else 1)
-    offsets.flags.writeable = False
-    return offsets
-
-
-def _column_cells(field, games):
-    """intp[K, M]: cells of the rows ``games`` of a contiguous [N, K] field in its flat view, column by column.
-
-    Built as [K, M], not [M, K]: NumPy loops are slow over a short last axis.
-    """
-    num_games, width = field.shape
-    if field.flags.f_contiguous:
-        return _column_offsets(num_games, width, True) + games
-    return _column_offsets(num_games, width, False) + games * width
-
-
-def take_rows(field, games):
-    """``field[games]`` for a contiguous [N, K] field and int[M] games -> [M, K].
-
-    One flat gather: several times faster than NumPy's row indexing of a 2-D array, but for
-    one row (a batch of one), where NumPy's indexing is twice as fast (and a [1, K] array has
-    both layouts).
-    """
-    if len(games) == 1:
-        return field[games]
-    return _flat(field).take(_column_cells(field, games)).T
+        if self.chosen.shape[1:] != other.chosen.shape[1:]:
+            raise ValueError(
+                f"field chosen: shape {other.chosen.shape[1:]} does not fit {self.chosen.shape[1:]}"
+            )
+        self.records[index] = other.records
+        self.chosen[index] = other.chosen
 
 
 class Rules:
@@ -253,7 +266,10 @@ class DealSummary:
     def empty_fields(cls, num_deals) -> tuple[np.ndarray, ...]:
         """The arrays of a summary of ``num_deals`` deals, in field order, unfilled (the
         variant's ``end_deals`` kernel fills them)."""
-        return tuple([np.empty((num_deals, *shape), dtype) for dtype, _, shape in _layout(cls)])
+        return tuple(
+            np.empty((num_deals, *_shape(cls, f.metadata["shape"])), f.metadata["dtype"])
+            for f in dataclasses.fields(cls)
+        )
 
 
 RulesT = TypeVar("RulesT", bound=Rules)
@@ -307,19 +323,18 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
     seat), ``deal_keys`` and ``hand_size`` (the chosen-deal format), and
     implements the hooks:
 
-    - ``observe(state, seats)``; ``_legal_args(state)``: the arguments of the
-      variant's ``kernels.legal_bits`` and ``kernels.legal_mask``; ``_observe_args(state)``:
-      those of ``kernels.observe`` after the games and the seats;
+    - ``observe(state, seats)``, ``hidden_cards(state, seats)``;
     - ``_deal_row(hands, deal)``: a chosen deal's row of W ints (``hands``: S
       lists of card ids, already checked to be lists);
-    - ``kernels`` (class attribute): the variant's kernel module, whose ``step``
-      and ``step_and_observe`` take the actions, then ``_step_args(state)``
-      (the state's fields and rules they read), then the ``ended`` buffer; whose
-      ``start_deals`` takes the games, the episode's dealing fields, then
-      ``_deal_args(state)`` (the fields a deal sets); and whose ``end_deals``
-      (scoring, game ends, the next deals, the summary's fields in order) takes
-      the engine's settings and the episode's fields, then ``_score_args()`` (the
-      scoring rules options), then ``_deal_args(state)``;
+    - ``kernels`` (class attribute): the variant's kernel module. Its kernels take the
+      state's records (``state.records``) and the engine's ``settings`` (one record: every
+      rules option, a str option as its index in ``CHOICES``, and the episode settings of
+      :func:`settings_dtype`), whatever the variant: ``start_deals(games, state, chosen)``,
+      ``legal_bits(state, settings)`` and ``legal_mask``, ``step(actions, state, settings,
+      ended)`` and ``step_and_observe``, ``observe(games, seats, state, settings)``, and
+      ``end_deals(ended, auto_reset, state, chosen, settings, (rewards, terminated,
+      truncated), summary)`` (scoring, game ends, the next deals, the summary's fields in
+      order);
     - ``deal_points(state, games) -> int32[M, W]``.
     """
 
@@ -354,6 +369,7 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
         self.episode = episode
         self.reward = reward
         self.rules = self.rules_type(**rules)
+        self.settings = settings_record(self)  # the one record of them every kernel takes
         self._no_deals: SummaryT | None = (
             None  # the summary of a step in which no deal ended, made once
         )
@@ -386,25 +402,8 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
         )
         dealing.store_chosen(state, games, deals)
         with skeleton.wrapping():
-            skeleton.open_episodes(
-                games,
-                dealers,
-                self.num_players,
-                state.keys,
-                state.episode,
-                state.episode_key,
-                state.dealer,
-                state.deal_number,
-                state.scores,
-            )
-            self.kernels.start_deals(
-                games,
-                state.episode_key,
-                state.num_chosen,
-                state.chosen,
-                state.deal_number,
-                *self._deal_args(state),
-            )
+            skeleton.open_episodes(games, dealers, self.num_players, state.records)
+            self.kernels.start_deals(games, state.records, state.chosen)
 
     def next_episodes(self, state, games):
         """Advance the episode counter of ``games`` (int[M], distinct) and start a random episode there."""
@@ -435,19 +434,16 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
             raise ValueError(f"{where}: {error}") from None
 
     # ------------------------------------------------------------------ decisions
-    def _legal_args(self, state):
-        raise NotImplementedError
-
     def legal_bits(self, state):
         """uint[N]: legal actions of the player to act as a bit set (bit a = action a; 0 when over)."""
-        return self.kernels.legal_bits(*self._legal_args(state))
+        return self.kernels.legal_bits(state.records, self.settings)
 
     def observe(self, state, seats, games=None):
         raise NotImplementedError
 
     def _observe_rows(self, state, games, seats):
         """:meth:`observe` of checked ``games`` (int64[M]; empty: every game) and ``seats`` (int64)."""
-        return self.kernels.observe(games, seats, *self._observe_args(state))
+        return self.kernels.observe(games, seats, state.records, self.settings)
 
     def hidden_cards(self, state, seats):
         """float32[N, hidden_size]: the cards seat ``seats[i]`` (int[N]) cannot see in game i, 0/1 per card
@@ -458,7 +454,7 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
     def legal_mask(self, state):
         """bool[N, A]: legal actions of the player to act (all False when over); ``legal_bits``
         unpacked, in one kernel call."""
-        return self.kernels.legal_mask(*self._legal_args(state))
+        return self.kernels.legal_mask(state.records, self.settings)
 
     def _check_seats(self, seats, num_games):
         """Observer seats as int64[N]; ValueError unless int[N] with values 0..S-1."""
@@ -505,16 +501,17 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
         a choice), for games that are all live (ValueError otherwise, nothing changed).
 
         playout, policy_args: a policy's playout kernel for this variant and its policy's
-        arguments (e.g. the heuristic's ``playout()``): ``playout(actions int64[N], player,
-        step_args, legal_args, observe_args, policy_args, ended) -> deals ended``, the kernels'
+        arguments (e.g. the heuristic's ``playout()``): ``playout(actions int64[N], state,
+        settings, policy_args) -> (deals ended, ended int8[N])``, the kernels'
         :func:`~ghost_euchre_env.kernels.skeleton.play_until_deals_end` with this variant's
         kernels and the policy's.
         """
         game = skeleton.first_over(state.player)
         if game >= 0:
             raise ValueError(f"game {game} is over and cannot be stepped")
-        ended = np.empty(state.num_games, np.int8)
-        count = playout(np.array(actions, np.int64), *self._loop_args(state, policy_args), ended)
+        count, ended = playout(
+            np.array(actions, np.int64), state.records, self.settings, tuple(policy_args)
+        )
         return self._end_deals(state, ended, count, False)
 
     def replay_and_weigh(self, state, actions, replay, weigh_args):
@@ -526,10 +523,10 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
 
         actions: int[M, T], each row the game's actions in order, ended by -1 padding; replay,
         weigh_args: a model's replay kernel for this variant and its arguments (the heuristic's
-        or a network's ``replay(floor)``): ``replay(actions, player, step_args, legal_args,
-        observe_args, weigh_args, totals, ended)``, the kernels'
-        :func:`~ghost_euchre_env.kernels.skeleton.replay_and_weigh` with this variant's kernels
-        and the model's. The games must be live and stay so (no deal ends).
+        or a network's ``replay(floor)``): ``replay(actions, state, settings, weigh_args) ->
+        float64[M]``, the kernels' :func:`~ghost_euchre_env.kernels.skeleton.replay_and_weigh`
+        with this variant's kernels and the model's. The games must be live and stay so (no
+        deal ends).
         """
         game = skeleton.first_over(state.player)
         if game >= 0:
@@ -545,24 +542,11 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
                 f"actions must be -1 (the row has ended) or 0..{self.num_actions - 1}; got "
                 f"{actions.min()}..{actions.max()}"
             )
-        totals = np.zeros(state.num_games)
-        replay(
+        return replay(
             np.ascontiguousarray(actions, np.int64),
-            *self._loop_args(state, weigh_args),
-            totals,
-            np.empty(state.num_games, np.int8),
-        )
-        return totals
-
-    def _loop_args(self, state, policy_args):
-        """(player, step args, legal-mask args, observe args, policy or model args): what a loop
-        kernel (:meth:`play_until_deal_ends`, :meth:`replay_and_weigh`) takes after its actions."""
-        return (
-            state.player,
-            self._step_args(state),
-            self._legal_args(state),
-            self._observe_args(state),
-            tuple(policy_args),
+            state.records,
+            self.settings,
+            tuple(weigh_args),
         )
 
     def _step_observe_live(self, state, actions):
@@ -595,25 +579,11 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
             self.kernels.end_deals(
                 ended,
                 auto_reset,
-                self.episode == "deal",
-                self.reward == "win",
-                self.loss_reward,
-                self.score_column,
-                self.rules.target_score,
-                self.rules.max_deals,
-                rewards,
-                terminated,
-                truncated,
-                summary,
-                state.keys,
-                state.episode,
-                state.episode_key,
-                state.num_chosen,
+                state.records,
                 state.chosen,
-                state.deal_number,
-                state.scores,
-                *self._score_args(),
-                *self._deal_args(state),
+                self.settings,
+                (rewards, terminated, truncated),
+                summary,
             )
         deals = self.summary_type(*summary)
         if not count:
@@ -625,24 +595,12 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
     def _deal_row(hands, deal):
         raise NotImplementedError
 
-    def _step_args(self, state):
-        raise NotImplementedError
-
-    def _deal_args(self, state):
-        raise NotImplementedError
-
-    def _observe_args(self, state):
-        raise NotImplementedError
-
-    def _score_args(self):
-        raise NotImplementedError
-
     def _apply(self, state, action):
         """One decision in every game (int8[N]); returns (ended int8[N]: how each game's deal
         stands, the kernel's GOING_ON, PLAYED_OUT or THROWN_IN; how many deals ended), the
         ``kernels.step`` of the variant."""
         ended = np.empty(len(action), np.int8)
-        return ended, self.kernels.step(action, *self._step_args(state), ended)
+        return ended, self.kernels.step(action, state.records, self.settings, ended)
 
     def _apply_observe(
         self, state, action
@@ -652,13 +610,7 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
         then observes), in one kernel call (``kernels.step_and_observe``)."""
         ended = np.empty(len(action), np.int8)
         count, mask, obs = self.kernels.step_and_observe(
-            action,
-            *self._step_args(state),
-            ended,
-            self.rules.target_score,
-            self.rules.max_deals,
-            state.deal_number,
-            state.scores,
+            action, state.records, self.settings, ended
         )
         return (ended, count, None, None) if count else (ended, count, obs, mask)
 
@@ -846,6 +798,39 @@ class VariantDeclaration(Generic[ActionsT]):
     deal_details: Callable[[Any], dict]
     seat_can_sit_out: bool
     cards_per_trick: Callable[[Mapping[str, Any]], int] | None = None
+
+
+@functools.cache
+def settings_dtype(engine):
+    """The dtype of the one record of an engine class's settings that every kernel takes: each
+    rules option in its order (a bool, an int as int64, a str as the int8 index of its value in
+    ``CHOICES``), then ``one_deal`` (episode "deal"), ``reward_is_win`` (reward "win"),
+    ``loss_reward`` and ``score_column`` (int64[S]: the score column of each seat)."""
+    kinds = {bool: np.bool_, int: np.int64, str: np.int8}
+    fields = [
+        *((f.name, kinds[f.type]) for f in dataclasses.fields(engine.rules_type)),
+        ("one_deal", np.bool_),
+        ("reward_is_win", np.bool_),
+        ("loss_reward", np.float64),
+        ("score_column", np.int64, (engine.num_players,)),
+    ]
+    return np.dtype((np.record, np.dtype(fields, align=True)))
+
+
+def settings_record(engine):
+    """The settings of an engine (a :class:`BatchedGame`) as the one record every kernel takes:
+    a :func:`settings_dtype` array of one."""
+    rules = engine.rules
+    options = {f.name: getattr(rules, f.name) for f in dataclasses.fields(rules)}
+    record = np.zeros(1, settings_dtype(type(engine)))
+    record[0] = (
+        *(rules.CHOICES[name].index(v) if isinstance(v, str) else v for name, v in options.items()),
+        engine.episode == "deal",
+        engine.reward == "win",
+        engine.loss_reward,
+        engine.score_column,
+    )
+    return record
 
 
 def check_games(games, num_games, distinct=False):

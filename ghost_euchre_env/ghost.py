@@ -4,7 +4,7 @@ Every rule of the Ghost Hand section of ``docs/RULES.md`` lives in the
 kernels of :mod:`ghost_euchre_env.kernels.ghost` (compiled once with Numba) and
 nowhere else; this module is the batch API over them, and the vector,
 PettingZoo and Gymnasium APIs are thin adapters. A batch of N games is a
-:class:`GhostState` of arrays with a leading game axis; :meth:`GhostEuchre.step`
+:class:`GhostState`, one record a game; :meth:`GhostEuchre.step`
 advances every game by one decision in one kernel call and mutates the state
 in place.
 
@@ -33,6 +33,7 @@ from .core import (
     DealSummary,
     Doors,
     EpisodeState,
+    Field,
     Rules,
     VariantDeclaration,
     column,
@@ -40,11 +41,11 @@ from .core import (
     layout_table,
     name_action,
     parse_suit,
-    take_rows,
 )
 from .kernels import ghost as rules
 from .kernels import scoring
 from .kernels.ghost import (
+    AUCTIONS,
     BID_3,
     BID_4,
     BID_5,
@@ -208,8 +209,6 @@ ids    meaning                    phase
 
 __doc__ = (__doc__ or "").format(actions=ACTION_TABLE.strip(), layout=layout_table(OBS_LAYOUT))
 
-AUCTIONS = ("single_round", "open")
-
 
 @dataclasses.dataclass(frozen=True)
 class GhostRules(Rules):
@@ -234,40 +233,34 @@ class GhostRules(Rules):
     CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {"auction": AUCTIONS}
 
 
-@dataclasses.dataclass
 class GhostState(EpisodeState):
     """N Ghost Hand games: the fields of :class:`core.EpisodeState` and these. Seats are absolute (0..2); -1 means none.
 
-    Hands are uint32 card masks (bit c set = card c held). [N, K] fields are
-    stored seat-major (see :class:`core.BatchState`). The deal's fields are
-    written afresh when a deal starts (the kernel ``start_deals``).
+    Hands are uint32 card masks (bit c set = card c held). The deal's fields are written
+    afresh when a deal starts (the kernel ``start_deals``).
     """
 
     deal_width = 4  # a chosen deal: seat 0..2 hands, ghost
     score_width = NUM_PLAYERS  # game score by seat
 
-    hands: np.ndarray = column(HAND_DTYPE, NUM_PLAYERS)  # cards held by each seat
-    ghost: np.ndarray = column(HAND_DTYPE)  # the ghost hand; after a swap, the dead hand
+    hands = Field(HAND_DTYPE, NUM_PLAYERS)  # cards held by each seat
+    ghost = Field(HAND_DTYPE)  # the ghost hand; after a swap, the dead hand
     # the deal's fields:
-    swapper: np.ndarray = column(np.int8)  # took the ghost hand (-1 none)
-    acted: np.ndarray = column(bool, NUM_PLAYERS)  # seat has bid or passed
-    passed_at: np.ndarray = column(
-        np.int8, NUM_PLAYERS
-    )  # -1, else the high bid index (0 none, 1..3 = 3..5) when it passed
-    bids: np.ndarray = column(np.int8, len(BID_LEVELS))  # seat that bid 3, 4, 5, moon
-    high_bid: np.ndarray = column(np.int8)  # 0 (none), 3, 4, 5 or 6 (moon)
-    declarer: np.ndarray = column(np.int8)  # -1 none
-    trump: np.ndarray = column(np.int8)  # suit 0..3, -1 before it is named
-    leader: np.ndarray = column(np.int8)  # led the current trick (-1 none)
-    led_suit: np.ndarray = column(np.int8)  # effective suit led, -1 none
-    trick: np.ndarray = column(
-        np.int8, NUM_PLAYERS
-    )  # card each seat put in the current trick (-1 none)
-    trick_number: np.ndarray = column(np.int8)  # tricks completed this deal
-    played_cards: np.ndarray = column(HAND_DTYPE, NUM_PLAYERS)  # played this deal
-    trick_cards: np.ndarray = column(HAND_DTYPE, NUM_TRICKS)  # played in trick k
-    tricks_won: np.ndarray = column(np.int8, NUM_PLAYERS)
-    reneges: np.ndarray = column(np.int8, NUM_PLAYERS)  # plays that broke follow-suit
+    swapper = Field(np.int8)  # took the ghost hand (-1 none)
+    acted = Field(bool, NUM_PLAYERS)  # seat has bid or passed
+    passed_at = Field(np.int8, NUM_PLAYERS)  # -1, else the high bid (0 none, 1..3 = 3..5) passed at
+    bids = Field(np.int8, len(BID_LEVELS))  # seat that bid 3, 4, 5, moon
+    high_bid = Field(np.int8)  # 0 (none), 3, 4, 5 or 6 (moon)
+    declarer = Field(np.int8)  # -1 none
+    trump = Field(np.int8)  # suit 0..3, -1 before it is named
+    leader = Field(np.int8)  # led the current trick (-1 none)
+    led_suit = Field(np.int8)  # effective suit led, -1 none
+    trick = Field(np.int8, NUM_PLAYERS)  # card each seat put in the current trick (-1 none)
+    trick_number = Field(np.int8)  # tricks completed this deal
+    played_cards = Field(HAND_DTYPE, NUM_PLAYERS)  # played this deal
+    trick_cards = Field(HAND_DTYPE, NUM_TRICKS)  # played in trick k
+    tricks_won = Field(np.int8, NUM_PLAYERS)
+    reneges = Field(np.int8, NUM_PLAYERS)  # plays that broke follow-suit
 
 
 @dataclasses.dataclass
@@ -352,82 +345,12 @@ class GhostEuchre(BatchedGame[GhostRules, GhostState, GhostDealSummary]):
             [*hands, deal["ghost"]], [HAND_SIZE] * 4, ["seat 0", "seat 1", "seat 2", "ghost"]
         )
 
-    # ---------------------------------------------------------------- decisions
-    def _legal_args(self, state):
-        """The arguments of the kernels ``legal_bits`` and ``legal_mask``."""
-        return (
-            self.rules.allow_renege,
-            state.phase,
-            state.player,
-            state.hands,
-            state.swapper,
-            state.acted,
-            state.high_bid,
-            state.trump,
-            state.led_suit,
-        )
-
-    def _step_args(self, state):
-        """The arguments of the kernels ``step`` and ``step_and_observe`` after the actions."""
-        return (
-            self.rules.auction == "open",
-            self.rules.allow_renege,
-            state.phase,
-            state.player,
-            state.dealer,
-            state.hands,
-            state.ghost,
-            state.swapper,
-            state.acted,
-            state.passed_at,
-            state.bids,
-            state.high_bid,
-            state.declarer,
-            state.trump,
-            state.leader,
-            state.led_suit,
-            state.trick,
-            state.trick_number,
-            state.played_cards,
-            state.trick_cards,
-            state.tricks_won,
-            state.reneges,
-        )
-
-    def _deal_args(self, state):
-        """The fields a deal sets, the last arguments of the kernels ``start_deals`` and ``end_deals``."""
-        return (
-            state.dealer,
-            state.phase,
-            state.player,
-            state.hands,
-            state.ghost,
-            state.swapper,
-            state.acted,
-            state.passed_at,
-            state.bids,
-            state.high_bid,
-            state.declarer,
-            state.trump,
-            state.leader,
-            state.led_suit,
-            state.trick,
-            state.trick_number,
-            state.played_cards,
-            state.trick_cards,
-            state.tricks_won,
-            state.reneges,
-        )
-
-    def _score_args(self):
-        """The rules options of "Score of the deal", arguments of the kernel ``end_deals``."""
-        return (self.rules.moon_points, self.rules.moon_set_penalty, self.rules.renege_penalty)
-
+    # ---------------------------------------------------------------- scoring
     def deal_points(self, state, games):
         """int32[M, 3]: points each seat scores for the finished deals ``games``."""
         return scoring.ghost_deal_points(
-            take_rows(state.tricks_won, games),
-            take_rows(state.reneges, games),
+            state.tricks_won[games],
+            state.reneges[games],
             state.declarer[games],
             state.high_bid[games],
             self.rules.moon_points,
@@ -443,33 +366,9 @@ class GhostEuchre(BatchedGame[GhostRules, GhostState, GhostDealSummary]):
         """
         return self._observe_rows(state, *self._observed(state, seats, games))
 
-    def _observe_args(self, state):
-        """The arguments of the kernel ``observe`` after the games and the seats."""
-        return (
-            self.rules.target_score,
-            self.rules.max_deals,
-            state.phase,
-            state.dealer,
-            state.deal_number,
-            state.scores,
-            state.hands,
-            state.ghost,
-            state.swapper,
-            state.passed_at,
-            state.bids,
-            state.high_bid,
-            state.declarer,
-            state.trump,
-            state.leader,
-            state.trick,
-            state.played_cards,
-            state.trick_cards,
-            state.tricks_won,
-        )
-
     def hidden_cards(self, state, seats):
         """float32[N, 72] (``HIDDEN_LAYOUT``): the hands of the seats after ``seats[i]``, then the ghost hand."""
-        return rules.hidden(self._check_seats(seats, state.num_games), state.hands, state.ghost)
+        return rules.hidden(self._check_seats(seats, state.num_games), state.records)
 
 
 def score_bounds(rules):

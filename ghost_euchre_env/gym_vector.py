@@ -59,7 +59,6 @@ game. ``num_envs`` is checked against this machine's memory before anything is
 allocated.
 """
 
-import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -420,9 +419,7 @@ def bytes_per_game(game):
     """The memory one game of the native env holds (its engine state, the learner's observation
     and mask, and the step's copies of them), to check ``num_envs`` before allocating; game: the
     variant's engine class."""
-    state = game.state_type.empty(1)
-    fields = sum(getattr(state, f.name).nbytes for f in dataclasses.fields(state))
-    return 3 * (fields + game.obs_size * 4 + game.num_actions)
+    return 3 * (game.state_type.dtype.itemsize + game.obs_size * 4 + game.num_actions)
 
 
 def _door(raw_env, kind):

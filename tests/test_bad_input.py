@@ -4,7 +4,6 @@ Each case names the value and what was expected; after the rejected call the
 batch (or the AEC env's game) is bit for bit what it was.
 """
 
-import dataclasses
 import re
 
 import numpy as np
@@ -29,7 +28,7 @@ GHOST = [18, 19, 20, 21, 22, 23]
 
 def snapshot(state):
     """Every state array, copied (field name -> array)."""
-    return {f.name: getattr(state, f.name).copy() for f in dataclasses.fields(state)}
+    return {name: array.copy() for name, array in state.arrays().items()}
 
 
 def assert_same_state(state, before):

@@ -1,6 +1,5 @@
 """The auction view's PettingZoo (ghost_bidding_v0) and Gymnasium (GhostEuchreBidding-v0) faces."""
 
-import dataclasses
 import re
 import warnings
 
@@ -92,8 +91,8 @@ def _gym_state(env):
 
 def _assert_same_gym_state(env, before):
     state, rewards, mask = before
-    for field in dataclasses.fields(state):
-        assert np.array_equal(getattr(env.aec.game_state, field.name), getattr(state, field.name))
+    for name, array in state.arrays().items():
+        assert np.array_equal(getattr(env.aec.game_state, name), array)
     assert env.aec._cumulative_rewards == rewards
     np.testing.assert_array_equal(env.action_masks(), mask)
 

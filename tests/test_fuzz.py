@@ -16,7 +16,6 @@ whole file runs in seconds.
 """
 
 import copy
-import dataclasses
 import os
 import warnings
 
@@ -118,7 +117,7 @@ _seeds = st.one_of(
 
 # ------------------------------------------------------------------ vector env
 def _vector_snapshot(venv):
-    state = {f.name: getattr(venv.state, f.name).copy() for f in dataclasses.fields(venv.state)}
+    state = {name: array.copy() for name, array in venv.state.arrays().items()}
     return state, venv.mask.copy(), venv.truncated.copy()
 
 
@@ -221,7 +220,7 @@ TestClassicVector.settings = FUZZ_SETTINGS
 # ------------------------------------------------------------------ AEC envs
 def _aec_snapshot(raw):
     state = raw.game_state
-    arrays = {f.name: getattr(state, f.name).copy() for f in dataclasses.fields(state)}
+    arrays = {name: array.copy() for name, array in state.arrays().items()}
     plain = copy.deepcopy(
         {
             name: getattr(raw, name)

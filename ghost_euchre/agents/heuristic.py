@@ -741,24 +741,22 @@ def _classic_card(obs, mask, layout, game, hand, scratch):
 
 # ------------------------------------------------------------------ playouts and replays
 @njit(cache=True)
-def ghost_playout(actions, player, step_args, legal_args, observe_args, policy_args, ended):
+def ghost_playout(actions, state, settings, policy_args):
     """Ghost Hand games played by :func:`ghost_actions` until some deal ends, in one call: the
     engine's :func:`~ghost_euchre_env.kernels.skeleton.play_until_deals_end` with Ghost Hand's
     kernels (the engine's ``play_until_deal_ends`` passes their arguments)."""
     # fmt: off
-    return play_until_deals_end(actions, player, ghost_kernels.step, step_args,
-        ghost_kernels.legal_mask, legal_args, ghost_kernels.observe, observe_args, ghost_actions,
-        policy_args, ended)
+    return play_until_deals_end(actions, state, settings, ghost_kernels.step,
+        ghost_kernels.legal_mask, ghost_kernels.observe, ghost_actions, policy_args)
     # fmt: on
 
 
 @njit(cache=True)
-def classic_playout(actions, player, step_args, legal_args, observe_args, policy_args, ended):
+def classic_playout(actions, state, settings, policy_args):
     """:func:`ghost_playout` for classic Euchre and :func:`classic_actions`."""
     # fmt: off
-    return play_until_deals_end(actions, player, classic_kernels.step, step_args,
-        classic_kernels.legal_mask, legal_args, classic_kernels.observe, observe_args,
-        classic_actions, policy_args, ended)
+    return play_until_deals_end(actions, state, settings, classic_kernels.step,
+        classic_kernels.legal_mask, classic_kernels.observe, classic_actions, policy_args)
     # fmt: on
 
 
@@ -780,23 +778,22 @@ def classic_weigh(obs, mask, taken, legal, layout, thresholds, log_weight, out):
 
 
 @njit(cache=True)
-def ghost_replay(actions, player, step_args, legal_args, observe_args, weigh_args, totals, ended):
+def ghost_replay(actions, state, settings, weigh_args):
     """Ghost Hand games replayed and weighed by :func:`ghost_weigh` in one call: the engine's
     :func:`~ghost_euchre_env.kernels.skeleton.replay_and_weigh` with Ghost Hand's kernels (the
     engine's ``replay_and_weigh`` passes their arguments)."""
     # fmt: off
-    replay_and_weigh(actions, player, ghost_kernels.step, step_args, ghost_kernels.legal_mask,
-        legal_args, ghost_kernels.observe, observe_args, ghost_weigh, weigh_args, totals, ended)
+    return replay_and_weigh(actions, state, settings, ghost_kernels.step,
+        ghost_kernels.legal_mask, ghost_kernels.observe, ghost_weigh, weigh_args)
     # fmt: on
 
 
 @njit(cache=True)
-def classic_replay(actions, player, step_args, legal_args, observe_args, weigh_args, totals, ended):
+def classic_replay(actions, state, settings, weigh_args):
     """:func:`ghost_replay` for classic Euchre and :func:`classic_weigh`."""
     # fmt: off
-    replay_and_weigh(actions, player, classic_kernels.step, step_args, classic_kernels.legal_mask,
-        legal_args, classic_kernels.observe, observe_args, classic_weigh, weigh_args, totals,
-        ended)
+    return replay_and_weigh(actions, state, settings, classic_kernels.step,
+        classic_kernels.legal_mask, classic_kernels.observe, classic_weigh, weigh_args)
     # fmt: on
 
 

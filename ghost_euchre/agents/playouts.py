@@ -173,73 +173,60 @@ def classic_mix_weigh(obs, mask, taken, legal, net, floor, weight, heuristic_arg
 
 # fmt: off
 @njit(cache=True)
-def ghost_network_playout(actions, player, step_args, legal_args, observe_args, policy_args, ended):
+def ghost_network_playout(actions, state, settings, policy_args):
     """Ghost Hand games played by a network (:func:`network_actions`) until some deal ends, in one
     call (the engine's ``play_until_deal_ends`` passes the arguments)."""
-    return play_until_deals_end(actions, player, ghost_kernels.step, step_args,
-        ghost_kernels.legal_mask, legal_args, ghost_kernels.observe, observe_args, network_actions,
-        policy_args, ended)
+    return play_until_deals_end(actions, state, settings, ghost_kernels.step,
+        ghost_kernels.legal_mask, ghost_kernels.observe, network_actions, policy_args)
 
 
 @njit(cache=True)
-def classic_network_playout(
-    actions, player, step_args, legal_args, observe_args, policy_args, ended
-):
+def classic_network_playout(actions, state, settings, policy_args):
     """:func:`ghost_network_playout` for classic Euchre."""
-    return play_until_deals_end(actions, player, classic_kernels.step, step_args,
-        classic_kernels.legal_mask, legal_args, classic_kernels.observe, observe_args,
-        network_actions, policy_args, ended)
+    return play_until_deals_end(actions, state, settings, classic_kernels.step,
+        classic_kernels.legal_mask, classic_kernels.observe, network_actions, policy_args)
 
 
 @njit(cache=True)
-def ghost_bid_playout(actions, player, step_args, legal_args, observe_args, policy_args, ended):
+def ghost_bid_playout(actions, state, settings, policy_args):
     """Ghost Hand games played by a network's auction and the heuristic's cards
     (:func:`ghost_bid_actions`) until some deal ends, in one call."""
-    return play_until_deals_end(actions, player, ghost_kernels.step, step_args,
-        ghost_kernels.legal_mask, legal_args, ghost_kernels.observe, observe_args,
-        ghost_bid_actions, policy_args, ended)
+    return play_until_deals_end(actions, state, settings, ghost_kernels.step,
+        ghost_kernels.legal_mask, ghost_kernels.observe, ghost_bid_actions, policy_args)
 
 
 @njit(cache=True)
-def classic_bid_playout(actions, player, step_args, legal_args, observe_args, policy_args, ended):
+def classic_bid_playout(actions, state, settings, policy_args):
     """:func:`ghost_bid_playout` for classic Euchre."""
-    return play_until_deals_end(actions, player, classic_kernels.step, step_args,
-        classic_kernels.legal_mask, legal_args, classic_kernels.observe, observe_args,
-        classic_bid_actions, policy_args, ended)
+    return play_until_deals_end(actions, state, settings, classic_kernels.step,
+        classic_kernels.legal_mask, classic_kernels.observe, classic_bid_actions, policy_args)
 
 
 @njit(cache=True)
-def ghost_network_replay(actions, player, step_args, legal_args, observe_args, weigh_args, totals,
-                         ended):
+def ghost_network_replay(actions, state, settings, weigh_args):
     """Ghost Hand games replayed and weighed by a network (:func:`network_weigh`) in one call."""
-    replay_and_weigh(actions, player, ghost_kernels.step, step_args, ghost_kernels.legal_mask,
-        legal_args, ghost_kernels.observe, observe_args, network_weigh, weigh_args, totals, ended)
+    return replay_and_weigh(actions, state, settings, ghost_kernels.step,
+        ghost_kernels.legal_mask, ghost_kernels.observe, network_weigh, weigh_args)
 
 
 @njit(cache=True)
-def classic_network_replay(actions, player, step_args, legal_args, observe_args, weigh_args,
-                           totals, ended):
+def classic_network_replay(actions, state, settings, weigh_args):
     """:func:`ghost_network_replay` for classic Euchre."""
-    replay_and_weigh(actions, player, classic_kernels.step, step_args, classic_kernels.legal_mask,
-        legal_args, classic_kernels.observe, observe_args, network_weigh, weigh_args, totals,
-        ended)
+    return replay_and_weigh(actions, state, settings, classic_kernels.step,
+        classic_kernels.legal_mask, classic_kernels.observe, network_weigh, weigh_args)
 
 
 @njit(cache=True)
-def ghost_mix_replay(actions, player, step_args, legal_args, observe_args, weigh_args, totals,
-                     ended):
+def ghost_mix_replay(actions, state, settings, weigh_args):
     """Ghost Hand games replayed and weighed by the network mixed with the heuristic
     (:func:`ghost_mix_weigh`) in one call."""
-    replay_and_weigh(actions, player, ghost_kernels.step, step_args, ghost_kernels.legal_mask,
-        legal_args, ghost_kernels.observe, observe_args, ghost_mix_weigh, weigh_args, totals,
-        ended)
+    return replay_and_weigh(actions, state, settings, ghost_kernels.step,
+        ghost_kernels.legal_mask, ghost_kernels.observe, ghost_mix_weigh, weigh_args)
 
 
 @njit(cache=True)
-def classic_mix_replay(actions, player, step_args, legal_args, observe_args, weigh_args, totals,
-                       ended):
+def classic_mix_replay(actions, state, settings, weigh_args):
     """:func:`ghost_mix_replay` for classic Euchre."""
-    replay_and_weigh(actions, player, classic_kernels.step, step_args, classic_kernels.legal_mask,
-        legal_args, classic_kernels.observe, observe_args, classic_mix_weigh, weigh_args, totals,
-        ended)
+    return replay_and_weigh(actions, state, settings, classic_kernels.step,
+        classic_kernels.legal_mask, classic_kernels.observe, classic_mix_weigh, weigh_args)
 # fmt: on

@@ -21,9 +21,9 @@ CHECKPOINT_KEYS = (  # what save_checkpoint writes and restore reads
 def state_to_tensors(state):
     """The env's batch state as {field: (dtype, shape, uint8 tensor of the bytes)}: loads with weights_only."""
     out = {}
-    for field in dataclasses.fields(state):
-        array = np.ascontiguousarray(getattr(state, field.name))
-        out[field.name] = (
+    for name, array in state.arrays().items():
+        array = np.ascontiguousarray(array)
+        out[name] = (
             array.dtype.str,
             list(array.shape),
             torch.from_numpy(array.reshape(-1).view(np.uint8).copy()),
@@ -33,9 +33,9 @@ def state_to_tensors(state):
 
 def state_from_tensors(state_class, saved):
     """Inverse of :func:`state_to_tensors`."""
-    return state_class(
-        **{
-            name: tensor.numpy().view(np.dtype(dtype)).reshape(shape).copy()
+    return state_class.from_arrays(
+        {
+            name: tensor.numpy().view(np.dtype(dtype)).reshape(shape)
             for name, (dtype, shape, tensor) in saved.items()
         }
     )

@@ -1,9 +1,11 @@
 """Classic Euchre's rules as Numba kernels: each a loop over the games of a batch.
 
 The one copy of the Classic Euchre section of ``docs/RULES.md``; the batch API
-(:class:`ghost_euchre_env.classic.ClassicEuchre`) calls these over the arrays of
-a ``ClassicState`` (seat-major [N, 4] fields, uint32 card masks, int8 seats with
--1 for none). Seats 0 & 2 play against seats 1 & 3.
+(:class:`ghost_euchre_env.classic.ClassicEuchre`) calls these with a ``ClassicState``'s
+records (``state``: one record a game, ``s = state[g]`` game g's, its fields named as the
+state's: uint32 card masks, int8 seats with -1 for none) and the engine's settings
+(``settings``: one record, its rules options and episode settings). Seats 0 & 2 play
+against seats 1 & 3.
 
 - :func:`start_deals`: "The deal" (five cards each, the upcard; the deal's fields fresh).
 - :func:`legal_bits`, :func:`legal_mask`: what the player to act may do.
@@ -75,182 +77,175 @@ def next_active(active, seat):
 
 
 @njit(cache=True)
-def start_deals(
-    games, episode_key, num_chosen, chosen, deal_number, dealer, phase, player, hands, held,
-    upcard, discard, passes, maker, trump, alone, lone_defender, active, leader, led_suit, trick,
-    trick_number, trick_cards, tricks_won,
-):  # fmt: skip
-    """ "The deal" in each game of ``games`` (int64[M]): its next deal (a chosen or a random one,
-    :func:`skeleton.next_deal_row`: five cards to each of seats 0..3, then the upcard), every
-    field of the deal fresh, the bidding opened left of the dealer."""
+def start_deals(games, state, chosen):
+    """ "The deal" in each game of ``games`` (int64[M]): its next deal (a chosen one of
+    ``chosen``, uint32[N, K, 5], or a random one, :func:`skeleton.next_deal_row`: five cards to
+    each of seats 0..3, then the upcard), every field of the deal fresh, the bidding opened
+    left of the dealer."""
     row = np.empty(NUM_PLAYERS + 1, np.uint32)
     keys, deck = np.empty(NUM_CARDS, np.uint64), np.empty(NUM_CARDS, np.int8)  # a deck's
     for g in games:
-        # fmt: off
-        next_deal_row(g, NUM_PLAYERS, HAND_SIZE, episode_key, num_chosen, chosen, deal_number,
-            keys, deck, row)
-        # fmt: on
+        s = state[g]
+        next_deal_row(s, chosen[g], NUM_PLAYERS, HAND_SIZE, keys, deck, row)
         for seat in range(NUM_PLAYERS):
-            hands[g, seat] = row[seat]
-            held[g, seat] = row[seat]
-            alone[g, seat] = -1
-            trick[g, seat] = -1
-            tricks_won[g, seat] = 0
-        upcard[g] = row[NUM_PLAYERS]
+            s.hands[seat] = row[seat]
+            s.held[seat] = row[seat]
+            s.alone[seat] = -1
+            s.trick[seat] = -1
+            s.tricks_won[seat] = 0
+        s.upcard = row[NUM_PLAYERS]
         for k in range(NUM_TRICKS):
-            trick_cards[g, k] = 0
-        discard[g] = -1
-        passes[g] = 0
-        maker[g] = -1
-        trump[g] = -1
-        lone_defender[g] = -1
-        active[g] = ALL_ACTIVE
-        leader[g] = -1
-        led_suit[g] = -1
-        trick_number[g] = 0
-        phase[g] = BIDDING
-        player[g] = (dealer[g] + 1) % NUM_PLAYERS
+            s.trick_cards[k] = 0
+        s.discard = -1
+        s.passes = 0
+        s.maker = -1
+        s.trump = -1
+        s.lone_defender = -1
+        s.active = ALL_ACTIVE
+        s.leader = -1
+        s.led_suit = -1
+        s.trick_number = 0
+        s.phase = BIDDING
+        s.player = (s.dealer + 1) % NUM_PLAYERS
 
 
 @njit(cache=True)
-def legal_bits(stick_the_dealer, phase, player, passes, upcard, hands, trump, led_suit):
+def legal_bits(state, settings):
     """uint32[N]: the legal actions of the player to act in each game (bit a = action a; 0 when over).
 
     Round 1 (fewer than four passes): pass or order up the upcard's suit; round
     2: pass or name another suit (with stick the dealer, the dealer may not pass
     after three passes). The discard: any card but the upcard. The alone choice:
-    alone or with partner. Play: the cards follow suit allows.
+    alone or with partner. Play: the cards follow suit allows. state, settings: the engine's
+    records and settings.
     """
-    num_games = len(phase)
+    stick_the_dealer = settings[0].stick_the_dealer
+    num_games = len(state)
     bits = np.zeros(num_games, np.uint32)
     one = np.uint32(1)
     for g in range(num_games):
-        seat = player[g]
+        s = state[g]
+        seat = s.player
         if seat < 0:
             continue
-        if phase[g] == BIDDING:
+        if s.phase == BIDDING:
             legal = np.uint32(0)
-            if not (stick_the_dealer and passes[g] == 2 * NUM_PLAYERS - 1):
+            if not (stick_the_dealer and s.passes == 2 * NUM_PLAYERS - 1):
                 legal |= one << np.uint32(PASS)
-            first_round = passes[g] < NUM_PLAYERS
+            first_round = s.passes < NUM_PLAYERS
             for suit in range(4):
-                if (suit == upcard[g] % 4) == first_round:
+                if (suit == s.upcard % 4) == first_round:
                     legal |= one << np.uint32(SUIT_CLUBS + suit)
-        elif phase[g] == DISCARD:
-            legal = hands[g, seat] & ~(one << np.uint32(upcard[g]))
-        elif phase[g] == ALONE:
+        elif s.phase == DISCARD:
+            legal = s.hands[seat] & ~(one << np.uint32(s.upcard))
+        elif s.phase == ALONE:
             legal = (one << np.uint32(GO_ALONE)) | (one << np.uint32(WITH_PARTNER))
         else:  # PLAY
-            legal = playable(hands[g, seat], led_suit[g], trump[g])
+            legal = playable(s.hands[seat], s.led_suit, s.trump)
         bits[g] = legal
     return bits
 
 
 @njit(cache=True)
-def legal_mask(stick_the_dealer, phase, player, passes, upcard, hands, trump, led_suit):
+def legal_mask(state, settings):
     """bool[N, 31]: :func:`legal_bits` unpacked (row g, column a: action a is legal), in one call."""
-    return unpack_rows(
-        legal_bits(stick_the_dealer, phase, player, passes, upcard, hands, trump, led_suit),
-        NUM_ACTIONS,
-    )
+    return unpack_rows(legal_bits(state, settings), NUM_ACTIONS)
 
 
 @njit(cache=True)
-def step(
-    actions, stick_the_dealer, allow_lone_defender, phase, player, dealer, hands, held, upcard,
-    discard, passes, maker, trump, alone, lone_defender, active, leader, led_suit, trick,
-    trick_number, trick_cards, tricks_won, ended,
-):  # fmt: skip
+def step(actions, state, settings, ended):
     """One decision in every game: actions int[N] (legal, checked by the caller; -1: the game
-    is left as it is), in place.
+    is left as it is), in place; state, settings: the engine's records and settings.
 
     ended: int8[N], set to GOING_ON, PLAYED_OUT (the fifth trick ended) or THROWN_IN
     (eight passes, without stick the dealer). Returns how many games' deals ended. The
     phases are written out in the loop (no helper call per game: a call with these
     arrays costs more than the rule).
     """
+    rules = settings[0]
     count = 0
     for g in range(len(actions)):
+        s = state[g]
         action = actions[g]
-        seat = player[g]
+        seat = s.player
         ended[g] = GOING_ON
         if action < 0:
             continue
-        if phase[g] == BIDDING and action == PASS:
+        if s.phase == BIDDING and action == PASS:
             # "First round" / "Second round": a pass; without stick the dealer, the eighth
             # pass throws the deal in.
-            passes[g] += 1
-            player[g] = (seat + 1) % NUM_PLAYERS
-            if not stick_the_dealer and passes[g] == 2 * NUM_PLAYERS:
+            s.passes += 1
+            s.player = (seat + 1) % NUM_PLAYERS
+            if not rules.stick_the_dealer and s.passes == 2 * NUM_PLAYERS:
                 ended[g] = THROWN_IN
-        elif phase[g] == BIDDING:
+        elif s.phase == BIDDING:
             # Order up (round 1: the dealer picks the upcard up, then discards) or name
             # trump (round 2); the maker then chooses alone or with partner.
-            maker[g] = seat
-            trump[g] = action - SUIT_CLUBS
-            if passes[g] < NUM_PLAYERS:
-                up = np.uint32(1) << np.uint32(upcard[g])
-                hands[g, dealer[g]] |= up
-                held[g, dealer[g]] |= up
-                phase[g] = DISCARD
-                player[g] = dealer[g]
+            s.maker = seat
+            s.trump = action - SUIT_CLUBS
+            if s.passes < NUM_PLAYERS:
+                up = np.uint32(1) << np.uint32(s.upcard)
+                s.hands[s.dealer] |= up
+                s.held[s.dealer] |= up
+                s.phase = DISCARD
+                s.player = s.dealer
             else:
-                phase[g] = ALONE
-        elif phase[g] == DISCARD:
+                s.phase = ALONE
+        elif s.phase == DISCARD:
             # The dealer's discard: any card but the upcard, face down.
             bit = np.uint32(1) << np.uint32(action)
-            hands[g, seat] &= ~bit
-            held[g, seat] &= ~bit
-            discard[g] = action
-            phase[g] = ALONE
-            player[g] = maker[g]
-        elif phase[g] == ALONE:
+            s.hands[seat] &= ~bit
+            s.held[seat] &= ~bit
+            s.discard = action
+            s.phase = ALONE
+            s.player = s.maker
+        elif s.phase == ALONE:
             # "Going alone": a lone player's partner sits the deal out. With lone defenders
             # the defender nearest the dealer's left is asked next, their partner only if
             # that one plays with partner. Then the first player left of the dealer who is
             # in the deal leads.
             goes_alone = action == GO_ALONE
-            alone[g, seat] = 1 if goes_alone else 0
+            s.alone[seat] = 1 if goes_alone else 0
             if goes_alone:
-                active[g] &= ~(1 << (seat + 2) % NUM_PLAYERS)
-            left = (dealer[g] + 1) % NUM_PLAYERS
+                s.active &= ~(1 << (seat + 2) % NUM_PLAYERS)
+            left = (s.dealer + 1) % NUM_PLAYERS
             asks = False
-            if allow_lone_defender:
-                first_defender = left if (left - maker[g]) % 2 else (left + 1) % NUM_PLAYERS
-                if seat == maker[g]:
-                    player[g] = first_defender
+            if rules.allow_lone_defender:
+                first_defender = left if (left - s.maker) % 2 else (left + 1) % NUM_PLAYERS
+                if seat == s.maker:
+                    s.player = first_defender
                     asks = True
                 elif goes_alone:
-                    lone_defender[g] = seat
+                    s.lone_defender = seat
                 elif seat == first_defender:
-                    player[g] = (seat + 2) % NUM_PLAYERS
+                    s.player = (seat + 2) % NUM_PLAYERS
                     asks = True
             if not asks:
-                first = left if active[g] >> left & 1 else next_active(active[g], left)
-                phase[g] = PLAY
-                leader[g] = first
-                player[g] = first
+                first = left if s.active >> left & 1 else next_active(s.active, left)
+                s.phase = PLAY
+                s.leader = first
+                s.player = first
         else:
             # "Play": the card goes into the trick; the first card sets the suit led; the
             # next player is the next one in the deal.
             bit = np.uint32(1) << np.uint32(action)
-            hands[g, seat] &= ~bit
-            trick[g, seat] = action
-            trick_cards[g, trick_number[g]] |= bit
-            if seat == leader[g]:
-                led_suit[g] = effective_suit(action, trump[g])
-            player[g] = next_active(active[g], seat)
-            if player[g] == leader[g]:
+            s.hands[seat] &= ~bit
+            s.trick[seat] = action
+            s.trick_cards[s.trick_number] |= bit
+            if seat == s.leader:
+                s.led_suit = effective_suit(action, s.trump)
+            s.player = next_active(s.active, seat)
+            if s.player == s.leader:
                 # "Tricks": a full trick goes to its taker, who leads the next.
-                winner = trick_winner(trick[g], trump[g], led_suit[g])
-                tricks_won[g, winner] += 1
+                winner = trick_winner(s.trick, s.trump, s.led_suit)
+                s.tricks_won[winner] += 1
                 for other in range(NUM_PLAYERS):
-                    trick[g, other] = -1
-                led_suit[g] = -1
-                leader[g] = winner
-                player[g] = winner
-                trick_number[g] += 1
-                if trick_number[g] == NUM_TRICKS:
+                    s.trick[other] = -1
+                s.led_suit = -1
+                s.leader = winner
+                s.player = winner
+                s.trick_number += 1
+                if s.trick_number == NUM_TRICKS:
                     ended[g] = PLAYED_OUT
         if ended[g] != GOING_ON:
             count += 1
@@ -258,32 +253,24 @@ def step(
 
 
 @njit(cache=True)
-def step_and_observe(
-    actions, stick_the_dealer, allow_lone_defender, phase, player, dealer, hands, held, upcard,
-    discard, passes, maker, trump, alone, lone_defender, active, leader, led_suit, trick,
-    trick_number, trick_cards, tricks_won, ended, target_score, max_deals, deal_number, scores,
-):  # fmt: skip
+def step_and_observe(actions, state, settings, ended):
     """A vector step in one call: :func:`step`, then, if no deal ended, :func:`legal_mask` and
     :func:`observe` of every game by its player to act.
 
     Returns (deals ended, mask bool[N, 31], obs float32[N, 464]); when a deal ended, mask
     and obs have no rows (the caller ends the deals, deals again, then observes).
     """
-    # fmt: off
-    count = step(actions, stick_the_dealer, allow_lone_defender, phase, player, dealer, hands,
-        held, upcard, discard, passes, maker, trump, alone, lone_defender, active, leader,
-        led_suit, trick, trick_number, trick_cards, tricks_won, ended)
-    # fmt: on
+    count = step(actions, state, settings, ended)
     if count:
         return count, np.zeros((0, NUM_ACTIONS), np.bool_), np.zeros((0, OBS_SIZE), np.float32)
-    seats = player.astype(np.int64)
-    mask = legal_mask(stick_the_dealer, phase, player, passes, upcard, hands, trump, led_suit)
-    # fmt: off
-    obs = observe(np.empty(0, np.int64), seats, target_score, max_deals, phase, dealer,
-        deal_number, scores, hands, held, upcard, discard, passes, maker, trump, alone, active,
-        leader, trick, trick_cards, tricks_won)
-    # fmt: on
-    return count, mask, obs
+    seats = np.empty(len(state), np.int64)
+    for g in range(len(state)):
+        seats[g] = state[g].player
+    return (
+        count,
+        legal_mask(state, settings),
+        observe(np.empty(0, np.int64), seats, state, settings),
+    )
 
 
 @njit(cache=True, inline="always")
@@ -293,163 +280,133 @@ def game_won(scores, target_score):
 
 
 @njit(cache=True)
-def end_deals(
-    ended, auto_reset, one_deal, reward_is_win, loss_reward, score_column, target_score,
-    max_deals, rewards, terminated, truncated, summary, keys, episode, episode_key, num_chosen,
-    chosen, deal_number, scores, dealer, phase, player, hands, held, upcard, discard, passes,
-    maker, trump, alone, lone_defender, active, leader, led_suit, trick, trick_number,
-    trick_cards, tricks_won,
-):  # fmt: skip
+def end_deals(ended, auto_reset, state, chosen, settings, outcome, summary):
     """The end of the deals that ended in a step (``ended``: int8[N] of :func:`step`), in
-    place: "Score of the deal" (the team scores; the rewards, float32[N, 4]), "The end"
-    (``one_deal``: every deal ends its episode; terminated, truncated: bool[N]), then the next
-    deal where play goes on (:func:`start_deals`); the parts every variant shares are
-    :func:`skeleton.end_or_go_on`.
+    place: "Score of the deal" (the team scores; the rewards), "The end" (``settings``'
+    ``one_deal``: every deal ends its episode), then the next deal where play goes on
+    (:func:`start_deals`); the parts every variant shares are :func:`skeleton.end_or_go_on`.
 
-    summary: the arrays of a ``ClassicDealSummary`` of the M ended deals, in field order,
-    filled here: one row per deal, the played-out deals first. A thrown-in deal scores
-    nothing: no maker, contract -1, not made, not alone.
+    state, chosen, settings: the engine's records, chosen deals and settings; outcome: the
+    step's (rewards float32[N, 4], terminated bool[N], truncated bool[N]), set here; summary:
+    the arrays of a ``ClassicDealSummary`` of the M ended deals, in field order, filled here:
+    one row per deal, the played-out deals first. A thrown-in deal scores nothing: no maker,
+    contract -1, not made, not alone.
     """
     # fmt: off
     (games, thrown_in, summary_dealer, summary_tricks, points, summary_scores, summary_maker,
         contract, made, summary_alone, summary_trump, summary_upcard, summary_lone_defender,
         ordered_up) = summary
     # fmt: on
+    rules = settings[0]
     ended_in_order(ended, PLAYED_OUT, games)
     deal_again = np.empty(len(games), np.int64)
     dealt = 0
     for i in range(len(games)):
         g = games[i]
+        s = state[g]
         played = ended[g] == PLAYED_OUT
         # "Score of the deal": the makers' contract, each team's points. Round 2 cannot name
         # the upcard's suit: trump is the upcard's suit after an order up.
         thrown_in[i] = not played
-        ordered_up[i] = upcard[g] % 4 == trump[g]
-        goes_alone = played and alone[g, maker[g]] == 1
+        ordered_up[i] = s.upcard % 4 == s.trump
+        goes_alone = played and s.alone[s.maker] == 1
         points[i, 0] = 0
         points[i, 1] = 0
         if played:
             # fmt: off
-            classic_team_points(tricks_won[g], maker[g], goes_alone, lone_defender[g] >= 0,
+            classic_team_points(s.tricks_won, s.maker, goes_alone, s.lone_defender >= 0,
                 points[i])
             # fmt: on
-        summary_maker[i] = maker[g] if played else -1
+        summary_maker[i] = s.maker if played else -1
         summary_alone[i] = goes_alone
         contract[i] = (2 if goes_alone else (0 if ordered_up[i] else 1)) if played else -1
-        made[i] = played and points[i, maker[g] & 1] > 0
+        made[i] = played and points[i, s.maker & 1] > 0
         for team in range(NUM_TEAMS):
-            scores[g, team] += points[i, team]
-            summary_scores[i, team] = scores[g, team]
+            s.scores[team] += points[i, team]
+            summary_scores[i, team] = s.scores[team]
         for seat in range(NUM_PLAYERS):
-            summary_tricks[i, seat] = tricks_won[g, seat]
-        summary_dealer[i] = dealer[g]
-        summary_trump[i] = trump[g]
-        summary_upcard[i] = upcard[g]
-        summary_lone_defender[i] = lone_defender[g]
+            summary_tricks[i, seat] = s.tricks_won[seat]
+        summary_dealer[i] = s.dealer
+        summary_trump[i] = s.trump
+        summary_upcard[i] = s.upcard
+        summary_lone_defender[i] = s.lone_defender
         # "The end", then the next deal or the next episode.
-        over = one_deal or game_won(scores[g], target_score)
-        # fmt: off
-        if end_or_go_on(g, points[i], over, reward_is_win, loss_reward, score_column, rewards,
-                auto_reset, max_deals, NUM_PLAYERS, OVER, keys, episode, episode_key, num_chosen,
-                dealer, deal_number, scores, phase, player, terminated, truncated):
+        over = rules.one_deal or game_won(s.scores, rules.target_score)
+        if end_or_go_on(g, s, points[i], over, auto_reset, rules, OVER, outcome):
             deal_again[dealt] = g
             dealt += 1
-    start_deals(
-        deal_again[:dealt],
-        episode_key,
-        num_chosen,
-        chosen,
-        deal_number,
-        dealer,
-        phase,
-        player,
-        hands,
-        held,
-        upcard,
-        discard,
-        passes,
-        maker,
-        trump,
-        alone,
-        lone_defender,
-        active,
-        leader,
-        led_suit,
-        trick,
-        trick_number,
-        trick_cards,
-        tricks_won,
-    )
-    # fmt: on
+    start_deals(deal_again[:dealt], state, chosen)
 
 
 @njit(cache=True)
-def observe(
-    games, seats, target_score, max_deals, phase, dealer, deal_number, scores, hands, held, upcard,
-    discard, passes, maker, trump, alone, active, leader, trick, trick_cards, tricks_won,
-):  # fmt: skip
+def observe(games, seats, state, settings):
     """float32[M, 464]: row i is game games[i] (games empty: game i) seen by seat seats[i].
 
     Egocentric (relative seat 0 = the observer, 2 its partner), with perfect recall of the
     deal: its hand, the upcard, its own discard as dealer, every card played by seat and by
-    trick, the calls, the alone choices, trump.
+    trick, the calls, the alone choices, trump. state, settings: the engine's records and
+    settings.
     """
+    rules = settings[0]
     obs = np.empty((len(seats), OBS_SIZE), np.float32)  # every cell is written below, once
     blocks = np.empty(O_DEALER // 24, np.int64)  # the card masks of the 16 card blocks
     for i in range(len(seats)):
         g = games[i] if len(games) else i
         me = seats[i]
+        s = state[g]
         # The card blocks, 24 cells each: the hand, the upcard, its own discard as dealer,
         # the cards played by each relative seat, in each trick, in the current trick.
-        blocks[0] = hands[g, me]
-        blocks[1] = card_bit(upcard[g])
-        blocks[2] = card_bit(discard[g]) if dealer[g] == me else 0
+        blocks[0] = s.hands[me]
+        blocks[1] = card_bit(s.upcard)
+        blocks[2] = card_bit(s.discard) if s.dealer == me else 0
         for rel in range(NUM_PLAYERS):
             seat = (me + rel) % NUM_PLAYERS
-            blocks[(O_PLAYED_BY - O_HAND) // 24 + rel] = held[g, seat] & ~hands[g, seat]
-            blocks[(O_CURRENT - O_HAND) // 24 + rel] = card_bit(trick[g, seat])
+            blocks[(O_PLAYED_BY - O_HAND) // 24 + rel] = s.held[seat] & ~s.hands[seat]
+            blocks[(O_CURRENT - O_HAND) // 24 + rel] = card_bit(s.trick[seat])
         for k in range(NUM_TRICKS):
-            blocks[(O_IN_TRICK - O_HAND) // 24 + k] = trick_cards[g, k]
+            blocks[(O_IN_TRICK - O_HAND) // 24 + k] = s.trick_cards[k]
         put_masks(obs, i, O_HAND, blocks)
         # The one-hot fields (dealer .. phase): zeros, then the ones.
         put_zeros(obs, i, O_DEALER, O_TRICKS)
         for rel in range(NUM_PLAYERS):
             seat = (me + rel) % NUM_PLAYERS
-            if alone[g, seat] >= 0:  # alone (slot 0) or with partner (slot 1)
-                put_one(obs, i, O_ALONE + rel * 2, 1 - int(alone[g, seat]))
-            if not active[g] >> seat & 1:
+            if s.alone[seat] >= 0:  # alone (slot 0) or with partner (slot 1)
+                put_one(obs, i, O_ALONE + rel * 2, 1 - int(s.alone[seat]))
+            if not s.active >> seat & 1:
                 obs[i, O_SITTING_OUT + rel] = 1.0
-            obs[i, O_TRICKS + rel] = ratio(tricks_won[g, seat], NUM_TRICKS)
-        put_one(obs, i, O_DEALER, relative(dealer[g], me, NUM_PLAYERS))
-        put_one(obs, i, O_MAKER, relative(maker[g], me, NUM_PLAYERS))
-        if phase[g] == PLAY:
-            put_one(obs, i, O_LEADER, relative(leader[g], me, NUM_PLAYERS))
+            obs[i, O_TRICKS + rel] = ratio(s.tricks_won[seat], NUM_TRICKS)
+        put_one(obs, i, O_DEALER, relative(s.dealer, me, NUM_PLAYERS))
+        put_one(obs, i, O_MAKER, relative(s.maker, me, NUM_PLAYERS))
+        if s.phase == PLAY:
+            put_one(obs, i, O_LEADER, relative(s.leader, me, NUM_PLAYERS))
         # The calls: passes from the dealer's left, round by round, then the call that made trump.
-        first = (relative(dealer[g], me, NUM_PLAYERS) + 1) % NUM_PLAYERS
-        for k in range(passes[g]):
+        first = (relative(s.dealer, me, NUM_PLAYERS) + 1) % NUM_PLAYERS
+        for k in range(s.passes):
             rel = (first + k) % NUM_PLAYERS
             obs[i, O_CALLS + (k // NUM_PLAYERS) * 20 + rel * 5] = 1.0
-        if maker[g] >= 0:
-            k = int(passes[g])
+        if s.maker >= 0:
+            k = int(s.passes)
             rel = (first + k) % NUM_PLAYERS
-            put_one(obs, i, O_CALLS + (k // NUM_PLAYERS) * 20 + rel * 5 + 1, trump[g])
-        put_one(obs, i, O_TRUMP, trump[g])
-        if phase[g] == BIDDING:
-            obs[i, O_PHASE + (1 if passes[g] >= NUM_PLAYERS else 0)] = 1.0
-        elif phase[g] != OVER:
-            put_one(obs, i, O_PHASE + 1, phase[g])
+            put_one(obs, i, O_CALLS + (k // NUM_PLAYERS) * 20 + rel * 5 + 1, s.trump)
+        put_one(obs, i, O_TRUMP, s.trump)
+        if s.phase == BIDDING:
+            obs[i, O_PHASE + (1 if s.passes >= NUM_PLAYERS else 0)] = 1.0
+        elif s.phase != OVER:
+            put_one(obs, i, O_PHASE + 1, s.phase)
         team = me & 1
-        obs[i, O_SCORES] = ratio(scores[g, team], target_score)
-        obs[i, O_SCORES + 1] = ratio(scores[g, 1 - team], target_score)
-        obs[i, O_PROGRESS] = ratio(deal_number[g], max_deals)
+        obs[i, O_SCORES] = ratio(s.scores[team], rules.target_score)
+        obs[i, O_SCORES + 1] = ratio(s.scores[1 - team], rules.target_score)
+        obs[i, O_PROGRESS] = ratio(s.deal_number, rules.max_deals)
     return obs
 
 
 @njit(cache=True)
-def hidden(seats, hands):
-    """float32[N, 72]: the hands of the three seats after seats[g] (relative 1, 2, 3)."""
+def hidden(seats, state):
+    """float32[N, 72]: the hands of the three seats after seats[g] (relative 1, 2, 3); state:
+    the engine's records."""
     out = np.zeros((len(seats), HIDDEN_SIZE), np.float32)
     for g in range(len(seats)):
+        s = state[g]
         for rel in range(1, NUM_PLAYERS):
-            put_bits(out, g, (rel - 1) * 24, hands[g, (seats[g] + rel) % NUM_PLAYERS])
+            put_bits(out, g, (rel - 1) * 24, s.hands[(seats[g] + rel) % NUM_PLAYERS])
     return out

@@ -2,9 +2,11 @@
 
 Each kernel is a loop over the games (or rows) of a batch, compiled once by Numba
 (``@njit(cache=True)``); with ``NUMBA_DISABLE_JIT=1`` they run as the plain Python
-they are. Shapes and dtypes are those of the engine's state
-(:mod:`ghost_euchre_env.core`): hands are uint32 card masks (bit c = card c held),
-seats int8 (-1 none).
+they are. A kernel takes the engine's state as its records (``state``: a NumPy structured
+array, one record a game, ``s = state[g]`` game g's, fields by name) and the engine's
+settings as one record (``settings``, read as ``rules = settings[0]``), as
+:mod:`ghost_euchre_env.core` declares them: hands are uint32 card masks (bit c = card c
+held), seats int8 (-1 none).
 
 - Dealing (``docs/RULES.md``, "The deal"): a deal is a pure function of the
   episode's key and the deal's number, a SplitMix64 hash per card
@@ -92,23 +94,21 @@ def random_deck(episode_key, deal_number, keys, deck):
 
 
 @njit(cache=True, inline="always")
-def next_deal_row(
-    g, num_hands, hand_size, episode_key, num_chosen, chosen, deal_number, keys, deck, row
-):
-    """Game g's next deal as a row (uint32[W]: how a chosen deal is stored), and count it
-    (``deal_number[g] += 1``).
+def next_deal_row(s, chosen, num_hands, hand_size, keys, deck, row):
+    """A game's next deal as a row (uint32[W]: how a chosen deal is stored), and count it
+    (``s.deal_number += 1``); s: the game's record, chosen: its chosen deals (uint32[K, W]).
 
-    A chosen deal while any is left (``chosen[g, deal number]``, ``num_chosen[g]`` of them),
-    else a random deck of the episode's key (:func:`random_deck`) split into ``num_hands``
-    hands of ``hand_size`` consecutive cards: row[h] the mask of hand h and, where W has one
-    more slot, the id of the card after them (classic's upcard). keys, deck: :func:`random_deck`'s.
+    A chosen deal while any is left (``chosen[deal number]``, ``s.num_chosen`` of them), else
+    a random deck of the episode's key (:func:`random_deck`) split into ``num_hands`` hands of
+    ``hand_size`` consecutive cards: row[h] the mask of hand h and, where W has one more slot,
+    the id of the card after them (classic's upcard). keys, deck: :func:`random_deck`'s.
     """
-    number = deal_number[g]
-    if number < num_chosen[g]:
+    number = s.deal_number
+    if number < s.num_chosen:
         for k in range(len(row)):
-            row[k] = chosen[g, number, k]
+            row[k] = chosen[number, k]
     else:
-        random_deck(episode_key[g], number, keys, deck)
+        random_deck(s.episode_key, number, keys, deck)
         for hand in range(num_hands):
             mask = np.uint32(0)
             for k in range(hand * hand_size, (hand + 1) * hand_size):
@@ -116,36 +116,32 @@ def next_deal_row(
             row[hand] = mask
         if len(row) > num_hands:
             row[num_hands] = deck[num_hands * hand_size]
-    deal_number[g] = number + 1
+    s.deal_number = number + 1
 
 
 @njit(cache=True, inline="always")
-def open_episode(
-    g, chosen_dealer, num_seats, keys, episode, episode_key, dealer, deal_number, scores
-):
-    """Game g opens its episode ``episode[g]`` (dealing its first deal is the variant's kernel):
-    its key ``mix(key ^ mix(episode + golden))``, its dealer (``chosen_dealer``, or for -1 one
-    drawn uniformly from the episode's key), scores 0 (int32[N, W]), no deal dealt yet."""
-    key = mix64(keys[g] ^ mix64(np.uint64(episode[g]) + _GOLDEN))
-    episode_key[g] = key
+def open_episode(s, chosen_dealer, num_seats):
+    """A game (its record ``s``) opens its episode ``s.episode`` (dealing its first deal is the
+    variant's kernel): its key ``mix(key ^ mix(episode + golden))``, its dealer
+    (``chosen_dealer``, or for -1 one drawn uniformly from the episode's key), scores 0, no
+    deal dealt yet."""
+    key = mix64(s.keys ^ mix64(np.uint64(s.episode) + _GOLDEN))
+    s.episode_key = key
     if chosen_dealer >= 0:
-        dealer[g] = chosen_dealer
+        s.dealer = chosen_dealer
     else:
-        dealer[g] = mix64(key ^ _DEALER_SALT) % np.uint64(num_seats)
-    for column in range(scores.shape[1]):
-        scores[g, column] = 0
-    deal_number[g] = 0
+        s.dealer = mix64(key ^ _DEALER_SALT) % np.uint64(num_seats)
+    for column in range(len(s.scores)):
+        s.scores[column] = 0
+    s.deal_number = 0
 
 
 @njit(cache=True)
-def open_episodes(
-    games, dealers, num_seats, keys, episode, episode_key, dealer, deal_number, scores
-):
-    """:func:`open_episode` of the games ``games`` (int64[M]), dealt by ``dealers`` (int8[M], -1: random)."""
+def open_episodes(games, dealers, num_seats, state):
+    """:func:`open_episode` of the games ``games`` (int64[M]) of ``state`` (the records),
+    dealt by ``dealers`` (int8[M], -1: random)."""
     for i in range(len(games)):
-        open_episode(
-            games[i], dealers[i], num_seats, keys, episode, episode_key, dealer, deal_number, scores
-        )
+        open_episode(state[games[i]], dealers[i], num_seats)
 
 
 @njit(cache=True)
@@ -162,53 +158,54 @@ def ended_in_order(ended, played_out, games):
 
 
 @njit(cache=True, inline="always")
-def end_or_go_on(
-    g, points, over, reward_is_win, loss_reward, score_column, rewards, auto_reset, max_deals,
-    num_seats, over_phase, keys, episode, episode_key, num_chosen, dealer, deal_number, scores,
-    phase, player, terminated, truncated,
-):  # fmt: skip
-    """After game g's deal ended and was scored (``points``, added to ``scores``), its rewards
-    (:func:`deal_rewards`), then the game ends or goes on; True: game g deals next.
+def end_or_go_on(g, s, points, over, auto_reset, rules, over_phase, outcome):
+    """After game g's deal ended and was scored (``points``, added to its record ``s``'s
+    scores), its rewards (:func:`deal_rewards`), then the game ends or goes on; True: game g
+    deals next.
 
     over: the game is over by the rules (it terminates); else a game that has dealt
-    ``max_deals`` deals is truncated, and any other deals again, the next seat dealing
-    (terminated, truncated: bool[N], set here). A finished game gets ``over_phase`` and no
-    player to act or, with ``auto_reset``, opens its next episode (random deals, a random
-    dealer) and deals.
+    ``rules.max_deals`` deals is truncated, and any other deals again, the next seat dealing.
+    A finished game gets ``over_phase`` and no player to act or, with ``auto_reset``, opens
+    its next episode (random deals, a random dealer) and deals. rules: the game's settings;
+    outcome: the step's (rewards float32[N, S], terminated bool[N], truncated bool[N]), set here.
     """
-    deal_rewards(g, points, over, reward_is_win, loss_reward, score_column, scores, rewards)
-    cut = not over and deal_number[g] >= max_deals
+    rewards, terminated, truncated = outcome
+    num_seats = len(rules.score_column)
+    deal_rewards(rewards[g], points, over, rules, s.scores)
+    cut = not over and s.deal_number >= rules.max_deals
     terminated[g] = over
     truncated[g] = cut
     if not (over or cut):
-        dealer[g] = (dealer[g] + 1) % num_seats
+        s.dealer = (s.dealer + 1) % num_seats
         return True
     if auto_reset:
-        episode[g] += 1
-        num_chosen[g] = 0
-        open_episode(g, -1, num_seats, keys, episode, episode_key, dealer, deal_number, scores)
+        s.episode += 1
+        s.num_chosen = 0
+        open_episode(s, -1, num_seats)
         return True
-    phase[g] = over_phase
-    player[g] = -1
+    s.phase = over_phase
+    s.player = -1
     return False
 
 
 @njit(cache=True, inline="always")
-def deal_rewards(g, points, over, reward_is_win, loss_reward, score_column, scores, rewards):
-    """Game g's rewards (float32[N, S], by seat) for a deal that ended with ``points`` (int32[W]
-    by score column; score_column: int[S] each seat's). Reward "points": each seat its column's
-    points; "win" (``reward_is_win``), once the game is ``over``: 1.0 to each seat of the top
-    score's column (``scores[g]``; the first, in a tie), ``loss_reward`` to the others."""
-    if not reward_is_win:
+def deal_rewards(rewards, points, over, rules, scores):
+    """A game's rewards (float32[S], by seat) for a deal that ended with ``points`` (int32[W]
+    by score column; ``rules.score_column``: int[S] each seat's). Reward "points": each seat
+    its column's points; "win" (``rules.reward_is_win``), once the game is ``over``: 1.0 to
+    each seat of the top score's column (``scores``, int32[W]; the first, in a tie),
+    ``rules.loss_reward`` to the others."""
+    score_column = rules.score_column
+    if not rules.reward_is_win:
         for seat in range(len(score_column)):
-            rewards[g, seat] = points[score_column[seat]]
+            rewards[seat] = points[score_column[seat]]
     elif over:
         winner = 0
-        for column in range(1, scores.shape[1]):
-            if scores[g, column] > scores[g, winner]:
+        for column in range(1, len(scores)):
+            if scores[column] > scores[winner]:
                 winner = column
         for seat in range(len(score_column)):
-            rewards[g, seat] = 1.0 if score_column[seat] == winner else loss_reward
+            rewards[seat] = 1.0 if score_column[seat] == winner else rules.loss_reward
 
 
 @njit(cache=True)
@@ -300,23 +297,22 @@ def first_over(player):
 
 
 @njit(cache=True, inline="always")
-def play_until_deals_end(
-    actions, player, step, step_args, legal_mask, legal_args, observe, observe_args, policy,
-    policy_args, ended,
-):  # fmt: skip
+def play_until_deals_end(actions, state, settings, step, legal_mask, observe, policy, policy_args):
     """Step every game (all live) with ``actions`` (int64[N], overwritten), then with a compiled
-    policy's, step after step, until some game's deal ends; returns how many deals ended in that
-    last step (``ended``, int8[N]: the step kernel's marks of it).
+    policy's, step after step, until some game's deal ends; returns (how many deals ended in
+    that last step, ended int8[N]: the step kernel's marks of it).
 
-    step, legal_mask, observe: the variant's kernels, called as ``step(actions, *step_args,
-    ended)``, ``legal_mask(*legal_args)``, ``observe(games, seats, *observe_args)``; player:
-    int8[N] the state's seat to act. policy: a policy's kernel, ``policy(obs, mask,
-    *policy_args, out int64[M])``, asked for the games with more than one legal action only; a
-    game with one plays it (the lowest legal id, as ``mask.argmax``).
+    state, settings: the engine's records and settings; step, legal_mask, observe: the
+    variant's kernels, called as ``step(actions, state, settings, ended)``,
+    ``legal_mask(state, settings)``, ``observe(games, seats, state, settings)``. policy: a
+    policy's kernel, ``policy(obs, mask, *policy_args, out int64[M])``, asked for the games
+    with more than one legal action only; a game with one plays it (the lowest legal id, as
+    ``mask.argmax``).
     """
-    count = step(actions, *step_args, ended)
+    ended = np.empty(len(actions), np.int8)
+    count = step(actions, state, settings, ended)
     while count == 0:
-        mask = legal_mask(*legal_args)
+        mask = legal_mask(state, settings)
         choice = np.empty(len(actions), np.int64)
         chosen = 0
         for g in range(len(actions)):
@@ -330,52 +326,41 @@ def play_until_deals_end(
                 chosen += 1
         if chosen:
             games = choice[:chosen]
-            chosen_actions = policy_actions(
-                games, player, mask, observe, observe_args, policy, policy_args
-            )
+            seats = np.empty(chosen, np.int64)
+            for i in range(chosen):
+                seats[i] = state[games[i]].player
+            chosen_actions = np.zeros(chosen, np.int64)
+            obs = observe(games, seats, state, settings)
+            policy(obs, mask[games], *policy_args, chosen_actions)
             for i in range(chosen):
                 actions[games[i]] = chosen_actions[i]
-        count = step(actions, *step_args, ended)
-    return count
+        count = step(actions, state, settings, ended)
+    return count, ended
 
 
 @njit(cache=True, inline="always")
-def policy_actions(games, player, mask, observe, observe_args, policy, policy_args):
-    """int64[M]: a compiled policy's action in each of ``games`` (int64[M]), each observed by its
-    seat to act (``player``, int8[N]); mask: bool[N, A] of every game (see
-    :func:`play_until_deals_end` for ``observe`` and ``policy``)."""
-    seats = np.empty(len(games), np.int64)
-    for i in range(len(games)):
-        seats[i] = player[games[i]]
-    actions = np.zeros(len(games), np.int64)
-    policy(observe(games, seats, *observe_args), mask[games], *policy_args, actions)
-    return actions
+def replay_and_weigh(actions, state, settings, step, legal_mask, observe, weigh, weigh_args):
+    """float64[M]: every game replayed through its actions (int64[M, T]: a row ends at its first
+    -1), one step a column, each action of a seat other than 0 that had a choice weighed by a
+    compiled model of that seat: the sum of the log-weights ``weigh`` gives them. An action
+    illegal in its game makes the game's total -inf, and the game goes on with its lowest legal
+    action.
 
-
-@njit(cache=True, inline="always")
-def replay_and_weigh(
-    actions, player, step, step_args, legal_mask, legal_args, observe, observe_args, weigh,
-    weigh_args, totals, ended,
-):  # fmt: skip
-    """Replay every game through its actions (int64[M, T]: a row ends at its first -1), one
-    step a column, weighing each action of a seat other than 0 that had a choice by a compiled
-    model of that seat: ``totals[g] +=`` the log-weight ``weigh`` gives it (totals float64[M],
-    added to). An action illegal in its game makes ``totals[g]`` -inf, and the game goes on with
-    its lowest legal action.
-
-    step, legal_mask, observe: as :func:`play_until_deals_end` (the step kernel leaves a game
-    whose action is -1 as it is: a row that has ended). weigh: a model's kernel,
-    ``weigh(obs, mask, taken int64[K], legal int64[K], *weigh_args, out float64[K])``, given the
-    weighed decisions' observations (by their seat to act), masks, the actions taken there and
-    their counts of legal actions. ended: int8[M], scratch.
+    state, settings, step, legal_mask, observe: as :func:`play_until_deals_end` (the step
+    kernel leaves a game whose action is -1 as it is: a row that has ended). weigh: a model's
+    kernel, ``weigh(obs, mask, taken int64[K], legal int64[K], *weigh_args, out float64[K])``,
+    given the weighed decisions' observations (by their seat to act), masks, the actions taken
+    there and their counts of legal actions.
     """
     num_games, length = actions.shape
+    totals = np.zeros(num_games)
+    ended = np.empty(num_games, np.int8)
     stepped = np.empty(num_games, np.int64)
     weighed = np.empty(num_games, np.int64)
     choices = np.empty(num_games, np.int64)
     done = np.zeros(num_games, np.bool_)
     for column in range(length):
-        mask = legal_mask(*legal_args)
+        mask = legal_mask(state, settings)
         live, count = 0, 0
         for g in range(num_games):
             done[g] = done[g] or actions[g, column] < 0
@@ -391,26 +376,27 @@ def replay_and_weigh(
             if not mask[g, action]:
                 totals[g] = -np.inf
                 action = lowest
-            elif player[g] != 0 and legal > 1:
+            elif state[g].player != 0 and legal > 1:
                 weighed[count] = g
                 choices[count] = legal
                 count += 1
             stepped[g] = action
         if live == 0:
-            return
+            return totals
         if count:
             games = weighed[:count]
             seats = np.empty(count, np.int64)
             taken = np.empty(count, np.int64)
             for i in range(count):
-                seats[i] = player[games[i]]
+                seats[i] = state[games[i]].player
                 taken[i] = stepped[games[i]]
             weights = np.empty(count, np.float64)
-            obs = observe(games, seats, *observe_args)
+            obs = observe(games, seats, state, settings)
             weigh(obs, mask[games], taken, choices[:count], *weigh_args, weights)
             for i in range(count):
                 totals[games[i]] += weights[i]
-        step(stepped, *step_args, ended)
+        step(stepped, state, settings, ended)
+    return totals
 
 
 @njit(cache=True, inline="always")

@@ -3,7 +3,6 @@
 Seats are relative to the observer (0). See :mod:`ghost_euchre.agents.worlds`.
 """
 
-import dataclasses
 import weakref
 
 import numpy as np
@@ -273,14 +272,7 @@ def fresh_state(game):
 def engine_states(game, fields, num_games):
     """A batch of ``num_games`` states of ``game``: the given fields (copied, in the state's
     dtypes, broadcast), the others those of a fresh game."""
-    fresh = fresh_state(game)
-    for field in dataclasses.fields(game.state_type):
-        template = getattr(fresh, field.name)
-        if field.name in fields:
-            fields[field.name] = np.array(
-                np.broadcast_to(fields[field.name], (num_games, *template.shape[1:])),
-                dtype=template.dtype,
-            )
-        else:
-            fields[field.name] = np.repeat(template, num_games, axis=0)
-    return game.state_type(**fields)
+    state = fresh_state(game).take(np.zeros(num_games, np.intp))
+    for name, value in fields.items():
+        setattr(state, name, value)
+    return state
