@@ -269,7 +269,7 @@ def test_players_are_specs_plus_checkpoint_contents(tmp_path):
     spec, version = player_identity(" heuristic ")
     assert (
         spec == "heuristic" and len(version) == 64
-    )  # the source of agents/heuristic.py and its imports
+    )  # the source of agents/heuristic/ and its imports
     with Store(tmp_path / "s.sqlite") as store:
         ids = [store.player_id(first), store.player_id(second), store.player_id(first)]
     assert ids[0] != ids[1] and ids[0] == ids[2]

@@ -371,7 +371,7 @@ def test_compiled_playout_is_the_step_by_step_playout(variant):
 )
 def test_compiled_playouts_value_as_the_python_playouts(variant, spec, monkeypatch):
     """pimc's and search's playouts in one compiled loop (the heuristic's, the network's, or the
-    network's auction over the heuristic's cards: agents/playouts.py) give every action the value
+    network's auction over the heuristic's cards: agents/playouts/) give every action the value
     the step-by-step playouts give."""
     from ghost_euchre.agents.specs import make_policy
     from ghost_euchre_env import variants

@@ -120,7 +120,7 @@ def test_replay_and_weigh_rejects_bad_actions_before_changing_anything():
 @pytest.mark.parametrize("infer", ["network", "mix"])
 @pytest.mark.parametrize(("game_type", "rules"), [RULES[0], RULES[2]])
 def test_a_network_model_replays_compiled_as_step_by_step(game_type, rules, infer):
-    """infer=network and infer=mix weigh in one kernel call (agents/playouts.py) what the step by
+    """infer=network and infer=mix weigh in one kernel call (agents/playouts/) what the step by
     step replay weighs (the softmax in float64, summed in another order: equal to 1e-9), and
     search's resampled worlds are the same."""
     from ghost_euchre.agents.inference import MixedModel

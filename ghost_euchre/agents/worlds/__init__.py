@@ -41,6 +41,7 @@ out-of-play cards.
 
 import numpy as np
 
+from . import classic, ghost
 from .classic import CLASSIC_OUT, ClassicKnowledge
 from .ghost import OUT_OF_PLAY, SeatKnowledge
 from .places import FROM_WORLD, NO_ACTION, card_of, engine_states, sample_places
@@ -61,7 +62,7 @@ __all__ = [
     "world_states",
 ]
 
-KNOWLEDGE = {"ghost": SeatKnowledge, "classic": ClassicKnowledge}
+KNOWLEDGE = {ghost.VARIANT: SeatKnowledge, classic.VARIANT: ClassicKnowledge}
 """Each variant's knowledge record, by the descriptor's name: the one place a variant is chosen."""
 
 

@@ -22,6 +22,7 @@ from .places import (
     times,
 )
 
+VARIANT = "classic"  # the descriptor's name of the variant these worlds are of
 CLASSIC_OUT = 4  # place index of the out-of-play cards (after seats 0..3)
 
 
