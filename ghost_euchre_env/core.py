@@ -16,6 +16,7 @@ A variant module also declares its descriptor: its actions by name (over
 
 import dataclasses
 import functools
+import os
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, overload
 
@@ -34,6 +35,11 @@ from .cards import (
 from .kernels import skeleton
 
 EPISODES = ("game", "deal")  # episode="game": play to target_score; "deal": one deal
+CHECKED = os.environ.get("GHOST_EUCHRE_CHECKED", "") not in ("", "0")
+"""Checked mode (the environment's ``GHOST_EUCHRE_CHECKED=1``, read once at import; on in the
+tests): an engine made while it is on refuses, in its compiled playouts
+(:meth:`BatchedGame.play_until_deal_ends`), a policy's illegal action with a ValueError, as the
+doors refuse one; off, such an action is stepped as it is, unchecked, at no cost."""
 REWARDS = ("points", "win")  # reward="points": deal points as scored; "win": +1 / loss at game end
 NO_SEAT = -1
 
@@ -504,14 +510,20 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
         arguments (e.g. the heuristic's ``playout()``): ``playout(actions int64[N], state,
         settings, policy_args) -> (deals ended, ended int8[N])``, the kernels'
         :func:`~ghost_euchre_env.kernels.skeleton.play_until_deals_end` with this variant's
-        kernels and the policy's.
+        kernels and the policy's. In checked mode (:data:`CHECKED`) a policy's illegal action is
+        a ValueError naming it (the games are then left where that decision was asked).
         """
         game = skeleton.first_over(state.player)
         if game >= 0:
             raise ValueError(f"game {game} is over and cannot be stepped")
-        count, ended = playout(
-            np.array(actions, np.int64), state.records, self.settings, tuple(policy_args)
-        )
+        actions = np.array(actions, np.int64)
+        count, ended = playout(actions, state.records, self.settings, tuple(policy_args))
+        if count < 0:  # checked mode: game -1 - count's policy chose actions[game], illegal
+            game = -1 - count
+            raise ValueError(
+                f"game {game}: the playout's policy chose action {actions[game]}, which is not "
+                f"legal; legal actions are {np.flatnonzero(self.legal_mask(state)[game]).tolist()}"
+            )
         return self._end_deals(state, ended, count, False)
 
     def replay_and_weigh(self, state, actions, replay, weigh_args):
@@ -805,7 +817,8 @@ def settings_dtype(engine):
     """The dtype of the one record of an engine class's settings that every kernel takes: each
     rules option in its order (a bool, an int as int64, a str as the int8 index of its value in
     ``CHOICES``), then ``one_deal`` (episode "deal"), ``reward_is_win`` (reward "win"),
-    ``loss_reward`` and ``score_column`` (int64[S]: the score column of each seat)."""
+    ``loss_reward``, ``score_column`` (int64[S]: the score column of each seat) and ``checked``
+    (:data:`CHECKED`: the compiled playouts refuse a policy's illegal action)."""
     kinds = {bool: np.bool_, int: np.int64, str: np.int8}
     fields = [
         *((f.name, kinds[f.type]) for f in dataclasses.fields(engine.rules_type)),
@@ -813,6 +826,7 @@ def settings_dtype(engine):
         ("reward_is_win", np.bool_),
         ("loss_reward", np.float64),
         ("score_column", np.int64, (engine.num_players,)),
+        ("checked", np.bool_),
     ]
     return np.dtype((np.record, np.dtype(fields, align=True)))
 
@@ -829,6 +843,7 @@ def settings_record(engine):
         engine.reward == "win",
         engine.loss_reward,
         engine.score_column,
+        CHECKED,
     )
     return record
 

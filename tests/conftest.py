@@ -2,13 +2,18 @@
 
 Tiers: a test that trains, starts processes or servers, installs, builds the docs or drives a
 browser is marked ``slow`` (here for whole files, by name, or with ``@pytest.mark.slow``);
-``python -m pytest -m "not slow"`` runs the rest, the fast tier. Imports are made where a
+``python -m pytest -m "not slow"`` runs the rest, the fast tier. The tests run the engine in
+checked mode (``GHOST_EUCHRE_CHECKED=1``): a compiled playout refuses a policy's illegal action. Imports are made where a
 fixture needs them, so collecting the fast tier does not import torch or the league.
 """
 
+import os
 import sys
 
 import pytest
+
+# Checked mode (ghost_euchre_env.core.CHECKED): read once when the engine is imported, after this.
+os.environ.setdefault("GHOST_EUCHRE_CHECKED", "1")
 
 LEAGUE_SPECS = (
     "heuristic",

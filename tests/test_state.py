@@ -151,6 +151,7 @@ def test_a_rules_option_is_one_declaration_that_the_settings_record_carries():
         "reward_is_win",
         "loss_reward",
         "score_column",
+        "checked",
     )
     rules = StickyGhost(stick_the_dealer=True, bonus="double", auction="open").settings[0]
     assert rules.stick_the_dealer and rules.bonus == 1 and rules.auction == 1

@@ -307,7 +307,8 @@ def play_until_deals_end(actions, state, settings, step, legal_mask, observe, po
     ``legal_mask(state, settings)``, ``observe(games, seats, state, settings)``. policy: a
     policy's kernel, ``policy(obs, mask, *policy_args, out int64[M])``, asked for the games
     with more than one legal action only; a game with one plays it (the lowest legal id, as
-    ``mask.argmax``).
+    ``mask.argmax``). With ``settings``' ``checked``, a policy's illegal action stops the loop
+    before it is stepped: it returns (-1 - that game, ended), the action left in ``actions``.
     """
     ended = np.empty(len(actions), np.int8)
     count = step(actions, state, settings, ended)
@@ -334,6 +335,10 @@ def play_until_deals_end(actions, state, settings, step, legal_mask, observe, po
             policy(obs, mask[games], *policy_args, chosen_actions)
             for i in range(chosen):
                 actions[games[i]] = chosen_actions[i]
+            if settings[0].checked:
+                bad = first_illegal(chosen_actions, mask[games])
+                if bad >= 0:
+                    return -1 - games[bad], ended
         count = step(actions, state, settings, ended)
     return count, ended
 
