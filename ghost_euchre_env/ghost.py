@@ -146,7 +146,7 @@ OBS_LAYOUT = (
         "[relative seat r, card c] at r*24+c: card seat r put in the current trick",
     ),
     ("swapper", 3, "relative seat that took the ghost hand (all 0: nobody yet)"),
-    ("declarer", 3, "relative seat of the highest bidder (all 0: no bid yet)"),
+    ("maker", 3, "relative seat of the highest bidder (all 0: no bid yet)"),
     ("dealer", 3, "relative seat of the dealer"),
     ("leader", 3, "relative seat that leads the current trick (all 0 outside the play phase)"),
     ("bids", 12, "[level 3,4,5,moon, relative seat r] at l*3+r: seat r made that bid"),
@@ -166,7 +166,7 @@ OBS_KINDS = {  # how each field of OBS_LAYOUT decodes: (kind, options) of views.
     "played_in_trick": ("cards", {"shape": (NUM_TRICKS,)}),
     "current_trick": ("cards", {"shape": (NUM_PLAYERS,)}),
     "swapper": _SEAT,
-    "declarer": _SEAT,
+    "maker": _SEAT,
     "dealer": _SEAT,
     "leader": _SEAT,
     "bids": ("flags", {"shape": (len(BID_LEVELS), NUM_PLAYERS)}),
@@ -251,7 +251,7 @@ class GhostState(EpisodeState):
     passed_at = Field(np.int8, NUM_PLAYERS)  # -1, else the high bid (0 none, 1..3 = 3..5) passed at
     bids = Field(np.int8, len(BID_LEVELS))  # seat that bid 3, 4, 5, moon
     high_bid = Field(np.int8)  # 0 (none), 3, 4, 5 or 6 (moon)
-    declarer = Field(np.int8)  # -1 none
+    maker = Field(np.int8)  # the highest bidder, the declarer (-1 none)
     trump = Field(np.int8)  # suit 0..3, -1 before it is named
     leader = Field(np.int8)  # led the current trick (-1 none)
     led_suit = Field(np.int8)  # effective suit led, -1 none
@@ -295,7 +295,7 @@ assert [OBS_OFFSETS[name][0] for name, _, _ in OBS_LAYOUT] == [
     rules.O_IN_TRICK,
     rules.O_CURRENT,
     rules.O_SWAPPER,
-    rules.O_DECLARER,
+    rules.O_MAKER,
     rules.O_DEALER,
     rules.O_LEADER,
     rules.O_BIDS,
@@ -351,7 +351,7 @@ class GhostEuchre(BatchedGame[GhostRules, GhostState, GhostDealSummary]):
         return scoring.ghost_deal_points(
             state.tricks_won[games],
             state.reneges[games],
-            state.declarer[games],
+            state.maker[games],
             state.high_bid[games],
             self.rules.moon_points,
             self.rules.moon_set_penalty,
@@ -390,7 +390,7 @@ NO_DEAL = {  # the doors' ``last_deal`` while no deal has ended (copied, never h
     "deal": 0,
     "thrown_in": False,
     "dealer": -1,
-    "declarer": -1,
+    "maker": -1,
     "swapper": -1,
     "bid": 0,
     "trump": -1,
@@ -404,7 +404,7 @@ NO_DEAL = {  # the doors' ``last_deal`` while no deal has ended (copied, never h
 def deal_details(deals):
     """Declarer, swapper, bid (0 none, 3..5, 6 moon) and reneges of the one deal of a GhostDealSummary."""
     return {
-        "declarer": int(deals.maker[0]),
+        "maker": int(deals.maker[0]),
         "swapper": int(deals.swapper[0]),
         "bid": int(deals.bid[0]),
         "reneges": tuple(deals.reneges[0].tolist()),

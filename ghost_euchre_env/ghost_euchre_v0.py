@@ -54,7 +54,7 @@ after an illegal action under ``illegal_action="terminate"``) and
 of the episode (``env.unwrapped.last_deal`` holds it as a dict): ``deal``
 (``"last_deal_number"``: its number in the episode, redeals included; 0 while no deal has
 ended, the other fields then being -1, 0 or zeros), ``thrown_in`` (all passed),
-``dealer``, ``declarer``, ``swapper`` (seats, -1 for none), ``bid`` (3, 4, 5, 6
+``dealer``, ``maker`` (the declarer), ``swapper`` (seats, -1 for none), ``bid`` (3, 4, 5, 6
 for a moon, 0 for none), ``trump`` (0..3 = C, D, H, S, -1 for none) and, as
 tuples by seat, ``tricks``, ``reneges``, ``points`` (scored by this deal) and
 ``scores`` (game scores after it). The legal actions are the observation's

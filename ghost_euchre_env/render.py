@@ -100,12 +100,12 @@ def render_ghost(game, game_state, g=0, names=None, unicode=True):
         f"Ghost Hand Euchre · deal {int(s.deal_number[g])} · {ghost.PHASE_NAMES[phase]}"
         f" · target {game.rules.target_score}"
     )
-    dealer, declarer, swapper = int(s.dealer[g]), int(s.declarer[g]), int(s.swapper[g])
+    dealer, maker, swapper = int(s.dealer[g]), int(s.maker[g]), int(s.swapper[g])
     rows = [("seat", "score", "auction", "tricks", "")]
     for seat in range(game.num_players):
         roles = [
             label
-            for label, who in (("dealer", dealer), ("declarer", declarer), ("took ghost", swapper))
+            for label, who in (("dealer", dealer), ("declarer", maker), ("took ghost", swapper))
             if who == seat
         ]
         rows.append(
@@ -125,7 +125,7 @@ def render_ghost(game, game_state, g=0, names=None, unicode=True):
         trump_text = (
             (SUIT_SYMBOLS if unicode else SUIT_LETTERS)[trump] if trump >= 0 else "not named yet"
         )
-        lines.append(f"contract: {names[declarer]} bids {bid_name(high)}, trump {trump_text}")
+        lines.append(f"contract: {names[maker]} bids {bid_name(high)}, trump {trump_text}")
     elif phase == ghost.AUCTION:
         lines.append("contract: no bid yet")
     ghost_cards = bin(int(s.ghost[g])).count("1")

@@ -609,7 +609,7 @@ def position_arrays(engine, state, games=None, concept="relative", seat=None):
     if variant == GHOST:
         reneges[:, :seats] = state.reneges[games]
         info[:, ACTIVE] = (1 << seats) - 1
-        info[:, MAKER] = state.declarer[games]
+        info[:, MAKER] = state.maker[games]
         info[:, BID] = state.high_bid[games]
         info[:, MOON_POINTS] = rules.moon_points
         info[:, MOON_SET] = rules.moon_set_penalty

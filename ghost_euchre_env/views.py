@@ -41,6 +41,9 @@ from .cards import EFFECTIVE_SUIT, HAND_DTYPE, NUM_CARDS, NUM_SUITS, STRENGTH, p
 
 KINDS = ("cards", "card", "seat", "choice", "flags", "count", "fraction")
 COUNT_MAX = 127  # a count decodes to int8
+OLD_FIELDS = {"declarer": "maker"}
+"""Fields of earlier versions' observations, by their name today (Ghost Hand's ``declarer`` of
+0.2 is ``maker``, as in classic): a view still reads them by the old name."""
 
 # int8[5, 24]: each card's strength led (its own effective suit led) under trump t; row 4 (no
 # trump named: -1 indexes it) is -1.
@@ -238,6 +241,8 @@ class ObservationView:
         return len(self.obs)
 
     def __getattr__(self, name) -> np.ndarray:  # only for names that are not fields
+        if OLD_FIELDS.get(name) in self.fields:  # a bot written for an earlier version
+            return getattr(self, OLD_FIELDS[name])
         raise AttributeError(
             f"observations have no field {name!r}; fields: {', '.join(self.fields)}"
         )

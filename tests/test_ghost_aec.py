@@ -181,10 +181,10 @@ def test_infos_are_fixed_shape_numbers_with_phase_and_deal_summary():
     running = np.zeros(3, int)
     for summary in summaries:
         if summary["thrown_in"]:
-            assert (summary["declarer"], summary["bid"], summary["trump"]) == (-1, 0, -1)
+            assert (summary["maker"], summary["bid"], summary["trump"]) == (-1, 0, -1)
             assert summary["points"] == (0, 0, 0)
         else:
-            assert summary["declarer"] in (0, 1, 2) and summary["bid"] in (3, 4, 5, 6)
+            assert summary["maker"] in (0, 1, 2) and summary["bid"] in (3, 4, 5, 6)
             assert summary["trump"] in (0, 1, 2, 3) and sum(summary["tricks"]) == 6
         running += summary["points"]
         assert tuple(running) == summary["scores"]
@@ -362,7 +362,7 @@ def test_hand_traced_deal(episode):
         "deal": 1,
         "thrown_in": False,
         "dealer": 2,
-        "declarer": 0,
+        "maker": 0,
         "swapper": 1,
         "bid": 4,
         "trump": 2,  # hearts

@@ -233,7 +233,7 @@ def test_no_swap_after_own_bid_in_open_auction():
     assert state.player[0] == 1 and state.swapper[0] == -1
     assert legal(game, state) == {PASS, BID_5, MOON}
     act(game, state, PASS, seat=1)
-    assert state.phase[0] == TRUMP and state.declarer[0] == 2 and state.high_bid[0] == 4
+    assert state.phase[0] == TRUMP and state.maker[0] == 2 and state.high_bid[0] == 4
 
 
 def test_overbidding_and_single_round():
@@ -256,7 +256,7 @@ def test_open_auction_goes_round_until_others_pass():
     act(game, state, BID_5, seat=1)
     assert state.player[0] == 2  # seat 0 is skipped
     act(game, state, PASS, seat=2)
-    assert state.phase[0] == TRUMP and state.declarer[0] == 1 and state.high_bid[0] == 5
+    assert state.phase[0] == TRUMP and state.maker[0] == 1 and state.high_bid[0] == 5
 
 
 def test_all_pass_redeals_with_the_next_dealer():
@@ -289,7 +289,7 @@ def test_the_next_deal_starts_every_field_of_the_deal_afresh():
     _, fresh = new_game(deals=[DEAL], dealer=1)
     for name in ("hands", "ghost", "swapper", "acted", "passed_at", "bids", "high_bid"):
         assert (getattr(state, name) == getattr(fresh, name)).all(), name
-    for name in ("declarer", "trump", "leader", "led_suit", "trick", "trick_number"):
+    for name in ("maker", "trump", "leader", "led_suit", "trick", "trick_number"):
         assert (getattr(state, name) == getattr(fresh, name)).all(), name
     for name in ("played_cards", "trick_cards", "tricks_won", "reneges", "phase", "player"):
         assert (getattr(state, name) == getattr(fresh, name)).all(), name
@@ -316,7 +316,7 @@ def test_all_pass_ends_a_deal_episode_with_zero_points():
 def scored(tricks, declarer, bid, reneges=(0, 0, 0), **rules):
     game, state = new_game(**rules)
     state.tricks_won[0] = tricks
-    state.declarer[0] = declarer
+    state.maker[0] = declarer
     state.high_bid[0] = bid
     state.reneges[0] = reneges
     return game.deal_points(state, np.array([0]))[0].tolist()

@@ -194,3 +194,11 @@ def test_the_trick_read_by_name_is_the_engines(name):
         assert (table.strength[~named] == -1).all() and not table.best_left[~named].any()
         obs, mask, player, _, _ = env.step((rng.random(mask.shape) * mask).argmax(axis=1))
     assert checked > 100
+
+
+def test_a_field_renamed_since_reads_by_its_old_name():
+    """Ghost Hand's ``declarer`` (0.2) is ``maker`` today; a bot written against 0.2 still reads it."""
+    game = ghost.GhostEuchre()
+    state = game.init(np.arange(3, dtype=np.uint64))
+    view = variants.GHOST.view(game.observe(state, state.player))
+    assert np.array_equal(view.declarer, view.maker)

@@ -693,7 +693,7 @@ def test_declarer_is_named_after_the_auction_only():
         auction = view["phase"] == "auction"
         phases.add((auction, "declarer" in roles, "high bidder" in roles))
         if not auction:
-            assert roles["declarer"] == table.state.declarer[0]
+            assert roles["declarer"] == table.state.maker[0]
         assert not (auction and "declarer" in roles)
         legal = table.legal()
         bids = [a for a in legal if a in (ghost.BID_3, ghost.BID_4)]

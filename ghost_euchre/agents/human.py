@@ -261,7 +261,7 @@ class HumanPolicy(Policy):
             lines.append(f"Trump: {_suit(trump)}")
         if "contract" in fields and view.contract[0]:
             level = render.bid_name(int(view.contract[0]))
-            lines.append(f"Contract: {level} by {self._label(max(int(view.declarer[0]), 0))}")
+            lines.append(f"Contract: {level} by {self._label(max(int(view.maker[0]), 0))}")
         if "maker" in fields and view.maker[0] >= 0:
             lines.append(f"Maker: {self._label(int(view.maker[0]))}")
         trick = view.current_trick[0]

@@ -141,14 +141,13 @@ def analyse_game(record, number=0, seats=None):
     """
     game = record.game()
     names = _names(record, game.num_players)
-    maker_field = "declarer" if record.variant == "ghost" else "maker"
     deals, decisions, current = [], [], None
     for step in replay(record):
         state = step.before
         if solver.in_play(game, state)[0]:
             if current is None:
                 current = (int(state.deal_number[0]), int(state.trump[0]))
-                current += (int(getattr(state, maker_field)[0]),)
+                current += (int(state.maker[0]),)
             if seats is None or step.seat in seats:
                 decisions.append(_decision(game, state, step, names))
         ended = step.result.deals

@@ -7,7 +7,7 @@ discard too), so the differences between the players are differences of bidding 
 
 Per player: contracts by kind and how many were made (Ghost Hand: by level 3, 4,
 5, moon; classic: ordered up in the first round, named in the second, alone in
-either), points per contract (the declarer's, classic: the maker's team's, deal
+either), points per contract (the maker's, classic: the maker's team's, deal
 points, averaged over its contracts) and points per deal (classic: its team's).
 The difference of two players' points per deal is *paired by deal sequence*:
 every sequence is played with every seating on the same cards, so for each
@@ -186,10 +186,10 @@ def bidding_stats(result):
     ``points_per_contract`` (None without contracts), ``points_per_deal``.
     """
     deals = result.deal_summary
-    players, points, declarer, made, _, _ = deal_stats(result.variant, deals, result.seat_player)
+    players, points, maker, made, _, _ = deal_stats(result.variant, deals, result.seat_player)
     rows = np.arange(len(deals.game))
-    contract = declarer >= 0
-    seat = np.maximum(declarer, 0)
+    contract = maker >= 0
+    seat = np.maximum(maker, 0)
     who = players[rows, seat]
     scored = points[rows, seat]
     kind = deals.contract

@@ -40,12 +40,12 @@ def deal_stats(variant, deals, seat_player):
 def contract_points(result):
     """[float or None] per player of a MatchResult: the mean points the player's seat (classic: its
     team) scored on the deals it won the auction of (None without a contract)."""
-    players, points, declarer, _, _, _ = deal_stats(
+    players, points, maker, _, _, _ = deal_stats(
         result.variant, result.deal_summary, result.seat_player
     )
-    held = np.flatnonzero(declarer >= 0)
-    who = players[held, declarer[held]]
-    scored = points[held, declarer[held]]
+    held = np.flatnonzero(maker >= 0)
+    who = players[held, maker[held]]
+    scored = points[held, maker[held]]
     sums = np.bincount(who, weights=scored, minlength=len(result.players))
     counts = np.bincount(who, minlength=len(result.players))
     return [float(s / n) if n else None for s, n in zip(sums, counts, strict=True)]
@@ -64,7 +64,7 @@ def player_stats(variant, names, specs, deals, sequence, seat_player, final_scor
     num_players = len(names)
     total = len(sequence)
     seat_of = np.argsort(seat_player, axis=1)  # seat_of[g, p] = seat of player p in game g
-    players, points, declarer, made, moon, swapper = deal_stats(variant, deals, seat_player)
+    players, points, maker, made, moon, swapper = deal_stats(variant, deals, seat_player)
     rows = np.arange(len(deals.game))
     point_sums = np.bincount(players.ravel(), weights=points.ravel(), minlength=num_players)
     deals_of = np.bincount(players.ravel(), minlength=num_players)
@@ -72,9 +72,9 @@ def player_stats(variant, names, specs, deals, sequence, seat_player, final_scor
     def count(selected, seat):
         return np.bincount(players[rows[selected], seat[selected]], minlength=num_players)
 
-    contract = declarer >= 0
-    contracts, contracts_made = count(contract, declarer), count(contract & made, declarer)
-    moons, moons_made = count(contract & moon, declarer), count(contract & moon & made, declarer)
+    contract = maker >= 0
+    contracts, contracts_made = count(contract, maker), count(contract & made, maker)
+    moons, moons_made = count(contract & moon, maker), count(contract & moon & made, maker)
     swaps = count(swapper >= 0, swapper)
     team = variants.make(variant).teams  # Ghost Hand: every seat its own team
     winner_team = np.where(winner_seat >= 0, team[np.maximum(winner_seat, 0)], -1)

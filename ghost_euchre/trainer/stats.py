@@ -117,20 +117,20 @@ class DealStats(LearnerCounts):
         self.add_margins(deals, roles, deals.points)
         learner = roles[deals.game] == LEARNER  # bool[M, 3]
         seats = np.arange(variants.GHOST.num_players)
-        declarer = learner & (deals.maker[:, None] == seats)
+        maker = learner & (deals.maker[:, None] == seats)
         made = deals.made
         moon = deals.bid == MOON_LEVEL
         c = self.counts
         c["deals"] += len(deals.game)
         c["thrown_in"] += int(deals.thrown_in.sum())
         c["seat_deals"] += int(learner.sum())
-        c["declared"] += int(declarer.sum())
-        c["made"] += int((declarer & made[:, None]).sum())
-        c["moons"] += int((declarer & moon[:, None]).sum())
+        c["declared"] += int(maker.sum())
+        c["made"] += int((maker & made[:, None]).sum())
+        c["moons"] += int((maker & moon[:, None]).sum())
         c["swaps"] += int((learner & (deals.swapper[:, None] == seats)).sum())
         c["points"] += int(deals.points[learner].sum())
-        c["contract_points"] += int(deals.points[declarer].sum())
-        declared = declarer.any(axis=1)
+        c["contract_points"] += int(deals.points[maker].sum())
+        declared = maker.any(axis=1)
         for level, name in self.LEVELS:
             at_level = declared & (deals.bid == level)
             c[f"declared_{name}"] += int(at_level.sum())

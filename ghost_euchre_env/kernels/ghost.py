@@ -62,7 +62,7 @@ GOING_ON, PLAYED_OUT, THROWN_IN = 0, 1, 2
 
 # Observation offsets (the layout of ghost_euchre_env/ghost.py's OBS_LAYOUT, checked there).
 O_HAND, O_DEAD, O_PLAYED_BY, O_IN_TRICK, O_CURRENT = 0, 24, 48, 120, 264
-O_SWAPPER, O_DECLARER, O_DEALER, O_LEADER = 336, 339, 342, 345
+O_SWAPPER, O_MAKER, O_DEALER, O_LEADER = 336, 339, 342, 345
 O_BIDS, O_PASSES, O_CONTRACT, O_TRUMP, O_PHASE = 348, 360, 372, 376, 380
 O_TRICKS, O_SCORES, O_PROGRESS = 383, 386, 389
 OBS_SIZE = 390
@@ -95,7 +95,7 @@ def start_deals(games, state, chosen):
             s.trick_cards[k] = 0
         s.swapper = -1
         s.high_bid = 0
-        s.declarer = -1
+        s.maker = -1
         s.trump = -1
         s.leader = -1
         s.led_suit = -1
@@ -179,7 +179,7 @@ def step(actions, state, settings, ended):
             else:
                 level = action - (BID_3 - 3)
                 s.high_bid = level
-                s.declarer = seat
+                s.maker = seat
                 s.bids[level - 3] = seat
             # Who speaks next. Single round: each seat once, the dealer last. Open: the
             # seats that have not passed, but the high bidder, until all of them have.
@@ -190,21 +190,21 @@ def step(actions, state, settings, ended):
                 s.player = first
             else:
                 second = (first + 1) % NUM_PLAYERS
-                first_may = s.passed_at[first] < 0 and first != s.declarer
-                second_may = s.passed_at[second] < 0 and second != s.declarer
+                first_may = s.passed_at[first] < 0 and first != s.maker
+                second_may = s.passed_at[second] < 0 and second != s.maker
                 over = s.high_bid == MOON_LEVEL or not (first_may or second_may)
                 s.player = first if first_may else second
-            if over and s.declarer < 0:  # "Nobody bids": the deal is thrown in
+            if over and s.maker < 0:  # "Nobody bids": the deal is thrown in
                 ended[g] = THROWN_IN
             elif over:  # the declarer names trump
                 s.phase = TRUMP
-                s.player = s.declarer
+                s.player = s.maker
         elif s.phase == TRUMP:
             # "Trump": the declarer names any suit, then leads the first trick.
             s.trump = action - TRUMP_CLUBS
             s.phase = PLAY
-            s.leader = s.declarer
-            s.player = s.declarer
+            s.leader = s.maker
+            s.player = s.maker
         else:
             # "Play": the card goes into the trick (with allow_renege, a card follow suit
             # forbids counts a renege); the first card sets the suit led.
@@ -294,13 +294,13 @@ def end_deals(ended, auto_reset, state, chosen, settings, outcome, summary):
         played = ended[g] == PLAYED_OUT
         # "Score of the deal": the declarer's contract, every seat's points.
         thrown_in[i] = not played
-        maker[i] = s.declarer if played else -1
+        maker[i] = s.maker if played else -1
         contract[i] = s.high_bid - 3 if played else -1
-        made[i] = played and s.tricks_won[s.declarer] >= s.high_bid
+        made[i] = played and s.tricks_won[s.maker] >= s.high_bid
         alone[i] = False
         for seat in range(NUM_PLAYERS):
             # fmt: off
-            points[i, seat] = ghost_seat_points(seat, s.tricks_won, s.reneges, s.declarer,
+            points[i, seat] = ghost_seat_points(seat, s.tricks_won, s.reneges, s.maker,
                 s.high_bid, rules.moon_points, rules.moon_set_penalty,
                 rules.renege_penalty) if played else 0
             # fmt: on
@@ -354,7 +354,7 @@ def observe(games, seats, state, settings):
             obs[i, O_TRICKS + rel] = ratio(s.tricks_won[seat], NUM_TRICKS)
             obs[i, O_SCORES + rel] = ratio(s.scores[seat], rules.target_score)
         put_one(obs, i, O_SWAPPER, relative(s.swapper, me, NUM_PLAYERS))
-        put_one(obs, i, O_DECLARER, relative(s.declarer, me, NUM_PLAYERS))
+        put_one(obs, i, O_MAKER, relative(s.maker, me, NUM_PLAYERS))
         put_one(obs, i, O_DEALER, relative(s.dealer, me, NUM_PLAYERS))
         if s.phase == PLAY:
             put_one(obs, i, O_LEADER, relative(s.leader, me, NUM_PLAYERS))

@@ -19,15 +19,15 @@ CLASSIC_TRICKS = 5
 
 @njit(cache=True)
 def ghost_seat_points(
-    seat, tricks, reneges, declarer, bid, moon_points, moon_set_penalty, renege_penalty
+    seat, tricks, reneges, maker, bid, moon_points, moon_set_penalty, renege_penalty
 ):
     """int: Ghost Hand deal points of ``seat`` (0..2).
 
-    tricks, reneges: int[3] by seat for the whole deal; declarer: seat; bid:
+    tricks, reneges: int[3] by seat for the whole deal; maker: seat; bid:
     3, 4, 5 or 6 (moon); the last three: the rules options of the same names.
     """
     taken = np.int32(tricks[seat])
-    if seat == declarer:
+    if seat == maker:
         if taken >= bid:
             points = np.int32(moon_points) if bid == GHOST_MOON else taken
         else:
@@ -39,11 +39,11 @@ def ghost_seat_points(
 
 @njit(cache=True)
 def ghost_deal_points(
-    tricks, reneges, declarer, bid, moon_points, moon_set_penalty, renege_penalty
+    tricks, reneges, maker, bid, moon_points, moon_set_penalty, renege_penalty
 ):
     """int32[M, 3]: :func:`ghost_seat_points` of every seat of M deals.
 
-    tricks, reneges: int8[M, 3]; declarer, bid: int[M]; the options are ints.
+    tricks, reneges: int8[M, 3]; maker, bid: int[M]; the options are ints.
     """
     num_deals = tricks.shape[0]
     points = np.empty((num_deals, 3), np.int32)
@@ -53,7 +53,7 @@ def ghost_deal_points(
                 seat,
                 tricks[deal],
                 reneges[deal],
-                declarer[deal],
+                maker[deal],
                 bid[deal],
                 moon_points,
                 moon_set_penalty,

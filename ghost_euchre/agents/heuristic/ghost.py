@@ -86,13 +86,13 @@ GHOST_FIELDS = (
     "dead_hand",
     "played_by",
     "current_trick",
-    "declarer",
+    "maker",
     "leader",
     "contract",
     "trump",
     "phase",
 )
-(G_HAND, G_DEAD, G_PLAYED, G_TRICK, G_DECLARER, G_LEADER, G_CONTRACT, G_TRUMP, G_PHASE) = range(9)
+(G_HAND, G_DEAD, G_PLAYED, G_TRICK, G_MAKER, G_LEADER, G_CONTRACT, G_TRUMP, G_PHASE) = range(9)
 
 
 @njit(cache=True)
@@ -158,7 +158,7 @@ def _ghost_card(obs, mask, layout, allow_renege, game, hand, scratch):
     best = seat_best.max()
     beats = _beating(legal, strength, best)
     bosses, trumps, boss_trump, boss_off = _card_costs(trump, unseen, strength, legal, costs)
-    declaring = _index(obs, game, layout[G_DECLARER], seats) == 0
+    declaring = _index(obs, game, layout[G_MAKER], seats) == 0
     leading = position == 0
     rules = (  # (applies, cards, cost): the first that applies and has a card
         (leading and declaring and unseen & trumps != 0, boss_trump, 0),

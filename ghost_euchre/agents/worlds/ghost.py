@@ -20,6 +20,7 @@ from .places import (
     times,
 )
 
+VARIANT = "ghost"  # the descriptor's name of the variant these worlds are of
 OUT_OF_PLAY = 3  # place index of the face-down hand (after seats 0..2)
 
 
@@ -32,7 +33,7 @@ class SeatKnowledge:
     trick_cards: uint32[N, 6] cards of trick k; trick_leaders: int8[N, 6] seat
     that led trick k (-1 not led yet); trick: int8[N, 3] card each seat put in
     the current trick (-1 none); trick_number: int8[N] tricks completed;
-    leader, led_suit: int8[N] of the current trick (-1 none); swapper, declarer,
+    leader, led_suit: int8[N] of the current trick (-1 none); swapper, maker,
     dealer: int8[N] (-1 none); bids: int8[N, 4] seat that bid 3, 4, 5, moon;
     passed_at: int8[N, 3] high-bid index (0 none, 1..3) when the seat passed, -1;
     high_bid: int8[N] 0, 3..6; trump: int8[N] (-1 not named); phase: int8[N];
@@ -52,7 +53,7 @@ class SeatKnowledge:
     leader: np.ndarray
     led_suit: np.ndarray
     swapper: np.ndarray
-    declarer: np.ndarray
+    maker: np.ndarray
     dealer: np.ndarray
     bids: np.ndarray
     passed_at: np.ndarray
@@ -74,13 +75,13 @@ class SeatKnowledge:
         hand, dead_hand = view.mask("hand"), view.mask("dead_hand")
         played, trick_cards = view.mask("played_by"), view.mask("played_in_trick")
         trick = index_or_none(view.current_trick)
-        phase, trump, declarer = view.phase, view.trump, view.declarer
+        phase, trump, maker = view.phase, view.trump, view.maker
         playing = phase == ghost.PLAY
         leader = np.where(playing, view.leader, -1).astype(np.int8)
         voids, trick_number, trick_leaders = replay_tricks(
             played,
             trick_cards,
-            np.where(playing, declarer, -1),
+            np.where(playing, maker, -1),
             trump,
             np.full(n, ghost.NUM_PLAYERS),
             infer_voids=not rules.allow_renege,
@@ -101,7 +102,7 @@ class SeatKnowledge:
             leader=leader,
             led_suit=led_suit(trick, leader, trump),
             swapper=swapper,
-            declarer=declarer,
+            maker=maker,
             dealer=view.dealer,
             bids=index_or_none(view.bids),
             passed_at=index_or_none(view.passes),
@@ -151,7 +152,7 @@ class SeatKnowledge:
             "passed_at": self.passed_at[rows],
             "bids": self.bids[rows],
             "high_bid": self.high_bid[rows],
-            "declarer": self.declarer[rows],
+            "maker": self.maker[rows],
             "trump": self.trump[rows],
             "leader": self.leader[rows],
             "led_suit": self.led_suit[rows],

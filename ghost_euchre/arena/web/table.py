@@ -337,8 +337,8 @@ class GhostTableShows:
 
     def view(self, s, view, visible):
         """Add the scores by seat, each seat's auction and roles, the contract and the ghost hand."""
-        declarer, swapper, trump = (_seat_or_none(x[0]) for x in (s.declarer, s.swapper, s.trump))
-        auction = int(s.phase[0]) == ghost.AUCTION  # s.declarer is then the high bidder so far
+        maker, swapper, trump = (_seat_or_none(x[0]) for x in (s.maker, s.swapper, s.trump))
+        auction = int(s.phase[0]) == ghost.AUCTION  # s.maker is then the high bidder so far
         view["scores"] = [int(x) for x in s.scores[0]]
         for entry in view["seats"]:
             seat = entry["seat"]
@@ -348,7 +348,7 @@ class GhostTableShows:
                 label
                 for label, who in (
                     ("dealer", view["dealer"]),
-                    ("high bidder" if auction else "declarer", declarer),
+                    ("high bidder" if auction else "declarer", maker),
                     ("took the ghost hand", swapper),
                 )
                 if who == seat
@@ -356,7 +356,7 @@ class GhostTableShows:
         high = int(s.high_bid[0])
         view["contract"] = (  # the high bid so far during the auction (see "phase")
             {
-                "declarer": declarer,
+                "maker": maker,
                 "bid": bid_name(high),
                 "trump": None if trump is None else SUIT_SYMBOLS[trump],
             }

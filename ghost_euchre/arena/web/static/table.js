@@ -95,7 +95,7 @@ function centerBox(view, bottom) {
   const info = [];
   if (view.variant === "ghost") {
     if (view.contract) {
-      const who = view.seats[view.contract.declarer].name;
+      const who = view.seats[view.contract.maker].name;
       const text = view.phase === "auction"
         ? `high bid so far: ${who}, ${view.contract.bid}`
         : `${who} bid ${view.contract.bid}, trump ${view.contract.trump || "not named yet"}`;
