@@ -51,6 +51,8 @@ from .core import (
     EpisodeState,
     Field,
     Rules,
+    ShippedNetwork,
+    Solving,
     VariantDeclaration,
     column,
     layout_offsets,
@@ -437,6 +439,19 @@ episode that ends before the learner's first decision is skipped, as the single 
 }
 
 
+def solver_position(engine, state, games):
+    """The solver's rows of classic positions (:class:`~ghost_euchre_env.core.Solving`): the seats
+    that play (a lone maker's partner sits out) and what scores the maker's team."""
+    del engine  # no rules option changes a classic deal's points
+    maker = state.maker[games]
+    return {
+        "active": state.active[games],
+        "maker": maker,
+        "maker_alone": state.alone[games, maker] == 1,
+        "lone_defender": state.lone_defender[games] >= 0,
+    }
+
+
 DECLARATION = VariantDeclaration(
     name="classic",
     title="classic Euchre",
@@ -470,4 +485,22 @@ DECLARATION = VariantDeclaration(
     deal_details=deal_details,
     seat_can_sit_out=True,  # a seat whose partner goes alone plays no card
     cards_per_trick=cards_per_trick,
+    solving=Solving(
+        team_scoring=True,
+        position=solver_position,
+        concept="team points",
+        meaning="the mover's team's points minus the other team's",
+    ),
+    networks=(
+        ShippedNetwork(
+            "classic",
+            "classic_ppo.pt",
+            "the classic Euchre agent (all four seats): 118M + 59M decisions, 70.3% for its team against the heuristics', 53.6% against pimc's",
+        ),
+        ShippedNetwork(
+            "classic-bidder",
+            "classic_bidder.pt",
+            "a classic Euchre bidder: the network orders up, names trump, goes alone and discards, the heuristic plays the cards",
+        ),
+    ),
 )  # this variant's descriptor (ghost_euchre_env.variants builds it)

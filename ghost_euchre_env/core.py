@@ -759,6 +759,35 @@ class Doors:
 
 
 @dataclasses.dataclass(frozen=True)
+class ShippedNetwork:
+    """A network shipped with the package for a variant (``ppo:NAME``): its ``name``, its ``file``
+    in ``ghost_euchre/agents/pretrained``, one line ``about`` it."""
+
+    name: str
+    file: str
+    about: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Solving:
+    """What the exact solver (:mod:`ghost_euchre_env.solver`) and the analysis read of a variant.
+
+    team_scoring: a deal's points are the maker's team's against the other team's (zero-sum;
+    else each seat scores its own, and the solver's concept says what the others' points
+    count); position(engine, state, games) -> {row: values}: the variant's own rows of the
+    solver's positions by name (``active``, ``maker``, ``bid``, ``moon_points``, ``moon_set``,
+    ``renege_penalty``, ``allow_renege``, ``maker_alone``, ``lone_defender``; those not given
+    are 0) and ``reneges`` (int[M, S]) where the score counts them; concept: the analysis's
+    name of a value, meaning: what a value is, in words.
+    """
+
+    team_scoring: bool
+    position: Callable[..., Mapping[str, Any]]
+    concept: str
+    meaning: str
+
+
+@dataclasses.dataclass(frozen=True)
 class VariantDeclaration(Generic[ActionsT]):
     """What a variant module declares of its descriptor (:class:`ghost_euchre_env.variants.Variant`).
 
@@ -777,7 +806,9 @@ class VariantDeclaration(Generic[ActionsT]):
     contract_labels: how a table heads each of the engine's ``contract_kinds``; render:
     ``render(game, state, g=0, names=None, unicode=True)`` by entry point ('module:name':
     the renderer imports the engine); action_table: the action ids as a reStructuredText
-    table (the documentation's); doors: where its doors are published (:class:`Doors`).
+    table (the documentation's); doors: where its doors are published (:class:`Doors`);
+    solving: what the solver and the analysis read of it (:class:`Solving`); networks: its
+    shipped networks (:class:`ShippedNetwork`, the first its own agent, named after it).
 
     What the doors ask of the game: score_bounds(rules) -> (low, high), the bounds of the
     observation's ``scores`` columns (every other column lies in [0, 1]); no_deal: the AEC
@@ -809,6 +840,8 @@ class VariantDeclaration(Generic[ActionsT]):
     no_deal: Mapping[str, Any]
     deal_details: Callable[[Any], dict]
     seat_can_sit_out: bool
+    solving: Solving
+    networks: tuple[ShippedNetwork, ...] = ()
     cards_per_trick: Callable[[Mapping[str, Any]], int] | None = None
 
 

@@ -35,6 +35,8 @@ from .core import (
     EpisodeState,
     Field,
     Rules,
+    ShippedNetwork,
+    Solving,
     VariantDeclaration,
     column,
     layout_offsets,
@@ -459,6 +461,22 @@ given: the options of :mod:`ghost_euchre_env.options` (the single env's, and
 }
 
 
+def solver_position(engine, state, games):
+    """The solver's rows of Ghost Hand positions (:class:`~ghost_euchre_env.core.Solving`): every
+    seat plays; the declarer's bid and the rules' points score the deal, reneges included."""
+    rules = engine.rules
+    return {
+        "reneges": state.reneges[games],
+        "active": (1 << NUM_PLAYERS) - 1,
+        "maker": state.maker[games],
+        "bid": state.high_bid[games],
+        "moon_points": rules.moon_points,
+        "moon_set": rules.moon_set_penalty,
+        "renege_penalty": rules.renege_penalty,
+        "allow_renege": rules.allow_renege,
+    }
+
+
 DECLARATION = VariantDeclaration(
     name="ghost",
     title="Ghost Hand Euchre",
@@ -491,4 +509,28 @@ DECLARATION = VariantDeclaration(
     no_deal=NO_DEAL,
     deal_details=deal_details,
     seat_can_sit_out=False,  # every seat bids in every deal
+    solving=Solving(
+        team_scoring=False,
+        position=solver_position,
+        concept="relative",  # what pimc plays for; the analysis's values
+        meaning="the mover's points minus the mean of the other two seats' (solver concept "
+        "'relative')",
+    ),
+    networks=(
+        ShippedNetwork(
+            "ghost",
+            "ghost_ppo.pt",
+            "the Ghost Hand agent: 280M decisions of self-play, 59.1% against two heuristics",
+        ),
+        ShippedNetwork(
+            "ghost-bidder",
+            "ghost_bidder.pt",
+            "a Ghost Hand bidder: the network bids and names trump, the heuristic plays the cards",
+        ),
+        ShippedNetwork(
+            "ghost-180m",
+            "ghost_ppo_180m.pt",
+            "the Ghost Hand agent after 180M decisions (shipped before; configs/bidding.yaml starts from it)",
+        ),
+    ),
 )  # this variant's descriptor (ghost_euchre_env.variants builds it)

@@ -49,10 +49,21 @@ NO_VALUE = -np.inf  # the value of a card that is not legal
 CONCEPTS = ("paranoid", "relative", "maxn")
 
 # Rows of the ``info`` vector a position carries (int64[INFO_SIZE]).
-VARIANT, NUM_SEATS, ACTIVE, TRUMP, ROOT, MAKER, BID, MOON_POINTS, MOON_SET = range(9)
+SCORING, NUM_SEATS, ACTIVE, TRUMP, ROOT, MAKER, BID, MOON_POINTS, MOON_SET = range(9)
 RENEGE_PENALTY, ALLOW_RENEGE, MAKER_ALONE, LONE_DEFENDER, CONCEPT = range(9, 14)
 INFO_SIZE = 14
-GHOST, CLASSIC = 0, 1
+_ROWS = {  # the rows a variant's position fills in by name (core.Solving)
+    "active": ACTIVE,
+    "maker": MAKER,
+    "bid": BID,
+    "moon_points": MOON_POINTS,
+    "moon_set": MOON_SET,
+    "renege_penalty": RENEGE_PENALTY,
+    "allow_renege": ALLOW_RENEGE,
+    "maker_alone": MAKER_ALONE,
+    "lone_defender": LONE_DEFENDER,
+}
+SEAT_SCORING, TEAM_SCORING = 0, 1  # info[SCORING]: each seat its own points; a team's
 PARANOID, RELATIVE, MAXN = 0, 1, 2
 _ILLEGAL = np.iinfo(np.int32).min  # the kernels' NO_VALUE
 
@@ -95,7 +106,7 @@ def _next_seat(seat, info):
 @njit(cache=True)
 def _seat_points(seat, tricks, reneges, info):
     """Ghost Hand: the deal points of ``seat``; classic: its team's points minus the other team's."""
-    if info[VARIANT] == GHOST:
+    if info[SCORING] == SEAT_SCORING:
         return ghost_seat_points(
             seat,
             tricks,
@@ -119,7 +130,7 @@ def _root_value(tricks, reneges, info):
     team's); concept "relative": twice its points minus the other two seats' (an integer)."""
     root = info[ROOT]
     own = _seat_points(root, tricks, reneges, info)
-    if info[VARIANT] == GHOST and info[CONCEPT] == RELATIVE:
+    if info[SCORING] == SEAT_SCORING and info[CONCEPT] == RELATIVE:
         others = np.int64(0)
         for seat in range(3):
             if seat != root:
@@ -131,7 +142,7 @@ def _root_value(tricks, reneges, info):
 @njit(cache=True)
 def _same_side(seat, other, info):
     """Whether two seats play together: classic partners; in Ghost Hand (paranoid) the root's opponents."""
-    if info[VARIANT] == CLASSIC:
+    if info[SCORING] == TEAM_SCORING:
         return (seat & 1) == (other & 1)
     root = info[ROOT]
     return (seat == root) == (other == root)
@@ -140,7 +151,7 @@ def _same_side(seat, other, info):
 @njit(cache=True)
 def _score_key(tricks, reneges, info):
     """What of the deal so far still changes the root's value (a part of the table's key)."""
-    if info[VARIANT] == CLASSIC:
+    if info[SCORING] == TEAM_SCORING:
         team = info[MAKER] & 1
         return tricks[team] + tricks[team + 2]
     if info[CONCEPT] != PARANOID:  # every seat's score matters
@@ -267,7 +278,7 @@ def _search(hands, trick, tricks, reneges, info, leader, player, led, alpha, bet
     frames, moves, saved, line_points, result = work
     ret = result[0]
     keys, bounds = table
-    maxn = info[CONCEPT] == MAXN and info[VARIANT] == GHOST
+    maxn = info[CONCEPT] == MAXN and info[SCORING] == SEAT_SCORING
     root = info[ROOT]
     depth = 0
     frame = frames[0]
@@ -559,18 +570,18 @@ def _kernel_arrays(hands, trick, tricks, reneges, info, leader, player, led_suit
 def _undoubled(values, info):
     """float64 values (rows by position) in points: the kernel doubles "relative" values to keep
     them integers."""
-    relative = (info[:, CONCEPT] == RELATIVE) & (info[:, VARIANT] == GHOST)
+    relative = (info[:, CONCEPT] == RELATIVE) & (info[:, SCORING] == SEAT_SCORING)
     values[relative] /= 2
     return values
 
 
-def _variant(engine):
-    name = type(engine).__name__
-    if name.startswith("Ghost"):
-        return GHOST
-    if name.startswith("Classic"):
-        return CLASSIC
-    raise ValueError(f"solve needs a GhostEuchre or ClassicEuchre engine, got {name}")
+def _solving(engine):
+    solving = getattr(type(engine).variant, "solving", None)
+    if solving is None:
+        raise ValueError(
+            f"solve needs the engine of a declared variant, got {type(engine).__name__}"
+        )
+    return solving
 
 
 def position_arrays(engine, state, games=None, concept="relative", seat=None):
@@ -584,9 +595,9 @@ def position_arrays(engine, state, games=None, concept="relative", seat=None):
     """
     if concept not in CONCEPTS:
         raise ValueError(f"concept must be one of {list(CONCEPTS)}, got {concept!r}")
-    variant = _variant(engine)
+    solving = _solving(engine)
     games = np.arange(state.num_games) if games is None else np.asarray(games, np.intp)
-    play_phase = _play_phase(variant)
+    play_phase = type(engine).variant.play_phase
     if not np.all(state.phase[games] == play_phase):
         bad = int(games[np.flatnonzero(state.phase[games] != play_phase)[0]])
         raise ValueError(
@@ -601,27 +612,17 @@ def position_arrays(engine, state, games=None, concept="relative", seat=None):
     trick[:, :seats] = state.trick[games]
     tricks[:, :seats] = state.tricks_won[games]
     info = np.zeros((m, INFO_SIZE), np.int64)
-    info[:, VARIANT] = variant
+    info[:, SCORING] = TEAM_SCORING if solving.team_scoring else SEAT_SCORING
     info[:, NUM_SEATS] = seats
     info[:, TRUMP] = state.trump[games]
     info[:, ROOT] = -1 if seat is None else seat
-    rules = engine.rules
-    if variant == GHOST:
-        reneges[:, :seats] = state.reneges[games]
-        info[:, ACTIVE] = (1 << seats) - 1
-        info[:, MAKER] = state.maker[games]
-        info[:, BID] = state.high_bid[games]
-        info[:, MOON_POINTS] = rules.moon_points
-        info[:, MOON_SET] = rules.moon_set_penalty
-        info[:, RENEGE_PENALTY] = rules.renege_penalty
-        info[:, ALLOW_RENEGE] = rules.allow_renege
+    if not solving.team_scoring:
         info[:, CONCEPT] = CONCEPTS.index(concept)
-    else:
-        maker = state.maker[games]
-        info[:, ACTIVE] = state.active[games]
-        info[:, MAKER] = maker
-        info[:, MAKER_ALONE] = state.alone[games, maker] == 1
-        info[:, LONE_DEFENDER] = state.lone_defender[games] >= 0
+    for row, values in solving.position(engine, state, games).items():
+        if row == "reneges":
+            reneges[:, :seats] = values
+        else:
+            info[:, _ROWS[row]] = values
     return (
         hands,
         trick,
@@ -637,11 +638,8 @@ def position_arrays(engine, state, games=None, concept="relative", seat=None):
 def in_play(engine, state, games=None):
     """bool[M]: which of ``games`` (int[M]; None: all) are in their play phase, where :func:`solve` applies."""
     games = np.arange(state.num_games) if games is None else np.asarray(games, np.intp)
-    return state.phase[games] == _play_phase(_variant(engine))
-
-
-def _play_phase(variant):
-    return 2 if variant == GHOST else 3  # ghost.PLAY, classic.PLAY (no import: they import cards)
+    _solving(engine)
+    return state.phase[games] == type(engine).variant.play_phase
 
 
 def solve(engine, state, games=None, concept="relative", seat=None):

@@ -36,7 +36,7 @@ import numpy as np
 from . import classic, ghost
 from .cards import NUM_CARDS
 from .classic import ClassicActions
-from .core import DOORS, ActionsT, Doors, VariantDeclaration, layout_table
+from .core import DOORS, ActionsT, Doors, ShippedNetwork, Solving, VariantDeclaration, layout_table
 from .core import Actions as Actions  # re-exported: variants.Actions, variants.parse_suit
 from .core import parse_suit as parse_suit
 from .ghost import GhostActions
@@ -74,7 +74,8 @@ class Variant(Generic[ActionsT]):
     doors: where its doors are published (:class:`.core.Doors`), each made by
     :meth:`door` (``vector_env``, ``bidding_vec`` and ``aec()`` are the most used);
     score_bounds, no_deal, deal_details, seat_can_sit_out, cards_per_trick: what the
-    doors ask of the game (:class:`.core.VariantDeclaration`).
+    doors ask of the game; solving: what the solver and the analysis read of it; networks: its
+    shipped networks (:class:`.core.VariantDeclaration`).
     """
 
     name: str
@@ -96,6 +97,8 @@ class Variant(Generic[ActionsT]):
     deal_details: Callable[[Any], dict]
     seat_can_sit_out: bool
     cards_per_trick: Callable[[Any], int] | None
+    solving: Solving
+    networks: tuple[ShippedNetwork, ...]
     _made: dict[str, Any] = dataclasses.field(default_factory=dict, repr=False)  # door -> made
 
     @property
@@ -306,6 +309,8 @@ def _describe(declared: VariantDeclaration[ActionsT]) -> Variant[ActionsT]:
         deal_details=declared.deal_details,
         seat_can_sit_out=declared.seat_can_sit_out,
         cards_per_trick=declared.cards_per_trick,
+        solving=declared.solving,
+        networks=declared.networks,
     )
 
 
@@ -323,13 +328,24 @@ GENERATORS = {  # each door, and the function that writes it for a variant ('mod
 }
 
 
-MODULES = (ghost, classic)  # the variant modules, each ending with its DECLARATION
 _REGISTRY: dict[str, Variant[Any]] = {}
+
+
+def register(declaration: VariantDeclaration[ActionsT]) -> Variant[ActionsT]:
+    """The descriptor of a variant's ``DECLARATION``, registered under its name (ValueError if
+    the name is taken): the shipped variants' at import (:data:`MODULES`), one's own after."""
+    if declaration.name in _REGISTRY:
+        raise ValueError(f"a variant named {declaration.name!r} is registered already")
+    variant = _describe(declaration)
+    _REGISTRY[variant.name] = variant
+    variant.engine.variant = variant  # game.variant: every engine knows its descriptor
+    return variant
+
+
+MODULES = (ghost, classic)  # the variant modules, each ending with its DECLARATION
 for _module in MODULES:
-    _variant = _describe(_module.DECLARATION)
-    _REGISTRY[_variant.name] = _variant
-    _variant.engine.variant = _variant  # game.variant: every engine knows its descriptor
-NAMES = tuple(_REGISTRY)  # ('ghost', 'classic')
+    register(_module.DECLARATION)
+NAMES = tuple(_REGISTRY)  # ('ghost', 'classic'): the shipped variants
 
 
 # The shipped variants by name, as before the registry was built from the modules.
@@ -389,8 +405,8 @@ def of_pettingzoo(module_name) -> "Variant[Any]":
 
 
 def available():
-    """The registered variant names: ('ghost', 'classic')."""
-    return NAMES
+    """The registered variant names: ('ghost', 'classic'), then any registered since."""
+    return tuple(_REGISTRY)
 
 
 @overload
@@ -418,6 +434,9 @@ def by_sizes(obs_size, num_actions):
 
 def of(game) -> Variant[Any]:
     """The :class:`Variant` of an engine (a GhostEuchre or ClassicEuchre, or a subclass); TypeError otherwise."""
+    own = getattr(type(game), "variant", None)  # a subclass registered as a variant of its own
+    if own is not None and _REGISTRY.get(own.name) is own:
+        return own
     for variant in _REGISTRY.values():
         if isinstance(game, variant.engine):
             return variant

@@ -19,7 +19,7 @@ import dataclasses
 
 import numpy as np
 
-from ghost_euchre_env import solver
+from ghost_euchre_env import solver, variants
 from ghost_euchre_env.cards import SUIT_LETTERS, SUIT_SYMBOLS, card_name
 from ghost_euchre_env.records import replay
 
@@ -32,11 +32,6 @@ NOTE = (
 LEGEND = (
     "'>' marks the card played, '*' the best card(s); lost: the best value minus the played card's."
 )
-MEANING = {
-    "ghost": "the mover's points minus the mean of the other two seats' (solver concept "
-    "'relative')",
-    "classic": "the mover's team's points minus the other team's",
-}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -253,7 +248,7 @@ def format_analysis(analysis, unicode=True):
     lines = [
         f"{analysis.variant} games: every card decision solved with every hand shown.",
         NOTE,
-        f"A card's value: {MEANING[analysis.variant]}, to the end of the deal.",
+        f"A card's value: {variants.make(analysis.variant).solving.meaning}, to the end of the deal.",
         LEGEND,
     ]
     for game in analysis.games:
@@ -313,7 +308,7 @@ def analysis_to_dict(analysis):
     return {
         "schema": SCHEMA,
         "variant": analysis.variant,
-        "concept": CONCEPT if analysis.variant == "ghost" else "team points",
+        "concept": variants.make(analysis.variant).solving.concept,
         "note": NOTE,
         "games": [
             {

@@ -38,9 +38,7 @@ def ghost_seat_points(
 
 
 @njit(cache=True)
-def ghost_deal_points(
-    tricks, reneges, maker, bid, moon_points, moon_set_penalty, renege_penalty
-):
+def ghost_deal_points(tricks, reneges, maker, bid, moon_points, moon_set_penalty, renege_penalty):
     """int32[M, 3]: :func:`ghost_seat_points` of every seat of M deals.
 
     tricks, reneges: int8[M, 3]; maker, bid: int[M]; the options are ints.

@@ -2,9 +2,10 @@
 
 Each file is the ``policy.pt`` of a ``ghost-euchre-train`` run (the network alone), installed
 with the package; how each was made and its full results are in this folder's
-README.md. ``NETWORKS`` is the one list of names: policy specs, the web page's
-suggestions and the documentation read it; ``main_network(variant)`` names each
-variant's own agent (the network named after it).
+README.md. Each variant's declaration names its networks (``networks``,
+:class:`ghost_euchre_env.core.ShippedNetwork`); ``NETWORKS`` gathers them, the one list of
+names that policy specs, the web page's suggestions and the documentation read;
+``main_network(variant)`` names each variant's own agent (the network named after it).
 """
 
 import os
@@ -34,39 +35,9 @@ class Network:
 
 
 NETWORKS = {
-    network.name: network
-    for network in (
-        Network(
-            "ghost",
-            "ghost_ppo.pt",
-            "ghost",
-            "the Ghost Hand agent: 280M decisions of self-play, 59.1% against two heuristics",
-        ),
-        Network(
-            "ghost-bidder",
-            "ghost_bidder.pt",
-            "ghost",
-            "a Ghost Hand bidder: the network bids and names trump, the heuristic plays the cards",
-        ),
-        Network(
-            "ghost-180m",
-            "ghost_ppo_180m.pt",
-            "ghost",
-            "the Ghost Hand agent after 180M decisions (shipped before; configs/bidding.yaml starts from it)",
-        ),
-        Network(
-            "classic",
-            "classic_ppo.pt",
-            "classic",
-            "the classic Euchre agent (all four seats): 118M + 59M decisions, 70.3% for its team against the heuristics', 53.6% against pimc's",
-        ),
-        Network(
-            "classic-bidder",
-            "classic_bidder.pt",
-            "classic",
-            "a classic Euchre bidder: the network orders up, names trump, goes alone and discards, the heuristic plays the cards",
-        ),
-    )
+    shipped.name: Network(shipped.name, shipped.file, name, shipped.about)
+    for name in variants.available()
+    for shipped in variants.make(name).networks
 }
 
 

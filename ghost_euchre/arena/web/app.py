@@ -36,6 +36,8 @@ from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ghost_euchre_env import variants
+
 from ..match import EPISODES, VARIANTS, make_game
 from ..report import leaderboard_figure, ranking_cells, share_cell
 from ..store import DEFAULT_DB
@@ -114,6 +116,7 @@ def create_app(
         return JSONResponse(
             {
                 "variants": {v: make_game(v).num_players for v in VARIANTS},
+                "titles": {v: variants.make(v).title for v in VARIANTS},
                 "episodes": list(EPISODES),
                 "default_bot": DEFAULT_BOT,
                 "specs": specs,

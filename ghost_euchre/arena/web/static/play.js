@@ -1,6 +1,6 @@
 // The Play page: a person at one seat, bots at the others (POST /api/games, .../actions).
 import {
-  api, cardList, cardNode, dealLine, el, historyTable, moveList, renderTable, showError, trickList,
+  api, cardList, cardNode, dealLine, el, historyTable, moveList, renderTable, scoreLabels, showError, trickList,
 } from "/static/table.js";
 
 const $ = (id) => document.getElementById(id);
@@ -91,16 +91,16 @@ function show(response) {
   $("tricks").replaceChildren(trickList(view.tricks, view.seats));
   const last = response.last_deal;
   $("last-deal").replaceChildren(last
-    ? el("div", {}, el("p", { text: dealLine(last, names, view.variant) }),
+    ? el("div", {}, el("p", { text: dealLine(last, names) }),
       last.ghost_taken ? el("p", {}, "the ghost hand held ", cardList(last.ghost_taken)) : null,
       trickList(last.tricks_played, view.seats))
     : el("span", { class: "muted", text: "none yet" }));
   $("moves").replaceChildren(moveList(response.moves.slice().reverse(), names));
-  $("history").replaceChildren(historyTable(response.history, names, view.variant));
+  $("history").replaceChildren(historyTable(response.history, names, scoreLabels(view, names)));
   const seed = response.seed === undefined ? "seed shown at the end" : `seed ${response.seed}`;
   $("game-info").textContent = `${view.variant}, ${seed}, ${view.episode === "deal" ? "one deal" : `to ${view.rules.target_score} points`} · game ${response.id}`;
   if (view.over) {
-    const labels = view.variant === "ghost" ? names : ["team A (seats 0, 2)", "team B (seats 1, 3)"];
+    const labels = scoreLabels(view, names);
     $("status").textContent = view.truncated ? "Game cut at the deal limit." : "Game over.";
     $("result").hidden = false;
     $("result").replaceChildren("Final scores: ", ...labels.map((label, k) =>
@@ -115,7 +115,7 @@ function show(response) {
 
 async function init() {
   options = await api("GET", "/api/options");
-  $("variant").replaceChildren(...Object.keys(options.variants).map((v) => el("option", { value: v, text: v === "ghost" ? "Ghost Hand (3 players)" : "classic (4 players)" })));
+  $("variant").replaceChildren(...Object.keys(options.variants).map((v) => el("option", { value: v, text: `${options.titles[v]} (${options.variants[v]} players)` })));
   $("variant").addEventListener("change", seatChoices);
   $("setup").addEventListener("submit", start);
   seatChoices();

@@ -39,6 +39,7 @@ export function showError(message) {
 }
 
 const RED = new Set(["♥", "♦"]);
+const TEAMS = "AB";  // a team's letter by its index
 
 // A card face (span), or a button when onclick is given (disabled unless legal).
 export function cardNode(card, { onclick = null, legal = false, small = false } = {}) {
@@ -70,7 +71,7 @@ export function cardList(cards) {
 function seatBox(view, entry, bottom, handBelow) {
   const n = view.seats.length;
   const turn = view.to_act === entry.seat;
-  const scoreLabel = view.variant === "classic" ? `team ${entry.team === 0 ? "A" : "B"}: ` : "";
+  const scoreLabel = entry.team === undefined ? "" : `team ${TEAMS[entry.team]}: `;
   const box = el(
     "div",
     { class: `seat pos-${position(entry.seat, bottom, n)}${turn ? " turn" : ""}`, "data-seat": entry.seat },
@@ -93,7 +94,7 @@ function centerBox(view, bottom) {
       cardNode(play.card), el("div", { class: "slot-name", text: view.seats[play.seat].name })));
   }
   const info = [];
-  if (view.variant === "ghost") {
+  if (view.ghost) {  // a ghost hand: the bids' contract, the ghost or dead hand
     if (view.contract) {
       const who = view.seats[view.contract.maker].name;
       const text = view.phase === "auction"
@@ -103,10 +104,10 @@ function centerBox(view, bottom) {
     }
     const g = view.ghost;
     const label = g.taken_by === null ? "ghost hand (face down)" : `dead hand (${view.seats[g.taken_by].name} took the ghost hand)`;
-    info.push(el("div", { class: "ghost" }, el("div", { class: "label", text: label }),
+    info.push(el("div", { class: "ghost-hand" }, el("div", { class: "label", text: label }),
       g.cards ? el("div", { class: "hand-row" }, cardList(g.cards)) : cardBacks(g.count)));
-    if (g.taken) info.push(el("div", { class: "ghost" }, el("div", { class: "label", text: "the ghost hand taken was" }), el("div", { class: "hand-row" }, cardList(g.taken))));
-  } else {
+    if (g.taken) info.push(el("div", { class: "ghost-hand" }, el("div", { class: "label", text: "the ghost hand taken was" }), el("div", { class: "hand-row" }, cardList(g.taken))));
+  } else {  // an upcard: the contract made by a call, the dealer's discard
     info.push(el("div", { class: "upcard" }, el("span", { class: "label", text: "upcard " }), cardNode(view.upcard, { small: true })));
     if (view.contract) {
       info.push(el("div", { class: "contract", text: `trump ${view.contract.trump}, made by ${view.seats[view.contract.maker].name}` }));
@@ -136,9 +137,9 @@ export function trickList(tricks, seats) {
 }
 
 // One line about an ended deal (a summary from Table.deals).
-export function dealLine(deal, names, variant) {
+export function dealLine(deal, names) {
   if (deal.thrown_in) return `deal ${deal.deal}: everybody passed, thrown in`;
-  if (variant === "ghost") {
+  if (deal.upcard === undefined) {  // a bid contract, the ghost hand taken or not
     const ghost = deal.swapper >= 0 ? `${names[deal.swapper]} took the ghost hand` : "nobody took the ghost hand";
     return `deal ${deal.deal}: ${names[deal.maker]} bid ${deal.bid}, trump ${deal.trump}; ${ghost}; ` +
       `tricks ${deal.tricks.join("/")}; points ${deal.points.map(signed).join("/")}`;
@@ -152,12 +153,20 @@ export function signed(x) {
   return x > 0 ? `+${x}` : `${x}`;
 }
 
-// The scores after every ended deal, one row per deal.
-export function historyTable(history, names, variant) {
-  const heads = variant === "ghost" ? names : ["team A (seats 0, 2)", "team B (seats 1, 3)"];
+// The heading of each score column of a view: the seats' names, or the teams' when seats score by team.
+export function scoreLabels(view, names) {
+  if (view.seats.every((entry) => entry.team === undefined)) return names;
+  return view.scores.map((_, team) => {
+    const seats = view.seats.filter((entry) => entry.team === team).map((entry) => entry.seat);
+    return `team ${TEAMS[team]} (seats ${seats.join(", ")})`;
+  });
+}
+
+// The scores after every ended deal, one row per deal; heads: the score columns' headings.
+export function historyTable(history, names, heads) {
   return el("table", { class: "history" },
     el("tr", {}, el("th", { text: "deal" }), el("th", { text: "what happened" }), heads.map((h) => el("th", { text: h }))),
-    history.map((d) => el("tr", {}, el("td", { text: d.deal }), el("td", { text: dealLine(d, names, variant).replace(/^deal \d+: /, "") }),
+    history.map((d) => el("tr", {}, el("td", { text: d.deal }), el("td", { text: dealLine(d, names).replace(/^deal \d+: /, "") }),
       d.scores.map((s) => el("td", { class: "num", text: s })))));
 }
 

@@ -1,7 +1,7 @@
 // The Watch page: a recorded game replayed position by position, every hand shown.
 // The server replays the record through the engine and sends every position.
 import {
-  api, cardList, dealLine, el, historyTable, moveList, renderTable, showError, signed, trickList,
+  api, cardList, dealLine, el, historyTable, moveList, renderTable, scoreLabels, showError, signed, trickList,
 } from "/static/table.js";
 
 const $ = (id) => document.getElementById(id);
@@ -49,16 +49,16 @@ function draw(k) {
   const ended = replay.deals.slice(0, view.deals_ended);
   const lastDeal = ended[ended.length - 1];
   $("last-deal").replaceChildren(lastDeal
-    ? el("div", {}, el("p", { text: dealLine(lastDeal, names, replay.variant) }),
+    ? el("div", {}, el("p", { text: dealLine(lastDeal, names) }),
       lastDeal.ghost_taken ? el("p", {}, "the ghost hand held ", cardList(lastDeal.ghost_taken)) : null,
       trickList(lastDeal.tricks_played, view.seats))
     : el("span", { class: "muted", text: "none yet" }));
   $("moves").replaceChildren(moveList(replay.moves.slice(0, step).reverse(), names));
-  $("history").replaceChildren(historyTable(ended, names, replay.variant));
+  $("history").replaceChildren(historyTable(ended, names, scoreLabels(view, names)));
   const over = step === last;
   $("result").hidden = !over;
   if (over) {
-    const labels = replay.variant === "ghost" ? names : ["team A (seats 0, 2)", "team B (seats 1, 3)"];
+    const labels = scoreLabels(view, names);
     $("result").replaceChildren("Final scores: ", ...labels.map((label, i) =>
       el("span", { class: "final", "data-index": i }, `${label} `, el("b", { text: view.scores[i] }))));
     stop();
