@@ -51,6 +51,11 @@ def test_it_gets_the_gymnasium_and_vector_doors(echo):
     assert obs.shape == (echo.obs_size,)
 
 
+def test_a_bot_it_has_none_of_says_so(echo):
+    with pytest.raises(ValueError, match="no heuristic plays the variant 'echo'"):
+        run_match(["heuristic", "random", "random"], variant=echo, games=6)
+
+
 def test_it_plays_a_match_in_the_arena():
     result = run_match(["random", "random", "random"], variant="echo", games=6, seed=7)
     assert result.variant == "echo" and len(result.sequence) == 6

@@ -48,5 +48,9 @@ HEURISTICS = {ghost.VARIANT: GhostHeuristic, classic.VARIANT: ClassicHeuristic}
 
 
 def heuristic_policy(game, seed=None):
-    """The heuristic for ``game``'s variant (spec ``heuristic``); TypeError for another engine."""
-    return HEURISTICS[variants.of(game).name](game, seed)
+    """The heuristic for ``game``'s variant (spec ``heuristic``); TypeError for another engine,
+    ValueError for a variant with no heuristic of its own."""
+    name = variants.of(game).name
+    if name not in HEURISTICS:
+        raise ValueError(f"no heuristic plays the variant {name!r}; heuristics: {list(HEURISTICS)}")
+    return HEURISTICS[name](game, seed)
