@@ -116,7 +116,7 @@ def reference_observation(deals, observer, phase, rules):
     if now["swapper"] is not None:
         obs["swapper"][rel(now["swapper"])] = 1
     if now["declarer"] is not None:
-        obs["declarer"][rel(now["declarer"])] = 1
+        obs["maker"][rel(now["declarer"])] = 1
     obs["dealer"][rel(deals[-1]["dealer"])] = 1
     if PHASE_NAMES[phase] == "play":
         obs["leader"][rel(now["leader"])] = 1
