@@ -137,14 +137,14 @@ class TrainConfig:
     targets; a teacher that values its actions: the oracle, pimc, search)"""
 
     # PPO
-    total_steps: int = 19_988_480
+    total_steps: int = 50_003_968
     """decisions to play in all (every seat of every game, learner and opponents); rounded up to whole rollouts
-    (num_envs * num_steps decisions), with a line saying so. The default: 610 rollouts of 32,768 (20M
-    rounded down to whole rollouts, as the recorded default runs made)"""
+    (num_envs * num_steps decisions), with a line saying so. The default: 1,526 rollouts of 32,768 (50M
+    rounded up to whole rollouts)"""
     num_steps: int = 32
     """vector-env steps per rollout; a rollout holds num_envs * num_steps decisions"""
-    learning_rate: float = 1e-3
-    """Adam step size"""
+    learning_rate: float = 2e-3
+    """Adam step size (the default chosen on a validation seed: docs/results.md, "The default run")"""
     anneal_lr: bool = True
     """decay the learning rate linearly to 0 over the run"""
     gamma: float = 0.98
@@ -197,7 +197,7 @@ class TrainConfig:
     starting as the identity); empty = a fresh network"""
 
     # evaluation, logging, checkpoints
-    eval_every: int = 50
+    eval_every: int = 100
     """updates between evaluations against heuristic and random (0 = only at the end)"""
     eval_games: int = 300
     """duplicate games per periodic evaluation"""
