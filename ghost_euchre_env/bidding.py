@@ -126,8 +126,8 @@ class AuctionView:
     def _observe_rows(self, state, games, seats):
         return self.engine._observe_rows(state, games, seats)
 
-    def _step_observe_live(self, state, actions):
-        result = self.step(state, actions, auto_reset=True)
+    def _step_observe_live(self, state, actions, legal):
+        result = self.step(state, check_actions(actions, legal), auto_reset=True)
         player = state.player.astype(np.int64)
         return result, self._observe_rows(state, EVERY_GAME, player), self.legal_mask(state), player
 

@@ -38,6 +38,7 @@ REWARDS = ("points", "win")  # reward="points": deal points as scored; "win": +1
 NO_SEAT = -1
 
 EVERY_GAME = np.zeros(0, np.int64)  # the ``games`` of an observation of every game, in order
+_INT64 = np.dtype(np.int64)
 
 StateSelf = TypeVar("StateSelf", bound="EpisodeState")
 
@@ -266,10 +267,16 @@ class DealSummary:
     def empty_fields(cls, num_deals) -> tuple[np.ndarray, ...]:
         """The arrays of a summary of ``num_deals`` deals, in field order, unfilled (the
         variant's ``end_deals`` kernel fills them)."""
-        return tuple(
-            np.empty((num_deals, *_shape(cls, f.metadata["shape"])), f.metadata["dtype"])
-            for f in dataclasses.fields(cls)
-        )
+        return tuple([np.empty((num_deals, *shape), dtype) for shape, dtype in _columns(cls)])
+
+
+@functools.cache
+def _columns(summary_type):
+    """(shape after the deal axis, dtype) of each field of a :class:`DealSummary` class, in order."""
+    return tuple(
+        (_shape(summary_type, f.metadata["shape"]), np.dtype(f.metadata["dtype"]))
+        for f in dataclasses.fields(summary_type)
+    )
 
 
 RulesT = TypeVar("RulesT", bound=Rules)
@@ -331,7 +338,9 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
       rules option, a str option as its index in ``CHOICES``, and the episode settings of
       :func:`settings_dtype`), whatever the variant: ``start_deals(games, state, chosen)``,
       ``legal_bits(state, settings)`` and ``legal_mask``, ``step(actions, state, settings,
-      ended)`` and ``step_and_observe``, ``observe(games, seats, state, settings)``, and
+      ended)``, ``step_and_observe(actions, legal, state, settings, ended, out)`` and
+      ``observe_every(state, settings, out)`` (the vector API's step),
+      ``observe(games, seats, state, settings)``, and
       ``end_deals(ended, auto_reset, state, chosen, settings, (rewards, terminated,
       truncated), summary)`` (scoring, game ends, the next deals, the summary's fields in
       order);
@@ -549,19 +558,35 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
             tuple(weigh_args),
         )
 
-    def _step_observe_live(self, state, actions):
-        """A step of the vector API: :meth:`step` with ``auto_reset``, then every game's legal mask
-        and its observation by the player to act; (StepResult, obs, mask, player int64[N]).
-
-        For games known to be live (actions checked against their legal mask, which is empty
-        in a game that is over). One kernel call when no deal ended (``_apply_observe``).
+    def _step_observe_live(self, state, actions, legal):
+        """A step of the vector API: the actions (int[N]) checked against ``legal`` (bool[N, A],
+        the legal mask the last step returned: empty in a game that is over), :meth:`step` with
+        ``auto_reset``, then every game's legal mask and its observation by the player to act;
+        (StepResult, obs, mask, player int64[N]), new arrays. ValueError as
+        :func:`check_actions`, nothing changed. One kernel call when no deal ended.
         """
-        ended, count, obs, mask = self._apply_observe(state, np.asarray(actions).astype(np.int8))
+        n = len(legal)
+        given = np.asarray(actions)
+        flags = given.flags
+        if given.dtype != _INT64 or given.shape != (n,) or not flags.c_contiguous:
+            given = check_actions(given, legal)  # a bad shape or type raises here
+        elif not flags.writeable:  # a kernel compiled for read-only arrays is another kernel
+            given = given.copy()
+        out = (
+            np.empty((n, self.num_actions), bool),
+            np.empty((n, self.obs_size), np.float32),
+            np.empty(n, np.int64),
+        )
+        ended = np.empty(n, np.int8)
+        count = self.kernels.step_and_observe(
+            given, legal, state.records, self.settings, ended, out
+        )
+        if count < 0:
+            check_actions(given, legal)  # game -1 - count's action is illegal: raises, named
         result = self._end_deals(state, ended, count, True)
-        player = state.player.astype(np.int64)
-        if obs is None or mask is None:  # deals ended and were dealt again: observe now
-            mask = self.legal_mask(state)
-            obs = self._observe_rows(state, EVERY_GAME, player)
+        if count:  # deals ended and were dealt again: observe now
+            self.kernels.observe_every(state.records, self.settings, out)
+        mask, obs, player = out
         return result, obs, mask, player
 
     # ------------------------------------------------------------------ deal ends
@@ -601,18 +626,6 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
         ``kernels.step`` of the variant."""
         ended = np.empty(len(action), np.int8)
         return ended, self.kernels.step(action, state.records, self.settings, ended)
-
-    def _apply_observe(
-        self, state, action
-    ) -> tuple[np.ndarray, int, np.ndarray | None, np.ndarray | None]:
-        """:meth:`_apply`, then (ended, count, obs, mask) with the legal mask and the
-        observation of every game by its player to act (None, None when a deal ended: the caller
-        then observes), in one kernel call (``kernels.step_and_observe``)."""
-        ended = np.empty(len(action), np.int8)
-        count, mask, obs = self.kernels.step_and_observe(
-            action, state.records, self.settings, ended
-        )
-        return (ended, count, None, None) if count else (ended, count, obs, mask)
 
     def deal_points(self, state, games):
         raise NotImplementedError
