@@ -572,22 +572,35 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
             given = check_actions(given, legal)  # a bad shape or type raises here
         elif not flags.writeable:  # a kernel compiled for read-only arrays is another kernel
             given = given.copy()
-        out = (
-            np.empty((n, self.num_actions), bool),
-            np.empty((n, self.obs_size), np.float32),
-            np.empty(n, np.int64),
-        )
-        ended = np.empty(n, np.int8)
-        count = self.kernels.step_and_observe(
-            given, legal, state.records, self.settings, ended, out
-        )
-        if count < 0:
-            check_actions(given, legal)  # game -1 - count's action is illegal: raises, named
-        result = self._end_deals(state, ended, count, True)
-        if count:  # deals ended and were dealt again: observe now
+        out = self._observed_arrays(n)
+        result, observed = self._step_into(state, given, legal, out, True)
+        if not observed:  # deals ended and were dealt again: observe now
             self.kernels.observe_every(state.records, self.settings, out)
         mask, obs, player = out
         return result, obs, mask, player
+
+    def _observed_arrays(self, num_games):
+        """New (mask bool[N, A], obs float32[N, D], player int64[N]) for :meth:`_step_into`."""
+        return (
+            np.empty((num_games, self.num_actions), bool),
+            np.empty((num_games, self.obs_size), np.float32),
+            np.empty(num_games, np.int64),
+        )
+
+    def _step_into(self, state, actions, legal, out, auto_reset):
+        """A step of live games for the doors, in one kernel call: the actions (int64[N],
+        contiguous) checked against ``legal`` (bool[N, A]; ValueError as :func:`check_actions`,
+        nothing changed), :meth:`step`, then, if no deal ended, every game's legal mask,
+        observation by its player to act and that player written into ``out``
+        (:meth:`_observed_arrays`). Returns (StepResult, whether ``out`` was written).
+        """
+        ended = np.empty(len(legal), np.int8)
+        count = self.kernels.step_and_observe(
+            actions, legal, state.records, self.settings, ended, out
+        )
+        if count < 0:
+            check_actions(actions, legal)  # game -1 - count's action is illegal: raises, named
+        return self._end_deals(state, ended, count, auto_reset), not count
 
     # ------------------------------------------------------------------ deal ends
     def _end_deals(self, state, ended, count, auto_reset):
