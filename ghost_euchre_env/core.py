@@ -114,6 +114,7 @@ class EpisodeState:
     score_width: ClassVar[int] = 0
     fields: ClassVar[dict[str, Field]] = {}  # the record's fields by name, in order
     dtype: ClassVar[np.dtype] = np.dtype([])  # the record's
+    _raw: ClassVar[np.dtype] = np.dtype((np.void, 0))  # a record's bytes
 
     keys = Field(np.uint64)  # dealing stream key of each game
     episode = Field(np.int64)  # episodes started with this key
@@ -137,6 +138,8 @@ class EpisodeState:
         # np.record: a game's record (``records[g]``) reads its fields as attributes in Python
         # as in a kernel, so the kernels also run with NUMBA_DISABLE_JIT=1
         cls.dtype = np.dtype((np.record, np.dtype(fields, align=True)))
+        # the records as plain bytes: NumPy copies those whole, a structured array field by field
+        cls._raw = np.dtype((np.void, cls.dtype.itemsize))
 
     def __init__(self, records, chosen):
         """records: ``dtype``[N]; chosen: uint32[N, K, deal_width] (both kept, not copied)."""
@@ -192,7 +195,8 @@ class EpisodeState:
 
     def take(self: StateSelf, index) -> StateSelf:
         """A new state holding the games ``index`` (int[M], bool[N] or a slice), copied."""
-        return type(self)(self.records[index].copy(), self.chosen[index].copy())
+        records = self.records.view(self._raw)[index].copy().view(self.dtype)
+        return type(self)(records, self.chosen[index].copy())
 
     def put(self, index, other):
         """Overwrite games ``index`` (int[M]) with the M games of ``other``."""
@@ -200,7 +204,7 @@ class EpisodeState:
             raise ValueError(
                 f"field chosen: shape {other.chosen.shape[1:]} does not fit {self.chosen.shape[1:]}"
             )
-        self.records[index] = other.records
+        self.records.view(self._raw)[index] = other.records.view(self._raw)
         self.chosen[index] = other.chosen
 
 
