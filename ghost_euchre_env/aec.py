@@ -361,14 +361,18 @@ class EuchreAEC(AECEnv):
             game_state, self._action, self._any_action, observed, False
         )
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = dict(zip(self.agent_names, result.rewards[0].tolist(), strict=True))
-        if len(result.deals.game):
-            self._set_last_deal(self.deal_info(result.deals, deal_number))
-        if result.terminated[0]:
-            self.terminations = dict.fromkeys(self.agent_names, True)
-        elif result.truncated[0]:
-            self.truncations = dict.fromkeys(self.agent_names, True)
-        self._new_turn(observed if written else None)
+        if written:  # no deal ended (the step then wrote the next turn): no reward, no end
+            self.rewards = dict.fromkeys(self.agent_names, 0.0)
+            self._new_turn(observed)
+        else:
+            self.rewards = dict(zip(self.agent_names, result.rewards[0].tolist(), strict=True))
+            if len(result.deals.game):
+                self._set_last_deal(self.deal_info(result.deals, deal_number))
+            if result.terminated[0]:
+                self.terminations = dict.fromkeys(self.agent_names, True)
+            elif result.truncated[0]:
+                self.truncations = dict.fromkeys(self.agent_names, True)
+            self._new_turn()
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()

@@ -610,7 +610,7 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
     def _end_deals(self, state, ended, count, auto_reset):
         """The end of the ``count`` deals the step kernel marked in ``ended`` (int8[N]): the
         variant's ``end_deals`` kernel scores them, ends games or deals again, in one call."""
-        n = state.num_games
+        n = len(ended)
         rewards = np.zeros((n, self.num_players), np.float32)
         terminated = np.zeros(n, bool)
         truncated = np.zeros(n, bool)
