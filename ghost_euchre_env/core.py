@@ -115,6 +115,8 @@ class EpisodeState:
     fields: ClassVar[dict[str, Field]] = {}  # the record's fields by name, in order
     dtype: ClassVar[np.dtype] = np.dtype([])  # the record's
     _raw: ClassVar[np.dtype] = np.dtype((np.void, 0))  # a record's bytes
+    records: np.ndarray  # ``dtype``[N], one record a game
+    chosen: np.ndarray  # uint32[N, K, deal_width]
 
     keys = Field(np.uint64)  # dealing stream key of each game
     episode = Field(np.int64)  # episodes started with this key
@@ -143,8 +145,7 @@ class EpisodeState:
 
     def __init__(self, records, chosen):
         """records: ``dtype``[N]; chosen: uint32[N, K, deal_width] (both kept, not copied)."""
-        self.records = records
-        self.chosen = chosen
+        self.__dict__.update(records=records, chosen=chosen)  # no views to drop yet
 
     def __setattr__(self, name, value):
         if name in self.fields:
@@ -195,7 +196,7 @@ class EpisodeState:
 
     def take(self: StateSelf, index) -> StateSelf:
         """A new state holding the games ``index`` (int[M], bool[N] or a slice), copied."""
-        records = self.records.view(self._raw)[index].copy().view(self.dtype)
+        records = np.frombuffer(self.records.view(self._raw)[index].copy(), self.dtype)
         return type(self)(records, self.chosen[index].copy())
 
     def put(self, index, other):
