@@ -227,6 +227,7 @@ class EuchreAEC(AECEnv):
             1, dtype=np.int64
         )  # the engine's actions argument, refilled each step
         self._no_actions = np.zeros(num_actions, dtype=np.int8)
+        self._any_action = np.ones((1, num_actions), bool)  # the engine's check: done by step()
         self._mask = (
             self._no_actions
         )  # int8[A] legal actions of the agent on move (zeros when none)
@@ -355,16 +356,23 @@ class EuchreAEC(AECEnv):
         game_state = self._state()
         deal_number = int(game_state.deal_number[0])
         self._action[0] = action
-        result = self.game.step(game_state, self._action)  # raises with game_state as it was
+        observed = self.game._observed_arrays(1)
+        result, written = self.game._step_into(  # raises with game_state as it was
+            game_state, self._action, self._any_action, observed, False
+        )
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = dict(zip(self.agent_names, result.rewards[0].tolist(), strict=True))
-        if len(result.deals.game):
-            self._set_last_deal(self.deal_info(result.deals, deal_number))
-        if result.terminated[0]:
-            self.terminations = dict.fromkeys(self.agent_names, True)
-        elif result.truncated[0]:
-            self.truncations = dict.fromkeys(self.agent_names, True)
-        self._new_turn()
+        if written:  # no deal ended (the step then wrote the next turn): no reward, no end
+            self.rewards = dict.fromkeys(self.agent_names, 0.0)
+            self._new_turn(observed)
+        else:
+            self.rewards = dict(zip(self.agent_names, result.rewards[0].tolist(), strict=True))
+            if len(result.deals.game):
+                self._set_last_deal(self.deal_info(result.deals, deal_number))
+            if result.terminated[0]:
+                self.terminations = dict.fromkeys(self.agent_names, True)
+            elif result.truncated[0]:
+                self.truncations = dict.fromkeys(self.agent_names, True)
+            self._new_turn()
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
@@ -401,8 +409,10 @@ class EuchreAEC(AECEnv):
         self.infos[agent]["illegal_action"] = action
         self._accumulate_rewards()
 
-    def _new_turn(self):
-        """Read whose turn it is, their legal actions (one engine call) and the phase from the engine."""
+    def _new_turn(self, observed=None):
+        """Read whose turn it is, their legal actions (one engine call) and the phase from the
+        engine; observed: the step's (mask, obs, player) of the game when it wrote them (the
+        player to act's legal mask and observation, no call then)."""
         game_state = self._state()
         agents = self.agent_names
         self._obs_cache = [None] * len(agents)
@@ -413,7 +423,11 @@ class EuchreAEC(AECEnv):
             self._mask = self._no_actions
         else:
             self._on_move = player
-            self._mask = self.game.legal_mask(game_state)[0].view(np.int8)
+            if observed is None:
+                self._mask = self.game.legal_mask(game_state)[0].view(np.int8)
+            else:
+                self._mask = observed[0][0].view(np.int8)
+                self._obs_cache[player] = observed[1][0]
             self.agent_selection = agents[player]
         base = {"phase": phase, "illegal_action": -1, **self._deal_infos}
         self.infos = {agent: base.copy() for agent in agents}

@@ -74,9 +74,9 @@ class AuctionView:
     (:func:`auction_game_class`, its ``AuctionGame``) sets ``ENGINE`` (the engine class),
     ``PLAY`` (its card-play phase) and ``margin`` (its zero-sum reward). It has the engine's
     interface (``init``, ``start_episodes``, ``next_episodes``, ``legal_bits``,
-    ``legal_mask``, ``observe``, ``step``, and the unchecked ``_observe_rows`` and
-    ``_step_observe_live`` of the vector API), so the adapters of the engine run on it
-    unchanged. ``engine`` is the wrapped engine; ``last_plays`` lists the card plays of the
+    ``legal_mask``, ``observe``, ``step``, and the doors' ``_observe_rows``,
+    ``_step_observe_live``, ``_observed_arrays`` and ``_step_into``), so the adapters of the
+    engine run on it unchanged. ``engine`` is the wrapped engine; ``last_plays`` lists the card plays of the
     latest step as (games int[M], seats int8[M], cards int64[M]) per play round.
     """
 
@@ -126,8 +126,15 @@ class AuctionView:
     def _observe_rows(self, state, games, seats):
         return self.engine._observe_rows(state, games, seats)
 
-    def _step_observe_live(self, state, actions):
-        result = self.step(state, actions, auto_reset=True)
+    def _observed_arrays(self, num_games):
+        return self.engine._observed_arrays(num_games)
+
+    def _step_into(self, state, actions, legal, out, auto_reset):
+        """As the engine's (``out`` is never written: the card play follows the step)."""
+        return self.step(state, check_actions(actions, legal), auto_reset), False
+
+    def _step_observe_live(self, state, actions, legal):
+        result = self.step(state, check_actions(actions, legal), auto_reset=True)
         player = state.player.astype(np.int64)
         return result, self._observe_rows(state, EVERY_GAME, player), self.legal_mask(state), player
 

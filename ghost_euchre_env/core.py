@@ -44,6 +44,7 @@ REWARDS = ("points", "win")  # reward="points": deal points as scored; "win": +1
 NO_SEAT = -1
 
 EVERY_GAME = np.zeros(0, np.int64)  # the ``games`` of an observation of every game, in order
+_INT64 = np.dtype(np.int64)
 
 StateSelf = TypeVar("StateSelf", bound="EpisodeState")
 
@@ -119,6 +120,9 @@ class EpisodeState:
     score_width: ClassVar[int] = 0
     fields: ClassVar[dict[str, Field]] = {}  # the record's fields by name, in order
     dtype: ClassVar[np.dtype] = np.dtype([])  # the record's
+    _raw: ClassVar[np.dtype] = np.dtype((np.void, 0))  # a record's bytes
+    records: np.ndarray  # ``dtype``[N], one record a game
+    chosen: np.ndarray  # uint32[N, K, deal_width]
 
     keys = Field(np.uint64)  # dealing stream key of each game
     episode = Field(np.int64)  # episodes started with this key
@@ -142,11 +146,12 @@ class EpisodeState:
         # np.record: a game's record (``records[g]``) reads its fields as attributes in Python
         # as in a kernel, so the kernels also run with NUMBA_DISABLE_JIT=1
         cls.dtype = np.dtype((np.record, np.dtype(fields, align=True)))
+        # the records as plain bytes: NumPy copies those whole, a structured array field by field
+        cls._raw = np.dtype((np.void, cls.dtype.itemsize))
 
     def __init__(self, records, chosen):
         """records: ``dtype``[N]; chosen: uint32[N, K, deal_width] (both kept, not copied)."""
-        self.records = records
-        self.chosen = chosen
+        self.__dict__.update(records=records, chosen=chosen)  # no views to drop yet
 
     def __setattr__(self, name, value):
         if name in self.fields:
@@ -197,7 +202,8 @@ class EpisodeState:
 
     def take(self: StateSelf, index) -> StateSelf:
         """A new state holding the games ``index`` (int[M], bool[N] or a slice), copied."""
-        return type(self)(self.records[index].copy(), self.chosen[index].copy())
+        records = np.frombuffer(self.records.view(self._raw)[index].copy(), self.dtype)
+        return type(self)(records, self.chosen[index].copy())
 
     def put(self, index, other):
         """Overwrite games ``index`` (int[M]) with the M games of ``other``."""
@@ -205,7 +211,7 @@ class EpisodeState:
             raise ValueError(
                 f"field chosen: shape {other.chosen.shape[1:]} does not fit {self.chosen.shape[1:]}"
             )
-        self.records[index] = other.records
+        self.records.view(self._raw)[index] = other.records.view(self._raw)
         self.chosen[index] = other.chosen
 
 
@@ -272,10 +278,16 @@ class DealSummary:
     def empty_fields(cls, num_deals) -> tuple[np.ndarray, ...]:
         """The arrays of a summary of ``num_deals`` deals, in field order, unfilled (the
         variant's ``end_deals`` kernel fills them)."""
-        return tuple(
-            np.empty((num_deals, *_shape(cls, f.metadata["shape"])), f.metadata["dtype"])
-            for f in dataclasses.fields(cls)
-        )
+        return tuple([np.empty((num_deals, *shape), dtype) for shape, dtype in _columns(cls)])
+
+
+@functools.cache
+def _columns(summary_type):
+    """(shape after the deal axis, dtype) of each field of a :class:`DealSummary` class, in order."""
+    return tuple(
+        (_shape(summary_type, f.metadata["shape"]), np.dtype(f.metadata["dtype"]))
+        for f in dataclasses.fields(summary_type)
+    )
 
 
 RulesT = TypeVar("RulesT", bound=Rules)
@@ -337,7 +349,9 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
       rules option, a str option as its index in ``CHOICES``, and the episode settings of
       :func:`settings_dtype`), whatever the variant: ``start_deals(games, state, chosen)``,
       ``legal_bits(state, settings)`` and ``legal_mask``, ``step(actions, state, settings,
-      ended)`` and ``step_and_observe``, ``observe(games, seats, state, settings)``, and
+      ended)``, ``step_and_observe(actions, legal, state, settings, ended, out)`` and
+      ``observe_every(state, settings, out)`` (the vector API's step),
+      ``observe(games, seats, state, settings)``, and
       ``end_deals(ended, auto_reset, state, chosen, settings, (rewards, terminated,
       truncated), summary)`` (scoring, game ends, the next deals, the summary's fields in
       order);
@@ -561,26 +575,55 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
             tuple(weigh_args),
         )
 
-    def _step_observe_live(self, state, actions):
-        """A step of the vector API: :meth:`step` with ``auto_reset``, then every game's legal mask
-        and its observation by the player to act; (StepResult, obs, mask, player int64[N]).
-
-        For games known to be live (actions checked against their legal mask, which is empty
-        in a game that is over). One kernel call when no deal ended (``_apply_observe``).
+    def _step_observe_live(self, state, actions, legal):
+        """A step of the vector API: the actions (int[N]) checked against ``legal`` (bool[N, A],
+        the legal mask the last step returned: empty in a game that is over), :meth:`step` with
+        ``auto_reset``, then every game's legal mask and its observation by the player to act;
+        (StepResult, obs, mask, player int64[N]), new arrays. ValueError as
+        :func:`check_actions`, nothing changed. One kernel call when no deal ended.
         """
-        ended, count, obs, mask = self._apply_observe(state, np.asarray(actions).astype(np.int8))
-        result = self._end_deals(state, ended, count, True)
-        player = state.player.astype(np.int64)
-        if obs is None or mask is None:  # deals ended and were dealt again: observe now
-            mask = self.legal_mask(state)
-            obs = self._observe_rows(state, EVERY_GAME, player)
+        n = len(legal)
+        given = np.asarray(actions)
+        flags = given.flags
+        if given.dtype != _INT64 or given.shape != (n,) or not flags.c_contiguous:
+            given = check_actions(given, legal)  # a bad shape or type raises here
+        elif not flags.writeable:  # a kernel compiled for read-only arrays is another kernel
+            given = given.copy()
+        out = self._observed_arrays(n)
+        result, observed = self._step_into(state, given, legal, out, True)
+        if not observed:  # deals ended and were dealt again: observe now
+            self.kernels.observe_every(state.records, self.settings, out)
+        mask, obs, player = out
         return result, obs, mask, player
+
+    def _observed_arrays(self, num_games):
+        """New (mask bool[N, A], obs float32[N, D], player int64[N]) for :meth:`_step_into`."""
+        return (
+            np.empty((num_games, self.num_actions), bool),
+            np.empty((num_games, self.obs_size), np.float32),
+            np.empty(num_games, np.int64),
+        )
+
+    def _step_into(self, state, actions, legal, out, auto_reset):
+        """A step of live games for the doors, in one kernel call: the actions (int64[N],
+        contiguous) checked against ``legal`` (bool[N, A]; ValueError as :func:`check_actions`,
+        nothing changed), :meth:`step`, then, if no deal ended, every game's legal mask,
+        observation by its player to act and that player written into ``out``
+        (:meth:`_observed_arrays`). Returns (StepResult, whether ``out`` was written).
+        """
+        ended = np.empty(len(legal), np.int8)
+        count = self.kernels.step_and_observe(
+            actions, legal, state.records, self.settings, ended, out
+        )
+        if count < 0:
+            check_actions(actions, legal)  # game -1 - count's action is illegal: raises, named
+        return self._end_deals(state, ended, count, auto_reset), not count
 
     # ------------------------------------------------------------------ deal ends
     def _end_deals(self, state, ended, count, auto_reset):
         """The end of the ``count`` deals the step kernel marked in ``ended`` (int8[N]): the
         variant's ``end_deals`` kernel scores them, ends games or deals again, in one call."""
-        n = state.num_games
+        n = len(ended)
         rewards = np.zeros((n, self.num_players), np.float32)
         terminated = np.zeros(n, bool)
         truncated = np.zeros(n, bool)
@@ -613,18 +656,6 @@ class BatchedGame(Generic[RulesT, StateT, SummaryT]):
         ``kernels.step`` of the variant."""
         ended = np.empty(len(action), np.int8)
         return ended, self.kernels.step(action, state.records, self.settings, ended)
-
-    def _apply_observe(
-        self, state, action
-    ) -> tuple[np.ndarray, int, np.ndarray | None, np.ndarray | None]:
-        """:meth:`_apply`, then (ended, count, obs, mask) with the legal mask and the
-        observation of every game by its player to act (None, None when a deal ended: the caller
-        then observes), in one kernel call (``kernels.step_and_observe``)."""
-        ended = np.empty(len(action), np.int8)
-        count, mask, obs = self.kernels.step_and_observe(
-            action, state.records, self.settings, ended
-        )
-        return (ended, count, None, None) if count else (ended, count, obs, mask)
 
     def deal_points(self, state, games):
         raise NotImplementedError

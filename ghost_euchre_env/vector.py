@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import dealing, variants
-from .core import EVERY_GAME, check_actions, check_int
+from .core import EVERY_GAME, check_int
 
 
 class VectorEnv:
@@ -62,9 +62,10 @@ class VectorEnv:
         ``last_result.deals`` summarises each deal that ended this step. An
         illegal or out-of-range action raises ValueError and changes nothing.
         """
-        state = self.state
-        actions = check_actions(actions, self.mask)  # the mask is empty in a game that is over
-        result, obs, self.mask, player = self.game._step_observe_live(state, actions)
+        # the actions are checked against the mask (empty in a game that is over) in the step
+        result, obs, self.mask, player = self.game._step_observe_live(
+            self.state, actions, self.mask
+        )
         done = result.terminated | result.truncated
         self.last_result = result
         self.truncated = result.truncated

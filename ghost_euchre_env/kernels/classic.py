@@ -13,11 +13,12 @@ against seats 1 & 3.
   (pass, order up, name trump; stick the dealer), the dealer's discard,
   "Going alone" (and lone defenders), "Play" (the tricks, skipping a seat
   that sits out).
-- :func:`step_and_observe`: a vector step, the step, legal mask and observation in one call.
+- :func:`step_and_observe`: a vector step, the actions' check, the step, legal mask and
+  observation in one call; :func:`observe_every`: the legal mask and observation alone.
 - :func:`end_deals`: the deals that ended in a step: "Score of the deal", "The end"
   (:func:`game_won`), then the next deal or episode; the deal summary.
-- :func:`observe`, :func:`hidden`: the observation of ``OBS_LAYOUT`` and the
-  hidden cards of ``HIDDEN_LAYOUT`` (``ghost_euchre_env/classic.py``).
+- :func:`observe` (:func:`observe_into` an array given), :func:`hidden`: the observation
+  of ``OBS_LAYOUT`` and the hidden cards of ``HIDDEN_LAYOUT`` (``ghost_euchre_env/classic.py``).
 
 The deal's points ("Score of the deal") are :func:`ghost_euchre_env.kernels.scoring.classic_deal_points`.
 """
@@ -40,7 +41,9 @@ from .skeleton import (
     ratio,
     relative,
     unpack_rows,
+    vector_step,
 )
+from .skeleton import observe_every as skeleton_observe_every
 
 NUM_PLAYERS = 4
 NUM_TEAMS = 2
@@ -253,24 +256,18 @@ def step(actions, state, settings, ended):
 
 
 @njit(cache=True)
-def step_and_observe(actions, state, settings, ended):
-    """A vector step in one call: :func:`step`, then, if no deal ended, :func:`legal_mask` and
-    :func:`observe` of every game by its player to act.
+def step_and_observe(actions, legal, state, settings, ended, out):
+    """The vector API's step in one call: :func:`~.skeleton.vector_step` (the actions checked
+    against ``legal``, :func:`step`, then every game observed into ``out`` = (mask, obs,
+    player) if no deal ended) with this variant's kernels."""
+    return vector_step(actions, legal, state, settings, ended, out, step, legal_bits, observe_into)
 
-    Returns (deals ended, mask bool[N, 31], obs float32[N, 464]); when a deal ended, mask
-    and obs have no rows (the caller ends the deals, deals again, then observes).
-    """
-    count = step(actions, state, settings, ended)
-    if count:
-        return count, np.zeros((0, NUM_ACTIONS), np.bool_), np.zeros((0, OBS_SIZE), np.float32)
-    seats = np.empty(len(state), np.int64)
-    for g in range(len(state)):
-        seats[g] = state[g].player
-    return (
-        count,
-        legal_mask(state, settings),
-        observe(np.empty(0, np.int64), seats, state, settings),
-    )
+
+@njit(cache=True)
+def observe_every(state, settings, out):
+    """:func:`~.skeleton.observe_every` with this variant's kernels: every game's legal mask,
+    observation by its player to act and that player, into ``out`` = (mask, obs, player)."""
+    skeleton_observe_every(state, settings, legal_bits, observe_into, out)
 
 
 @njit(cache=True, inline="always")
@@ -347,8 +344,15 @@ def observe(games, seats, state, settings):
     trick, the calls, the alone choices, trump. state, settings: the engine's records and
     settings.
     """
+    obs = np.empty((len(seats), OBS_SIZE), np.float32)
+    observe_into(games, seats, state, settings, obs)
+    return obs
+
+
+@njit(cache=True)
+def observe_into(games, seats, state, settings, obs):
+    """:func:`observe` into ``obs`` (float32[M, 464]), every cell written once."""
     rules = settings[0]
-    obs = np.empty((len(seats), OBS_SIZE), np.float32)  # every cell is written below, once
     blocks = np.empty(O_DEALER // 24, np.int64)  # the card masks of the 16 card blocks
     for i in range(len(seats)):
         g = games[i] if len(games) else i
@@ -397,7 +401,6 @@ def observe(games, seats, state, settings):
         obs[i, O_SCORES] = ratio(s.scores[team], rules.target_score)
         obs[i, O_SCORES + 1] = ratio(s.scores[1 - team], rules.target_score)
         obs[i, O_PROGRESS] = ratio(s.deal_number, rules.max_deals)
-    return obs
 
 
 @njit(cache=True)

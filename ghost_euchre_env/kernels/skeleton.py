@@ -19,6 +19,8 @@ held), seats int8 (-1 none).
   kernel calls them once per ended deal, between its scoring and its dealing.
 - Legal masks: :func:`unpack_rows` turns the bit sets of ``legal_bits`` into
   bool rows; :func:`first_illegal` checks a batch of actions against them;
+  :func:`vector_step` (inlined into a variant's ``step_and_observe``) checks, steps and
+  observes for the vector API in one call, :func:`observe_every` observes every game;
   :func:`draw_set_bits` and :func:`draw_legal` draw a legal action per row
   (the random policy's draw).
 - Observations: :func:`put_bits` writes a card mask as 24 0/1 floats
@@ -211,12 +213,18 @@ def deal_rewards(rewards, points, over, rules, scores):
 @njit(cache=True)
 def unpack_rows(bits, width):
     """bool[N, width]: bit a of ``bits[g]`` (unsigned ints[N]) as row g."""
-    out = np.zeros((len(bits), width), np.bool_)
+    out = np.empty((len(bits), width), np.bool_)
+    unpack_into(bits, out)
+    return out
+
+
+@njit(cache=True, inline="always")
+def unpack_into(bits, out):
+    """:func:`unpack_rows` into ``out`` (bool[N, width]), every cell written."""
     for g in range(len(bits)):
         value = np.uint64(bits[g])
-        for a in range(width):
+        for a in range(out.shape[1]):
             out[g, a] = (value >> np.uint64(a)) & np.uint64(1)
-    return out
 
 
 @njit(cache=True)
@@ -294,6 +302,36 @@ def first_over(player):
         if player[g] < 0:
             return g
     return -1
+
+
+@njit(cache=True, inline="always")
+def observe_every(state, settings, legal_bits, observe_into, out):
+    """Every game's legal mask, its player to act and its observation by that player, written
+    into ``out`` = (mask bool[N, A], obs float32[N, D], player int64[N]); legal_bits,
+    observe_into: the variant's kernels (``observe_into(games, seats, state, settings, obs)``)."""
+    mask, obs, player = out
+    for g in range(len(state)):
+        player[g] = state[g].player
+    unpack_into(legal_bits(state, settings), mask)
+    observe_into(np.empty(0, np.int64), player, state, settings, obs)
+
+
+@njit(cache=True, inline="always")
+def vector_step(actions, legal, state, settings, ended, out, step, legal_bits, observe_into):
+    """The vector API's step in one call: the actions (int64[N]) checked against ``legal``
+    (bool[N, A]), the step, then, if no deal ended, :func:`observe_every` into ``out``.
+
+    Returns how many deals ended (the caller ends them, then observes), or ``-1 - g`` when
+    game g's action is the first that is illegal (then nothing is changed). step, legal_bits,
+    observe_into: the variant's kernels.
+    """
+    game = first_illegal(actions, legal)
+    if game >= 0:
+        return -1 - game
+    count = step(actions, state, settings, ended)
+    if not count:
+        observe_every(state, settings, legal_bits, observe_into, out)
+    return count
 
 
 @njit(cache=True, inline="always")
