@@ -23,7 +23,6 @@ from ghost_euchre.agents.specs import HUMAN_SEAT, split_spec, uses_human
 from ghost_euchre.plumbing.files import check_writable
 from ghost_euchre_env import variants
 
-VARIANTS = variants.available()  # config.variant: a name of ghost_euchre_env.variants
 DISTILL_PHASES = ("auction", "play", "all")  # the decisions distillation samples (distill_phase)
 CRITICS = ("shared", "oracle", "solver")  # what PPO's value estimate sees (critic)
 # configs by name: the package's folder (a clone's top-level configs/ is a link to it)
@@ -221,7 +220,8 @@ class TrainConfig:
             if not ok:
                 raise ValueError(f"{name} must be {expected}, got {getattr(self, name)!r}")
 
-        check("variant", self.variant in VARIANTS, "'ghost' or 'classic'")
+        names = variants.available()  # config.variant: a name of ghost_euchre_env.variants
+        check("variant", self.variant in names, one_of(names))
         check("episode", self.episode in ("game", "deal"), "'game' or 'deal'")
         check("learn", self.learn in LEARN_MODES, "'all', 'auction' or 'play'")
         check("reward", self.reward in ("margin", "points", "win"), "'margin', 'points' or 'win'")
@@ -270,7 +270,8 @@ class TrainConfig:
             "opponent_seats", self.opponent_seats in ("any", "other_team"), "'any' or 'other_team'"
         )
         if self.opponent_seats == "other_team" and not variants.make(self.variant).has_partners:
-            raise ValueError("opponent_seats='other_team' needs variant='classic' (teams)")
+            teams = [name for name in names if variants.make(name).has_partners]
+            raise ValueError(f"opponent_seats='other_team' needs variant={one_of(teams)} (teams)")
         check("heuristic_share", 0 <= self.heuristic_share <= 1, "in [0, 1]")
         check("gamma", 0 <= self.gamma <= 1, "in [0, 1]")
         check("gae_lambda", 0 <= self.gae_lambda <= 1, "in [0, 1]")
@@ -373,6 +374,12 @@ class TrainConfig:
 
 
 POOL = "pool"  # the opponents' entry for the snapshots of the network
+
+
+def one_of(names):
+    """The quoted names as a message lists the choices: "'a'", "'a' or 'b'", "'a', 'b' or 'c'"."""
+    quoted = [repr(name) for name in names]
+    return " or ".join([", ".join(quoted[:-1]), quoted[-1]] if len(quoted) > 1 else quoted)
 
 
 def _check_spec(name, spec):
