@@ -27,12 +27,19 @@ from ghost_euchre.trainer.config import (
     init_from_file,
     make_config,
     read_yaml,
+    specs_read_once,
     yaml_problem,
 )
 
 
 def parse_args(argv=None):
-    """-> (TrainConfig, resume path or None, config file stem for the run name)."""
+    """-> (TrainConfig, resume path or None, config file stem for the run name); each spec of the
+    configs it checks is read once (:func:`ghost_euchre.trainer.config.specs_read_once`)."""
+    with specs_read_once():
+        return _parse_args(argv)
+
+
+def _parse_args(argv):
     others = sorted(f[:-5] for f in os.listdir(CONFIG_DIR) if f.endswith(".yaml"))
     others.remove("default")
     parser = OneLineParser(

@@ -7,6 +7,8 @@ imports neither torch nor the trainer, so a bad command line fails fast.
 """
 
 import ast
+import contextlib
+import contextvars
 import dataclasses
 import itertools
 import math
@@ -19,7 +21,7 @@ import yaml
 
 from ghost_euchre.agents.composite import LEARN_MODES
 from ghost_euchre.agents.pretrained import network_path
-from ghost_euchre.agents.specs import HUMAN_SEAT, split_spec, uses_human
+from ghost_euchre.agents.specs import HUMAN_SEAT, spec_tree, split_spec, uses_human
 from ghost_euchre.plumbing.files import check_writable
 from ghost_euchre_env import variants
 
@@ -384,13 +386,43 @@ def one_of(names):
 
 def _check_spec(name, spec):
     """ValueError naming the field unless ``spec`` is written as a policy spec (built when the run starts)
-    of bots only (``human`` is refused: nobody sits at a terminal during training)."""
+    of bots only (``human`` is refused: nobody sits at a terminal during training); the spec is read
+    once (:func:`read_spec`)."""
     try:
-        split_spec(spec)
+        tree = read_spec(spec)
     except ValueError as error:
         raise ValueError(f"{name}: {error}") from None
-    if uses_human(spec):  # it would wait for keyboard input mid-run
+    if uses_human(tree):  # it would wait for keyboard input mid-run
         raise ValueError(f"{name}: {spec!r} cannot play in training: {HUMAN_SEAT}")
+
+
+_READ: contextvars.ContextVar[dict | None] = contextvars.ContextVar(
+    "train_config_specs_read", default=None
+)  # {spec string: its tree} within specs_read_once
+
+
+@contextlib.contextmanager
+def specs_read_once():
+    """Within it, a spec string is read into its :class:`ghost_euchre.agents.specs.SpecTree` once
+    (:func:`read_spec`), however many configs check it: the train command makes three of one
+    command line (the defaults its ``--help`` shows, the config file's, the file's with the
+    command line's values), ``exploit`` checks its SPEC, then the config that plays against it."""
+    token = _READ.set({})
+    try:
+        yield
+    finally:
+        _READ.reset(token)
+
+
+def read_spec(spec):
+    """The :class:`ghost_euchre.agents.specs.SpecTree` of ``spec`` (a spec string), read once within
+    :func:`specs_read_once`; the ValueError of :func:`ghost_euchre.agents.specs.spec_tree`."""
+    read = _READ.get()
+    if read is None or not isinstance(spec, str):
+        return spec_tree(spec)
+    if spec not in read:
+        read[spec] = spec_tree(spec)
+    return read[spec]
 
 
 # ----------------------------------------------------------------------------- config loading
