@@ -21,10 +21,10 @@ it); :func:`options_table` writes it as the Markdown table of the documentation'
 Spec strings (``"heuristic"``, ``"ppo:ghost"``...) are read by the module that reads them:
 the entry point ``specs`` of the group ``ghost_euchre_env.policies`` (:data:`SPEC_READERS`),
 which the ghost-euchre distribution declares as ``ghost_euchre.agents.specs`` (its
-``spec_tree``, ``SpecTree``, ``written``, ``uses_human`` and ``make_policy``: a spec string is
-read once into a tree, checked and built from it), found in the installed distributions' metadata or, in a
-clone run with ``PYTHONPATH=.`` before any install, in the ``pyproject.toml`` beside this
-package (:func:`spec_reader`). This package imports nothing above it; without a reader a spec
+``spec_tree``, ``SpecTree``, ``written``, ``uses_human`` and ``make_policy``: a door reads a
+spec string once into a tree, checks it and builds from it), found in the installed
+distributions' metadata or, in a clone run with ``PYTHONPATH=.`` before any install, in the
+``pyproject.toml`` beside this package (:func:`spec_reader`). This package imports nothing above it; without a reader a spec
 string is one line saying why, and a policy object plays as it is.
 """
 
@@ -324,11 +324,11 @@ SPEC_READERS = "ghost_euchre_env.policies"  # the entry-point group of the spec 
 
 @functools.cache
 def spec_reader():
-    """The module that reads spec strings (``make_policy(spec, game, seed)`` and
-    ``uses_human(spec)``), loaded once: the entry point ``specs`` of :data:`SPEC_READERS` that an
-    installed distribution declares, else the one the ``pyproject.toml`` beside this package
-    declares (a clone run with ``PYTHONPATH=.`` before any install). ValueError (one line
-    saying why) when neither does."""
+    """The module that reads spec strings (``spec_tree(spec)``, ``uses_human(tree)``,
+    ``make_policy(tree, game, seed)``...), loaded once: the entry point ``specs`` of
+    :data:`SPEC_READERS` that an installed distribution declares, else the one the
+    ``pyproject.toml`` beside this package declares (a clone run with ``PYTHONPATH=.`` before any
+    install). ValueError (one line saying why) when neither does."""
     found = importlib.metadata.entry_points(group=SPEC_READERS, name="specs")
     if found:
         return next(iter(found)).load()
