@@ -18,9 +18,7 @@ import numpy as np
 
 from ghost_euchre_env import dealing, solver, variants
 from ghost_euchre_env.cards import SUIT_SYMBOLS
-from ghost_euchre_env.classic import ClassicDealSummary
-from ghost_euchre_env.core import trick_taker
-from ghost_euchre_env.ghost import GhostDealSummary
+from ghost_euchre_env.core import DealSummary, trick_taker
 
 from ..analysis import solve_decision
 from ..match import make_game
@@ -103,7 +101,7 @@ class Table:
         deal = int(s.deal_number[0])
         self.shows.before_move(s, action)
         result = self.game.step(s, np.array([action]))
-        deals = typing.cast("GhostDealSummary | ClassicDealSummary", result.deals)
+        deals = typing.cast("DealSummary", result.deals)  # a variant's, with its own fields
         self.moves.append(
             {
                 "step": len(self.moves) + 1,
