@@ -406,7 +406,11 @@ def specs_read_once():
     """Within it, a spec string is read into its :class:`ghost_euchre.agents.specs.SpecTree` once
     (:func:`read_spec`), however many configs check it: the train command makes three of one
     command line (the defaults its ``--help`` shows, the config file's, the file's with the
-    command line's values), ``exploit`` checks its SPEC, then the config that plays against it."""
+    command line's values), ``exploit`` checks its SPEC, then the config that plays against it;
+    the run builds its bots from the same trees. Nested, it reads into the outer one's trees."""
+    if _READ.get() is not None:
+        yield
+        return
     token = _READ.set({})
     try:
         yield
