@@ -79,6 +79,18 @@ def test_the_train_commands_config_check_reads_each_spec_once(parses, tmp_path):
     assert parses == {"random": 3, "heuristic": 2, "pimc:samples=2,rollout=random": 1}
 
 
+def test_a_train_run_reads_each_spec_once(parses, tmp_path):
+    """The train command's checks and the run's bots (card play, bidding, the warm-up's heuristic,
+    the opponents) come from one tree a spec."""
+    tiny = ["--num_envs", "16", "--num_steps", "8", "--minibatch_size", "32", "--hidden_sizes"]
+    tiny += ["[32]", "--pool_size", "1", "--eval_every", "0", "--final_eval_games", "0"]
+    tiny += ["--eval_games", "0", "--checkpoint_every", "0", "--progress", "false"]
+    opponents = '{"pimc:samples=2,rollout=random": 1, "pool": 1}'
+    argv = ["--runs_dir", str(tmp_path), "--total_steps", "256", "--opponents", opponents]
+    train_cli.run([*argv, *tiny, "--bidding_warmup_steps", "256", "--torch_threads", "1"])
+    assert parses == {"heuristic": 1, "pimc:samples=2,rollout=random": 1, "random": 1}
+
+
 def test_exploit_reads_its_spec_once_for_its_checks_and_its_config(parses, tmp_path):
     args = exploit.parse_args(["pimc:samples=2", "--runs-dir", str(tmp_path), "--quiet"])
     with specs_read_once():  # as exploit's run: its checks, then the config against SPEC
