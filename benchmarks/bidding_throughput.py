@@ -25,19 +25,7 @@ import time
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from ghost_euchre.agents import make_policy
-from ghost_euchre_env import (
-    ClassicBiddingVec,
-    ClassicEuchre,
-    ClassicEuchreVec,
-    GhostBiddingVec,
-    GhostEuchre,
-    GhostEuchreVec,
-)
-
-VARIANTS = {  # variant -> (engine, full vector env, auction view)
-    "ghost": (GhostEuchre, GhostEuchreVec, GhostBiddingVec),
-    "classic": (ClassicEuchre, ClassicEuchreVec, ClassicBiddingVec),
-}
+from ghost_euchre_env import variants
 
 
 def deals_per_second(env, policy, seconds, seed):
@@ -55,12 +43,13 @@ def deals_per_second(env, policy, seconds, seed):
 
 def main():
     parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
-    parser.add_argument("--variant", choices=VARIANTS, default="ghost")
+    parser.add_argument("--variant", choices=variants.available(), default="ghost")
     parser.add_argument("--batch", type=int, default=4096)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=3.0, help="time per env and round")
     args = parser.parse_args()
-    engine, full_env, view_env = VARIANTS[args.variant]
+    variant = variants.make(args.variant)  # its engine, full vector env and auction view
+    engine, full_env, view_env = variant.engine, variant.vector_env, variant.bidding_vec
     heuristic = make_policy("heuristic", engine(), seed=0)
     view = view_env(args.batch, heuristic, episode="deal")
     full = full_env(args.batch, episode="deal")

@@ -22,6 +22,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from ghost_euchre.agents import make_policy
 from ghost_euchre.arena.match import make_game
+from ghost_euchre_env import variants
 from ghost_euchre_env.vector import VectorEnv
 
 
@@ -50,7 +51,7 @@ def decisions_per_second(policy, batches, seconds):
 
 def main():
     parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
-    parser.add_argument("--variant", choices=("ghost", "classic"), default="ghost")
+    parser.add_argument("--variant", choices=variants.available(), default="ghost")
     parser.add_argument("--batch", type=int, nargs="+", default=[1, 4096], help="games a call")
     parser.add_argument("--seconds", type=float, default=3.0, help="time per policy")
     args = parser.parse_args()

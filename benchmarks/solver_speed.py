@@ -22,11 +22,7 @@ import time
 
 import numpy as np
 
-from ghost_euchre_env import solver
-from ghost_euchre_env.classic import ClassicEuchre
-from ghost_euchre_env.ghost import GhostEuchre
-
-ENGINES = {"ghost": (GhostEuchre, 2), "classic": (ClassicEuchre, 3)}  # engine, its play phase
+from ghost_euchre_env import solver, variants
 
 
 def first_lead(engine, play_phase, key, rng):
@@ -47,7 +43,8 @@ def timed_solve(engine, state, concept):
 
 
 def run(variant, deals, concept, seed):
-    make, play_phase = ENGINES[variant]
+    descriptor = variants.make(variant)
+    make, play_phase = descriptor.engine, descriptor.play_phase
     engine = make(episode="deal")
     rng = np.random.default_rng(seed)
     solver.solve(engine, first_lead(engine, play_phase, seed, rng), concept=concept)  # compile
@@ -93,7 +90,8 @@ def run(variant, deals, concept, seed):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--deals", type=int, default=200)
-    parser.add_argument("--variant", nargs="+", default=["ghost", "classic"], choices=ENGINES)
+    names = variants.available()
+    parser.add_argument("--variant", nargs="+", default=list(names), choices=names)
     parser.add_argument("--concept", default="relative", choices=solver.CONCEPTS)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)

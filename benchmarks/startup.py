@@ -50,7 +50,7 @@ def main():
     print("import ghost_euchre_env:", _since(begin))
     from ghost_euchre.agents.specs import make_policy
 
-    for name in ("ghost", "classic"):
+    for name in variants.NAMES:
         variant = variants.make(name)
         begin = _now()
         venv = variant.vector_env(1, seed=0)

@@ -35,6 +35,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from ghost_euchre.plumbing.files import write_atomic  # noqa: E402
+from ghost_euchre_env import variants  # noqa: E402
 from ghost_euchre_env.records import check_records, records_from_dict  # noqa: E402
 
 
@@ -142,7 +143,7 @@ def main(argv=None):
         description="Load test of the web page's API: many people playing whole games at once."
     )
     parser.add_argument("--games", type=int, default=50, help="games played at once")
-    parser.add_argument("--variant", choices=("ghost", "classic"), default="ghost")
+    parser.add_argument("--variant", choices=variants.available(), default="ghost")
     parser.add_argument("--episode", choices=("game", "deal"), default="game")
     parser.add_argument("--bots", default="heuristic,heuristic", help="bot specs, comma-separated")
     parser.add_argument("--seed", type=int, default=0, help="game i uses seed + i")

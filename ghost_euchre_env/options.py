@@ -21,9 +21,10 @@ it); :func:`options_table` writes it as the Markdown table of the documentation'
 Spec strings (``"heuristic"``, ``"ppo:ghost"``...) are read by the module that reads them:
 the entry point ``specs`` of the group ``ghost_euchre_env.policies`` (:data:`SPEC_READERS`),
 which the ghost-euchre distribution declares as ``ghost_euchre.agents.specs`` (its
-``make_policy`` and ``uses_human``), found in the installed distributions' metadata or, in a
-clone run with ``PYTHONPATH=.`` before any install, in the ``pyproject.toml`` beside this
-package (:func:`spec_reader`). This package imports nothing above it; without a reader a spec
+``spec_tree``, ``SpecTree``, ``written``, ``uses_human`` and ``make_policy``: a door reads a
+spec string once into a tree, checks it and builds from it), found in the installed
+distributions' metadata or, in a clone run with ``PYTHONPATH=.`` before any install, in the
+``pyproject.toml`` beside this package (:func:`spec_reader`). This package imports nothing above it; without a reader a spec
 string is one line saying why, and a policy object plays as it is.
 """
 
@@ -199,7 +200,7 @@ class EnvOptions:
     illegal_action_penalty: float
     rules: dict
     learner: int = 0  # a seat
-    opponents: Any = None  # as given (see :func:`resolve_opponents`)
+    opponents: Any = None  # as given, spec strings read (see :func:`check_opponents`)
     card_play: Any = DEFAULT_POLICY
     mask_in_observation: bool = False
     autoreset_mode: AutoresetMode = AutoresetMode.NEXT_STEP
@@ -243,8 +244,7 @@ def parse(door: Door, given: dict) -> EnvOptions:
     }
     if "learner" in value:
         parsed["learner"] = seat_of(value["learner"], door.agents, "learner")
-        parsed["opponents"] = value["opponents"]
-        check_opponents(value["opponents"], parsed["learner"], door.agents)
+        parsed["opponents"] = check_opponents(value["opponents"], parsed["learner"], door.agents)
         mask = value["mask_in_observation"]
         if not isinstance(mask, (bool, np.bool_)):
             raise ValueError(f"mask_in_observation must be a bool, got {mask!r}")
@@ -292,16 +292,18 @@ def seat_of(value, agents, what):
 
 
 def check_policy(what, policy, batched=False):
-    """``policy`` if it can play a seat: a spec string, an object with a batched ``act``, or
-    (unless ``batched``) a callable ``(obs, mask) -> action``; never ``human``. ValueError
-    otherwise (a spec string is checked when it is built, by :func:`resolve_policy`)."""
-    if isinstance(policy, str):
-        if _names_human(policy):
+    """``policy`` if it can play a seat: a spec string (returned read, as the spec reader's tree:
+    :func:`read_spec`), a tree read already, an object with a batched ``act``, or (unless
+    ``batched``) a callable ``(obs, mask) -> action``; never ``human``. ValueError otherwise (a
+    spec string that does not parse is returned as it is: :func:`resolve_policy` says why)."""
+    if isinstance(policy, str) or is_spec_tree(policy):
+        tree = read_spec(policy)
+        if tree is not None and spec_reader().uses_human(tree):
             raise ValueError(
-                f"{what} cannot be {policy!r}: human plays at a terminal or on the web page "
-                "(the evaluate command), not inside an env a library steps"
+                f"{what} cannot be {spec_text(policy)!r}: human plays at a terminal or on the web "
+                "page (the evaluate command), not inside an env a library steps"
             )
-        return policy
+        return policy if tree is None else tree
     if getattr(policy, "name", None) == "human":
         raise ValueError(
             f"{what} cannot be a human policy: an env is stepped by a library, not a person"
@@ -322,11 +324,11 @@ SPEC_READERS = "ghost_euchre_env.policies"  # the entry-point group of the spec 
 
 @functools.cache
 def spec_reader():
-    """The module that reads spec strings (``make_policy(spec, game, seed)`` and
-    ``uses_human(spec)``), loaded once: the entry point ``specs`` of :data:`SPEC_READERS` that an
-    installed distribution declares, else the one the ``pyproject.toml`` beside this package
-    declares (a clone run with ``PYTHONPATH=.`` before any install). ValueError (one line
-    saying why) when neither does."""
+    """The module that reads spec strings (``spec_tree(spec)``, ``uses_human(tree)``,
+    ``make_policy(tree, game, seed)``...), loaded once: the entry point ``specs`` of
+    :data:`SPEC_READERS` that an installed distribution declares, else the one the
+    ``pyproject.toml`` beside this package declares (a clone run with ``PYTHONPATH=.`` before any
+    install). ValueError (one line saying why) when neither does."""
     found = importlib.metadata.entry_points(group=SPEC_READERS, name="specs")
     if found:
         return next(iter(found)).load()
@@ -357,35 +359,62 @@ def _declared_in_clone():
     )
 
 
-def _names_human(spec):
-    """Whether the spec string names ``human`` at any depth (the spec reader's ``uses_human``; a
-    spec that does not parse is left to :func:`resolve_policy`'s message)."""
-    specs = spec_reader()
+def read_spec(policy):
+    """The spec reader's tree of a spec string, read once for the human check and the build
+    (:func:`resolve_policy`); a tree read already as it is; None for a string that does not
+    parse (its build says why)."""
+    if not isinstance(policy, str):
+        return policy
     try:
-        return specs.uses_human(spec)
+        return spec_reader().spec_tree(policy)
     except ValueError:
+        return None
+
+
+def is_spec_tree(policy):
+    """Whether ``policy`` is a spec the spec reader read already (its ``SpecTree``)."""
+    if policy is None or isinstance(policy, str) or callable(policy) or hasattr(policy, "act"):
+        return False
+    try:
+        return isinstance(policy, spec_reader().SpecTree)
+    except ValueError:  # no reader: nothing could have read it
         return False
 
 
+def spec_text(policy):
+    """A spec as written: the string, or a tree's (the reader's ``written``); None for a policy
+    object."""
+    if isinstance(policy, str):
+        return policy
+    return spec_reader().written(policy) if is_spec_tree(policy) else None
+
+
 def check_opponents(opponents, learner, agents):
-    """ValueError unless ``opponents`` is None, one policy (see :func:`check_policy`) or a dict
-    from seat or agent name (not the learner's) to one."""
+    """``opponents`` checked: None, one policy (see :func:`check_policy`) or a dict from seat or
+    agent name (not the learner's) to one, each spec string read into its tree once (a string
+    that plays several seats is one tree); ValueError otherwise."""
     if not isinstance(opponents, dict):
-        if opponents is not None:
-            check_policy("opponents", opponents)
-        return
+        return None if opponents is None else check_policy("opponents", opponents)
+    checked, read = {}, {}
     for key, policy in opponents.items():
         seat = seat_of(key, agents, "opponents key")
         if seat == learner:
             raise ValueError(f"opponents names {agents[seat]}, the learner's seat")
-        if policy is not None:
-            check_policy(f"opponent for {agents[seat]}", policy)
+        if isinstance(policy, str) and policy in read:
+            checked[key] = read[policy]
+        elif policy is not None:
+            checked[key] = check_policy(f"opponent for {agents[seat]}", policy)
+            if isinstance(policy, str):
+                read[policy] = checked[key]
+        else:
+            checked[key] = None
+    return checked
 
 
 def resolve_policy(policy, rules, engine, seed=None):
-    """A policy object: ``policy`` itself, or the spec string built (with ``seed``) for an
-    ``engine`` (the variant's engine class) with ``rules``."""
-    if isinstance(policy, str):
+    """A policy object: ``policy`` itself, or the spec (a string or its tree) built (with
+    ``seed``) for an ``engine`` (the variant's engine class) with ``rules``."""
+    if isinstance(policy, str) or is_spec_tree(policy):
         return spec_reader().make_policy(policy, engine(**rules), seed=seed)
     return policy
 
@@ -401,12 +430,13 @@ def resolve_opponents(options: EnvOptions, agents, engine, default=None) -> dict
         chosen = {seat: named.get(seat, default) for seat in others}
     else:
         chosen = dict.fromkeys(others, opponents)
-    built: dict[Any, Any] = {}  # one policy object per spec string
+    built: dict[Any, Any] = {}  # one policy object per spec as written
     for seat, policy in chosen.items():
-        if isinstance(policy, str):
-            if policy not in built:
-                built[policy] = resolve_policy(policy, options.rules, engine, options.policy_seed)
-            chosen[seat] = built[policy]
+        text = spec_text(policy)
+        if text is not None:
+            if text not in built:
+                built[text] = resolve_policy(policy, options.rules, engine, options.policy_seed)
+            chosen[seat] = built[text]
     return chosen
 
 

@@ -40,7 +40,8 @@ SCHEMA = "ghost-euchre-records-v1"
 
 
 def make_game(variant="ghost", episode="game", rules=None):
-    """The engine of ``variant`` ("ghost", "classic" or a Variant) with ``episode`` and rules options (dict or None)."""
+    """The engine of ``variant`` (a name of :mod:`ghost_euchre_env.variants`, or a Variant) with
+    ``episode`` and rules options (dict or None)."""
     return variants.make(variant).make_game(episode, rules=rules)
 
 
@@ -57,7 +58,7 @@ class RecordError(ValueError):
 class GameRecord:
     """One game, replayable through the engine alone.
 
-    variant: "ghost" or "classic"; episode: "game" or "deal"; rules: the
+    variant: a name of :mod:`ghost_euchre_env.variants`; episode: "game" or "deal"; rules: the
     engine's rules options (dict); key: the dealing stream key (int, 0 <= key <
     2**64); actions: bytes, one action id per decision in order; names: the
     players' names by seat (display only); final_scores: the engine's scores

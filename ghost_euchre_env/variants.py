@@ -442,3 +442,19 @@ def of(game) -> Variant[Any]:
             return variant
     engines = " or ".join(v.engine.__name__ for v in _REGISTRY.values())
     raise TypeError(f"no variant plays a {type(game).__name__}; expected a {engines}")
+
+
+def by_name(*modules, part):
+    """A per-variant table of a layer above the engine: {module.VARIANT: module.<part>} of that
+    layer's per-variant modules (each declares ``VARIANT``, its variant's name), so that no code
+    outside those modules names a variant."""
+    return {module.VARIANT: getattr(module, part) for module in modules}
+
+
+def own(table, variant, what):
+    """``table[name]`` of a per-variant table (:func:`by_name`) for ``variant`` (a name or a
+    :class:`Variant`); ValueError naming the variant and ``what`` it lacks when it has none."""
+    name = make(variant).name
+    if name not in table:
+        raise ValueError(f"the variant {name!r} has no {what}; variants with one: {list(table)}")
+    return table[name]

@@ -3,6 +3,7 @@
 import collections
 import re
 
+import gymnasium
 import pytest
 
 from ghost_euchre.agents import specs
@@ -10,6 +11,9 @@ from ghost_euchre.agents.pimc import PIMCPolicy
 from ghost_euchre.agents.search import SearchPolicy
 from ghost_euchre.agents.specs import SpecTree, make_policy, spec_text, spec_tree, uses_human
 from ghost_euchre.arena.cli import main
+from ghost_euchre.trainer import cli as train_cli
+from ghost_euchre.trainer import exploit
+from ghost_euchre.trainer.config import specs_read_once
 from ghost_euchre_env import GhostEuchre, ghost_bidding_v0, options
 
 EXPECTED = specs.EXPECTED
@@ -59,6 +63,71 @@ def test_a_command_reads_each_spec_once(argv, read, parses, tmp_path, capsys):
     value, --card-play) is read once, for everything the command does with it."""
     db = ["--db", str(tmp_path / "league.sqlite")] if argv[0] == "--league" else []
     assert main([*argv, *db]) == 0, capsys.readouterr().err
+    assert parses == read
+
+
+def test_the_train_commands_config_check_reads_each_spec_once(parses, tmp_path):
+    """The train command checks three configs of one command line (the defaults its --help
+    shows, the config file's, the file's with the command line's values): each spec string is
+    read once for all of them, the human check included."""
+    opponents = '{"pimc:samples=2,rollout=random": 1, "composite[random | heuristic]": 2}'
+    argv = ["--opponents", opponents, "--card_play", "random", "--runs_dir", str(tmp_path)]
+    config, _, _ = train_cli.parse_args(argv)
+    assert config.card_play == "random" and len(config.opponents) == 2
+    # card_play and bidding ('heuristic', the default) once; an option value that is a spec and
+    # a composite's parts are places of their own, read once each
+    assert parses == {"random": 3, "heuristic": 2, "pimc:samples=2,rollout=random": 1}
+
+
+def test_a_train_run_reads_each_spec_once(parses, tmp_path):
+    """The train command's checks and the run's bots (card play, bidding, the warm-up's heuristic,
+    the opponents) come from one tree a spec."""
+    tiny = ["--num_envs", "16", "--num_steps", "8", "--minibatch_size", "32", "--hidden_sizes"]
+    tiny += ["[32]", "--pool_size", "1", "--eval_every", "0", "--final_eval_games", "0"]
+    tiny += ["--eval_games", "0", "--checkpoint_every", "0", "--progress", "false"]
+    opponents = '{"pimc:samples=2,rollout=random": 1, "pool": 1}'
+    argv = ["--runs_dir", str(tmp_path), "--total_steps", "256", "--opponents", opponents]
+    train_cli.run([*argv, *tiny, "--bidding_warmup_steps", "256", "--torch_threads", "1"])
+    assert parses == {"heuristic": 1, "pimc:samples=2,rollout=random": 1, "random": 1}
+
+
+def test_exploit_reads_its_spec_once_for_its_checks_and_its_config(parses, tmp_path):
+    args = exploit.parse_args(["pimc:samples=2", "--runs-dir", str(tmp_path), "--quiet"])
+    with specs_read_once():  # as exploit's run: its checks, then the config against SPEC
+        rules, init = exploit.check_args(args)
+        config = exploit.train_config(args, rules, init, "name")
+    assert config.opponents == {"pimc:samples=2": 1.0}
+    assert parses == {"pimc:samples=2": 1, "heuristic": 1}  # heuristic: card_play and bidding
+
+
+@pytest.mark.parametrize(
+    ("make", "read"),
+    [
+        (
+            lambda spec: gymnasium.make(
+                "GhostEuchre-v0", opponents={"player_1": spec, "player_2": spec}
+            ),
+            {"pimc:samples=2,rollout=random": 1, "random": 1},
+        ),
+        (
+            lambda spec: gymnasium.make_vec(
+                "GhostEuchreBidding-v0",
+                2,
+                opponents=spec,
+                card_play="composite[random | heuristic]",
+            ),
+            {"pimc:samples=2,rollout=random": 1, "random": 2, "heuristic": 1},
+        ),
+    ],
+    ids=["single", "auction-vector"],
+)
+def test_a_door_reads_an_opponent_spec_once(make, read, parses):
+    """A door reads a spec string once: its human check and the policy it builds (one policy for
+    the seats the same string plays) come from one tree; the auction vector env hands its card
+    play to the auction view it steps read already."""
+    env = make("pimc:samples=2,rollout=random")
+    env.reset(seed=0)
+    env.close()
     assert parses == read
 
 

@@ -101,7 +101,12 @@ class Suite:
         return [s for s in self.sections[variant] if robustness or s.kind != "robustness"]
 
 
-def _v1(network, three_way):
+def _v1(variant):
+    """v1's sections of ``variant`` (a descriptor with a shipped network): the network is the
+    first it ships (its own, ``ppo:NAME``); a variant whose seats score alone (Ghost Hand) plays
+    600 games against it and meets it beside ``pimc`` too (``field/three-way``), a team game 400."""
+    network = f"ppo:{variant.networks[0].name}"
+    three_way = not variant.has_partners
     return (
         Section("field/heuristics", "match", ("heuristic", "heuristic"), 1200, 0),
         Section("field/pimc", "match", ("pimc", "pimc"), 240, 1),
@@ -115,7 +120,8 @@ def _v1(network, three_way):
     )
 
 
-V1 = Suite("v1", 55000, {"ghost": _v1("ppo:ghost", True), "classic": _v1("ppo:classic", False)})
+V1 = Suite("v1", 55000, {name: _v1(variants.make(name)) for name in variants.NAMES})
+"""The first suite: its sections of each shipped variant, from what the variant declares."""
 SUITES = {"v1": V1}
 """The released suites by name: never edited once released (a change is a new name)."""
 ADDED = {"v1": ("card-play",)}

@@ -27,12 +27,19 @@ from ghost_euchre.trainer.config import (
     init_from_file,
     make_config,
     read_yaml,
+    specs_read_once,
     yaml_problem,
 )
 
 
 def parse_args(argv=None):
-    """-> (TrainConfig, resume path or None, config file stem for the run name)."""
+    """-> (TrainConfig, resume path or None, config file stem for the run name); each spec of the
+    configs it checks is read once (:func:`ghost_euchre.trainer.config.specs_read_once`)."""
+    with specs_read_once():
+        return _parse_args(argv)
+
+
+def _parse_args(argv):
     others = sorted(f[:-5] for f in os.listdir(CONFIG_DIR) if f.endswith(".yaml"))
     others.remove("default")
     parser = OneLineParser(
@@ -161,12 +168,13 @@ def run(argv=None):
     """Train as the command line ``argv`` says (one process, or one rank of a torchrun job); returns the
     run's folder."""
     wait_passively()
-    config, resume, stem = parse_args(argv)
-    from ghost_euchre.trainer.loop import (
-        train,  # torch and the trainer, once the command line is checked
-    )
+    with specs_read_once():  # the config's checks and the run's bots: one read of each spec
+        config, resume, stem = parse_args(argv)
+        from ghost_euchre.trainer.loop import (
+            train,  # torch and the trainer, once the command line is checked
+        )
 
-    return train(config, resume, stem)
+        return train(config, resume, stem)
 
 
 def main(argv=None):
@@ -191,6 +199,11 @@ def main(argv=None):
 
 
 def _main(argv):
+    with specs_read_once():  # the config's checks and the run's bots: one read of each spec
+        return _checked_and_trained(argv)
+
+
+def _checked_and_trained(argv):
     wait_passively()
     config, resume, stem = parse_args(argv)
     from ghost_euchre.trainer.failures import TrainingStopped

@@ -7,6 +7,8 @@ imports neither torch nor the trainer, so a bad command line fails fast.
 """
 
 import ast
+import contextlib
+import contextvars
 import dataclasses
 import itertools
 import math
@@ -19,11 +21,10 @@ import yaml
 
 from ghost_euchre.agents.composite import LEARN_MODES
 from ghost_euchre.agents.pretrained import network_path
-from ghost_euchre.agents.specs import HUMAN_SEAT, split_spec, uses_human
+from ghost_euchre.agents.specs import HUMAN_SEAT, spec_tree, split_spec, uses_human
 from ghost_euchre.plumbing.files import check_writable
 from ghost_euchre_env import variants
 
-VARIANTS = variants.available()  # config.variant: a name of ghost_euchre_env.variants
 DISTILL_PHASES = ("auction", "play", "all")  # the decisions distillation samples (distill_phase)
 CRITICS = ("shared", "oracle", "solver")  # what PPO's value estimate sees (critic)
 # configs by name: the package's folder (a clone's top-level configs/ is a link to it)
@@ -221,7 +222,8 @@ class TrainConfig:
             if not ok:
                 raise ValueError(f"{name} must be {expected}, got {getattr(self, name)!r}")
 
-        check("variant", self.variant in VARIANTS, "'ghost' or 'classic'")
+        names = variants.available()  # config.variant: a name of ghost_euchre_env.variants
+        check("variant", self.variant in names, one_of(names))
         check("episode", self.episode in ("game", "deal"), "'game' or 'deal'")
         check("learn", self.learn in LEARN_MODES, "'all', 'auction' or 'play'")
         check("reward", self.reward in ("margin", "points", "win"), "'margin', 'points' or 'win'")
@@ -270,7 +272,8 @@ class TrainConfig:
             "opponent_seats", self.opponent_seats in ("any", "other_team"), "'any' or 'other_team'"
         )
         if self.opponent_seats == "other_team" and not variants.make(self.variant).has_partners:
-            raise ValueError("opponent_seats='other_team' needs variant='classic' (teams)")
+            teams = [name for name in names if variants.make(name).has_partners]
+            raise ValueError(f"opponent_seats='other_team' needs variant={one_of(teams)} (teams)")
         check("heuristic_share", 0 <= self.heuristic_share <= 1, "in [0, 1]")
         check("gamma", 0 <= self.gamma <= 1, "in [0, 1]")
         check("gae_lambda", 0 <= self.gae_lambda <= 1, "in [0, 1]")
@@ -375,15 +378,55 @@ class TrainConfig:
 POOL = "pool"  # the opponents' entry for the snapshots of the network
 
 
+def one_of(names):
+    """The quoted names as a message lists the choices: "'a'", "'a' or 'b'", "'a', 'b' or 'c'"."""
+    quoted = [repr(name) for name in names]
+    return " or ".join([", ".join(quoted[:-1]), quoted[-1]] if len(quoted) > 1 else quoted)
+
+
 def _check_spec(name, spec):
     """ValueError naming the field unless ``spec`` is written as a policy spec (built when the run starts)
-    of bots only (``human`` is refused: nobody sits at a terminal during training)."""
+    of bots only (``human`` is refused: nobody sits at a terminal during training); the spec is read
+    once (:func:`read_spec`)."""
     try:
-        split_spec(spec)
+        tree = read_spec(spec)
     except ValueError as error:
         raise ValueError(f"{name}: {error}") from None
-    if uses_human(spec):  # it would wait for keyboard input mid-run
+    if uses_human(tree):  # it would wait for keyboard input mid-run
         raise ValueError(f"{name}: {spec!r} cannot play in training: {HUMAN_SEAT}")
+
+
+_READ: contextvars.ContextVar[dict | None] = contextvars.ContextVar(
+    "train_config_specs_read", default=None
+)  # {spec string: its tree} within specs_read_once
+
+
+@contextlib.contextmanager
+def specs_read_once():
+    """Within it, a spec string is read into its :class:`ghost_euchre.agents.specs.SpecTree` once
+    (:func:`read_spec`), however many configs check it: the train command makes three of one
+    command line (the defaults its ``--help`` shows, the config file's, the file's with the
+    command line's values), ``exploit`` checks its SPEC, then the config that plays against it;
+    the run builds its bots from the same trees. Nested, it reads into the outer one's trees."""
+    if _READ.get() is not None:
+        yield
+        return
+    token = _READ.set({})
+    try:
+        yield
+    finally:
+        _READ.reset(token)
+
+
+def read_spec(spec):
+    """The :class:`ghost_euchre.agents.specs.SpecTree` of ``spec`` (a spec string), read once within
+    :func:`specs_read_once`; the ValueError of :func:`ghost_euchre.agents.specs.spec_tree`."""
+    read = _READ.get()
+    if read is None or not isinstance(spec, str):
+        return spec_tree(spec)
+    if spec not in read:
+        read[spec] = spec_tree(spec)
+    return read[spec]
 
 
 # ----------------------------------------------------------------------------- config loading

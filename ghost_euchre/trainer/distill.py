@@ -21,6 +21,7 @@ from ghost_euchre.agents import make_policy
 from ghost_euchre.agents.checked import CheckedPolicy, PlugInError, raised
 from ghost_euchre.agents.streams import act_keyed
 from ghost_euchre.arena.regret import action_values, auction_rows
+from ghost_euchre.trainer.config import read_spec
 
 
 def phase_rows(variant, obs, mask, phase):
@@ -40,7 +41,7 @@ def build_teacher(config, engine, seed):
     if not config.distill_decisions or config.distill_teacher == "oracle":
         return None
     try:
-        teacher = make_policy(config.distill_teacher, engine, seed=seed)
+        teacher = make_policy(read_spec(config.distill_teacher), engine, seed=seed)
     except ValueError as error:
         raise ValueError(f"distill_teacher: {error}") from None
     if not config.distill_temperature:

@@ -12,7 +12,7 @@ from ghost_euchre.agents.ppo import PPOPolicy
 from ghost_euchre.arena.bidding import run_bidding_match
 from ghost_euchre.arena.match import run_match
 from ghost_euchre.arena.report import format_rows
-from ghost_euchre.trainer.config import POOL
+from ghost_euchre.trainer.config import POOL, read_spec
 from ghost_euchre_env import variants
 
 
@@ -21,10 +21,10 @@ def network_player(model, game, config, name="ppo"):
     card play, learn='play' with ``bidding`` making its auction."""
     policy = PPOPolicy(game, torch_forward(model), seed=config.eval_seed, name=name)
     if config.learn == "auction":
-        card_play = make_policy(config.card_play, game, seed=config.eval_seed)
+        card_play = make_policy(read_spec(config.card_play), game, seed=config.eval_seed)
         return CompositePolicy(game, policy, card_play, name=name)
     if config.learn == "play":
-        bidding = make_policy(config.bidding, game, seed=config.eval_seed)
+        bidding = make_policy(read_spec(config.bidding), game, seed=config.eval_seed)
         return CompositePolicy(game, bidding, policy, name=name)
     return policy
 

@@ -10,7 +10,7 @@ from ghost_euchre.agents import make_policy
 from ghost_euchre.agents.checked import CheckedPolicy
 from ghost_euchre.agents.forward import probabilities, sampled_actions
 from ghost_euchre.agents.networks import torch_forward
-from ghost_euchre.trainer.config import POOL
+from ghost_euchre.trainer.config import POOL, read_spec
 from ghost_euchre_env import variants
 
 LEARNER = 0
@@ -62,7 +62,7 @@ def build_opponents(config, engine, heuristic, seed):
             policies.append(heuristic)
         else:
             try:
-                policy = make_policy(spec, engine, seed=seed + 2 + k)
+                policy = make_policy(read_spec(spec), engine, seed=seed + 2 + k)
             except ValueError as error:
                 raise ValueError(f"opponents: {error}") from None
             policies.append(CheckedPolicy(policy, f"opponent {spec!r}"))

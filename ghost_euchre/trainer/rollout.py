@@ -15,7 +15,7 @@ from ghost_euchre.trainer.opponents import (
     partner_role,
     warmup_role,
 )
-from ghost_euchre.trainer.stats import DEAL_STATS, margins
+from ghost_euchre.trainer.stats import deal_stats, margins
 
 
 def before_card_play(run, obs):
@@ -112,16 +112,16 @@ class RolloutBuffer:
 def collect_rollout(run, buf):
     """Play ``num_steps`` steps of every game: each game's acting seat decides once per step.
 
-    The learner's decisions go to ``buf`` (cleared first). Returns the
-    :class:`DealStats` of the deals that ended and the warm-up lessons: a list of
-    (obs, mask, action) per step of the heuristic's choices in the learner's
+    The learner's decisions go to ``buf`` (cleared first). Returns the deal statistics
+    (:func:`ghost_euchre.trainer.stats.deal_stats`) of the deals that ended and the warm-up
+    lessons: a list of (obs, mask, action) per step of the heuristic's choices in the learner's
     auction decisions (empty after the warm-up). learn='all': the heuristic makes
     those decisions and the network imitates them; learn='auction' (the card
     play is already sensible): the network makes them and also imitates the
     heuristic's choice; learn='play': ``bidding`` makes them, no warm-up.
     """
     config, device = run.config, run.device
-    stats = DEAL_STATS[config.variant](kind_names(config), kind_of_role(config))
+    stats = deal_stats(config.variant, kind_names(config), kind_of_role(config))
     lessons = []
     buf.clear()
     game_index = np.arange(run.num_envs)

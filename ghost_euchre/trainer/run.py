@@ -17,7 +17,7 @@ from ghost_euchre.agents.networks import (
     load_model,
     torch_forward,
 )
-from ghost_euchre.trainer.config import TrainConfig, init_from_file
+from ghost_euchre.trainer.config import TrainConfig, init_from_file, read_spec
 from ghost_euchre.trainer.critic import OracleCritic
 from ghost_euchre.trainer.distill import build_teacher
 from ghost_euchre.trainer.opponents import assign_roles, build_opponents
@@ -139,7 +139,8 @@ def setup(config, ranks):
     partner = None
     if config.learn == "auction":
         partner = CheckedPolicy(
-            make_policy(config.card_play, engine, seed=seed + 1), f"card_play {config.card_play!r}"
+            make_policy(read_spec(config.card_play), engine, seed=seed + 1),
+            f"card_play {config.card_play!r}",
         )
         venv = variant.bidding_vec(
             num_envs, partner, None, config.episode, engine_reward, **config.rules
@@ -148,7 +149,8 @@ def setup(config, ranks):
         venv = variant.vector_env(num_envs, None, config.episode, engine_reward, **config.rules)
         if config.learn == "play":
             partner = CheckedPolicy(
-                make_policy(config.bidding, engine, seed=seed + 1), f"bidding {config.bidding!r}"
+                make_policy(read_spec(config.bidding), engine, seed=seed + 1),
+                f"bidding {config.bidding!r}",
             )
     game = venv.game
     model = build_model(config, game)
@@ -175,7 +177,7 @@ def setup(config, ranks):
     heuristic = None  # the warm-up's teacher, and the opponents' 'heuristic'
     heuristic_weight = dict(config.opponent_mix()).get("heuristic", 0)
     if (heuristic_weight > 0 and config.opponent_share > 0) or config.bidding_warmup_steps > 0:
-        heuristic = make_policy("heuristic", engine, seed=seed)
+        heuristic = make_policy(read_spec("heuristic"), engine, seed=seed)
     opponents = build_opponents(config, engine, heuristic, seed)
     teacher = build_teacher(config, engine, seed + 2 + len(opponents))
     keys = stream_keys(config.seed, config.num_envs)[

@@ -16,43 +16,13 @@ import typing
 
 import numpy as np
 
-from ghost_euchre_env import classic, dealing, ghost, solver, variants
-from ghost_euchre_env.cards import CARD_RANK, CARD_SUIT, RANK_LETTERS, SUIT_SYMBOLS
-from ghost_euchre_env.classic import ClassicDealSummary
-from ghost_euchre_env.core import trick_taker
-from ghost_euchre_env.ghost import GhostDealSummary
-from ghost_euchre_env.render import auction_text, bid_name, calls_text, hand_by_suit
+from ghost_euchre_env import dealing, solver, variants
+from ghost_euchre_env.cards import SUIT_SYMBOLS
+from ghost_euchre_env.core import DealSummary, trick_taker
 
 from ..analysis import solve_decision
 from ..match import make_game
-
-# The moves that are not cards, in the order the page shows them as buttons.
-GHOST_BUTTONS = (
-    ghost.PASS,
-    ghost.BID_3,
-    ghost.BID_4,
-    ghost.BID_5,
-    ghost.MOON,
-    ghost.SWAP,
-    *range(ghost.TRUMP_CLUBS, ghost.TRUMP_CLUBS + 4),
-)
-CLASSIC_BUTTONS = (
-    classic.PASS,
-    *range(classic.SUIT_CLUBS, classic.SUIT_CLUBS + 4),
-    classic.GO_ALONE,
-    classic.WITH_PARTNER,
-)
-
-
-def card(card_id):
-    """A card id (0..23) as {"id", "rank": 'J', "suit": '♥', "name": 'J♥'}."""
-    rank, suit = RANK_LETTERS[CARD_RANK[card_id]], SUIT_SYMBOLS[CARD_SUIT[card_id]]
-    return {"id": int(card_id), "rank": rank, "suit": suit, "name": rank + suit}
-
-
-def cards(mask):
-    """A uint32 card mask as a list of :func:`card` dicts, by suit, high ranks first."""
-    return [card(c) for suit in hand_by_suit(mask) for c in suit]
+from .shows import card, cards, seat_or_none, table_shows
 
 
 def solver_marks(seat, values, best):
@@ -71,13 +41,8 @@ def seed_key(seed):
     return int(dealing.stream_keys(seed, 1)[0])
 
 
-def _seat_or_none(seat):
-    seat = int(seat)
-    return None if seat < 0 else seat
-
-
 class Table:
-    """One game of ``variant`` ("ghost" or "classic") stepped one move at a time.
+    """One game of ``variant`` (a name of :mod:`ghost_euchre_env.variants`) stepped one move at a time.
 
     key: the dealing stream key (int, 0 <= key < 2**64; every deal of the game
     is a pure function of it; seed s plays ``dealing.stream_keys(s, 1)[0]`` as
@@ -97,7 +62,7 @@ class Table:
         self.moves = []  # every move: {"step", "deal", "seat", "action", "name", "phase"}
         self.tricks = []  # completed tricks of the deal in progress (see _trick)
         self.deals = []  # one summary per ended deal (see _deal_summary)
-        self.shows = TABLE_SHOWS[self.descriptor.name]()  # what the page shows of this variant
+        self.shows = table_shows(self.descriptor)  # what the page shows of this variant
         self.over = False
         self.truncated = False
 
@@ -105,7 +70,7 @@ class Table:
     @property
     def to_act(self):
         """The seat to act, or None when the game is over."""
-        return _seat_or_none(self.state.player[0])
+        return seat_or_none(self.state.player[0])
 
     def legal(self):
         """The legal action ids of the seat to act (the engine's mask), ascending."""
@@ -136,7 +101,7 @@ class Table:
         deal = int(s.deal_number[0])
         self.shows.before_move(s, action)
         result = self.game.step(s, np.array([action]))
-        deals = typing.cast("GhostDealSummary | ClassicDealSummary", result.deals)
+        deals = typing.cast("DealSummary", result.deals)  # a variant's, with its own fields
         self.moves.append(
             {
                 "step": len(self.moves) + 1,
@@ -264,7 +229,7 @@ class Table:
         to_act = self.to_act
         legal = self.legal() if to_act in visible else []
         hand_cards = [cards(s.hands[0, seat]) if seat in visible else None for seat in self._seats]
-        leader = _seat_or_none(s.leader[0])
+        leader = seat_or_none(s.leader[0])
         view = {
             "variant": self.variant,
             "episode": self.game.episode,
@@ -272,7 +237,7 @@ class Table:
             "step": len(self.moves),
             "deal": int(s.deal_number[0]),
             "phase": self.descriptor.state_phases[int(s.phase[0])],
-            "dealer": _seat_or_none(s.dealer[0]),
+            "dealer": seat_or_none(s.dealer[0]),
             "to_act": to_act,
             "over": self.over,
             "truncated": self.truncated,
@@ -311,111 +276,3 @@ class Table:
     @property
     def _seats(self):
         return range(self.game.num_players)
-
-
-class GhostTableShows:
-    """What the page shows of Ghost Hand beyond what both variants share: the bids, the ghost hand
-    (and what the swapper took from it this deal)."""
-
-    buttons = GHOST_BUTTONS
-
-    def __init__(self):
-        self.taken = None  # the cards the swapper took this deal (uint32 mask)
-
-    def before_move(self, s, action):
-        """Remember the ghost hand a swap takes (the state's ``ghost`` then holds the dead hand)."""
-        if action == ghost.SWAP:
-            self.taken = int(s.ghost[0])
-
-    def new_deal(self):
-        self.taken = None
-
-    def deal(self, summary):
-        """Name the bid and add ``ghost_taken`` to a deal's JSON summary."""
-        summary["bid"] = bid_name(summary["bid"]) if summary["bid"] else None
-        summary["ghost_taken"] = None if self.taken is None else cards(self.taken)
-
-    def view(self, s, view, visible):
-        """Add the scores by seat, each seat's auction and roles, the contract and the ghost hand."""
-        maker, swapper, trump = (_seat_or_none(x[0]) for x in (s.maker, s.swapper, s.trump))
-        auction = int(s.phase[0]) == ghost.AUCTION  # s.maker is then the high bidder so far
-        view["scores"] = [int(x) for x in s.scores[0]]
-        for entry in view["seats"]:
-            seat = entry["seat"]
-            entry["score"] = view["scores"][seat]
-            entry["auction"] = auction_text(s, 0, seat)
-            entry["roles"] = [
-                label
-                for label, who in (
-                    ("dealer", view["dealer"]),
-                    ("high bidder" if auction else "declarer", maker),
-                    ("took the ghost hand", swapper),
-                )
-                if who == seat
-            ]
-        high = int(s.high_bid[0])
-        view["contract"] = (  # the high bid so far during the auction (see "phase")
-            {
-                "maker": maker,
-                "bid": bid_name(high),
-                "trump": None if trump is None else SUIT_SYMBOLS[trump],
-            }
-            if high
-            else None
-        )
-        shown = swapper in visible if swapper is not None else len(visible) == ghost.NUM_PLAYERS
-        view["ghost"] = {
-            "taken_by": swapper,
-            "count": int(s.ghost[0]).bit_count(),
-            "cards": cards(s.ghost[0]) if shown else None,
-            "taken": cards(self.taken)
-            if self.taken is not None and len(visible) == ghost.NUM_PLAYERS
-            else None,
-        }
-
-
-class ClassicTableShows:
-    """What the page shows of classic Euchre beyond what both variants share: teams, calls, the
-    upcard, the dealer's discard and lone hands."""
-
-    buttons = CLASSIC_BUTTONS
-
-    def before_move(self, s, action):
-        del s, action
-
-    def new_deal(self):
-        pass
-
-    def deal(self, summary):
-        """The upcard as a card in a deal's JSON summary."""
-        summary["upcard"] = card(summary["upcard"])
-
-    def view(self, s, view, visible):
-        """Add the scores by team, each seat's calls, alone choice and roles, the upcard, the discard
-        (to the dealer) and the contract."""
-        dealer, maker, trump = view["dealer"], _seat_or_none(s.maker[0]), _seat_or_none(s.trump[0])
-        view["scores"] = [int(x) for x in s.scores[0]]  # by team: seats 0 & 2, seats 1 & 3
-        alone_names = {-1: "", 0: "with partner", 1: "alone"}
-        for entry in view["seats"]:
-            seat = entry["seat"]
-            entry["team"] = int(classic.SEAT_TEAM[seat])
-            entry["score"] = view["scores"][entry["team"]]
-            entry["auction"] = calls_text(s, 0, seat, True)
-            entry["alone"] = alone_names[int(s.alone[0, seat])]
-            entry["roles"] = [
-                label for label, who in (("dealer", dealer), ("maker", maker)) if who == seat
-            ]
-            if not int(s.active[0]) >> seat & 1:
-                entry["roles"].append("sits out")
-        discard = int(s.discard[0])
-        view["upcard"] = card(int(s.upcard[0]))
-        view["discard"] = card(discard) if discard >= 0 and dealer in visible else None
-        view["contract"] = (
-            None
-            if maker is None
-            else {"maker": maker, "trump": None if trump is None else SUIT_SYMBOLS[trump]}
-        )
-
-
-TABLE_SHOWS = {"ghost": GhostTableShows, "classic": ClassicTableShows}
-"""What the page shows of each variant, by the descriptor's name: the one place the table chooses."""
