@@ -877,19 +877,19 @@ class VariantDeclaration(Generic[ActionsT]):
 
 
 @functools.cache
-def settings_dtype(engine):
-    """The dtype of the one record of an engine class's settings that every kernel takes: each
-    rules option in its order (a bool, an int as int64, a str as the int8 index of its value in
+def settings_dtype(rules_type, num_players):
+    """The dtype of the one record of an engine's settings that every kernel takes, for its rules
+    class and its number of seats: each rules option in its order (a bool, an int as int64, a str as the int8 index of its value in
     ``CHOICES``), then ``one_deal`` (episode "deal"), ``reward_is_win`` (reward "win"),
     ``loss_reward``, ``score_column`` (int64[S]: the score column of each seat) and ``checked``
     (:data:`CHECKED`: the compiled playouts refuse a policy's illegal action)."""
     kinds = {bool: np.bool_, int: np.int64, str: np.int8}
     fields = [
-        *((f.name, kinds[f.type]) for f in dataclasses.fields(engine.rules_type)),
+        *((f.name, kinds[f.type]) for f in dataclasses.fields(rules_type)),
         ("one_deal", np.bool_),
         ("reward_is_win", np.bool_),
         ("loss_reward", np.float64),
-        ("score_column", np.int64, (engine.num_players,)),
+        ("score_column", np.int64, (num_players,)),
         ("checked", np.bool_),
     ]
     return np.dtype((np.record, np.dtype(fields, align=True)))
@@ -900,7 +900,7 @@ def settings_record(engine):
     a :func:`settings_dtype` array of one."""
     rules = engine.rules
     options = {f.name: getattr(rules, f.name) for f in dataclasses.fields(rules)}
-    record = np.zeros(1, settings_dtype(type(engine)))
+    record = np.zeros(1, settings_dtype(type(rules), engine.num_players))
     record[0] = (
         *(rules.CHOICES[name].index(v) if isinstance(v, str) else v for name, v in options.items()),
         engine.episode == "deal",

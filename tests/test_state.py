@@ -145,7 +145,7 @@ def test_a_state_field_is_one_declaration():
 
 
 def test_a_rules_option_is_one_declaration_that_the_settings_record_carries():
-    assert settings_dtype(StickyGhost).names == (
+    assert settings_dtype(StickyRules, 3).names == (
         *(f.name for f in dataclasses.fields(StickyRules)),
         "one_deal",
         "reward_is_win",

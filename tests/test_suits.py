@@ -1,6 +1,7 @@
 """Suit symmetry: the renaming tables against the engine itself, and the canonical-suit network."""
 
 import os
+import types
 
 import numpy as np
 import pytest
@@ -12,11 +13,13 @@ from ghost_euchre.agents.networks import (
     ActorCritic,
     CanonicalSuits,
     load_model,
+    mask_logits,
     policy_payload,
-    pool_logits,
+    torch_forward,
 )
 from ghost_euchre.agents.ppo import PPOPolicy
 from ghost_euchre.trainer import cli
+from ghost_euchre.trainer.opponents import act_opponents
 from ghost_euchre_env import ClassicEuchre, ClassicEuchreVec, GhostEuchre, classic, ghost
 from ghost_euchre_env.cards import PARTNER_SUIT, parse_card
 from ghost_euchre_env.suits import COLOUR_KEEPING, card_permutation, permutation_tables
@@ -222,20 +225,31 @@ def test_renamed_positions_look_the_same_and_get_the_renamed_decision(variant, k
 
 @VARIANTS
 @pytest.mark.parametrize("canonical", [False, True], ids=["plain", "canonical"])
-def test_pool_logits_are_each_rows_own_networks(variant, canonical):
-    """The pool's batched decision (suits renamed once, each snapshot on its own rows) gives every row
-    exactly its own network's logits, whichever snapshots are present and in whatever order."""
+def test_each_pool_snapshot_decides_its_own_rows(variant, canonical):
+    """The trainer's pool (each snapshot by its forward pass without torch, on its own rows) gives
+    every row its own network's choice, whichever snapshots are present and in whatever order:
+    greedy, its masked argmax; sampled, a legal action."""
     torch.manual_seed(3)
     obs, mask = positions(9, variant, count=64)
     pool = [
         ActorCritic(obs.shape[1], mask.shape[1], (16,), canonical_suits=canonical) for _ in range(4)
     ]
-    members = np.random.default_rng(0).choice([0, 2, 3], size=len(obs))  # snapshot 1 acts nowhere
-    with torch.no_grad():
-        batched = pool_logits(pool, members, torch.from_numpy(obs))
-        for i, member in enumerate(members):
-            own = pool[member](torch.from_numpy(obs[i : i + 1]))[0][0]
-            torch.testing.assert_close(batched[i], own)
+    roles = np.random.default_rng(0).choice([1, 3, 4], size=len(obs))  # snapshot 1 acts nowhere
+    for sample in (False, True):
+        run = types.SimpleNamespace(
+            config=types.SimpleNamespace(pool_size=4, opponent_sample=sample),
+            pool_players=[torch_forward(network) for network in pool],
+            opponents=[], partner=None, heuristic=None, sample_rng=np.random.default_rng(1),
+        )  # fmt: skip
+        actions = np.full(len(obs), -1, np.int64)
+        act_opponents(actions, roles, obs, mask, run)
+        assert mask[np.arange(len(obs)), actions].all()
+        if not sample:
+            with torch.no_grad():
+                for i, role in enumerate(roles):
+                    logits = pool[role - 1](torch.from_numpy(obs[i : i + 1]))[0]
+                    own = mask_logits(logits, torch.from_numpy(mask[i : i + 1])).argmax(-1)
+                    assert actions[i] == own.item()
 
 
 @VARIANTS
