@@ -401,7 +401,7 @@ def test_config_values_are_read_as_yaml_and_override_the_file(tmp_path):
         (["--config", "missing.yaml"], "does not exist"),
         (
             ["--config", "clasic"],
-            "(configs by name: bidding, classic, classic_bidding, default, expert_iteration, long, ship)",
+            "(configs by name: bidding, classic, classic_bidding, classic_ship, default, expert_iteration, long, ship)",
         ),
         (["--rules", "{jokers: 1}"], "rules: unknown rules option(s) ['jokers']"),
         (["--rules", "{target_score: 0}"], "rules: target_score must be an int >= 1, got 0"),

@@ -231,7 +231,7 @@ def test_config_and_checkpoint_errors_are_one_line(tmp_path, torch_globals, caps
     assert "README.md' is not valid YAML: " in error_of(
         ["--config", os.path.join(ROOT, "README.md")]
     )
-    assert "configs by name: bidding, classic, classic_bidding, default" in error_of(
+    assert "configs by name: bidding, classic, classic_bidding, classic_ship, default" in error_of(
         ["--config", "nosuch"]
     )
     noise = tmp_path / "noise.pt"
