@@ -54,8 +54,8 @@ class TrainConfig:
     """torch threads for rollouts and evaluation: small batches, where more threads mostly wait on each other"""
     update_precision: str = "float32"
     """the PPO update's network passes: 'float32', or 'bfloat16' (torch.autocast: the matrix products in
-    bfloat16, the losses in float32; about twice the update's speed on CPUs with AVX512-BF16 or AMX and on
-    recent GPUs, docs/speed.md). Rollouts and evaluations stay float32"""
+    bfloat16, the losses in float32; a minibatch in 0.54x the time on one thread of an AVX512-BF16 CPU, not
+    yet faster inside a two-thread run: docs/speed.md). Rollouts and evaluations stay float32"""
     device: str = "auto"
     """where the networks run (rollout inference and updates): 'cpu', 'cuda', or 'auto' (cuda when torch sees a
     GPU, else cpu). Under torchrun each rank takes the GPU of its LOCAL_RANK"""
