@@ -368,6 +368,22 @@ def test_the_first_use_compile_figures_are_in_one_place():
     assert "(docs/speed.md, Start-up)" in said and "half a minute" not in said
 
 
+
+def test_the_readme_and_the_training_page_give_the_default_run_one_time_and_one_figure():
+    """The default run's wall time (minutes) and closing win rate are stated on the README (the
+    two commands, the headline table) and on the Training page, the same in each place."""
+    readme = page_text(ROOT / "README.md")
+    training = page_text(ROOT / "docs" / "training.md")
+    (command_minutes,) = re.findall(r"train the default agent \((\d+) minutes", readme)
+    ((figure, headline_minutes),) = re.findall(
+        r"\| the default training run \| \*\*([\d.]+%)\*\* .* in (\d+) minutes", readme
+    )
+    ((page_minutes, page_figure),) = re.findall(
+        r"trains a Ghost Hand agent in (\d+) minutes.*?\*\*([\d.]+%)\*\*", training, re.DOTALL
+    )
+    assert command_minutes == headline_minutes == page_minutes
+    assert figure == page_figure
+
 def test_the_pages_name_every_subcommand_and_every_dependency():
     """The README and Getting started list every subcommand the evaluate command's help names, and
     Getting started's dependencies are the package's own and its extras' (pyproject.toml)."""

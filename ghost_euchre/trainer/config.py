@@ -88,7 +88,7 @@ class TrainConfig:
     """policy spec that makes the learner's auction and trump decisions when learn='play'"""
 
     # opponents: who sits at the other seats
-    opponent_share: float = 0.5
+    opponent_share: float = 1.0
     """chance that a seat is played by an opponent instead of the learner (each game keeps at least one learner
     seat; 1 = that seat alone, every other seat an opponent)"""
     opponents: dict = dataclasses.field(default_factory=dict)
@@ -99,7 +99,7 @@ class TrainConfig:
     opponent_seats: str = "any"
     """'any': each seat drawn as opponent_share says; 'other_team' (classic): the learner's partner is the
     learner, both seats of the other team opponents (a best response to a team of the mix)"""
-    heuristic_share: float = 0.5
+    heuristic_share: float = 1.0
     """with opponents empty: chance that an opponent seat is the heuristic rather than a past snapshot"""
     pool_size: int = 8
     """past snapshots kept as opponents (the oldest is replaced first)"""
@@ -138,9 +138,9 @@ class TrainConfig:
     targets; a teacher that values its actions: the oracle, pimc, search)"""
 
     # PPO
-    total_steps: int = 50_003_968
+    total_steps: int = 38_010_880
     """decisions to play in all (every seat of every game, learner and opponents); rounded up to whole rollouts
-    (num_envs * num_steps decisions), with a line saying so. The default: 1,526 rollouts of 32,768 (50M
+    (num_envs * num_steps decisions), with a line saying so. The default: 1,160 rollouts of 32,768 (38M
     rounded up to whole rollouts)"""
     num_steps: int = 32
     """vector-env steps per rollout; a rollout holds num_envs * num_steps decisions"""
