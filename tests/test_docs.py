@@ -368,7 +368,6 @@ def test_the_first_use_compile_figures_are_in_one_place():
     assert "(docs/speed.md, Start-up)" in said and "half a minute" not in said
 
 
-
 def test_the_readme_and_the_training_page_give_the_default_run_one_time_and_one_figure():
     """The default run's wall time (minutes) and closing win rate are stated on the README (the
     two commands, the headline table) and on the Training page, the same in each place."""
@@ -383,6 +382,7 @@ def test_the_readme_and_the_training_page_give_the_default_run_one_time_and_one_
     )
     assert command_minutes == headline_minutes == page_minutes
     assert figure == page_figure
+
 
 def test_the_pages_name_every_subcommand_and_every_dependency():
     """The README and Getting started list every subcommand the evaluate command's help names, and
