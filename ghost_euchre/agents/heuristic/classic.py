@@ -12,14 +12,13 @@ from ghost_euchre_env.kernels.skeleton import (
     replay_and_weigh,
 )
 
-from ..base import Policy
 from .common import (
     CARD_VALUE,
     EFF,
     IS_TRUMP,
     NEVER,
     THROW_COST,
-    _batch,
+    KernelHeuristic,
     _beating,
     _blocks,
     _card_costs,
@@ -33,7 +32,6 @@ from .common import (
     _scratch,
     _trick,
     hand_value,
-    one_hot_log_weights,
 )
 
 VARIANT = "classic"  # the descriptor's name of the variant these rules play
@@ -72,7 +70,7 @@ C_DISCARD, C_ALONE, C_PLAY, CLASSIC_OVER = (
 )
 
 
-class ClassicHeuristic(Policy):
+class ClassicHeuristic(KernelHeuristic):
     """A scripted classic Euchre player (4 seats, partners opposite), from the observation.
 
     It uses the Ghost Hand hand evaluation (expected tricks per trump, above) and
@@ -99,29 +97,14 @@ class ClassicHeuristic(Policy):
     name_above = 2.6
     alone_above = 4.0
 
-    def act(self, obs, mask):
-        """obs float32[N, D], mask bool[N, A] -> int64[N]: one kernel call (:func:`classic_actions`)."""
-        obs, mask = _batch(self.variant, obs, mask)
-        actions = np.zeros(len(obs), np.int64)
-        classic_actions(obs, mask, *self.kernel_args(), actions)
-        return actions
+    def kernels(self):
+        """(:func:`classic_actions`, :func:`classic_playout`, :func:`classic_replay`)."""
+        return classic_actions, classic_playout, classic_replay
 
     def kernel_args(self):
         """The arguments of :func:`classic_actions` between the mask and the actions."""
         thresholds = np.array([self.order_above, self.name_above, self.alone_above], np.float64)
         return _layout(self.variant, CLASSIC_FIELDS), thresholds
-
-    def playout(self):
-        """(:func:`classic_playout`, :meth:`kernel_args`): this player's compiled playout, for the
-        engine's ``play_until_deal_ends``."""
-        return classic_playout, self.kernel_args()
-
-    def replay(self, floor):
-        """(:func:`classic_replay`, its arguments): as :meth:`GhostHeuristic.replay`."""
-        return classic_replay, (
-            *self.kernel_args(),
-            one_hot_log_weights(floor, classic.NUM_ACTIONS),
-        )
 
 
 @njit(cache=True)

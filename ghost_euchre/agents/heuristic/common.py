@@ -19,6 +19,8 @@ from ghost_euchre_env.cards import (
     STRENGTH,
 )
 
+from ..base import Policy
+
 SUITS = np.arange(NUM_SUITS)
 
 # ------------------------------------------------------------------ card tables
@@ -359,6 +361,39 @@ def _layout(variant, names):
     if key not in _LAYOUTS:
         _LAYOUTS[key] = layout(variant, names)
     return _LAYOUTS[key]
+
+
+class KernelHeuristic(Policy):
+    """A heuristic whose decisions are one compiled kernel: a subclass names its kernels
+    (:meth:`kernels`) and the arguments between the mask and the actions (``kernel_args``)."""
+
+    def kernels(self):
+        """(actions, playout, replay): the variant's compiled functions (``actions(obs, mask,
+        *kernel_args, out)``, the playout for ``play_until_deal_ends``, the replay for
+        ``replay_and_weigh``)."""
+        raise NotImplementedError
+
+    def kernel_args(self):
+        """The kernels' arguments between the mask and the actions."""
+        raise NotImplementedError
+
+    def act(self, obs, mask):
+        """obs float32[N, D], mask bool[N, A] -> int64[N]: one call of the actions kernel."""
+        obs, mask = _batch(self.variant, obs, mask)
+        actions = np.zeros(len(obs), np.int64)
+        self.kernels()[0](obs, mask, *self.kernel_args(), actions)
+        return actions
+
+    def playout(self):
+        """(the playout kernel, :meth:`kernel_args`): this player's compiled playout, for the
+        engine's ``play_until_deal_ends``."""
+        return self.kernels()[1], self.kernel_args()
+
+    def replay(self, floor):
+        """(the replay kernel, its arguments): this player as a compiled model of a seat with
+        likelihood floor ``floor``, for the engine's ``replay_and_weigh`` (``search``'s inference)."""
+        weights = one_hot_log_weights(floor, self.variant.num_actions)
+        return self.kernels()[2], (*self.kernel_args(), weights)
 
 
 def _batch(variant, obs, mask):

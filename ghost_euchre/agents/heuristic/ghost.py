@@ -58,10 +58,9 @@ from ghost_euchre_env.kernels.skeleton import (
     replay_and_weigh,
 )
 
-from ..base import Policy
 from .common import (
     EFF,
-    _batch,
+    KernelHeuristic,
     _beating,
     _best_trump,
     _blocks,
@@ -75,7 +74,6 @@ from .common import (
     _scratch,
     _trick,
     is_moon_ready,
-    one_hot_log_weights,
 )
 
 VARIANT = "ghost"  # the descriptor's name of the variant these rules play
@@ -176,7 +174,7 @@ def _ghost_card(obs, mask, layout, allow_renege, game, hand, scratch):
     return _cheapest(rule_cards, rule_kinds, costs, len(rules))
 
 
-class GhostHeuristic(Policy):
+class GhostHeuristic(KernelHeuristic):
     """The scripted Ghost Hand player described in the module docstring."""
 
     name = "heuristic"
@@ -184,28 +182,15 @@ class GhostHeuristic(Policy):
     moon_above = 5.5  # expected tricks that call for the moon even when not moon_ready
     swap_below = 3.8  # swap even a biddable hand when its expected tricks are below this
 
-    def act(self, obs, mask):
-        """obs float32[N, D], mask bool[N, A] -> int64[N]: one kernel call (:func:`ghost_actions`)."""
-        obs, mask = _batch(self.variant, obs, mask)
-        actions = np.zeros(len(obs), np.int64)
-        ghost_actions(obs, mask, *self.kernel_args(), actions)
-        return actions
+    def kernels(self):
+        """(:func:`ghost_actions`, :func:`ghost_playout`, :func:`ghost_replay`)."""
+        return ghost_actions, ghost_playout, ghost_replay
 
     def kernel_args(self):
         """The arguments of :func:`ghost_actions` between the mask and the actions."""
         thresholds = np.array([*self.bid_thresholds, self.moon_above, self.swap_below], np.float64)
         renege = bool(getattr(self.game.rules, "allow_renege", False))
         return _layout(self.variant, GHOST_FIELDS), thresholds, renege
-
-    def playout(self):
-        """(:func:`ghost_playout`, :meth:`kernel_args`): this player's compiled playout, for the
-        engine's ``play_until_deal_ends``."""
-        return ghost_playout, self.kernel_args()
-
-    def replay(self, floor):
-        """(:func:`ghost_replay`, its arguments): this player as a compiled model of a seat with
-        likelihood floor ``floor``, for the engine's ``replay_and_weigh`` (``search``'s inference)."""
-        return ghost_replay, (*self.kernel_args(), one_hot_log_weights(floor, ghost.NUM_ACTIONS))
 
 
 # ------------------------------------------------------------------ playouts and replays
