@@ -35,6 +35,7 @@ from ghost_euchre.trainer.config import (
     make_config,
     read_yaml,
 )
+from ghost_euchre.trainer.opponents import LEARNER
 from ghost_euchre.trainer.ranks import Ranks
 from ghost_euchre.trainer.rollout import RolloutBuffer, collect_rollout
 from ghost_euchre.trainer.run import setup
@@ -363,6 +364,8 @@ def test_a_config_is_named_from_any_folder_or_given_as_a_path(tmp_path, monkeypa
         ({"gamma": 1.5}, "gamma must be in [0, 1]"),
         ({"num_envs": 0}, "num_envs must be at least 1"),
         ({"reward": "win", "episode": "deal"}, "reward='win' needs episode='game'"),
+        ({"reward": "win"}, "reward='win' needs return_horizon='game'"),
+        ({"return_horizon": "trick"}, "return_horizon must be 'game' or 'deal'"),
         ({"reward": "score"}, "reward must be 'margin', 'points' or 'win'"),
     ],
 )
@@ -542,7 +545,7 @@ def test_rewards_between_decisions_go_to_that_seats_last_decision():
     )  # seat 1 of game 0 has not decided: dropped
     buf.add(np.array([0]), np.array([1]))  # row 2
     buf.add_rewards(np.array([[1.0, 3.0, 0.0], [0.0, 0.0, 4.0]]))
-    buf.end_games(np.array([1]))
+    buf.close(np.array([1]))
     buf.add(np.array([0, 1]), np.array([0, 2]))  # rows 3, 4: game 1 is a new game
     assert buf.reward[:5].tolist() == [2.0, 6.0, 3.0, 0.0, 0.0]
     assert buf.next[:5].tolist() == [3, -1, -1, -1, -1]
@@ -587,13 +590,59 @@ def test_gae_follows_each_seat_in_a_real_rollout():
         _, mask, player, rewards, done = venv.step(actions)
         buf.add_rewards(rewards * 0.1)
         if done.any():
-            buf.end_games(np.flatnonzero(done))
+            buf.close(np.flatnonzero(done))
     games, seats = buf.pending()
     buf.set_bootstrap(games, seats, rng.normal(size=len(games)))
     assert buf.done.any() and (buf.reward != 0).any()
     advantages, returns = buf.advantages(0.97, 0.9)
     assert np.allclose(advantages, _reference_gae(buf, 0.97, 0.9), atol=1e-5)
     assert np.allclose(returns, advantages + buf.value[: buf.count])
+
+
+def recorded_rollout(values):
+    """(run, buffer, bool[steps, N]: the learner's turn with a choice, and with one legal action) of one
+    rollout of a small run of config ``values``."""
+    config = make_config({"num_envs": 16, "num_steps": 60, "hidden_sizes": [16], **values})
+    run = setup(config, Ranks(0, 1, torch.device("cpu"), 60.0))
+    choice, forced = [], []
+    step = run.venv.step
+
+    def recording(actions):
+        learner = run.roles[np.arange(16), run.player] == LEARNER
+        legal = run.mask.sum(axis=1)
+        choice.append(learner & (legal > 1))
+        forced.append(learner & (legal == 1))
+        return step(actions)
+
+    run.venv.step = recording
+    buf = RolloutBuffer(16 * 60, run.game.obs_size, run.game.num_actions, 16)
+    collect_rollout(run, buf)
+    return run, buf, np.array(choice), np.array(forced)
+
+
+def test_skip_forced_keeps_every_choice_of_the_learner_and_no_forced_move(torch_globals):
+    _, buf, choice, forced = recorded_rollout({"bidding_warmup_steps": 0, "skip_forced": True})
+    assert forced.any() and buf.count == choice.sum()
+    assert (buf.mask[: buf.count].sum(axis=1) > 1).all()
+    _, buf, choice, forced = recorded_rollout({"bidding_warmup_steps": 0, "skip_forced": False})
+    assert buf.count == choice.sum() + forced.sum()
+
+
+def test_return_horizon_deal_closes_each_seats_sequence_at_the_end_of_its_deal(torch_globals):
+    """The same games either way (the horizon changes no action): rewards are paid at a deal's end
+    only, so with 'deal' every rewarded decision ends its sequence, and no other link is cut."""
+    _, game_buf, _, _ = recorded_rollout({"return_horizon": "game"})
+    _, deal_buf, _, _ = recorded_rollout({"return_horizon": "deal"})
+    count = game_buf.count
+    assert deal_buf.count == count
+    assert np.array_equal(deal_buf.action[:count], game_buf.action[:count])
+    assert np.array_equal(deal_buf.reward[:count], game_buf.reward[:count])
+    rewarded = game_buf.reward[:count] != 0
+    assert rewarded.any() and deal_buf.done[:count][rewarded].all()
+    assert (deal_buf.done[:count] >= game_buf.done[:count]).all()
+    kept = deal_buf.next[:count] >= 0
+    assert np.array_equal(deal_buf.next[:count][kept], game_buf.next[:count][kept])
+    assert deal_buf.done[:count].sum() > game_buf.done[:count].sum()
 
 
 def test_default_yaml_matches_the_dataclass_defaults():

@@ -35,11 +35,14 @@ trained: the MLP, or any ``model`` class) or an opponent drawn from the
 any policy spec). Every seat the learner plays is its own
 trajectory: a decision's successor is the same seat's next decision in the same
 game, the rewards paid to that seat in between (by absolute seat, every step)
-are added to the decision, and the end of the game closes all its seats'
-trajectories. Advantages are GAE over those per-seat sequences; a trajectory
-still open when the rollout ends is bootstrapped with the value of that seat's
-current observation. Only learner decisions enter the PPO batch, with their
-legal masks, which the update reuses.
+are added to the decision, and the end of the deal (``return_horizon: deal``;
+``game``: of the game) closes all its seats' trajectories, so a decision is
+credited with its own deal's points and not with the luck of the deals after
+it. Advantages are GAE over those per-seat sequences; a trajectory still open
+when the rollout ends is bootstrapped with the value of that seat's current
+observation. Only learner decisions with a choice enter the PPO batch, with
+their legal masks, which the update reuses (``skip_forced``: a move with one
+legal action is played as it is).
 
 Two choices keep the auction from collapsing into "always pass" (a random card
 player loses whatever it bids, and a policy that stopped bidding never finds out

@@ -138,10 +138,9 @@ class TrainConfig:
     targets; a teacher that values its actions: the oracle, pimc, search)"""
 
     # PPO
-    total_steps: int = 38_010_880
+    total_steps: int = 41_943_040
     """decisions to play in all (every seat of every game, learner and opponents); rounded up to whole rollouts
-    (num_envs * num_steps decisions), with a line saying so. The default: 1,160 rollouts of 32,768 (38M
-    rounded up to whole rollouts)"""
+    (num_envs * num_steps decisions), with a line saying so. The default: 1,280 rollouts of 32,768 (42M)"""
     num_steps: int = 32
     """vector-env steps per rollout; a rollout holds num_envs * num_steps decisions"""
     learning_rate: float = 2e-3
@@ -150,11 +149,14 @@ class TrainConfig:
     """decay the learning rate linearly to 0 over the run"""
     gamma: float = 0.98
     """discount per decision of the same seat"""
+    return_horizon: str = "deal"
+    """how far a decision's return reaches: 'game' (every later reward of the seat's game, discounted by gamma);
+    'deal' (the rewards of its own deal only: a seat's sequence for GAE closes at each deal's end)"""
     gae_lambda: float = 0.95
     """GAE lambda"""
     minibatch_size: int = 2048
     """learner decisions per gradient step"""
-    update_epochs: int = 2
+    update_epochs: int = 3
     """passes over each rollout"""
     norm_adv: bool = True
     """normalise advantages in each minibatch"""
@@ -168,6 +170,9 @@ class TrainConfig:
     """value loss weight"""
     max_grad_norm: float = 0.5
     """gradient norm clip"""
+    skip_forced: bool = True
+    """a learner decision with one legal action is played without the network and stays out of the batch (it
+    holds no choice; the rewards until the seat's next decision go to its previous one); false: in the batch"""
     target_kl: float | None = None
     """stop an update's epochs early once approx_kl exceeds this (null = never)"""
 
@@ -225,10 +230,16 @@ class TrainConfig:
         names = variants.available()  # config.variant: a name of ghost_euchre_env.variants
         check("variant", self.variant in names, one_of(names))
         check("episode", self.episode in ("game", "deal"), "'game' or 'deal'")
+        check("return_horizon", self.return_horizon in ("game", "deal"), "'game' or 'deal'")
         check("learn", self.learn in LEARN_MODES, "'all', 'auction' or 'play'")
         check("reward", self.reward in ("margin", "points", "win"), "'margin', 'points' or 'win'")
         if self.reward == "win" and self.episode != "game":
             raise ValueError("reward='win' needs episode='game' (a single deal has no winner)")
+        if self.reward == "win" and self.return_horizon != "game":
+            raise ValueError(
+                "reward='win' needs return_horizon='game' (it is paid at the game's end; 'deal', "
+                "the default, closes each decision's return at the end of its deal)"
+            )
         check("activation", self.activation in ("relu", "tanh"), "'relu' or 'tanh'")
         check("device", self.device in ("auto", "cpu", "cuda"), "'auto', 'cpu' or 'cuda'")
         check(

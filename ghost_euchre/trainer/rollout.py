@@ -75,8 +75,9 @@ class RolloutBuffer:
         open_rows = self.last_row >= 0
         self.reward[self.last_row[open_rows]] += rewards[open_rows]
 
-    def end_games(self, games):
-        """The games ``games`` (int[M]) ended: close the sequences of all their seats."""
+    def close(self, games):
+        """Close the sequences of every seat of the games ``games`` (int[M]): they ended (or, with
+        return_horizon 'deal', their deal did); a seat's next decision starts a new sequence."""
         closed = self.last_row[games]
         self.done[closed[closed >= 0]] = True
         self.last_row[games] = -1
@@ -136,7 +137,14 @@ def collect_rollout(run, buf):
         elif warming_up and config.learn == "all":  # the heuristic bids and names trump for it
             taught = np.flatnonzero(own_auction)
             role_now = np.where(own_auction, warmup_role(config), role_now)
-        learners = np.flatnonzero(role_now == LEARNER)
+        learning = role_now == LEARNER
+        forced = (  # one legal action: played as it is, not a decision of the batch
+            np.flatnonzero(learning & (mask.sum(axis=1) == 1))
+            if config.skip_forced
+            else game_index[:0]
+        )
+        learning[forced] = False
+        learners = np.flatnonzero(learning)
         rows = buf.add(learners, player[learners])
         buf.obs[rows] = obs[learners]
         buf.mask[rows] = mask[learners]
@@ -160,6 +168,7 @@ def collect_rollout(run, buf):
                 buf.value[rows] = value.cpu().numpy()
                 actions[learners] = chosen
             act_opponents(actions, role_now, obs, mask, run)
+        actions[forced] = mask[forced].argmax(axis=1)
         buf.action[rows] = actions[learners]
         if warming_up and config.learn == "auction":
             lessons.append(
@@ -183,10 +192,12 @@ def collect_rollout(run, buf):
         assert result is not None  # set by every step
         if len(result.deals.game):
             stats.add_deals(result.deals, run.roles)
+            if config.return_horizon == "deal":
+                buf.close(result.deals.game)
         if done.any():
             stats.add_game_ends(result.deals, run.roles, done & ~run.venv.truncated)
             ended = np.flatnonzero(done)
-            buf.end_games(ended)
+            buf.close(ended)
             assign_roles(
                 run.roles, ended, config, min(run.pool_added, config.pool_size), run.np_rng
             )
