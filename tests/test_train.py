@@ -600,7 +600,7 @@ def test_gae_follows_each_seat_in_a_real_rollout():
 
 
 def recorded_rollout(values):
-    """(run, buffer, bool[steps, N]: the learner's turn with a choice, and with one legal action) of one
+    """(buffer, bool[steps, N]: the learner's turn with a choice, and with one legal action) of one
     rollout of a small run of config ``values``."""
     config = make_config({"num_envs": 16, "num_steps": 60, "hidden_sizes": [16], **values})
     run = setup(config, Ranks(0, 1, torch.device("cpu"), 60.0))
@@ -617,22 +617,22 @@ def recorded_rollout(values):
     run.venv.step = recording
     buf = RolloutBuffer(16 * 60, run.game.obs_size, run.game.num_actions, 16)
     collect_rollout(run, buf)
-    return run, buf, np.array(choice), np.array(forced)
+    return buf, np.array(choice), np.array(forced)
 
 
 def test_skip_forced_keeps_every_choice_of_the_learner_and_no_forced_move(torch_globals):
-    _, buf, choice, forced = recorded_rollout({"bidding_warmup_steps": 0, "skip_forced": True})
+    buf, choice, forced = recorded_rollout({"bidding_warmup_steps": 0, "skip_forced": True})
     assert forced.any() and buf.count == choice.sum()
     assert (buf.mask[: buf.count].sum(axis=1) > 1).all()
-    _, buf, choice, forced = recorded_rollout({"bidding_warmup_steps": 0, "skip_forced": False})
+    buf, choice, forced = recorded_rollout({"bidding_warmup_steps": 0, "skip_forced": False})
     assert buf.count == choice.sum() + forced.sum()
 
 
 def test_return_horizon_deal_closes_each_seats_sequence_at_the_end_of_its_deal(torch_globals):
     """The same games either way (the horizon changes no action): rewards are paid at a deal's end
     only, so with 'deal' every rewarded decision ends its sequence, and no other link is cut."""
-    _, game_buf, _, _ = recorded_rollout({"return_horizon": "game"})
-    _, deal_buf, _, _ = recorded_rollout({"return_horizon": "deal"})
+    game_buf, _, _ = recorded_rollout({"return_horizon": "game"})
+    deal_buf, _, _ = recorded_rollout({"return_horizon": "deal"})
     count = game_buf.count
     assert deal_buf.count == count
     assert np.array_equal(deal_buf.action[:count], game_buf.action[:count])
